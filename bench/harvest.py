@@ -1,0 +1,77 @@
+"""Throughput of transcript reading and episode extraction (MB/s), per format.
+
+Run by hand from the repository root:
+
+    PYTHONPATH=. python bench/harvest.py [--repeat N] [FOLDER]
+
+FOLDER defaults to ``$GITMEM_BENCH_DIR`` or ``../shared/bench/sessions`` (the
+real transcripts kept beside the repository, never copied into it). Each file
+is read and extracted ``--repeat`` times; the best round counts, so the figure
+is the code's speed rather than the machine's noise. Prints read-only and
+read+extract figures per format and in total.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from gitmem.episodes import extract
+from gitmem.transcripts import detect_format, discover, read
+
+
+def default_folder() -> Path:
+    """The shared bench folder: env ``GITMEM_BENCH_DIR`` or ``../shared/bench/sessions``."""
+    env = os.environ.get("GITMEM_BENCH_DIR")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "bench" / "sessions"
+
+
+def best_time(path: Path, fmt: str, repeat: int, with_extract: bool) -> float:
+    """Best wall time of ``repeat`` rounds of read (and extract) of one file."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        transcript = read(path, fmt=fmt)  # type: ignore[arg-type]
+        if with_extract:
+            extract(transcript)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure and print MB/s; returns an exit code."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", nargs="?", type=Path, default=None)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args(argv)
+    folder = args.folder or default_folder()
+    if not folder.is_dir():
+        print(f"skipped: no bench transcripts at {folder} (set GITMEM_BENCH_DIR)")
+        return 0
+    sizes: dict[str, int] = defaultdict(int)
+    read_s: dict[str, float] = defaultdict(float)
+    both_s: dict[str, float] = defaultdict(float)
+    counts: dict[str, int] = defaultdict(int)
+    for path in discover([folder]):
+        fmt = detect_format(path)
+        sizes[fmt] += path.stat().st_size
+        counts[fmt] += 1
+        read_s[fmt] += best_time(path, fmt, args.repeat, with_extract=False)
+        both_s[fmt] += best_time(path, fmt, args.repeat, with_extract=True)
+    rows = sorted(sizes) + ["total"]
+    for table in (sizes, read_s, both_s, counts):
+        table["total"] = sum(v for k, v in table.items() if k != "total")  # type: ignore[assignment]
+    print(f"{'format':<12} {'files':>5} {'MB':>7} {'read MB/s':>10} {'read+extract MB/s':>18}")
+    for fmt in rows:
+        mb = sizes[fmt] / 1e6
+        print(f"{fmt:<12} {counts[fmt]:>5} {mb:>7.2f} {mb / read_s[fmt]:>10.1f} {mb / both_s[fmt]:>18.1f}")
+    print(f"(best of {args.repeat} rounds per file; MB = 10^6 bytes; python {sys.version.split()[0]})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
