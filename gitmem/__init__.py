@@ -1,0 +1,29 @@
+"""gitmem: an AI agent's memory in a git repository, as Markdown and YAML.
+
+``from gitmem import MemoryRepo`` is the library API; the ``gitmem`` command is a
+thin shell over it. Heavy modules load on first use so hooks and ``--help``
+start fast.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+__all__ = ["MemoryRepo", "GitmemError", "__version__"]
+
+if TYPE_CHECKING:
+    from gitmem.api import MemoryRepo
+    from gitmem.errors import GitmemError
+
+
+def __getattr__(name: str) -> Any:
+    if name == "MemoryRepo":
+        from gitmem.api import MemoryRepo
+
+        return MemoryRepo
+    if name == "GitmemError":
+        from gitmem.errors import GitmemError
+
+        return GitmemError
+    raise AttributeError(name)

@@ -1,0 +1,5 @@
+import sys
+
+from gitmem.cli import main
+
+sys.exit(main())

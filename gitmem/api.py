@@ -1,0 +1,283 @@
+"""The library API: ``MemoryRepo`` and the values its use cases return.
+
+The CLI and the MCP server are thin shells over these methods; nothing here
+prints. A ``MemoryRepo`` holds one pygit2 repository and must not be shared
+between threads: open one per thread (or per request).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+from gitmem import bands, config as config_mod, documents, guard, memories
+from gitmem.config import Config
+from gitmem.errors import UsageError, ValidationError
+from gitmem.initrepo import InitResult, init as init_repo
+from gitmem.repodir import find_root
+from gitmem.memories import Listing
+from gitmem.model import DOMAINS, TYPES, Memory, check_id, is_valid_id, iso, memory_path, new_id
+from gitmem.writepath import Plan, Store, Written
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Remembered:
+    id: str
+    action: str                 # "created" or "reinforced"
+    commit: str | None
+    memory: Memory
+    reason: str = ""            # why this importance (the encoder's rule)
+    stripped: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Imported:
+    created: int
+    reinforced: int
+    unchanged: int
+    skipped: tuple[tuple[int, str], ...]     # (line, reason)
+    commit: str | None
+    ids: tuple[str, ...] = field(default=(), repr=False)
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    id: str
+    commit: str | None
+    path: str
+
+
+class MemoryRepo:
+    """A memory repository: every use case of gitmem as a method returning values."""
+
+    def __init__(self, root: Path, cfg: Config | None = None) -> None:
+        self.root = Path(root)
+        self.cfg = cfg if cfg is not None else config_mod.load(self.root)
+        self.store = Store(self.root, self.cfg)
+        self.git = self.store.git
+
+    @classmethod
+    def open(cls, repo: str | Path | None = None) -> "MemoryRepo":
+        """Open the memory repository named by --repo, GITMEM_DIR or the working folder."""
+        return cls(find_root(repo))
+
+    @staticmethod
+    def init(path: str | Path, now: datetime | None = None, install_hooks: bool = True) -> InitResult:
+        """Create a memory repository (a no-op with a message on an existing one)."""
+        return init_repo(Path(path), now or config_mod.now(), install_hooks)
+
+    # --- reading ---------------------------------------------------------------
+    @property
+    def head(self) -> str | None:
+        return self.git.tip(self.store.default_branch())
+
+    def _rev(self, at: str | None) -> str | None:
+        return self.git.commit(at).id if at else self.head
+
+    def show(self, memory_id: str, at: str | None = None) -> Memory:
+        """One memory (live or archived), as it is now or at a tag/commit."""
+        return memories.load(self.git, self._rev(at), memory_id)
+
+    def list(self, type: str | None = None, domain: str | None = None, include_archive: bool = False,
+             at: str | None = None) -> Listing:
+        """Memories (oldest first) and the files that could not be read."""
+        _check_choice("type", type, TYPES)
+        _check_choice("domain", domain, DOMAINS)
+        found = memories.listing(self.git, self._rev(at), include_archive)
+        kept = tuple(m for m in found.memories
+                     if (type is None or m.type == type) and (domain is None or m.domain == domain))
+        return Listing(kept, found.problems)
+
+    def export(self, include_archive: bool = True) -> Iterator[dict[str, Any]]:
+        """Every memory as a JSON-able record (re-importable with `gitmem import`)."""
+        from gitmem.importer import export_record
+
+        for m in self.list(include_archive=include_archive).memories:
+            yield export_record(m)
+
+    # --- writing ---------------------------------------------------------------
+    def remember(self, text: str, *, type: str | None = None, domain: str | None = None,
+                 importance: float | None = None, source: str | None = None, memory_id: str | None = None,
+                 tags: Sequence[str] = (), dedupe: bool = True, now: datetime | None = None,
+                 session: str | None = None, auto: bool = False) -> Remembered:
+        """Encode ``text``: reinforce a similar memory if one exists, else create one (one commit)."""
+        from gitmem import encode
+
+        now = now or config_mod.now()
+        max_bytes = self.cfg.sediment.max_content_bytes
+        text = guard.check_text(text, "memory text", max_bytes).strip()
+        _check_choice("type", type, TYPES)
+        _check_choice("domain", domain, DOMAINS)
+        if importance is not None:
+            guard.check_range("importance", importance, 0.0, 1.0)
+        if memory_id is not None:
+            check_id(memory_id)
+        enc = encode.encode(text)
+        typ, dom = type or enc.type, domain or enc.domain
+        imp = enc.importance if importance is None else float(importance)
+        reason = enc.reason if importance is None else "given"
+
+        def plan(parent: str | None) -> Plan | None:
+            if dedupe and memory_id is None and parent is not None:
+                dup = self._duplicate_of(text, dom, parent, enc.keywords)
+                if dup is not None:
+                    return self._reinforce_plan(dup, parent, now, session, auto)
+            mid = memory_id or new_id(now)
+            if memories.locate(self.git, parent, mid) is not None:
+                raise ValidationError(f"a memory with id {mid!r} exists already", hint="choose another --id, or omit it")
+            mem = Memory(id=mid, content=text, type=typ, domain=dom, tier="short",
+                         band=bands.band(imp, self.cfg.memory), importance=round(imp, 4), created=iso(now),
+                         last_accessed=iso(now), keywords=enc.keywords, tags=tuple(tags),
+                         source=source or "user", path=memory_path(dom, mid))
+            return Plan({mem.path: memories.render(mem)}, f"gitmem: remember {mid} ({typ}, {dom})",
+                        "memory.create", auto=auto, session=session,
+                        trailers=(("Gitmem-Memory", mid),), result=("created", mem))
+
+        written = self.store.write(plan, now)
+        action, mem = written.result
+        return Remembered(mem.id, action, written.commit, mem, reason,
+                          tuple(k for _, kinds in written.stripped for k in kinds))
+
+    def _duplicate_of(self, text: str, domain: str, rev: str, keywords: Sequence[str]) -> Memory | None:
+        from gitmem import encode
+        from gitmem.index import Filters
+        from gitmem.indexer import open_synced
+
+        index = open_synced(self.git, rev)
+        try:
+            query = " ".join(keywords) or text
+            hits = index.search(query, k=25, filters=Filters(domain=domain, include_background=True))
+        finally:
+            index.close()
+        threshold = self.cfg.memory.reinforce_similarity or None
+        cands = [(h.id, h.row.content) for h in hits if h.row.tier != "archive"]
+        found = encode.find_duplicate(text, cands, threshold) if threshold else encode.find_duplicate(text, cands)
+        return memories.load(self.git, rev, found, include_archive=False) if found else None
+
+    def _reinforce_plan(self, old: Memory, parent: str, now: datetime, session: str | None, auto: bool) -> Plan:
+        imp = bands.reinforced(old.importance, self.cfg.memory)
+        new = old.with_(importance=imp, reinforced=old.reinforced + 1, last_accessed=iso(now),
+                        band=bands.band(imp, self.cfg.memory))
+        return Plan({old.path: memories.rewrite(self.git, parent, old, new)},
+                    f"gitmem: reinforce {old.id} ({old.reinforced + 1}x)", "memory.reinforce", auto=auto,
+                    session=session, trailers=(("Gitmem-Memory", old.id),), result=("reinforced", new))
+
+    def forget(self, memory_id: str, now: datetime | None = None) -> Forgotten:
+        """Move a memory to archive/ (git keeps its history), in one commit."""
+        now = now or config_mod.now()
+        check_id(memory_id)
+
+        def plan(parent: str | None) -> Plan | None:
+            mem = memories.load(self.git, parent, memory_id)
+            if mem.archived:
+                return None
+            new_path = memory_path(mem.domain, mem.id, archived=True)
+            data = memories.rewrite(self.git, parent, mem, mem.with_(tier="archive"))  # type: ignore[arg-type]
+            return Plan({mem.path: None, new_path: data}, f"gitmem: forget {mem.id} (archived)", "memory.forget",
+                        trailers=(("Gitmem-Memory", mem.id),), result=new_path)
+
+        written = self.store.write(plan, now)
+        path = written.result or memories.locate(self.git, self.head, memory_id) or ""
+        return Forgotten(memory_id, written.commit, path)
+
+    def import_file(self, path: str | Path, dedupe: bool = False, now: datetime | None = None,
+                    progress: Progress | None = None) -> Imported:
+        """Import a JSONL file, a MEMORY.md or a .learnings/ folder in ONE commit.
+
+        Bad lines are skipped and reported with their line numbers. Each row keeps
+        its ``created``; its last access counts from now, so old data is not born
+        faded. A row id that is a valid file id becomes the memory's id, any other
+        id is kept as ``source_id``. Re-importing the same file changes nothing.
+        """
+        from gitmem import encode, importer
+
+        now = now or config_mod.now()
+        src = Path(path)
+        rows, skipped = importer.iter_rows(src)
+        max_bytes = self.cfg.sediment.max_content_bytes
+        good: list[tuple[importer.Row, Memory]] = []
+        bad = [(s.line, s.reason) for s in skipped]
+        total = len(rows)
+        for n, r in enumerate(rows, 1):
+            try:
+                text = guard.check_text(r.content, f"line {r.line} content", max_bytes).strip()
+                enc = encode.encode(text)
+            except ValidationError as exc:
+                bad.append((r.line, exc.message))
+                continue
+            created = r.created or iso(now)
+            seed = f"{src.name}:{r.line}:{r.id or ''}:{text}"
+            if r.id is not None and is_valid_id(r.id):
+                mid, source_id = r.id, None
+            else:
+                mid, source_id = new_id(config_mod.parse_time(created), seed), r.id
+            imp = r.importance if r.importance is not None else enc.importance
+            dom = r.domain or enc.domain
+            good.append((r, Memory(
+                id=mid, content=text, type=r.type or enc.type, domain=dom, tier="short",
+                band=bands.band(imp, self.cfg.memory), importance=round(imp, 4), created=created,
+                last_accessed=iso(now), keywords=enc.keywords, tags=r.tags,
+                source=r.source or f"import:{src.name}#L{r.line}", source_id=source_id, path=memory_path(dom, mid))))
+            if progress is not None and (n % 200 == 0 or n == total):
+                progress(n, total)
+        counts = {"created": 0, "reinforced": 0, "unchanged": 0}
+
+        def plan(parent: str | None) -> Plan | None:
+            counts.update(created=0, reinforced=0, unchanged=0)
+            changes: dict[str, bytes | None] = {}
+            batch: dict[str, Memory] = {}
+            for _, mem in good:
+                if mem.path in changes or memories.locate(self.git, parent, mem.id) is not None:
+                    counts["unchanged"] += 1
+                    continue
+                if dedupe:
+                    target = self._import_duplicate(mem, parent, batch)
+                    if target is not None:
+                        imp = bands.reinforced(target.importance, self.cfg.memory)
+                        target = target.with_(importance=imp, reinforced=target.reinforced + 1,
+                                              last_accessed=iso(now), band=bands.band(imp, self.cfg.memory))
+                        batch[target.id] = target
+                        changes[target.path] = memories.render(target)
+                        counts["reinforced"] += 1
+                        continue
+                    batch[mem.id] = mem
+                changes[mem.path] = memories.render(mem)
+                counts["created"] += 1
+            if not changes:
+                return None
+            return Plan(changes, f"gitmem: import {len(changes)} memories from {src.name}", "memory.import",
+                        body=f"{counts['created']} created, {counts['reinforced']} reinforced, "
+                             f"{counts['unchanged']} unchanged, {len(bad)} lines skipped",
+                        trailers=(("Gitmem-Source", f"import:{src.name}"),))
+
+        written = self.store.write(plan, now)
+        return Imported(counts["created"], counts["reinforced"], counts["unchanged"], tuple(sorted(bad)),
+                        written.commit, tuple(m.id for _, m in good))
+
+    def _import_duplicate(self, mem: Memory, parent: str | None, batch: dict[str, Memory]) -> Memory | None:
+        from gitmem import encode
+
+        local = [(m.id, m.content) for m in batch.values() if m.domain == mem.domain]
+        found = encode.find_duplicate(mem.content, local)
+        if found is not None:
+            return batch[found]
+        if parent is None:
+            return None
+        existing = self._duplicate_of(mem.content, mem.domain, parent, mem.keywords)
+        if existing is not None and existing.id in batch:
+            return batch[existing.id]
+        return existing
+
+
+def _check_choice(name: str, value: str | None, allowed: Sequence[str]) -> None:
+    if value is not None and value not in allowed:
+        raise UsageError(f"{name} {value!r} is not one of: {', '.join(allowed)}")
+
+
+def read_document(path: str, data: bytes) -> Memory:
+    """Parse one memory file's bytes (DocumentError names file and line)."""
+    return documents.read_memory(path, data)

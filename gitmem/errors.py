@@ -1,0 +1,90 @@
+"""Errors raised by gitmem.
+
+Every error a user can cause is a ``GitmemError``; its message says what
+happened and its ``hint`` says what to do next. The CLI maps them to exit
+code 1 and prints ``gitmem: error: …`` then ``hint: …``.
+
+    GitmemError
+    ├── UsageError            bad arguments or input the user can fix
+    │   ├── ValidationError   a value out of range, a bad id, content too big
+    │   └── DocumentError     a memory file that cannot be parsed (names file and line)
+    ├── ConfigError           gitmem.yaml is invalid
+    ├── NotARepoError         no memory repository found
+    ├── NotFoundError         no memory, pattern or ref with that name
+    ├── SecurityError         a path outside the sandbox, a symlink leading out
+    ├── SecretError           a secret was found; the write is aborted
+    ├── ConflictError         uncommitted edits in the way, or a lost race after retries
+    └── CheckFailed           a check (layers, amplitude, pii config) found problems
+"""
+
+from __future__ import annotations
+
+
+class GitmemError(Exception):
+    """Base of every error gitmem reports to a user."""
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UsageError(GitmemError):
+    """Arguments or input the user can correct."""
+
+
+class ValidationError(UsageError):
+    """A value that the guard refuses: size, id, range, encoding."""
+
+
+class DocumentError(UsageError):
+    """A document that cannot be parsed; the message names the file and line."""
+
+    def __init__(self, path: str, line: int | None, problem: str, hint: str | None = None) -> None:
+        where = f"{path}:{line}" if line else path
+        super().__init__(f"{where}: {problem}", hint)
+        self.path = path
+        self.line = line
+        self.problem = problem
+
+
+class ConfigError(GitmemError):
+    """gitmem.yaml does not parse or holds values out of range."""
+
+
+class NotARepoError(GitmemError):
+    """No memory repository at the given place."""
+
+
+class NotFoundError(GitmemError):
+    """No memory, pattern, branch or tag of that name."""
+
+
+class SecurityError(GitmemError):
+    """A write that would leave the sandbox."""
+
+
+class SecretError(GitmemError):
+    """A secret in content about to be written; nothing was written.
+
+    ``findings`` holds (kind, location) pairs, never the secret itself.
+    """
+
+    def __init__(self, message: str, findings: list[tuple[str, str]], hint: str | None = None) -> None:
+        super().__init__(message, hint)
+        self.findings = findings
+
+
+class ConflictError(GitmemError):
+    """A person's uncommitted edits are in the way, or a write lost every retry."""
+
+
+class CheckFailed(GitmemError):
+    """A check found problems; ``problems`` lists them one per line."""
+
+    def __init__(self, message: str, problems: list[str], hint: str | None = None) -> None:
+        super().__init__(message, hint)
+        self.problems = problems

@@ -1,0 +1,60 @@
+"""The only module that imports markdown-it-py: sections and list items of a body."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Section:
+    heading: str
+    level: int
+    text: str        # the section's source lines, heading excluded
+    line: int        # 1-based line of the heading (or 1 for text before any heading)
+
+
+@lru_cache(maxsize=1)
+def _md() -> Any:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
+
+
+def sections(text: str) -> list[Section]:
+    """Split Markdown into sections by headings (any level), in order."""
+    lines = text.split("\n")
+    tokens = _md().parse(text)
+    heads: list[tuple[int, int, str]] = []  # (start line, level, heading text)
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open" and tok.map:
+            heads.append((tok.map[0], int(tok.tag[1:]), tokens[i + 1].content.strip()))
+    out: list[Section] = []
+    if not heads or heads[0][0] > 0:
+        end = heads[0][0] if heads else len(lines)
+        pre = "\n".join(lines[:end]).strip()
+        if pre:
+            out.append(Section("", 0, pre, 1))
+    for n, (start, level, title) in enumerate(heads):
+        end = heads[n + 1][0] if n + 1 < len(heads) else len(lines)
+        out.append(Section(title, level, "\n".join(lines[start + 1:end]).strip(), start + 1))
+    return out
+
+
+def list_items(text: str) -> list[tuple[str, int]]:
+    """Top-level list items as (text, 1-based line), nested items folded into their parent."""
+    lines = text.split("\n")
+    items: list[tuple[str, int]] = []
+    depth = 0
+    for tok in _md().parse(text):
+        if tok.type in ("bullet_list_open", "ordered_list_open"):
+            depth += 1
+        elif tok.type in ("bullet_list_close", "ordered_list_close"):
+            depth -= 1
+        elif tok.type == "list_item_open" and depth == 1 and tok.map:
+            start, end = tok.map
+            chunk = "\n".join(lines[start:end]).strip()
+            chunk = chunk[1:] if chunk[:1] in "-*+" else chunk.split(".", 1)[-1] if chunk[:1].isdigit() else chunk
+            items.append((" ".join(chunk.split()), start + 1))
+    return items

@@ -1,0 +1,65 @@
+"""Shared test setup: every test runs with its own HOME and no user git config."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOW = "2026-11-29T12:00:00Z"
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private HOME, no global/system git config, a fixed identity and clock."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
+                "GITMEM_DIR", "GITMEM_ALLOWED_DIRS", "GITMEM_NOW", "GITMEM_ALLOW_GROWTH"):
+        monkeypatch.delenv(key, raising=False)
+    (home / ".gitconfig").write_text("[user]\n\tname = Test Person\n\temail = test@example.com\n"
+                                     "[init]\n\tdefaultBranch = main\n")
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path_factory.getbasetemp() / "pre-commit-cache"))
+    return home
+
+
+@pytest.fixture
+def repo_dir(tmp_path: Path) -> Path:
+    """A fresh memory repository (hooks not installed) at a fixed clock."""
+    from gitmem.api import MemoryRepo
+    from gitmem.config import parse_time
+
+    path = tmp_path / "mem"
+    MemoryRepo.init(path, parse_time(NOW), install_hooks=False)
+    return path
+
+
+@pytest.fixture
+def repo(repo_dir: Path):  # type: ignore[no-untyped-def]
+    from gitmem.api import MemoryRepo
+
+    return MemoryRepo.open(repo_dir)
+
+
+def bench_dir(name: str) -> Path | None:
+    """shared/bench/<name> beside the project (or GITMEM_BENCH_DIR); None when absent."""
+    base = os.environ.get("GITMEM_BENCH_DIR")
+    path = Path(base) / name if base else ROOT.parent / "shared" / "bench" / name
+    return path if path.is_dir() else None
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Run the CLI in process; returns (exit code, stdout, stderr)."""
+    from gitmem.cli import main
+
+    code = main(args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+sys.path.insert(0, str(ROOT))
