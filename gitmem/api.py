@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from gitmem import bands, config as config_mod, documents, guard, memories
 from gitmem.config import Config
-from gitmem.errors import UsageError, ValidationError
+from gitmem.errors import NotFoundError, UsageError, ValidationError
 from gitmem.initrepo import InitResult, init as init_repo
 from gitmem.repodir import find_root
 from gitmem.memories import Listing
@@ -271,6 +271,205 @@ class MemoryRepo:
         if existing is not None and existing.id in batch:
             return batch[existing.id]
         return existing
+
+
+    # --- lifecycle -----------------------------------------------------------------
+    def recall(self, query: str, k: int = 10, *, type: str | None = None, domain: str | None = None,
+               tier: str | None = None, band: str | None = None, include_archive: bool = False,
+               include_background: bool = False, at: str | None = None, expand: bool = False,
+               now: datetime | None = None) -> list[Any]:
+        """Memories ranked by relevance, importance and recency; hits go to the access log."""
+        from gitmem import recall
+        from gitmem.index import Filters
+
+        _check_choice("type", type, TYPES)
+        _check_choice("domain", domain, DOMAINS)
+        filters = Filters(type=type, domain=domain, tier=tier, band=band,
+                          include_archive=include_archive or tier == "archive",
+                          include_background=include_background or band in ("background", "fading"))
+        return recall.recall(self.root, query, k, filters, at, expand, now or config_mod.now())
+
+    def decay(self, now: datetime | None = None, dry_run: bool = False) -> Any:
+        """Fold the access log, recompute bands and tiers, archive what is forgotten: ONE commit."""
+        from gitmem import decay
+
+        return decay.run(self.store, now or config_mod.now(), dry_run)
+
+    def link(self, a: str, b: str, relation: str = "related", now: datetime | None = None) -> Written:
+        """Link two memories with a typed relation; both ends record it (one commit)."""
+        from gitmem import links
+
+        now = now or config_mod.now()
+        links.check_relation(relation)
+        if check_id(a) == check_id(b):
+            raise ValidationError("a memory cannot link to itself")
+
+        def plan(parent: str | None) -> Plan | None:
+            ma, mb = memories.load(self.git, parent, a), memories.load(self.git, parent, b)
+            na, nb = links.linked(ma, b, relation), links.linked(mb, a, links.inverse(relation))
+            changes = {m.path: memories.rewrite(self.git, parent, m, n)  # type: ignore[arg-type]
+                       for m, n in ((ma, na), (mb, nb)) if n != m}
+            return Plan(changes, f"gitmem: link {a} -{relation}-> {b}", "memory.link",
+                        trailers=(("Gitmem-Memory", a), ("Gitmem-Memory", b))) if changes else None
+
+        return self.store.write(plan, now)
+
+    def graph(self, include_archive: bool = False) -> Any:
+        """The link graph of the memories."""
+        from gitmem import links
+
+        return links.graph(list(self.list(include_archive=include_archive).memories))
+
+    def why(self, memory_id: str) -> Any:
+        """Where a memory came from and every commit that touched it."""
+        from gitmem import history
+
+        return history.why(self.git, self.head, self.show(memory_id))  # type: ignore[arg-type]
+
+    def consolidate(self, since: str = "7d", now: datetime | None = None) -> Any:
+        """The weekly review: what was created, reinforced, decayed, archived, promoted."""
+        from gitmem import history
+
+        now = now or config_mod.now()
+        return history.consolidate(self.git, self.head, history.parse_since(since, now))
+
+    def core_items(self) -> list[Any]:
+        """Core-band memories, best first (importance, then most recently used)."""
+        from gitmem.recall import open_index
+        from gitmem.render import CoreItem
+
+        index = open_index(self.root)
+        try:
+            rows = [r for r in index.rows() if r.band == "core" and r.tier != "archive"]
+        finally:
+            index.close()
+        rows.sort(key=lambda r: (-r.importance, _neg(r.last_accessed), r.id))
+        return [CoreItem(r.id, r.type, r.domain, r.importance, r.content) for r in rows]
+
+    def load_core(self, max_chars: int | None = None) -> Any:
+        """Core memories for a session start, whole items within ``max_chars`` (default budgets.core_chars)."""
+        from gitmem import render
+
+        limit = max_chars if max_chars is not None else self.cfg.budgets.core_chars
+        if limit < 200:
+            raise UsageError("--max-chars must be at least 200")
+        return render.load_core(self.core_items(), limit)
+
+    def sync_core(self, now: datetime | None = None) -> Written:
+        """Write HIPPOCAMPUS_CORE.md and regenerate Layers 2 and 3 of CLAUDE.md (one commit)."""
+        from gitmem import patterns, render
+
+        now = now or config_mod.now()
+        core = self.load_core()
+
+        def plan(parent: str | None) -> Plan | None:
+            claude = self.git.read("CLAUDE.md", parent) if parent else None
+            if claude is None:
+                raise NotFoundError("CLAUDE.md is missing from the repository", hint="restore it from a fresh `gitmem init`")
+            pats = [render.PatternLine(p.slug, p.title, p.weight, p.stage, p.lessons)
+                    for p in patterns.all_patterns(self.git, parent)]
+            text = render.claude_md(claude.decode("utf-8"), pats, self._episode_lines(parent),
+                                    self.cfg.budgets.claude_md_lines)
+            changes = {"HIPPOCAMPUS_CORE.md": core.text.encode("utf-8"), "CLAUDE.md": text.encode("utf-8")}
+            return Plan(changes, f"gitmem: sync core ({len(core.included)} core memories, {len(pats)} patterns)",
+                        "render.sync_core", auto=True)
+
+        return self.store.write(plan, now)
+
+    def _episode_lines(self, rev: str | None, limit: int = 30) -> list[Any]:
+        from gitmem.render import EpisodeLine
+
+        found = []
+        for path, oid in (self.git.files("episodes", rev) if rev else ()):
+            if not path.endswith(".md"):
+                continue
+            try:
+                meta, _ = documents.split(path, documents.decode(path, self.git.blob(oid)))
+            except Exception:
+                continue
+            stamp = str(meta.get("started") or meta.get("date") or "")
+            found.append(EpisodeLine(path, stamp[:10], str(meta.get("summary") or meta.get("title") or path)))
+        found.sort(key=lambda e: (e.date, e.path), reverse=True)
+        return found[:limit]
+
+    def reflect(self, now: datetime | None = None, auto: bool = False) -> Any:
+        """Group similar memories no pattern holds yet into patterns (one commit)."""
+        from gitmem import patterns, reflect
+
+        now = now or config_mod.now()
+        info: dict[str, Any] = {}
+
+        def plan(parent: str | None) -> Plan | None:
+            existing = patterns.all_patterns(self.git, parent)
+            consumed = {s for p in existing for s in p.sources}
+            live = memories.listing(self.git, parent).memories
+            fresh = [m for m in live if m.id not in consumed and m.type not in ("pattern", "reflection")]
+            last, runs = patterns.read_state(self.git, parent)
+            pending = [m for m in fresh if m.created > last]
+            info.update(pending=len(pending), examined=len(fresh))
+            if not pending and not auto:
+                pending = fresh
+            if not pending or (auto and len(pending) < self.cfg.memory.reflect_trigger):
+                return None
+            drafts = reflect.group([reflect.Item(m.id, m.content, m.type, m.created) for m in fresh])
+            result = patterns.plan_reflect(existing, drafts, now)
+            info.update(created=result.created, updated=result.updated, consumed=result.consumed)
+            changes = dict(result.changes)
+            if changes:
+                pats = patterns.all_patterns(self.git, parent)
+                by_slug = {p.slug: p for p in pats}
+                for path, data in result.changes.items():
+                    by_slug[path.rsplit("/", 1)[-1][:-3]] = patterns.read(path, data or b"")
+                from gitmem import render
+
+                lines = [render.PatternLine(p.slug, p.title, p.weight, p.stage, p.lessons)
+                         for p in sorted(by_slug.values(), key=lambda p: (-p.weight, p.slug))]
+                changes["patterns.md"] = render.patterns_md(lines).encode("utf-8")
+            changes[patterns.STATE_FILE] = patterns.state_file(now, runs + 1)
+            return Plan(changes, f"gitmem: reflect ({len(result.created)} new patterns, {len(result.updated)} verified again)",
+                        "reflect.patterns", auto=True,
+                        body="consumed: " + ", ".join(result.consumed[:100]) if result.consumed else "")
+
+        written = self.store.write(plan, now)
+        return ReflectResult(written.commit, tuple(info.get("created", ())), tuple(info.get("updated", ())),
+                             tuple(info.get("consumed", ())), int(info.get("pending", 0)))
+
+    def reflection_prompt(self, limit: int = 20) -> str:
+        """A self-reflection prompt from recent memories, for an agent to answer and `remember`."""
+        from gitmem import reflect
+
+        recent = sorted(self.list().memories, key=lambda m: m.created, reverse=True)[:limit]
+        return reflect.reflection_prompt([reflect.Item(m.id, m.content, m.type, m.created) for m in recent], limit)
+
+    def pending_reflections(self) -> int:
+        """New memories no pattern holds yet, created since the last reflect."""
+        from gitmem import patterns
+
+        head = self.head
+        consumed = {s for p in patterns.all_patterns(self.git, head) for s in p.sources}
+        last, _ = patterns.read_state(self.git, head)
+        return sum(1 for m in self.list().memories if m.id not in consumed and m.created > last)
+
+    def harvest(self, paths: Sequence[str | Path], fmt: str = "auto", signals: int = 20, whole: bool = False,
+                now: datetime | None = None, progress: Progress | None = None, rescan: bool = False) -> list[Any]:
+        """Harvest agent transcripts into episodes and memories (one commit per session)."""
+        from gitmem import harvest
+
+        return harvest.harvest(self, [Path(p) for p in paths], fmt, signals, whole, now, progress, rescan)
+
+
+@dataclass(frozen=True)
+class ReflectResult:
+    commit: str | None
+    created: tuple[str, ...]
+    updated: tuple[str, ...]
+    consumed: tuple[str, ...]
+    pending: int
+
+
+def _neg(stamp: str) -> str:
+    """Sort key putting later ISO times first."""
+    return "".join(chr(0x10FFFF - ord(c)) for c in stamp)
 
 
 def _check_choice(name: str, value: str | None, allowed: Sequence[str]) -> None:

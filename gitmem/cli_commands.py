@@ -316,3 +316,300 @@ def cmd_index(args: Any) -> int:
     else:
         out(f"{info['rows']} memories indexed at commit {(info['commit'] or '-')[:12]} ({info['path']})")
     return 0
+
+
+# --- lifecycle ---------------------------------------------------------------------
+
+def _decay_args(p: Any) -> None:
+    p.add_argument("--dry-run", action="store_true", help="show what would change, commit nothing")
+    _json_flag(p)
+
+
+@command("decay", "fold recall hits, recompute bands and tiers, archive what is forgotten (one commit)", _decay_args)
+def cmd_decay(args: Any) -> int:
+    r = _repo(args).decay(now=_now(args), dry_run=args.dry_run)
+    if args.json:
+        emit_json({"commit": r.commit, "dry_run": r.dry_run, "examined": r.examined, "accesses_folded": r.accesses_folded,
+                   "moves": [{"id": m.id, "change": m.change} for m in r.moves], "archived": list(r.archived)})
+        return 0
+    for m in r.moves:
+        out(f"{m.id}\t{m.change}")
+    what = "would change" if r.dry_run else "changed"
+    out(f"decay: {r.examined} memories examined, {len(r.moves)} {what}, {len(r.archived)} archived"
+        + (f", commit {r.commit[:12]}" if r.commit else " (no commit)"))
+    return 0
+
+
+def _link_args(p: Any) -> None:
+    p.add_argument("a", metavar="A")
+    p.add_argument("b", metavar="B")
+    p.add_argument("--relation", default="related", help="e.g. cause, supports, contradicts, related (default)")
+    _json_flag(p)
+
+
+@command("link", "link memory A to memory B with a typed relation (both ends record it)", _link_args)
+def cmd_link(args: Any) -> int:
+    w = _repo(args).link(args.a, args.b, args.relation, now=_now(args))
+    if args.json:
+        emit_json({"commit": w.commit})
+    else:
+        out(f"linked {args.a} -{args.relation}-> {args.b}" + ("" if w.commit else " (already linked)"))
+    return 0
+
+
+def _graph_args(p: Any) -> None:
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true")
+    fmt.add_argument("--dot", action="store_true", help="Graphviz DOT")
+    p.add_argument("--archived", action="store_true", help="include archived memories")
+
+
+@command("graph", "export the link graph (--json or --dot)", _graph_args)
+def cmd_graph(args: Any) -> int:
+    g = _repo(args).graph(include_archive=args.archived)
+    if args.dot:
+        out(g.to_dot().rstrip("\n"))
+    elif args.json:
+        out(g.to_json())
+    else:
+        for a, b, r in g.edges:
+            out(f"{a} -{r}-> {b}")
+        out(f"{len(g.nodes)} linked memories, {len(g.edges)} links")
+    return 0
+
+
+def _why_args(p: Any) -> None:
+    p.add_argument("id", metavar="ID")
+    _json_flag(p)
+
+
+@command("why", "where a memory came from, and every commit that touched it", _why_args)
+def cmd_why(args: Any) -> int:
+    w = _repo(args).why(args.id)
+    if args.json:
+        emit_json({"id": w.memory.id, "source": w.source, "path": w.memory.path,
+                   "history": [{"commit": s.commit, "time": s.time, "event": s.event, "subject": s.subject,
+                                "author": s.author, "trailers": s.trailers} for s in w.steps]})
+        return 0
+    out(f"{w.memory.id}: {' '.join(w.memory.content.split())[:120]}")
+    out(f"source: {w.source or 'unknown'}")
+    for s in w.steps:
+        out(f"{s.time}  {s.commit[:12]}  {s.event:<24} {s.subject}")
+    return 0
+
+
+def _consolidate_args(p: Any) -> None:
+    p.add_argument("--since", default="7d", help="a duration (7d, 12h, 2w) or an ISO date (default 7d)")
+    _json_flag(p)
+
+
+@command("consolidate", "the weekly review: created, reinforced, decayed, archived, promoted, with commits", _consolidate_args)
+def cmd_consolidate(args: Any) -> int:
+    r = _repo(args).consolidate(args.since, now=_now(args))
+    if args.json:
+        emit_json({"since": r.since, "counts": r.counts,
+                   "commits": [{"commit": s.commit, "time": s.time, "event": s.event, "subject": s.subject} for s in r.steps]})
+        return 0
+    out(f"Memory review since {r.since}")
+    for kind, n in sorted(r.counts.items()):
+        out(f"  {kind}: {n}")
+    if r.steps:
+        out("Commits (git show ID for details):")
+    for s in r.steps:
+        out(f"  {s.commit[:12]}  {s.time}  {s.subject}")
+    return 0
+
+
+def _reflect_args(p: Any) -> None:
+    p.add_argument("--prompt", action="store_true", help="print a self-reflection prompt for an agent instead")
+    p.add_argument("--auto", action="store_true", help="only when reflect_trigger new memories are waiting")
+    _json_flag(p)
+
+
+@command("reflect", "group similar memories into patterns (patterns/, patterns.md)", _reflect_args)
+def cmd_reflect(args: Any) -> int:
+    repo = _repo(args)
+    if args.prompt:
+        out(repo.reflection_prompt())
+        return 0
+    r = repo.reflect(now=_now(args), auto=args.auto)
+    if args.json:
+        emit_json({"commit": r.commit, "created": list(r.created), "updated": list(r.updated),
+                   "consumed": list(r.consumed), "pending": r.pending})
+        return 0
+    for slug in r.created:
+        out(f"new pattern: patterns/{slug}.md")
+    for slug in r.updated:
+        out(f"verified again: patterns/{slug}.md")
+    out(f"reflect: {len(r.consumed)} memories folded into {len(r.created) + len(r.updated)} patterns"
+        + (f", commit {r.commit[:12]}" if r.commit else " (no commit)"))
+    return 0
+
+
+def _core_args(p: Any) -> None:
+    p.add_argument("--max-chars", type=int, default=None, help="budget (default budgets.core_chars, 10000)")
+    _json_flag(p)
+
+
+@command("load-core", "print the core memories for a session start (whole items within the budget)", _core_args)
+def cmd_load_core(args: Any) -> int:
+    r = _repo(args).load_core(args.max_chars)
+    if args.json:
+        emit_json({"text": r.text, "included": list(r.included), "left_out": r.left_out})
+    else:
+        out(r.text.rstrip("\n"))
+    return 0
+
+
+@command("sync-core", "write HIPPOCAMPUS_CORE.md and regenerate CLAUDE.md Layers 2 and 3 (one commit)", _json_flag)
+def cmd_sync_core(args: Any) -> int:
+    w = _repo(args).sync_core(now=_now(args))
+    if args.json:
+        emit_json({"commit": w.commit})
+    else:
+        out(f"sync-core: commit {w.commit[:12]}" if w.commit else "sync-core: already up to date")
+    return 0
+
+
+def _session_args(p: Any) -> None:
+    p.add_argument("action", choices=("start", "end"))
+    p.add_argument("--session", help="session id, recorded in the commit trailers")
+    _json_flag(p)
+
+
+@command("session", "session start (report pending work, load core) / session end (keep working notes that matter)", _session_args)
+def cmd_session(args: Any) -> int:
+    from gitmem import working
+
+    repo = _repo(args)
+    if args.action == "end":
+        r = working.end(repo, _now(args), args.session)
+        if args.json:
+            emit_json({"kept": list(r.kept), "dropped": r.dropped, "commit": r.commit})
+        else:
+            out(f"session end: {len(r.kept)} working notes kept, {r.dropped} dropped"
+                + (f", commit {r.commit[:12]}" if r.commit else ""))
+        return 0
+    pending = repo.pending_reflections()
+    leftover = len(working.notes(repo))
+    if args.json:
+        emit_json({"pending_reflections": pending, "working_notes": leftover,
+                   "reflect_due": pending >= repo.cfg.memory.reflect_trigger})
+        return 0
+    if pending:
+        due = " (due: run `gitmem reflect`)" if pending >= repo.cfg.memory.reflect_trigger else ""
+        out(f"pending reflections: {pending} new memories no pattern holds yet{due}")
+    if leftover:
+        out(f"{leftover} working notes from an earlier session are waiting: `gitmem session end` keeps what matters")
+    out(repo.load_core().text.rstrip("\n"))
+    return 0
+
+
+def _harvest_args(p: Any) -> None:
+    p.add_argument("paths", nargs="+", metavar="PATH", help="transcript files or folders (walked)")
+    p.add_argument("--format", dest="fmt", choices=("auto", "claude-code", "openclaw", "jsonl"), default="auto")
+    amount = p.add_mutually_exclusive_group()
+    amount.add_argument("--signals", type=int, default=20, metavar="N", help="encode at most N signals per session (default 20)")
+    amount.add_argument("--whole", action="store_true", help="keep the session summary as one memory instead of signals")
+    p.add_argument("--rescan", action="store_true", help="ignore the per-clone cursor and re-read every file")
+    _json_flag(p)
+
+
+@command("harvest", "turn agent transcripts into episodes and memories (one commit per session; secrets reject a session)", _harvest_args)
+def cmd_harvest(args: Any) -> int:
+    results = _repo(args).harvest(args.paths, args.fmt, args.signals, args.whole, _now(args),
+                                  progress_bar("harvest"), args.rescan)
+    bad = [r for r in results if r.status in ("rejected", "failed")]
+    if args.json:
+        emit_json([{"path": r.path, "session": r.session_id, "status": r.status, "commit": r.commit,
+                    "episode": r.episode, "created": r.created, "reinforced": r.reinforced, "reason": r.reason}
+                   for r in results])
+    else:
+        for r in results:
+            if r.status == "unchanged":
+                continue
+            detail = f"{r.created} new, {r.reinforced} reinforced -> {r.episode}" if r.status in ("harvested", "updated") else r.reason
+            (err if r.status in ("rejected", "failed") else out)(f"{r.status}: {r.path}: {detail}")
+        counts: dict[str, int] = {}
+        for r in results:
+            counts[r.status] = counts.get(r.status, 0) + 1
+        out("harvest: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) if counts else "harvest: no transcripts found")
+    return 1 if bad else 0
+
+
+# --- PII ---------------------------------------------------------------------------
+
+def _pii_args(p: Any) -> None:
+    p.add_argument("action", choices=("scan", "strip"))
+    p.add_argument("file", nargs="?", default="-", metavar="FILE", help="a file, or - for standard input (default)")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="scan: one JSON object per finding")
+    fmt.add_argument("--jsonl", action="store_true", help='scan: read {"id","text"} lines, print {"id","findings"} lines')
+
+
+def _read_input(name: str) -> str:
+    import sys
+
+    from gitmem.errors import UsageError
+
+    if name == "-":
+        return sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    try:
+        return Path(name).read_bytes().decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise UsageError(f"cannot read {name}: {exc.strerror}") from None
+
+
+def _allowlist(args: Any) -> Any:
+    """The repository's allowlist when run inside one; none otherwise."""
+    from gitmem.errors import NotARepoError
+
+    try:
+        repo = _repo(args)
+    except NotARepoError:
+        return None
+    from gitmem.redact import allowlist
+
+    return allowlist(repo.cfg)
+
+
+@command("pii", "scan text for PII and secrets, or strip PII to typed placeholders", _pii_args)
+def cmd_pii(args: Any) -> int:
+    import json
+
+    from gitmem import pii
+
+    allow = _allowlist(args)
+    text = _read_input(args.file)
+    if args.action == "strip":
+        import sys
+
+        sys.stdout.write(pii.strip(text, allow))
+        return 0
+    if args.jsonl:
+        from gitmem.errors import UsageError
+
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+                item_id, body = rec["id"], rec["text"]
+            except (ValueError, KeyError, TypeError):
+                raise UsageError(f"line {n}: expected a JSON object with \"id\" and \"text\"") from None
+            found = pii.scan(str(body), allow)
+            out(json.dumps({"id": item_id, "findings": [_finding(f) for f in found]}, ensure_ascii=False))
+        return 0
+    found = pii.scan(text, allow)
+    if args.json:
+        for f in found:
+            out(json.dumps(_finding(f)))
+    else:
+        for f in found:
+            out(f"{pii.describe(text, f)}\t{'secret' if f.secret else 'pii'}")
+        out(f"{len(found)} findings")
+    return 0
+
+
+def _finding(f: Any) -> dict[str, Any]:
+    return {"kind": f.kind, "start": f.start, "end": f.end, "secret": f.secret}

@@ -326,11 +326,18 @@ class Git:
         except KeyError:
             return None
 
-    def sync_worktree(self, changes: Mapping[str, bytes | None]) -> None:
-        """Write changed paths into the work tree and the index (atomic per file)."""
-        idx = self.repo.index
-        idx.read(False)
+    def sync_worktree(self, changes: Mapping[str, bytes | None], index_only: frozenset[str] = frozenset()) -> bool:
+        """Write changed paths into the work tree and the index; False when the index was locked.
+
+        Files are written to a temporary name under .git/gitmem/ and renamed
+        into place, so a reader (or a crash) never sees half a file. Paths in
+        ``index_only`` already hold the right content and only need the index.
+        """
+        tmp_dir = self.git_dir / "gitmem" / "tmp"
+        tmp_dir.mkdir(parents=True, exist_ok=True)
         for path, data in changes.items():
+            if path in index_only:
+                continue
             full = self.root / path
             if data is None:
                 try:
@@ -338,16 +345,39 @@ class Git:
                 except FileNotFoundError:
                     pass
                 _prune_empty(full.parent, self.root)
-                if path in idx:
-                    idx.remove(path)
                 continue
             full.parent.mkdir(parents=True, exist_ok=True)
-            tmp = full.with_name(f".{full.name}.gitmem-{os.getpid()}.tmp")
+            tmp = tmp_dir / f"{os.getpid()}-{full.name}"
             tmp.write_bytes(data)
             os.replace(tmp, full)
-            idx.add(path)
-        idx.write()
+        return self._update_index(changes)
 
+    def _update_index(self, changes: Mapping[str, bytes | None]) -> bool:
+        lock = self.git_dir / "index.lock"
+        for attempt in range(50):
+            try:
+                idx = self.repo.index
+                idx.read(False)
+                for path, data in changes.items():
+                    if data is None:
+                        if path in idx:
+                            idx.remove(path)
+                    elif (self.root / path).is_file():
+                        idx.add(path)
+                idx.write()
+                return True
+            except pygit2.GitError:
+                # A lock left by a killed process is old; a live git's is fresh: wait for it.
+                try:
+                    import time
+
+                    if time.time() - lock.stat().st_mtime > 10:
+                        lock.unlink()
+                    else:
+                        time.sleep(0.02 * (attempt + 1))
+                except FileNotFoundError:
+                    pass
+        return False
 
 def _prune_empty(folder: Path, root: Path) -> None:
     while folder != root and folder.is_dir():

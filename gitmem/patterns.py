@@ -92,14 +92,16 @@ def all_patterns(git: Git, rev: str | None) -> list[Pattern]:
     return out
 
 
-def last_run(git: Git, rev: str | None) -> str:
+def read_state(git: Git, rev: str | None) -> tuple[str, int]:
+    """(time of the last reflect, number of runs) from .gitmem/reflect.yaml."""
     data = git.read(STATE_FILE, rev) if rev else None
     if not data:
-        return ""
+        return "", 0
     try:
-        return str(frontmatter.parse(data.decode("utf-8"), STATE_FILE).get("last_run") or "")
-    except DocumentError:
-        return ""
+        state = frontmatter.parse(data.decode("utf-8"), STATE_FILE)
+        return str(state.get("last_run") or ""), int(state.get("runs") or 0)
+    except (DocumentError, TypeError, ValueError):
+        return "", 0
 
 
 @dataclass(frozen=True)

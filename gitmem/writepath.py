@@ -119,8 +119,7 @@ class Store:
                     commit = self.git.create_commit(branch, tree, parent, message(plan, len(changes)), now)
                 except CasFailed:
                     continue
-                if checked_out:
-                    self.git.sync_worktree(changes)
+                if checked_out and self.git.sync_worktree(changes):
                     self._journal_done()
                 events.log_event(self.git.git_dir, "write", iso(now), commit=commit, branch=branch,
                                  kind=plan.event, files=len(changes))
@@ -231,7 +230,7 @@ class Store:
             pass
 
     def _recover_worktree(self, branch: str) -> None:
-        """Finish the work-tree update of a writer killed after its commit."""
+        """Finish the work-tree and index update of a writer killed after its commit."""
         try:
             journal = json.loads(self._journal_path().read_text())
         except (FileNotFoundError, ValueError):
@@ -239,10 +238,16 @@ class Store:
         tip = self.git.tip(branch)
         if journal.get("branch") == branch and tip is not None and tip != journal.get("parent"):
             todo: dict[str, bytes | None] = {}
+            index_only = set()
             for path in journal.get("paths", []):
                 stale = self.git.tree_entry_hash(journal.get("parent"), path)
-                if self.git.worktree_hash(path) == stale:  # still the old content: ours to update
+                fresh = self.git.tree_entry_hash(tip, path)
+                here = self.git.worktree_hash(path)
+                if here == stale:  # still the old content: ours to update
                     todo[path] = self.git.read(path, tip)
-            if todo:
-                self.git.sync_worktree(todo)
+                elif here == fresh and self.git.index_hash(path) != fresh:
+                    todo[path] = self.git.read(path, tip)
+                    index_only.add(path)
+            if todo and not self.git.sync_worktree(todo, frozenset(index_only)):
+                return
         self._journal_done()
