@@ -1,0 +1,351 @@
+"""Tests of the derived recall index: upkeep, filters, ranking, query safety."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from gitmem import textnorm
+from gitmem.errors import GitmemError
+from gitmem.index import Filters, Index, IndexCorrupt, IndexRow
+
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
+
+
+def stamp(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def row(mid: str, content: str, **fields: object) -> IndexRow:
+    base = IndexRow(
+        id=mid,
+        path=f"memory/user/{mid}.md",
+        content=content,
+        type="fact",
+        domain="user",
+        tier="short",
+        band="active",
+        importance=0.5,
+        created=stamp(NOW - timedelta(days=3)),
+        last_accessed=stamp(NOW - timedelta(days=1)),
+    )
+    return replace(base, **fields)  # type: ignore[arg-type]
+
+
+def ids(ix: Index, query: str, **kw: object) -> list[str]:
+    return [h.id for h in ix.search(query, now=NOW, **kw)]  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def ix() -> Index:
+    index = Index(":memory:")
+    index.upsert(
+        [
+            row("m-port", "The staging database listens on port 5432", keywords=("postgres",)),
+            row("m-tabs", "I prefer tabs over spaces in Python code"),
+            row("m-coffee", "我每天早上喝咖啡"),
+            row("m-old", "Archived: the staging database used port 5433", tier="archive"),
+            row("m-faint", "A faint note about the staging cluster", band="background"),
+            row("m-fading", "A fading note about the staging cluster", band="fading"),
+        ]
+    )
+    return index
+
+
+# ---------------------------------------------------------------- upkeep
+
+
+def test_upsert_then_search_finds_by_stem(ix: Index) -> None:
+    assert ids(ix, "Which port is the database listening?")[0] == "m-port"
+
+
+def test_upsert_replaces_by_id(ix: Index) -> None:
+    ix.upsert([row("m-tabs", "I prefer spaces now")])
+    assert ix.count() == 6
+    assert ids(ix, "tabs") == []
+    assert ids(ix, "spaces") == ["m-tabs"]
+
+
+def test_delete_removes_rows_and_postings(ix: Index) -> None:
+    assert ix.delete(["m-port", "m-missing"]) == 1
+    assert ix.count() == 5
+    assert ids(ix, "port database") == []
+
+
+def test_clear_keeps_a_usable_index(ix: Index) -> None:
+    ix.set_meta("commit", "abc")
+    ix.clear()
+    assert ix.count() == 0 and ix.get_meta("commit") is None
+    ix.upsert([row("m-new", "fresh start")])
+    assert ids(ix, "fresh") == ["m-new"]
+
+
+def test_rows_round_trip_every_field(ix: Index) -> None:
+    full = row("m-full", "links and tags", keywords=("a", "b c"), tags=("t",), source_id="import:x#L3", links=("m-port",))
+    ix.upsert([full])
+    assert {r.id: r for r in ix.rows()}["m-full"] == full
+
+
+def test_meta_round_trip_and_overwrite(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite"
+    with Index(path) as ix:
+        assert ix.get_meta("commit") is None
+        ix.set_meta("commit", "1" * 40)
+        ix.set_meta("commit", "2" * 40)
+    with Index(path) as ix:
+        assert ix.get_meta("commit") == "2" * 40
+
+
+def test_meta_commits_with_upsert_in_one_transaction(tmp_path: Path) -> None:
+    ix = Index(tmp_path / "index.sqlite")
+    ix.upsert([row("m-a", "alpha")], meta={"commit": "c1"})
+    with pytest.raises(RuntimeError):
+        with ix.transaction():
+            ix.upsert([row("m-b", "beta")])
+            ix.set_meta("commit", "c2")
+            raise RuntimeError("crash before commit")
+    assert ix.get_meta("commit") == "c1"
+    assert [r.id for r in ix.rows()] == ["m-a"]
+
+
+def test_index_survives_reopen(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite"
+    with Index(path) as ix:
+        ix.upsert([row("m-a", "persistent memory about kubernetes")])
+    with Index(path) as ix:
+        assert ids(ix, "kubernetes") == ["m-a"]
+
+
+# ---------------------------------------------------------------- corruption
+
+
+def test_garbage_file_raises_index_corrupt(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite"
+    path.write_bytes(b"this is not a database at all" * 200)
+    with pytest.raises(IndexCorrupt) as err:
+        Index(path)
+    assert isinstance(err.value, GitmemError)
+    assert err.value.hint and "rebuild" in err.value.hint
+
+
+def test_foreign_sqlite_file_raises_index_corrupt(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE something (x)")
+    with pytest.raises(IndexCorrupt):
+        Index(path)
+
+
+def test_other_schema_version_raises_index_corrupt(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite"
+    Index(path).close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value = '0' WHERE key = 'schema'")
+    with pytest.raises(IndexCorrupt):
+        Index(path)
+
+
+def test_empty_file_becomes_an_index(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite"
+    path.touch()
+    with Index(path) as ix:
+        assert ix.count() == 0
+
+
+# ---------------------------------------------------------------- filters
+
+
+def test_archive_and_background_hidden_by_default(ix: Index) -> None:
+    found = ids(ix, "staging database cluster port")
+    assert "m-port" in found
+    assert not {"m-old", "m-faint", "m-fading"} & set(found)
+
+
+def test_include_archive_brings_archived_back(ix: Index) -> None:
+    assert "m-old" in ids(ix, "staging database port", filters=Filters(include_archive=True))
+
+
+def test_include_background_brings_background_and_fading_back(ix: Index) -> None:
+    found = ids(ix, "staging cluster", filters=Filters(include_background=True))
+    assert {"m-faint", "m-fading"} <= set(found)
+
+
+def test_explicit_tier_or_band_filter_opts_in(ix: Index) -> None:
+    assert ids(ix, "staging", filters=Filters(tier="archive")) == ["m-old"]
+    assert ids(ix, "staging", filters=Filters(band="background")) == ["m-faint"]
+
+
+def test_type_and_domain_filters(ix: Index) -> None:
+    ix.upsert([row("m-dec", "We decided the staging database moves", type="decision", domain="project")])
+    assert ids(ix, "staging database", filters=Filters(type="decision")) == ["m-dec"]
+    assert ids(ix, "staging database", filters=Filters(domain="project")) == ["m-dec"]
+    assert "m-dec" not in ids(ix, "staging database", filters=Filters(domain="user"))
+
+
+def test_filters_hold_when_hidden_rows_crowd_the_top_matches() -> None:
+    ix = Index(":memory:")
+    ix.upsert([row(f"m-a{i:03d}", "deploy deploy deploy notes", tier="archive") for i in range(80)])
+    ix.upsert([row("m-live", "deploy notes, long version with many other words in it")])
+    assert ids(ix, "deploy") == ["m-live"]
+
+
+# ---------------------------------------------------------------- ranking
+
+
+def test_importance_breaks_a_relevance_tie() -> None:
+    ix = Index(":memory:")
+    ix.upsert([row("m-low", "the build uses gradle", importance=0.3), row("m-high", "the build uses gradle", importance=0.9)])
+    assert ids(ix, "gradle build") == ["m-high", "m-low"]
+
+
+def test_recency_breaks_a_relevance_tie() -> None:
+    ix = Index(":memory:")
+    old = stamp(NOW - timedelta(days=60))
+    new = stamp(NOW - timedelta(hours=2))
+    ix.upsert([row("m-old", "the build uses gradle", last_accessed=old), row("m-new", "the build uses gradle", last_accessed=new)])
+    assert ids(ix, "gradle build") == ["m-new", "m-old"]
+
+
+def test_relevance_dominates_importance() -> None:
+    ix = Index(":memory:")
+    ix.upsert(
+        [
+            row("m-exact", "the gradle build cache lives in the home folder", importance=0.2),
+            row("m-vague", "a cache somewhere", importance=1.0),
+        ]
+    )
+    assert ids(ix, "where does the gradle build cache live")[0] == "m-exact"
+
+
+def test_scores_are_ordered_and_relevance_normalised(ix: Index) -> None:
+    hits = ix.search("staging database port", now=NOW, filters=Filters(include_archive=True, include_background=True))
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert max(h.relevance for h in hits) == pytest.approx(1.0)
+    assert all(0 < h.relevance <= 1 for h in hits)
+
+
+def test_memory_covering_more_query_terms_ranks_first() -> None:
+    ix = Index(":memory:")
+    ix.upsert(
+        [
+            row("m-one", "coffee coffee coffee coffee"),
+            row("m-all", "coffee with oat milk every morning"),
+        ]
+    )
+    assert ids(ix, "oat milk coffee")[0] == "m-all"
+
+
+def test_answer_after_a_matching_question_is_recalled() -> None:
+    # the reply shares no word with the query; its source position links it
+    ix = Index(":memory:")
+    ix.upsert(
+        [
+            row("m-q", "Alice: How long have you been married?", source_id="chat-7:L1"),
+            row("m-a", "Bob: Five years already, time flies!", source_id="chat-7:L2"),
+            row("m-x", "Carol: Unrelated remark about lunch", source_id="chat-7:L3"),
+        ]
+    )
+    found = ids(ix, "How long has she been married?")
+    assert found[:2] == ["m-q", "m-a"] or found[:2] == ["m-a", "m-q"]
+    assert "m-x" not in found
+
+
+def test_hidden_follower_is_not_returned() -> None:
+    ix = Index(":memory:")
+    ix.upsert(
+        [
+            row("m-q", "How long have you been married?", source_id="chat-7:L1"),
+            row("m-a", "Five years already", source_id="chat-7:L2", tier="archive"),
+        ]
+    )
+    assert ids(ix, "married") == ["m-q"]
+
+
+def test_k_limits_the_hits(ix: Index) -> None:
+    everything = Filters(include_archive=True, include_background=True)
+    assert len(ix.search("staging", k=2, filters=everything, now=NOW)) == 2
+    assert ix.search("staging", k=0, now=NOW) == []
+
+
+# ---------------------------------------------------------------- query safety
+
+
+def test_stop_word_only_query_returns_nothing(ix: Index) -> None:
+    assert ix.search("what is the", now=NOW) == []
+    assert ix.search("", now=NOW) == []
+    assert ix.search("   ?! ", now=NOW) == []
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        '"unbalanced quote',
+        'port"5432',
+        "postg*",
+        "*",
+        "-port",
+        "port -database",
+        "content:port",
+        "keys : postgres",
+        "(port OR",
+        "port)",
+        "NEAR(port database, 2)",
+        "port AND",
+        "AND OR NOT",
+        "^port",
+        "port + database",
+        "{content keys}: port",
+        "port\x00database",
+        "'; DROP TABLE memory; --",
+    ],
+)
+def test_fts_syntax_in_queries_never_raises(ix: Index, query: str) -> None:
+    hits = ix.search(query, now=NOW)
+    assert all(h.id for h in hits)
+    assert ix.count() == 6
+
+
+def test_syntax_words_are_searched_literally(ix: Index) -> None:
+    ix.upsert([row("m-near", "The office is near the station")])
+    assert ids(ix, "NEAR station") == ["m-near"]
+
+
+def test_cjk_query_finds_cjk_content(ix: Index) -> None:
+    assert ids(ix, "咖啡") == ["m-coffee"]
+    assert ids(ix, "我喜欢喝咖啡吗") == ["m-coffee"]
+
+
+def test_single_cjk_character_finds_its_words(ix: Index) -> None:
+    assert ids(ix, "啡") == ["m-coffee"]
+    assert ids(ix, "喝") == ["m-coffee"]
+
+
+def test_japanese_and_mixed_queries(ix: Index) -> None:
+    ix.upsert([row("m-ja", "東京の会議は明日です, meeting in Tokyo")])
+    assert ids(ix, "東京") == ["m-ja"]
+    assert ids(ix, "meeting 会議") == ["m-ja"]
+
+
+def test_diacritics_fold(ix: Index) -> None:
+    ix.upsert([row("m-fr", "Réunion à l'école demain")])
+    assert ids(ix, "reunion ecole") == ["m-fr"]
+
+
+# ---------------------------------------------------------------- textnorm
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [("researching", "research"), ("agencies", "agenc"), ("relational", "relat"), ("hopping", "hop"), ("happy", "happi")],
+)
+def test_porter_stems(word: str, expected: str) -> None:
+    assert textnorm.stem(word) == expected
+
+
+def test_cjk_terms_are_bigrams() -> None:
+    assert textnorm.cjk_terms("ok 咖啡店 x 茶") == "咖啡 啡店 店 茶"
+    assert textnorm.cjk_terms("plain ascii") == ""
