@@ -62,10 +62,23 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
-def to_rows(memories: list[dict[str, Any]], importance: Callable[[int], float], keep_source: bool) -> Iterator[index.IndexRow]:
-    """IndexRows as an import of the benchmark memories would make them."""
+def to_rows(
+    memories: list[dict[str, Any]], importance: Callable[[int], float], keep_source: bool, encoded: bool = False
+) -> Iterator[index.IndexRow]:
+    """IndexRows as an import of the benchmark memories would make them.
+
+    With ``encoded``, keywords and importance come from ``gitmem.encode``, as
+    ``gitmem import`` sets them.
+    """
     imported = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
     for n, m in enumerate(memories):
+        keywords: tuple[str, ...] = ()
+        weight = importance(n)
+        if encoded:
+            from gitmem import encode
+
+            found = encode.encode(m["content"])
+            keywords, weight = found.keywords, found.importance
         yield index.IndexRow(
             id=slug(m["id"]),
             path=f"memory/world/{slug(m['id'])}.md",
@@ -74,7 +87,8 @@ def to_rows(memories: list[dict[str, Any]], importance: Callable[[int], float], 
             domain="world",
             tier="short",
             band="active",
-            importance=importance(n),
+            importance=weight,
+            keywords=keywords,
             created=m["created"] + "Z",
             last_accessed=imported,
             tags=tuple(m.get("tags", ())),
@@ -82,14 +96,16 @@ def to_rows(memories: list[dict[str, Any]], importance: Callable[[int], float], 
         )
 
 
-def evaluate(common: ModuleType, convs: list[str], importance: Callable[[int], float], keep_source: bool) -> dict[str, Any]:
+def evaluate(
+    common: ModuleType, convs: list[str], importance: Callable[[int], float], keep_source: bool, encoded: bool = False
+) -> dict[str, Any]:
     """Per-conversation metrics and latency of Index.search on the benchmark."""
     by_conv, queries = common.load_benchmark(convs)
     per_query = []
     for conv, memories in by_conv.items():
         back = {slug(m["id"]): m["id"] for m in memories}
         with index.Index(":memory:") as ix:
-            ix.upsert(to_rows(memories, importance, keep_source))
+            ix.upsert(to_rows(memories, importance, keep_source, encoded))
             for q in (q for q in queries if q["conv"] == conv):
                 t0 = time.perf_counter()
                 hits = ix.search(q["question"], k=10)
@@ -143,6 +159,10 @@ def main(argv: list[str] | None = None) -> int:
     print(" | ".join(base))
     flat = lambda n: 0.5  # noqa: E731 - importance as an import leaves it
     report("gitmem.index", evaluate(common, convs, flat, True), convs)
+    try:
+        report("  with gitmem.encode keywords + importance", evaluate(common, convs, flat, True, True), convs)
+    except ImportError:
+        print("  (gitmem.encode not available: import-like run skipped)")
     if not args.ablations:
         return 0
     report("  ids only (no source_id)", evaluate(common, convs, flat, False), convs)

@@ -23,7 +23,8 @@ Lexical relevance, computed for the top ``_CANDIDATES`` FTS5 matches:
 
 1. FTS5 bm25 (k1 1.2, b 0.75) over the query's content words, OR semantics,
    stop words dropped (they cost most of the query time and carry no topic),
-   porter stemming, columns weighted content 1, keywords/tags 2, CJK bigrams 1;
+   porter stemming, over three equally weighted columns: content, keywords
+   and tags, CJK bigrams;
 2. times ``1 + coverage`` (the share of distinct query terms the memory holds)
    and ``1 + 0.3 * adjacency`` (the share of neighbouring query-term pairs that
    are neighbours in the memory too): a memory that answers the whole question
@@ -54,6 +55,9 @@ from gitmem.errors import GitmemError
 _T = TypeVar("_T")
 
 SCHEMA_VERSION = "1"
+# Meta keys are the caller's (the indexed commit, its own versions); this one
+# is the table layout's, named so that no caller's key collides with it.
+_SCHEMA_KEY = "gitmem.index.schema"
 
 # Weights of the final score; they sum to 1 so a score reads as 0..1.
 W_RELEVANCE = 0.75
@@ -62,9 +66,13 @@ W_RECENCY = 0.10
 RECENCY_HALF_LIFE_HOURS = 168.0
 
 # bm25 column weights: content, keywords + tags, CJK bigrams.
-_BM25_WEIGHTS = (1.0, 2.0, 1.0)
-# How many FTS5 matches the reranker looks at; the dev split loses nothing
-# between 50 and all matches, and fewer keeps recall within 2x of a raw query.
+# Keywords count like content: the importer fills them with the content's
+# own words, where a higher weight only double-counts (measured on the dev
+# split: weight 2 lost 0.02 R@5), while a keyword or tag the text lacks still
+# makes the memory findable by it.
+_BM25_WEIGHTS = (1.0, 1.0, 1.0)
+# How many FTS5 matches the reranker looks at (at least 2k): the dev split
+# scores the same from 20 to all matches, and each one costs Python time.
 _CANDIDATES = 30
 # ORDER BY bm25(...) lets SQLite keep a top-N heap; ORDER BY rank sorts every match.
 _BM25 = f"bm25(memory_fts, {', '.join(map(str, _BM25_WEIGHTS))})"
@@ -116,7 +124,7 @@ _SCHEMA = (
     content='memory', content_rowid='rid',
     tokenize='porter unicode61 remove_diacritics 2'
     )""",
-    f"INSERT INTO meta VALUES ('schema', '{SCHEMA_VERSION}')",
+    f"INSERT INTO meta VALUES ('{_SCHEMA_KEY}', '{SCHEMA_VERSION}')",
 )
 
 _ROW_COLUMNS = (
@@ -235,7 +243,7 @@ class Index:
         tables = _tables(db)
         if not {"meta", "memory", "memory_fts"} <= tables:
             raise IndexCorrupt(self.path, "tables missing")
-        found = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        found = db.execute("SELECT value FROM meta WHERE key = ?", (_SCHEMA_KEY,)).fetchone()
         if found is None or found[0] != SCHEMA_VERSION:
             raise IndexCorrupt(self.path, f"schema {found[0] if found else 'unknown'}, expected {SCHEMA_VERSION}")
 
@@ -322,11 +330,11 @@ class Index:
         return n
 
     def clear(self) -> None:
-        """Remove every memory and every meta value except the schema version."""
+        """Remove every memory and every meta value (the layout's version stays)."""
         with self.transaction():
             self._call(self._db.execute, "DELETE FROM memory")
             self._call(self._db.execute, "INSERT INTO memory_fts (memory_fts) VALUES ('delete-all')")
-            self._call(self._db.execute, "DELETE FROM meta WHERE key != 'schema'")
+            self._call(self._db.execute, "DELETE FROM meta WHERE key != ?", (_SCHEMA_KEY,))
 
     def get_meta(self, key: str) -> str | None:
         """A stored meta value (such as the indexed commit id), or None."""
@@ -344,6 +352,11 @@ class Index:
     def count(self) -> int:
         """How many memories the index holds."""
         return int(self._call(self._db.execute, "SELECT count(*) FROM memory").fetchone()[0])
+
+    def get(self, memory_id: str) -> IndexRow | None:
+        """One stored memory by id, or None."""
+        found = self._call(self._db.execute, f"SELECT {_ROW_COLUMNS} FROM memory WHERE id = ?", (memory_id,)).fetchone()
+        return None if found is None else _row(found)
 
     def rows(self) -> Iterator[IndexRow]:
         """Every stored memory, by id."""

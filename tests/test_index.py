@@ -90,6 +90,20 @@ def test_rows_round_trip_every_field(ix: Index) -> None:
     assert {r.id: r for r in ix.rows()}["m-full"] == full
 
 
+def test_get_returns_the_row_or_none(ix: Index) -> None:
+    found = ix.get("m-port")
+    assert found is not None and found.keywords == ("postgres",)
+    assert ix.get("m-nope") is None
+
+
+def test_caller_meta_named_schema_does_not_clash(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite"
+    with Index(path) as ix:
+        ix.set_meta("schema", "99")
+    with Index(path) as ix:
+        assert ix.get_meta("schema") == "99"
+
+
 def test_meta_round_trip_and_overwrite(tmp_path: Path) -> None:
     path = tmp_path / "index.sqlite"
     with Index(path) as ix:
@@ -144,7 +158,7 @@ def test_other_schema_version_raises_index_corrupt(tmp_path: Path) -> None:
     path = tmp_path / "index.sqlite"
     Index(path).close()
     with sqlite3.connect(path) as db:
-        db.execute("UPDATE meta SET value = '0' WHERE key = 'schema'")
+        db.execute("UPDATE meta SET value = '0' WHERE key LIKE '%schema%'")
     with pytest.raises(IndexCorrupt):
         Index(path)
 
@@ -226,6 +240,10 @@ def test_scores_are_ordered_and_relevance_normalised(ix: Index) -> None:
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     assert max(h.relevance for h in hits) == pytest.approx(1.0)
     assert all(0 < h.relevance <= 1 for h in hits)
+
+
+def test_keyword_not_in_content_finds_the_memory(ix: Index) -> None:
+    assert ids(ix, "postgres") == ["m-port"]
 
 
 def test_memory_covering_more_query_terms_ranks_first() -> None:
