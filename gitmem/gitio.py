@@ -170,15 +170,15 @@ class Git:
                 out.append(PathChange("M", delta.new_file.path))
         return out
 
-    def log(self, rev: str, path: str | None = None, limit: int | None = None) -> Iterator[CommitInfo]:
-        """Commits reachable from ``rev``, newest first; with ``path``, only those that changed it."""
+    def log(self, rev: str, path: str | tuple[str, ...] | None = None, limit: int | None = None) -> Iterator[CommitInfo]:
+        """Commits reachable from ``rev``, newest first; with ``path`` (or several), only those that changed it."""
         try:
             start = self._commit(rev).id
         except NotFoundError:
             return
         count = 0
         for c in self.repo.walk(start, SortMode.TOPOLOGICAL | SortMode.TIME):
-            if path is not None and not _touches(c, path):
+            if path is not None and not any(_touches(c, p) for p in ((path,) if isinstance(path, str) else path)):
                 continue
             yield _info(c)
             count += 1

@@ -41,13 +41,9 @@ def _step(info: CommitInfo) -> Step:
 
 def why(git: Git, rev: str, memory: Memory) -> Why:
     """Every commit that created, changed, moved or reverted ``memory``."""
-    paths = {memory.path} | {memory_path(d, memory.id, a) for d in DOMAINS for a in (False, True)}
-    seen: dict[str, Step] = {}
-    for path in sorted(paths):
-        for info in git.log(rev, path=path):
-            seen.setdefault(info.id, _step(info))
-    steps = sorted(seen.values(), key=lambda s: (s.time, s.commit))
-    return Why(memory, memory.source, tuple(steps))
+    paths = tuple(sorted({memory.path} | {memory_path(d, memory.id, a) for d in DOMAINS for a in (False, True)}))
+    steps = [_step(info) for info in git.log(rev, path=paths)]
+    return Why(memory, memory.source, tuple(reversed(steps)))
 
 
 @dataclass(frozen=True)

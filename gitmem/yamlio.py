@@ -57,7 +57,9 @@ def _refuse_aliases(text: str) -> None:
 
 
 def _raise_problem(exc: Exception) -> None:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    # the context mark ("while parsing a flow sequence started here") points at the
+    # construct that is broken; the problem mark is where the parser gave up
+    mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     raise YamlProblem(str(problem), mark.line + 1 if mark is not None else None) from None
 
