@@ -88,7 +88,8 @@ def build_parser() -> Any:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run gitmem with ``argv``; returns the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    if args_list[:1] == ["hook"]:  # the pre-commit hot path skips argparse and the API
+    if args_list[:1] == ["hook"] and len(args_list) > 1 and not args_list[1].startswith("-"):
+        # the pre-commit hot path skips argparse and the API
         from gitmem.hooks import main as hook_main
 
         return hook_main(args_list[1:])

@@ -1,0 +1,85 @@
+"""The command line as a contract: help, README coverage, exit codes, light start-up."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gitmem import __version__, cli, cli_commands  # noqa: F401  (registers the verbs)
+from tests.conftest import ROOT, run_cli
+
+
+def test_every_command_has_help_and_a_readme_entry(capsys: pytest.CaptureFixture[str]) -> None:
+    readme = (ROOT / "README.md").read_text()
+    for name, (_, help_text, _) in cli.COMMANDS.items():
+        assert help_text, name
+        assert f"gitmem {name}" in readme, f"README does not mention `gitmem {name}`"
+        code, out, _ = run_cli([name, "--help"], capsys)
+        assert code == 0 and "usage: gitmem" in out
+
+
+def test_readme_opens_with_a_two_command_quick_start() -> None:
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("## Quick start", 1)[1].split("```", 2)[1]
+    commands = [l for l in block.splitlines()[1:] if l.strip()]
+    assert len(commands) == 2
+    assert commands[0].endswith("gitmem demo") and commands[1].endswith("pytest")
+    assert commands[1] in (ROOT / ".ci" / "run").read_text()
+
+
+def test_version_usage_and_unknown_command(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(["--version"], capsys)
+    assert code == 0 and __version__ in out
+    assert run_cli([], capsys)[0] == 2
+    assert run_cli(["no-such-verb"], capsys)[0] == 2
+    assert run_cli(["recall", "-k", "x", "q"], capsys)[0] == 2
+
+
+def test_not_a_repository_gives_a_hint(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli(["list"], capsys)
+    assert code == 1 and "gitmem: error:" in err and "hint: gitmem init" in err
+
+
+def test_init_refuses_a_non_empty_folder_and_is_idempotent(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "notes.txt").write_text("mine")
+    code, _, err = run_cli(["init", str(tmp_path / "busy"), "--no-hooks"], capsys)
+    assert code == 1 and "not empty" in err
+    assert (tmp_path / "busy" / "notes.txt").read_text() == "mine"
+    assert run_cli(["init", str(tmp_path / "m"), "--no-hooks"], capsys)[0] == 0
+    code, out, _ = run_cli(["init", str(tmp_path / "m"), "--no-hooks"], capsys)
+    assert code == 0 and "already a gitmem repository" in out
+
+
+def test_init_creates_the_layout_in_one_commit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run_cli(["init", str(tmp_path / "m")], capsys)
+    root = tmp_path / "m"
+    for rel in ("CLAUDE.md", "gitmem.yaml", ".gitattributes", ".pre-commit-config.yaml", "memory/user/.gitkeep",
+                "patterns/.gitkeep", "episodes/.gitkeep", "bank/reflections.md", ".gitmem/state.yaml"):
+        assert (root / rel).exists(), rel
+    log = subprocess.run(["git", "log", "--format=%s"], cwd=root, capture_output=True, text=True).stdout.splitlines()
+    assert log == ["gitmem: init memory repository"]
+    assert (root / ".git" / "hooks" / "pre-commit").exists()
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True).stdout == ""
+
+
+def _imported_after(code: str) -> set[str]:
+    probe = f"import sys; {code}; sys.stderr.write(','.join(sorted(m for m in ('pygit2', 'ruamel.yaml', 'markdown_it') if m in sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
+    return {m for m in done.stderr.strip().split(",") if m}
+
+
+def test_help_and_hooks_do_not_import_heavy_libraries() -> None:
+    assert _imported_after("from gitmem.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit: pass") == set()
+    assert _imported_after("import gitmem.hooks, gitmem.pii, gitmem.layers, gitmem.amplitude") == set()
+
+
+def test_demo_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(["demo", str(tmp_path / "demo")], capsys)
+    assert code == 0
+    for step in ("import", "reinforced", "recall", "harvest", "rejected", "why", "decay", "git is the audit log"):
+        assert step in out
