@@ -1,0 +1,214 @@
+"""What gitmem's pre-commit hooks add to a `git commit` in a memory repository.
+
+Three copies of one memory repository, committed to in turn:
+
+- ``none``:   no hooks installed;
+- ``no-op``:  pre-commit with the template's shape (a pre-commit hook on the
+              same files, a commit-msg hook) whose hooks run ``true``;
+- ``gitmem``: the template config (``gitmem hook all`` + ``layers-msg``).
+
+Scenarios: 1 and 10 new memory files; 10 files touching every check (8
+memories, a Layer 2 update of CLAUDE.md, a small append to a bank file); a
+commit with no memory file (README.md). Each timed commit is undone
+(``git reset --hard HEAD~1``) so every run sees the same repository. The
+figure that matters is gitmem minus no-op, goals: <= 50 ms for 10 files and
+<= 20 ms when no memory file is staged.
+
+Run from the project root:  python bench/hooks.py [--runs 15]
+It needs git and pre-commit (>= 4.4) and imports gitmem from this checkout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES = ROOT / "templates"
+VARIANTS = ("none", "no-op", "gitmem")
+
+
+
+def noop_config() -> str:
+    """The template's shape with `true` for each hook: same files, same stages."""
+    files = next(line.strip() for line in (TEMPLATES / ".pre-commit-config.yaml").read_text().splitlines()
+                 if line.strip().startswith("files:"))
+    return ("default_install_hook_types: [pre-commit, commit-msg]\nrepos:\n  - repo: local\n    hooks:\n"
+            f"      - id: noop\n        name: no-op\n        entry: 'true'\n        language: unsupported\n"
+            f"        {files}\n        types: [text]\n        require_serial: true\n        stages: [pre-commit]\n"
+            "      - id: noop-msg\n        name: no-op (commit-msg)\n        entry: 'true'\n"
+            "        language: unsupported\n        stages: [commit-msg]\n")
+
+
+def memory_doc(i: int, stamp: int) -> str:
+    """A memory of typical size (~1 KB) with front matter, nothing to strip."""
+    body = " ".join(f"The build of service {i} needed the cache warmed before the integration tests ran;"
+                    for _ in range(6))
+    return (f"---\nid: m-2026-11-29-{stamp:03d}{i:03d}\ntype: fact\ndomain: project\ntier: short\n"
+            f"band: active\nimportance: 0.7\ncreated: 2026-11-29T13:40:00Z\n"
+            f"last_accessed: 2026-11-29T13:40:00Z\nreinforced: 0\nkeywords: [build, cache, tests]\n"
+            f"source: session:5d1c#L{120 + i}\n---\n\n{body}\n")
+
+
+def scenario_files(name: str, repo: Path, stamp: int) -> dict[str, str]:
+    if name == "1 memory file":
+        return {f"memory/project/m-{stamp}-0.md": memory_doc(0, stamp)}
+    if name == "10 memory files":
+        return {f"memory/project/m-{stamp}-{i}.md": memory_doc(i, stamp) for i in range(10)}
+    if name == "10 files, every check":
+        files = {f"memory/project/m-{stamp}-{i}.md": memory_doc(i, stamp) for i in range(8)}
+        claude = (repo / "CLAUDE.md").read_text()
+        files["CLAUDE.md"] = claude.replace("_No patterns yet.", f"- pattern-{stamp} (weight 0.5)\n_No patterns yet.")
+        files["bank/MEMORY.md"] = (repo / "bank/MEMORY.md").read_text() + f"- lesson {stamp}\n"
+        return files
+    if name == "no memory file":
+        return {"README.md": f"My memory, revision {stamp}.\n"}
+    raise ValueError(name)
+
+
+SCENARIOS = ("1 memory file", "10 memory files", "10 files, every check", "no memory file")
+
+
+def environment(tmp: Path) -> dict[str, str]:
+    """Isolated git and pre-commit, gitmem from this checkout, bytecode cached as an install has it."""
+    home, bin_dir = tmp / "home", tmp / "bin"
+    home.mkdir()
+    bin_dir.mkdir()
+    (home / ".gitconfig").write_text("[user]\n\tname = Bench\n\temail = bench@example.com\n")
+    launcher = bin_dir / "gitmem"  # what pip's console script does
+    launcher.write_text(f"#!{sys.executable}\nimport sys\nfrom gitmem.cli import main\nsys.exit(main())\n")
+    launcher.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE" and not k.startswith("GITMEM_")}
+    env.update(HOME=str(home), GIT_CONFIG_GLOBAL=str(home / ".gitconfig"), GIT_CONFIG_NOSYSTEM="1",
+               PRE_COMMIT_HOME=str(tmp / "pre-commit"), PYTHONPYCACHEPREFIX=str(tmp / "pycache"),
+               PYTHONPATH=str(ROOT),
+               PATH=os.pathsep.join([str(bin_dir), os.path.dirname(sys.executable), os.environ["PATH"]]))
+    return env
+
+
+def sh(cwd: Path, env: dict[str, str], *args: str) -> None:
+    subprocess.run(args, cwd=cwd, env=env, check=True, capture_output=True)
+
+
+def make_repo(path: Path, env: dict[str, str], variant: str) -> None:
+    path.mkdir()
+    sh(path, env, "git", "init", "-q", "-b", "main")
+    for name in ("CLAUDE.md", "gitmem.yaml"):
+        shutil.copy(TEMPLATES / name, path / name)
+    (path / "bank").mkdir()
+    (path / "bank/MEMORY.md").write_text("# Memory\n\n" + "".join(f"- lesson {i}\n" for i in range(60)))
+    (path / "memory/project").mkdir(parents=True)
+    for i in range(50):
+        (path / f"memory/project/m-old-{i}.md").write_text(memory_doc(i, 999))
+    if variant == "gitmem":
+        shutil.copy(TEMPLATES / ".pre-commit-config.yaml", path / ".pre-commit-config.yaml")
+    elif variant == "no-op":
+        (path / ".pre-commit-config.yaml").write_text(noop_config())
+    sh(path, env, "git", "add", "-A")
+    sh(path, env, "git", "commit", "-q", "-m", "init")
+    if variant != "none":
+        sh(path, env, sys.executable, "-m", "pre_commit", "install")
+
+
+def timed_commit(repo: Path, env: dict[str, str], files: dict[str, str]) -> float:
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    sh(repo, env, "git", "add", "-A")
+    start = time.perf_counter()
+    done = subprocess.run(["git", "commit", "-q", "-m", "bench"], cwd=repo, env=env, capture_output=True, text=True)
+    elapsed = (time.perf_counter() - start) * 1000
+    if done.returncode != 0:
+        raise SystemExit(f"commit failed in {repo.name}:\n{done.stdout}{done.stderr}")
+    sh(repo, env, "git", "reset", "-q", "--hard", "HEAD~1")
+    return elapsed
+
+
+def median_ms(env: dict[str, str], cwd: Path, commands: dict[str, list[str]], runs: int) -> dict[str, float]:
+    """Median wall time of each command, the commands interleaved run by run."""
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, args in commands.items():
+            start = time.perf_counter()
+            subprocess.run(args, cwd=cwd, env=env, capture_output=True)
+            times[name].append((time.perf_counter() - start) * 1000)
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=15, help="timed commits per scenario and variant")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="gitmem-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        env = environment(tmp)
+        repos = {v: tmp / v for v in VARIANTS}
+        for variant, path in repos.items():
+            make_repo(path, env, variant)
+        results: dict[tuple[str, str], list[float]] = {}
+        for scenario in SCENARIOS:
+            for run in range(args.runs + 2):  # two warm-up runs: pycache, config cache
+                for variant, path in repos.items():  # interleaved, so drift hits all alike
+                    ms = timed_commit(path, env, scenario_files(scenario, path, run))
+                    if run >= 2:
+                        results.setdefault((scenario, variant), []).append(ms)
+        report_commits(results, args.runs)
+        report_processes(env, repos["gitmem"], args.runs * 3)
+    return 0
+
+
+def report_commits(results: dict[tuple[str, str], list[float]], runs: int) -> None:
+    med = {key: statistics.median(values) for key, values in results.items()}
+    print(f"git commit, median of {runs} interleaved runs (ms)\n")
+    print(f"{'scenario':<24}{'none':>8}{'no-op':>8}{'gitmem':>8}{'added':>8}   goal")
+    for scenario in SCENARIOS:
+        added = med[scenario, "gitmem"] - med[scenario, "no-op"]
+        goal = "<= 20" if scenario == "no memory file" else "<= 50" if scenario.startswith("10") else ""
+        print(f"{scenario:<24}{med[scenario, 'none']:8.1f}{med[scenario, 'no-op']:8.1f}"
+              f"{med[scenario, 'gitmem']:8.1f}{added:+8.1f}   {goal}")
+
+
+def report_processes(env: dict[str, str], repo: Path, runs: int) -> None:
+    """The hook processes alone: what pre-commit runs in place of the no-op's `true`.
+
+    The framework's own work is the same in both configs, so this is the added
+    time without the framework's noise, and the import breakdown says where it goes.
+    """
+    py = sys.executable
+    commands: dict[str, list[str]] = {
+        "true (the no-op)": ["true"],
+        "python -c pass": [py, "-c", "pass"],
+        "import gitmem.cli (package + cli)": [py, "-c", "import gitmem.cli"],
+        "  + gitmem.hooks": [py, "-c", "import gitmem.cli, gitmem.hooks"],
+        "  + gitmem.pii": [py, "-c", "import gitmem.cli, gitmem.hooks, gitmem.pii"],
+        "  + first pii.scan (patterns compiled)":
+            [py, "-c", "import gitmem.cli, gitmem.hooks, gitmem.pii as p; p.scan('a')"],
+    }
+    # the commit-msg hook of a commit that leaves CLAUDE.md alone: measured before staging
+    shell = median_ms(env, repo, {"test": ["sh", "-c", "git diff --cached --quiet -- CLAUDE.md || exec false"]}, runs)
+    staged: dict[str, dict[str, str]] = {}
+    for scenario in ("1 memory file", "10 memory files", "10 files, every check"):
+        staged[scenario] = scenario_files(scenario, repo, 900)
+        commands[f"gitmem hook all: {scenario}"] = ["gitmem", "hook", "all", *staged[scenario]]
+    for files in staged.values():
+        for name, text in files.items():
+            (repo / name).write_text(text)
+    sh(repo, env, "git", "add", "-A")
+    med = median_ms(env, repo, commands, runs)
+    sh(repo, env, "git", "reset", "-q", "--hard", "HEAD")
+    base = med["true (the no-op)"]
+    print(f"\nhook processes alone, median of {runs} interleaved runs (ms); added = minus `true`\n")
+    for name, ms in med.items():
+        print(f"{name:<44}{ms:8.1f}{ms - base:+8.1f}")
+    print(f"{'commit-msg, CLAUDE.md not staged: shell test':<44}{shell['test']:8.1f}{shell['test'] - base:+8.1f}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

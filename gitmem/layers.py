@@ -1,0 +1,302 @@
+"""The four layers of CLAUDE.md, fenced by HTML-comment markers (DESIGN.md 6).
+
+::
+
+    <!-- gitmem:layer 1 core -->       a person's own rules; automation never edits it
+    <!-- gitmem:layer 2 patterns -->   generated from patterns/
+    <!-- gitmem:layer 3 episodic -->   generated pointers to recent episodes
+    <!-- gitmem:layer 4 meta -->       instructions about the memory itself; read-only for automation
+
+each closed by ``<!-- /gitmem:layer -->``. Text outside the layers (a title, a
+heading above each marker) belongs to the person, like Layers 1 and 4.
+
+Generated layers carry text that came from sessions, so a memory could try to
+forge a marker or a heading such as ``# CORE`` and smuggle instructions into
+what looks like the person's rules. ``escape`` neutralizes that before text is
+placed in a layer, and ``validate`` refuses what slipped through.
+
+This module runs inside the pre-commit hooks, so it imports only ``re`` and
+``dataclasses`` (``unicodedata`` for the rare non-ASCII line).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+NAMES = {1: "core", 2: "patterns", 3: "episodic", 4: "meta"}
+GENERATED = (2, 3)
+PROTECTED = (1, 4)
+OUTSIDE = 0  # pseudo layer number: text outside every layer, in changed_layers
+
+CLOSE_MARKER = "<!-- /gitmem:layer -->"
+
+_OPEN = re.compile(r"^[ \t]*<!--[ \t]*gitmem:layer[ \t]+(\d+)[ \t]+([A-Za-z]+)[ \t]*-->[ \t]*$")
+_CLOSE = re.compile(r"^[ \t]*<!--[ \t]*/gitmem:layer[ \t]*-->[ \t]*$")
+# An HTML comment that mentions a layer but is not an exact marker: a typo a
+# person should hear about, since gitmem would silently not see the layer.
+_MALFORMED = re.compile(r"<!--.*gitmem\s*:\s*/?\s*layer", re.IGNORECASE)
+# Anything a reader (person or model) could take for a marker: the colon may be
+# an entity, percent-encoded or full-width. "gitmem layer" with a plain space
+# is ordinary prose and is what ``escape`` turns the forms above into.
+_MARKER_LIKE = re.compile(
+    r"gitmem[ \t]*(?::|：|&#0*58;|&#x0*3a;|&colon;|%3a)[ \t]*/?[ \t]*layer", re.IGNORECASE)
+# ATX heading, also inside a block quote or a list item: `# x`, `> ## x`, `- # x`.
+_ATX = re.compile(r"^([ \t>]*(?:[-*+][ \t]+|\d{1,9}[.)][ \t]+)?)(#{1,6})(?=[ \t]|$)(.*)$")
+_SETEXT_UNDERLINE = re.compile(r"^([ \t]{0,3})(=+|-+)[ \t]*$")
+_HTML_HEADING = re.compile(r"<(/?h[1-6])\b", re.IGNORECASE)
+_HTML_HEADING_TEXT = re.compile(r"<h[1-6][^>]*>(.*?)(?:</h[1-6]>|$)", re.IGNORECASE)
+# Heading text that claims to be a layer, or the privileged parts of one.
+_LAYER_TITLE = re.compile(
+    r"^(?:the\s+)?(?:layer\s*(?:\d+|[ivx]+|one|two|three|four)\b|core\b|meta\b|consolidated\s+patterns"
+    r"|episodic\s+index|human\s*only|read\s*only|instructions?\b|system\b|gitmem\b)",
+    re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One fenced layer; lines are 1-based, ``content`` excludes the marker lines."""
+
+    number: int
+    name: str
+    start_line: int
+    end_line: int
+    content: str
+
+
+def marker(number: int) -> str:
+    """The opening marker line of a layer."""
+    return f"<!-- gitmem:layer {number} {NAMES[number]} -->"
+
+
+def parse(text: str) -> list[Layer]:
+    """Every layer found, in file order; never raises (``validate`` reports problems).
+
+    An unclosed layer runs until the next opening marker or the end of the file.
+    """
+    lines = text.splitlines()
+    layers: list[Layer] = []
+    current: tuple[int, str, int] | None = None
+
+    def close(end: int, content_end: int) -> None:
+        assert current is not None
+        number, name, start = current
+        layers.append(Layer(number, name, start, end, "\n".join(lines[start:content_end])))
+
+    for i, line in enumerate(lines, 1):
+        opened = _OPEN.match(line)
+        if opened:
+            if current:
+                close(i - 1, i - 1)
+            current = (int(opened[1]), opened[2].lower(), i)
+        elif _CLOSE.match(line) and current:
+            close(i, i - 1)
+            current = None
+    if current:
+        close(len(lines), len(lines))
+    return layers
+
+
+def find_problems(text: str) -> list[tuple[int | None, str]]:
+    """Structure problems as (line or None, message), in file order then missing layers."""
+    problems: list[tuple[int | None, str]] = []
+    lines = text.splitlines()
+    seen: dict[int, int] = {}
+    highest = 0
+    current: tuple[int, int] | None = None  # (layer number, line of its marker)
+    for i, line in enumerate(lines, 1):
+        opened = _OPEN.match(line)
+        if opened:
+            number, name = int(opened[1]), opened[2].lower()
+            problems.extend((i, p) for p in _opening_problems(number, name, current, seen, highest))
+            seen.setdefault(number, i)
+            highest = max(highest, number)
+            current = (number, i)
+        elif _CLOSE.match(line):
+            if current is None:
+                problems.append((i, "closing marker without an open layer"))
+            current = None
+        elif current and current[0] in GENERATED:
+            problems.extend(_forgery(lines, i, current[0]))
+        elif _MALFORMED.search(line):
+            problems.append((i, "malformed layer marker; expected e.g. "
+                                f"`{marker(2)}` or `{CLOSE_MARKER}` alone on the line"))
+    if current:
+        problems.append((current[1], f"layer {current[0]} is not closed; add `{CLOSE_MARKER}` after its content"))
+    for number, name in NAMES.items():
+        if number not in seen:
+            problems.append((None, f"missing layer {number} ({name}): add `{marker(number)}` … `{CLOSE_MARKER}`"))
+    return problems
+
+
+def _opening_problems(number: int, name: str, current: tuple[int, int] | None,
+                      seen: dict[int, int], highest: int) -> list[str]:
+    out = []
+    if number not in NAMES:
+        out.append(f"unknown layer {number}; CLAUDE.md has layers 1 to 4")
+    elif name != NAMES[number]:
+        out.append(f"layer {number} is named `{NAMES[number]}`, not `{name}`")
+    if current:
+        out.append(f"layer {number} opens inside layer {current[0]} (opened at line {current[1]}); "
+                   f"close that one first with `{CLOSE_MARKER}`")
+    if number in seen:
+        out.append(f"duplicate marker of layer {number} (first at line {seen[number]})")
+    elif number < highest:
+        out.append(f"layer {number} comes after layer {highest}; the layers go in order 1, 2, 3, 4")
+    return out
+
+
+def _forgery(lines: list[str], i: int, layer: int) -> list[tuple[int, str]]:
+    """Marker-like text or a layer-like heading on line i (1-based) of a generated layer."""
+    line = lines[i - 1]
+    where = f"inside generated layer {layer}"
+    out: list[tuple[int, str]] = []
+    if _looks_like_marker(line):
+        out.append((i, f"text resembling a gitmem:layer marker {where}; generated text must go through layers.escape"))
+    title = _heading_text(line)
+    if title is None:
+        underline = _SETEXT_UNDERLINE.match(line)
+        # A setext underline turns the line above into a heading.
+        if underline and i > 1 and lines[i - 2].strip() and not _OPEN.match(lines[i - 2]):
+            title, i = lines[i - 2].strip(), i - 1
+    if title is not None and _LAYER_TITLE.match(_plain(title)):
+        out.append((i, f"layer-like heading {title.strip()[:60]!r} {where}"))
+    return out
+
+
+def _looks_like_marker(line: str) -> bool:
+    if _MARKER_LIKE.search(line):
+        return True
+    if line.isascii():
+        return False
+    import unicodedata  # only for lines with non-ASCII text: full-width look-alikes
+
+    return bool(_MARKER_LIKE.search(unicodedata.normalize("NFKC", line)))
+
+
+def _heading_text(line: str) -> str | None:
+    atx = _ATX.match(line)
+    if atx:
+        return atx[3]
+    html = _HTML_HEADING_TEXT.search(line)
+    return html[1] if html else None
+
+
+def _plain(title: str) -> str:
+    """Heading text without Markdown emphasis, punctuation or closing #s."""
+    return " ".join(re.sub(r"[^\w\s]|_", " ", title).split())
+
+
+def validate(text: str) -> list[str]:
+    """Structure problems of a CLAUDE.md as ``line N: …`` messages; empty when valid.
+
+    Each of the four markers exactly once, in order 1..4, each closed before the
+    next opens, and no marker-like text or layer-like heading inside the
+    generated layers 2 and 3.
+    """
+    return [_format(line, message) for line, message in find_problems(text)]
+
+
+def _format(line: int | None, message: str) -> str:
+    return f"line {line}: {message}" if line else message
+
+
+def _sections(text: str) -> dict[int, str]:
+    """Content by layer number (first occurrence wins) and OUTSIDE for the rest."""
+    lines = text.splitlines()
+    inside = [False] * len(lines)
+    contents: dict[int, str] = {}
+    for layer in parse(text):
+        contents.setdefault(layer.number, layer.content)
+        for n in range(layer.start_line - 1, layer.end_line):
+            inside[n] = True
+    contents[OUTSIDE] = "\n".join(line for line, covered in zip(lines, inside, strict=True) if not covered)
+    return contents
+
+
+def changed_layers(old: str, new: str) -> set[int]:
+    """Numbers of the layers whose content differs; ``OUTSIDE`` (0) for text outside them.
+
+    A layer present in only one of the two texts counts as changed.
+    """
+    before, after = _sections(old), _sections(new)
+    return {n for n in before.keys() | after.keys() if before.get(n) != after.get(n)}
+
+
+def check_change(old: str | None, new: str, automated: bool, approved: bool) -> list[str]:
+    """Problems of a CLAUDE.md change: the structure of ``new``, then who changed what.
+
+    An automated commit (``Gitmem-Auto: true``) may change only layers 2 and 3
+    unless it carries ``Gitmem-Approved-By``. A person's commit may change any
+    layer. A new CLAUDE.md (``old`` None) has nothing to protect yet.
+    """
+    problems = validate(new)
+    if automated and not approved and old is not None:
+        problems += [_format(line, message) for line, message in protected_changes(old, new)]
+    return problems
+
+
+def protected_changes(old: str, new: str) -> list[tuple[int | None, str]]:
+    """Changes only a person may make (Layers 1 and 4, text outside the layers), as (line in new, message)."""
+    starts = {layer.number: layer.start_line for layer in reversed(parse(new))}
+    out: list[tuple[int | None, str]] = []
+    for number in sorted(changed_layers(old, new) - set(GENERATED)):
+        what = "text outside the layers" if number == OUTSIDE else f"layer {number} ({NAMES.get(number, '?')})"
+        out.append((starts.get(number), f"{what} changed by an automated commit without Gitmem-Approved-By"))
+    return out
+
+
+def escape(text: str) -> str:
+    """Text that cannot forge a marker or a heading once placed in a generated layer.
+
+    HTML comment delimiters and heading tags become entities (``&lt;!--``), a
+    leading ``#`` or a setext underline gets a backslash (Markdown shows it
+    literally), and ``gitmem:layer`` in any spelling becomes ``gitmem layer``.
+    Everything else is left as written, so the text stays readable; escaping
+    twice changes nothing more.
+    """
+    return "\n".join(_escape_line(line) for line in text.split("\n"))
+
+
+def _escape_line(line: str) -> str:
+    line = line.replace("<!--", "&lt;!--").replace("-->", "--&gt;")
+    line = _HTML_HEADING.sub(r"&lt;\1", line)
+    if not line.isascii():
+        import unicodedata
+
+        folded = unicodedata.normalize("NFKC", line)
+        if _MARKER_LIKE.search(folded):  # a full-width look-alike: give up the odd glyphs
+            line = folded
+    line = _MARKER_LIKE.sub("gitmem layer", line)
+    atx = _ATX.match(line)
+    if atx:
+        return f"{atx[1]}\\{atx[2]}{atx[3]}"
+    underline = _SETEXT_UNDERLINE.match(line)
+    if underline:
+        return f"{underline[1]}\\{underline[2]}"
+    return line
+
+
+def replace_layer(text: str, number: int, body: str) -> str:
+    """``text`` with the content of generated layer 2 or 3 replaced by ``body``.
+
+    ``body`` must already be escaped; the layer's title heading, if any, lives
+    outside the markers and is kept. Raises ValueError for layers 1 and 4 (only
+    a person edits them), for a layer that is missing, duplicated or unclosed,
+    and for a body that would forge a marker or a layer-like heading.
+    """
+    if number not in GENERATED:
+        raise ValueError(f"layer {number} is not generated; automation may replace only layers 2 and 3")
+    found = [layer for layer in parse(text) if layer.number == number]
+    lines = text.splitlines()
+    if len(found) != 1 or not _CLOSE.match(lines[found[0].end_line - 1]):
+        raise ValueError(f"CLAUDE.md has no single closed layer {number}; run `gitmem check layers`")
+    body_lines = body.strip("\n").split("\n") if body.strip("\n") else []
+    fenced = [marker(number), *body_lines, CLOSE_MARKER]
+    bad = [message for _, message in find_problems("\n".join(fenced)) if "missing layer" not in message]
+    if bad:
+        raise ValueError(f"refusing to place unescaped text in layer {number}: {bad[0]}")
+    layer = found[0]
+    new_lines = lines[:layer.start_line] + body_lines + lines[layer.end_line - 1:]
+    ending = "\n" if text.endswith("\n") or not text else ""
+    return "\n".join(new_lines) + ending

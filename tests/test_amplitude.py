@@ -1,0 +1,157 @@
+"""The amplitude limit: growth math and the staged-diff check in a real git repository."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gitmem import amplitude, diffs
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty git repository, isolated from the user's git config."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.delenv("GITMEM_ALLOW_GROWTH", raising=False)
+    for var in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"):
+        monkeypatch.setenv(var, "2026-11-29T12:00:00Z")
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.name", "Test Person")
+    git(root, "config", "user.email", "person@example.com")
+    return root
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
+
+
+def lines(n: int, word: str = "line", start: int = 0) -> str:
+    return "".join(f"{word} {i}\n" for i in range(start, n))
+
+
+def commit(root: Path, files: dict[str, str]) -> None:
+    stage(root, files)
+    git(root, "commit", "-q", "-m", "files")
+
+
+def stage(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        git(root, "add", name)
+
+
+# --- growth -----------------------------------------------------------------
+
+@pytest.mark.parametrize(("old", "new", "ratio"), [
+    (100, 105, 0.05),
+    (100, 106, 0.06),
+    (20, 30, 0.5),
+    (10, 10, 0.0),
+    (10, 5, -0.5),
+    (0, 0, 0.0),
+])
+def test_growth_is_net_lines_over_old_lines(old: int, new: int, ratio: float) -> None:
+    assert amplitude.growth(lines(old), lines(new)) == pytest.approx(ratio)
+
+
+def test_growth_of_an_empty_file_is_infinite() -> None:
+    assert amplitude.growth("", "one line\n") == float("inf")
+
+
+def test_growth_counts_a_last_line_without_newline() -> None:
+    assert amplitude.growth("a\nb", "a\nb\nc") == pytest.approx(0.5)
+    assert diffs.count_lines("a\nb") == diffs.count_lines("a\nb\n") == 2
+
+
+def test_growth_counts_replaced_lines_as_no_growth() -> None:
+    assert amplitude.growth(lines(10), lines(10, "other")) == 0.0
+
+
+# --- check_staged -------------------------------------------------------------
+
+def test_check_staged_refuses_growth_over_limit(repo: Path) -> None:
+    commit(repo, {"bank/x.md": lines(20)})
+    stage(repo, {"bank/x.md": lines(30)})
+    problems = amplitude.check_staged(repo, ["bank/x.md"], 0.05)
+    assert problems == [
+        "bank/x.md: grows by 50.0% (20 lines before, 10 added, 0 removed; limit 5.0%); "
+        "split the change, or commit it anyway with GITMEM_ALLOW_GROWTH=1 git commit …"]
+
+
+def test_check_staged_counts_removed_lines(repo: Path) -> None:
+    commit(repo, {"bank/x.md": lines(20)})
+    stage(repo, {"bank/x.md": lines(10, "new") + lines(15, start=10) + lines(10, "more")})
+    [problem] = amplitude.check_staged(repo, ["bank/x.md"], 0.05)
+    assert "(20 lines before, 20 added, 15 removed; limit 5.0%)" in problem
+    assert "grows by 25.0%" in problem
+
+
+def test_check_staged_passes_growth_within_limit(repo: Path) -> None:
+    commit(repo, {"bank/x.md": lines(100)})
+    stage(repo, {"bank/x.md": lines(105)})
+    assert amplitude.check_staged(repo, ["bank/x.md"], 0.05) == []
+
+
+def test_check_staged_passes_new_files_and_deletions(repo: Path) -> None:
+    commit(repo, {"bank/old.md": lines(20)})
+    stage(repo, {"bank/new.md": lines(500)})
+    git(repo, "rm", "-q", "bank/old.md")
+    assert amplitude.check_staged(repo, ["bank/new.md", "bank/old.md"], 0.05) == []
+
+
+def test_check_staged_in_a_repository_without_commits(repo: Path) -> None:
+    stage(repo, {"bank/x.md": lines(50)})
+    assert amplitude.check_staged(repo, ["bank/x.md"], 0.05) == []
+
+
+def test_check_staged_reads_the_index_not_the_work_tree(repo: Path) -> None:
+    commit(repo, {"bank/x.md": lines(20)})
+    (repo / "bank/x.md").write_text(lines(40))  # edited but not staged
+    assert amplitude.check_staged(repo, ["bank/x.md"], 0.05) == []
+
+
+def test_check_staged_override_lets_it_pass(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    commit(repo, {"bank/x.md": lines(20)})
+    stage(repo, {"bank/x.md": lines(30)})
+    monkeypatch.setenv("GITMEM_ALLOW_GROWTH", "1")
+    assert amplitude.check_staged(repo, ["bank/x.md"], 0.05) == []
+
+
+def test_check_staged_empty_file_that_grows_fails(repo: Path) -> None:
+    commit(repo, {"skills/s/SKILL.md": ""})
+    stage(repo, {"skills/s/SKILL.md": lines(3)})
+    [problem] = amplitude.check_staged(repo, ["skills/s/SKILL.md"], 0.05)
+    assert "grows an empty file (0 lines before, 3 added" in problem
+
+
+def test_check_staged_handles_odd_file_names(repo: Path) -> None:
+    name = "bank/a file with spaces & ünïcode.md"
+    commit(repo, {name: lines(10)})
+    stage(repo, {name: lines(12)})
+    [problem] = amplitude.check_staged(repo, [name], 0.05)
+    assert problem.startswith(f"{name}: grows by 20.0%")
+
+
+def test_line_counts_and_unidiff_stats_agree(repo: Path) -> None:
+    commit(repo, {"a.md": lines(10), "b.md": "x\ny", "c.md": lines(3)})
+    stage(repo, {"a.md": lines(7) + "changed\n" + lines(14, start=8), "b.md": "x\ny\nz\n", "d.md": lines(2)})
+    git(repo, "rm", "-q", "c.md")
+    paths = ["a.md", "b.md", "c.md", "d.md"]
+    counts = {c.path: c for c in diffs.staged_line_counts(repo, paths)}
+    stats = {s.path: s for s in diffs.staged_stats(repo, paths)}
+    assert (counts["c.md"].new, stats["c.md"].is_deleted) == (None, True)
+    assert (counts["d.md"].old, stats["d.md"].is_new) == (None, True)
+    for path in ("a.md", "b.md"):
+        c, s = counts[path], stats[path]
+        assert c.new - c.old == s.added - s.removed  # type: ignore[operator]
+    assert (stats["a.md"].added, stats["a.md"].removed) == (5, 1)
