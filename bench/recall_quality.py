@@ -130,6 +130,11 @@ def patched(**values: float) -> Iterator[None]:
             setattr(index, name, value)
 
 
+def flat(n: int) -> float:
+    """Importance 0.5 for every memory, as an import gives plain facts."""
+    return 0.5
+
+
 def cells(res: dict[str, Any]) -> str:
     """R@5 / R@10 / MRR@10 of one aggregate."""
     return " / ".join(f"{res[m]:.3f}" for m in METRICS)
@@ -157,7 +162,6 @@ def main(argv: list[str] | None = None) -> int:
     for conv in convs:
         base.append(" / ".join(f"{x:.3f}" for x in BASELINE[conv]) if conv in BASELINE else "n/a")
     print(" | ".join(base))
-    flat = lambda n: 0.5  # noqa: E731 - importance as an import leaves it
     report("gitmem.index", evaluate(common, convs, flat, True), convs)
     try:
         report("  with gitmem.encode keywords + importance", evaluate(common, convs, flat, True, True), convs)

@@ -54,7 +54,7 @@ from gitmem.errors import GitmemError
 
 _T = TypeVar("_T")
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 # Meta keys are the caller's (the indexed commit, its own versions); this one
 # is the table layout's, named so that no caller's key collides with it.
 _SCHEMA_KEY = "gitmem.index.schema"
@@ -102,7 +102,7 @@ _SCHEMA = (
     content TEXT NOT NULL,
     keys TEXT NOT NULL,          -- keywords and tags, for the FTS keys column
     cjk TEXT NOT NULL,           -- CJK bigrams, for the FTS cjk column
-    terms TEXT NOT NULL,         -- stems without stop words, for the reranker
+    terms TEXT NOT NULL,         -- " stem stem … ": no stop words, space padded, for the reranker
     type TEXT NOT NULL,
     domain TEXT NOT NULL,
     tier TEXT NOT NULL,
@@ -205,6 +205,9 @@ class _Candidate(NamedTuple):
     importance: float
     accessed_ts: float | None
     lexical: float  # bm25 x coverage x adjacency; 0 for a context-only neighbour
+
+
+_OK = 6  # the column of _gather's rows that tells whether the row passes the filters
 
 
 class Index:
@@ -416,18 +419,19 @@ class Index:
         m_sql, m_params = _filter_sql(filters, "m")
         n_sql, n_params = _filter_sql(filters, "n")
         ranked = f"SELECT rowid, {_BM25} AS b FROM memory_fts WHERE memory_fts MATCH ? ORDER BY b LIMIT ?"
-        rows = self._gather(ranked, (query.fts, limit), m_sql, m_params, n_sql, n_params)
-        if len(rows) == limit and not all(row[7] for row in rows):
+        rows = self._gather(ranked, (query.fts, limit), query, m_sql, m_params, n_sql, n_params)
+        # two memories may claim one source position, so count distinct matches
+        if len({row[0] for row in rows}) == limit and not all(row[_OK] for row in rows):
             ranked = (
                 f"SELECT m.rid AS rowid, {_BM25} AS b FROM memory_fts JOIN memory AS m ON m.rid = memory_fts.rowid"
                 f" WHERE memory_fts MATCH ?{m_sql} ORDER BY b LIMIT ?"
             )
-            rows = self._gather(ranked, (query.fts, *m_params, limit), m_sql, m_params, n_sql, n_params)
+            rows = self._gather(ranked, (query.fts, *m_params, limit), query, m_sql, m_params, n_sql, n_params)
         out: dict[int, _Candidate] = {}
         followers = []
-        for rid, key, pos, importance, ts, terms, bm25, ok, n_rid, n_pos, n_importance, n_ts in rows:
+        for rid, key, pos, importance, ts, lexical, ok, n_rid, n_pos, n_importance, n_ts in rows:
             if ok:
-                out[rid] = _Candidate(key, pos, importance, ts, _lexical(-bm25, terms, query))
+                out[rid] = _Candidate(key, pos, importance, ts, lexical)
                 if n_rid is not None:
                     followers.append((n_rid, _Candidate(key, n_pos, n_importance, n_ts, 0.0)))
         for rid, c in followers:
@@ -435,17 +439,18 @@ class Index:
         return out
 
     def _gather(
-        self, ranked: str, ranked_params: tuple[object, ...],
+        self, ranked: str, ranked_params: tuple[object, ...], query: _Query,
         m_sql: str, m_params: tuple[object, ...], n_sql: str, n_params: tuple[object, ...],
     ) -> list[tuple[Any, ...]]:  # fmt: skip
-        """The rows of the ``ranked`` matches, whether each passes the filters, and followers."""
+        """The ``ranked`` matches' lexical scores, whether each passes the filters, and followers."""
+        lexical, lexical_params = _lexical_sql(query)
         return self._call(
             self._db.execute,
-            "SELECT m.rid, m.seq_key, m.seq_pos, m.importance, m.accessed_ts, m.terms, f.b,"
+            f"SELECT m.rid, m.seq_key, m.seq_pos, m.importance, m.accessed_ts, {lexical},"
             f" (1{m_sql}), n.rid, n.seq_pos, n.importance, n.accessed_ts"
             f" FROM ({ranked}) AS f JOIN memory AS m ON m.rid = f.rowid"
             f" LEFT JOIN memory AS n ON n.seq_key = m.seq_key AND n.seq_pos = m.seq_pos + 1{n_sql}",
-            (*m_params, *ranked_params, *n_params),
+            (*lexical_params, *m_params, *ranked_params, *n_params),
         ).fetchall()
 
     def _rows_by_rid(self, rids: list[int]) -> dict[int, IndexRow]:
@@ -487,7 +492,8 @@ def _sequence(source: str) -> tuple[str, int] | None:
 def _terms(text: str, cjk: str) -> str:
     stop, stem = textnorm.STOP_WORDS, textnorm.stem
     stems = " ".join([stem(w) for w in textnorm.words(text) if w not in stop])
-    return f"{stems} {cjk}" if cjk else stems
+    # padded so that instr(terms, ' word ') finds whole terms
+    return f" {stems} {cjk} " if cjk else f" {stems} "
 
 
 def _join(items: tuple[str, ...]) -> str:
@@ -540,18 +546,21 @@ def _parse_query(query: str) -> _Query | None:
     return _Query(" OR ".join(parts), terms, frozenset(zip(stems, stems[1:])), tuple(dict.fromkeys(prefixes)))
 
 
-def _lexical(bm25: float, terms: str, query: _Query) -> float:
-    """bm25 times the coverage and adjacency bonuses (module doc, step 2)."""
-    seq = terms.split()
-    held = set(seq)
-    covered = len(held.intersection(query.terms))
-    for prefix in query.prefixes:  # a lone CJK character matched the bigrams it starts
-        covered += prefix not in held and any(h.startswith(prefix) for h in held)
-    score = bm25 * (1.0 + _COVERAGE_WEIGHT * covered / len(query.terms))
+def _lexical_sql(query: _Query) -> tuple[str, tuple[str, ...]]:
+    """SQL for bm25 times the coverage and adjacency bonuses (module doc, step 2).
+
+    Evaluated by SQLite over the padded ``terms`` column, so the candidates'
+    text never has to become Python strings.
+    """
+    # a lone CJK character matches every term it starts; other terms whole
+    needles = [f" {t}" if t in query.prefixes else f" {t} " for t in query.terms]
+    covered = " + ".join("(instr(m.terms, ?) > 0)" for _ in needles)
+    sql = f"(-f.b * (1.0 + {_COVERAGE_WEIGHT / len(needles)!r} * ({covered}))"
     if query.pairs:
-        adjacent = len(query.pairs.intersection(zip(seq, seq[1:])))
-        score *= 1.0 + _ADJACENCY_WEIGHT * adjacent / len(query.pairs)
-    return score
+        needles += [f" {a} {b} " for a, b in sorted(query.pairs)]
+        adjacent = " + ".join("(instr(m.terms, ?) > 0)" for _ in query.pairs)
+        sql += f" * (1.0 + {_ADJACENCY_WEIGHT / len(query.pairs)!r} * ({adjacent}))"
+    return sql + ")", tuple(needles)
 
 
 def _relevance(candidates: dict[int, _Candidate]) -> dict[int, float]:
