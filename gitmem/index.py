@@ -32,8 +32,9 @@ Lexical relevance, computed for the top ``_CANDIDATES`` FTS5 matches:
 3. plus context from the memory's neighbours in its source. Memories harvested
    from one session or imported from one file are numbered (``…#L120``,
    ``conv-26:D1:3``); a turn that answers a question rarely repeats the
-   question's words, so a memory gains half the score of the memory just
-   before it in the same source, and a tenth of the one just after.
+   question's words, so a memory gains half the score of the memory before
+   it in the same source (the nearest lower number), and a tenth of the one
+   after it.
 """
 
 from __future__ import annotations
@@ -200,14 +201,13 @@ class _Query:
 
 
 class _Candidate(NamedTuple):
-    seq_key: str | None
-    seq_pos: int | None
     importance: float
     accessed_ts: float | None
-    lexical: float  # bm25 x coverage x adjacency; 0 for a context-only neighbour
+    lexical: float  # bm25 x coverage x adjacency; 0 for a context-only follower
+    next_rid: int | None  # the next memory of the same source, when known
 
 
-_OK = 6  # the column of _gather's rows that tells whether the row passes the filters
+_OK = 4  # the column of _gather's rows that tells whether the row passes the filters
 
 
 class Index:
@@ -429,11 +429,11 @@ class Index:
             rows = self._gather(ranked, (query.fts, *m_params, limit), query, m_sql, m_params, n_sql, n_params)
         out: dict[int, _Candidate] = {}
         followers = []
-        for rid, key, pos, importance, ts, lexical, ok, n_rid, n_pos, n_importance, n_ts in rows:
+        for rid, importance, ts, lexical, ok, n_rid, n_importance, n_ts in rows:
             if ok:
-                out[rid] = _Candidate(key, pos, importance, ts, lexical)
+                out[rid] = _Candidate(importance, ts, lexical, n_rid)
                 if n_rid is not None:
-                    followers.append((n_rid, _Candidate(key, n_pos, n_importance, n_ts, 0.0)))
+                    followers.append((n_rid, _Candidate(n_importance, n_ts, 0.0, None)))
         for rid, c in followers:
             out.setdefault(rid, c)
         return out
@@ -446,10 +446,12 @@ class Index:
         lexical, lexical_params = _lexical_sql(query)
         return self._call(
             self._db.execute,
-            f"SELECT m.rid, m.seq_key, m.seq_pos, m.importance, m.accessed_ts, {lexical},"
-            f" (1{m_sql}), n.rid, n.seq_pos, n.importance, n.accessed_ts"
+            f"SELECT m.rid, m.importance, m.accessed_ts, {lexical}, (1{m_sql}), n.rid, n.importance, n.accessed_ts"
             f" FROM ({ranked}) AS f JOIN memory AS m ON m.rid = f.rowid"
-            f" LEFT JOIN memory AS n ON n.seq_key = m.seq_key AND n.seq_pos = m.seq_pos + 1{n_sql}",
+            # the next number of the same source, not just +1: harvested
+            # memories carry transcript line numbers, with gaps between them
+            " LEFT JOIN memory AS n ON n.seq_key = m.seq_key AND n.seq_pos = (SELECT min(x.seq_pos)"
+            f" FROM memory AS x WHERE x.seq_key = m.seq_key AND x.seq_pos > m.seq_pos){n_sql}",
             (*lexical_params, *m_params, *ranked_params, *n_params),
         ).fetchall()
 
@@ -565,14 +567,12 @@ def _lexical_sql(query: _Query) -> tuple[str, tuple[str, ...]]:
 
 def _relevance(candidates: dict[int, _Candidate]) -> dict[int, float]:
     """Lexical score plus context from the neighbours in the source (step 3)."""
-    by_seq = {(c.seq_key, c.seq_pos): c.lexical for c in candidates.values() if c.seq_key is not None}
-    out: dict[int, float] = {}
+    out = {rid: c.lexical for rid, c in candidates.items()}
     for rid, c in candidates.items():
-        score = c.lexical
-        if c.seq_key is not None:
-            score += _CONTEXT_FROM_PREVIOUS * by_seq.get((c.seq_key, c.seq_pos - 1), 0.0)
-            score += _CONTEXT_FROM_NEXT * by_seq.get((c.seq_key, c.seq_pos + 1), 0.0)
-        out[rid] = score
+        follower = candidates.get(c.next_rid) if c.next_rid is not None else None
+        if follower is not None:
+            out[c.next_rid] += _CONTEXT_FROM_PREVIOUS * c.lexical  # type: ignore[index]
+            out[rid] += _CONTEXT_FROM_NEXT * follower.lexical
     return out
 
 

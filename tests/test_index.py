@@ -272,6 +272,19 @@ def test_answer_after_a_matching_question_is_recalled() -> None:
     assert "m-x" not in found
 
 
+def test_follower_found_across_gaps_in_line_numbers() -> None:
+    # harvested memories carry transcript lines: the next one may be far on
+    ix = Index(":memory:")
+    ix.upsert(
+        [
+            row("m-q", "Which port did we pick for the staging database?", source_id="session:ab12#L40"),
+            row("m-a", "We settled on 6543 after the clash.", source_id="session:ab12#L97"),
+            row("m-z", "Nothing else to say here.", source_id="session:ab12#L130"),
+        ]
+    )
+    assert set(ids(ix, "staging database port")) == {"m-q", "m-a"}
+
+
 def test_hidden_follower_is_not_returned() -> None:
     ix = Index(":memory:")
     ix.upsert(
