@@ -2,10 +2,14 @@
 
 Three copies of one memory repository, committed to in turn:
 
-- ``none``:   no hooks installed;
-- ``no-op``:  pre-commit with the template's shape (a pre-commit hook on the
-              same files, a commit-msg hook) whose hooks run ``true``;
-- ``gitmem``: the template config (``gitmem hook all`` + ``layers-msg``).
+- ``none``:    no hooks installed;
+- ``no-op-1``: pre-commit at the pre-commit stage only, a hook running ``true``;
+- ``no-op``:   the template's shape (a pre-commit hook on the same files and a
+               commit-msg hook) with ``true`` for each hook;
+- ``gitmem``:  the template config (``gitmem hook all`` + ``layers-msg``).
+
+``no-op`` minus ``no-op-1`` is what the commit-msg stage costs by itself: a
+second start of the pre-commit framework on every commit.
 
 Scenarios: 1 and 10 new memory files; 10 files touching every check (8
 memories, a Layer 2 update of CLAUDE.md, a small append to a bank file); a
@@ -32,19 +36,22 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"
-VARIANTS = ("none", "no-op", "gitmem")
+VARIANTS = ("none", "no-op-1", "no-op", "gitmem")
 
 
 
-def noop_config() -> str:
+def noop_config(commit_msg: bool = True) -> str:
     """The template's shape with `true` for each hook: same files, same stages."""
     files = next(line.strip() for line in (TEMPLATES / ".pre-commit-config.yaml").read_text().splitlines()
                  if line.strip().startswith("files:"))
-    return ("default_install_hook_types: [pre-commit, commit-msg]\nrepos:\n  - repo: local\n    hooks:\n"
-            f"      - id: noop\n        name: no-op\n        entry: 'true'\n        language: unsupported\n"
-            f"        {files}\n        types: [text]\n        require_serial: true\n        stages: [pre-commit]\n"
-            "      - id: noop-msg\n        name: no-op (commit-msg)\n        entry: 'true'\n"
-            "        language: unsupported\n        stages: [commit-msg]\n")
+    stages = "[pre-commit, commit-msg]" if commit_msg else "[pre-commit]"
+    config = (f"default_install_hook_types: {stages}\nrepos:\n  - repo: local\n    hooks:\n"
+              f"      - id: noop\n        name: no-op\n        entry: 'true'\n        language: unsupported\n"
+              f"        {files}\n        types: [text]\n        require_serial: true\n        stages: [pre-commit]\n")
+    if commit_msg:
+        config += ("      - id: noop-msg\n        name: no-op (commit-msg)\n        entry: 'true'\n"
+                   "        language: unsupported\n        stages: [commit-msg]\n")
+    return config
 
 
 def memory_doc(i: int, stamp: int) -> str:
@@ -109,8 +116,8 @@ def make_repo(path: Path, env: dict[str, str], variant: str) -> None:
         (path / f"memory/project/m-old-{i}.md").write_text(memory_doc(i, 999))
     if variant == "gitmem":
         shutil.copy(TEMPLATES / ".pre-commit-config.yaml", path / ".pre-commit-config.yaml")
-    elif variant == "no-op":
-        (path / ".pre-commit-config.yaml").write_text(noop_config())
+    elif variant.startswith("no-op"):
+        (path / ".pre-commit-config.yaml").write_text(noop_config(commit_msg=variant == "no-op"))
     sh(path, env, "git", "add", "-A")
     sh(path, env, "git", "commit", "-q", "-m", "init")
     if variant != "none":
@@ -167,12 +174,12 @@ def main() -> int:
 def report_commits(results: dict[tuple[str, str], list[float]], runs: int) -> None:
     med = {key: statistics.median(values) for key, values in results.items()}
     print(f"git commit, median of {runs} interleaved runs (ms)\n")
-    print(f"{'scenario':<24}{'none':>8}{'no-op':>8}{'gitmem':>8}{'added':>8}   goal")
+    print(f"{'scenario':<24}" + "".join(f"{v:>9}" for v in VARIANTS) + f"{'added':>9}   goal")
     for scenario in SCENARIOS:
         added = med[scenario, "gitmem"] - med[scenario, "no-op"]
         goal = "<= 20" if scenario == "no memory file" else "<= 50" if scenario.startswith("10") else ""
-        print(f"{scenario:<24}{med[scenario, 'none']:8.1f}{med[scenario, 'no-op']:8.1f}"
-              f"{med[scenario, 'gitmem']:8.1f}{added:+8.1f}   {goal}")
+        print(f"{scenario:<24}" + "".join(f"{med[scenario, v]:9.1f}" for v in VARIANTS) + f"{added:+9.1f}   {goal}")
+    print("\nadded = gitmem - no-op (same framework, same stages); no-op - no-op-1 = the commit-msg stage alone")
 
 
 def report_processes(env: dict[str, str], repo: Path, runs: int) -> None:

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 
 NAMES = {1: "core", 2: "patterns", 3: "episodic", 4: "meta"}
 GENERATED = (2, 3)
-PROTECTED = (1, 4)
 OUTSIDE = 0  # pseudo layer number: text outside every layer, in changed_layers
 
 CLOSE_MARKER = "<!-- /gitmem:layer -->"

@@ -441,3 +441,12 @@ def test_layers_msg_ignores_a_persons_commit(inrepo: Path, tmp_path: Path) -> No
 def test_layers_msg_needs_the_message_file(inrepo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert hooks.main(["layers-msg"]) == 1
     assert "expected the commit message file" in capsys.readouterr().out
+
+
+def test_paths_from_a_subdirectory_are_taken_relative_to_it(inrepo: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    (inrepo / "memory").mkdir()
+    (inrepo / "memory/s.md").write_text(f"key {FAKE_AWS_KEY}\n")
+    monkeypatch.chdir(inrepo / "memory")
+    assert hooks.main(["secrets", "s.md"]) == 1
+    assert "gitmem-secrets: memory/s.md:1:5: aws_access_key" in capsys.readouterr().out
