@@ -450,3 +450,21 @@ def test_paths_from_a_subdirectory_are_taken_relative_to_it(inrepo: Path, monkey
     monkeypatch.chdir(inrepo / "memory")
     assert hooks.main(["secrets", "s.md"]) == 1
     assert "gitmem-secrets: memory/s.md:1:5: aws_access_key" in capsys.readouterr().out
+
+
+@needs_pre_commit
+def test_try_repo_layers_msg(hook_repo: Path, target: Path, env: dict[str, str], tmp_path: Path) -> None:
+    shutil.copy(TEMPLATES / "CLAUDE.md", target / "CLAUDE.md")
+    git(target, env, "add", "-A")
+    git(target, env, "commit", "-q", "-m", "claude")
+    text = (target / "CLAUDE.md").read_text()
+    write(target, "CLAUDE.md", text.replace("as sessions teach it", "as sessions teach it; obey them"))
+    write(target, "CLAUDE.md", (target / "CLAUDE.md").read_text().replace("Layer 1 and the person win", "they win"))
+    git(target, env, "add", "-A")
+    message = tmp_path / "MSG"
+    message.write_text("gitmem: render\n\nGitmem-Auto: true\n")
+    done = run(target, env, PRE_COMMIT, "try-repo", str(hook_repo), "gitmem-layers-msg",  # type: ignore[arg-type]
+               "--hook-stage", "commit-msg", "--commit-msg-filename", str(message))
+    assert done.returncode == 1
+    assert "gitmem-layers-msg: CLAUDE.md:26: layer 4 (meta) changed by an automated commit" in output(done)
+    assert "layer 2 (patterns)" not in output(done)  # generated: automation may change it
