@@ -337,8 +337,6 @@ def _rx() -> _Rx:
 def _compile() -> _Rx:
     c = re.compile
     r = _Rx()
-    # Vendor formats, each starting with a literal so `re` skips ahead fast.
-    # (pattern, kind, characters that may not touch the token on the left)
     # Vendor formats, tried where a run of token characters starts (see
     # _find_vendor), indexed by their first byte.
     r.vendor = [
@@ -422,12 +420,13 @@ def _compile() -> _Rx:
     )
     r.xml_kv = c(rb"\b(?:key|name)[ \t]*=[ \t]*[\"']([^\"'\n]{1,80})[\"'][ \t]+value[ \t]*=[ \t]*[\"']([^\"'\n]*)[\"']")
     r.bare_kw = c(rb"\b(?:[a-z0-9]+_)*(?:password|passwd|passphrase|pwd|api[ _-]?key|secret)[ \t]+")
-    # Command lines whose password flag is a bare -p / -a, and SQL grants.
-    r.cli_tools = c(
-        rb"\b(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|helm(?: registry)?)[ \t]+login\b[^\n]{0,200}?[ \t]"
-        rb"(?:-p|--password)|sshpass[ \t]+-p|redis-cli\b[^\n]{0,200}?[ \t](?:-a|--pass))(?:[ \t]+|=)(?=[^-\s])"
-    )
-    r.identified_by = c(rb"\bidentified[ \t]+(?:with[ \t]+\S+[ \t]+)?by[ \t]+(?:password[ \t]+)?")
+    # Command lines whose password flag is a bare -p / -a, and SQL grants. Each
+    # starts with a literal; the tool before "login" is checked afterwards.
+    r.cli_login = c(rb"login\b[^\n]{0,200}?[ \t](?:-p|--password)(?:[ \t]+|=)(?=[^-\s])")
+    r.login_tool = c(rb"\b(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|helm(?: registry)?)[ \t]+\Z")
+    r.sshpass = c(rb"sshpass[ \t]+-p[ \t]*(?=[^-\s])")
+    r.redis_cli = c(rb"redis-cli\b[^\n]{0,200}?[ \t](?:-a|--pass)(?:[ \t]+|=)(?=[^-\s])")
+    r.identified_by = c(rb"identified[ \t]+(?:with[ \t]+\S+[ \t]+)?by[ \t]+(?:password[ \t]+)?")
     r.discord_hook = c(rb"discord(?:app)?\.com/api/webhooks/[0-9]{5,30}/([A-Za-z0-9_-]{40,120})")
     r.aws_spaced = c(rb"[ \t]+([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")
     r.scheme = c(rb"\b(bearer|token)[ \t]+([A-Za-z0-9._~+/=-]{12,4000})")
@@ -438,24 +437,24 @@ def _compile() -> _Rx:
     r.value_q = c(rb"\\{0,3}\"([^\"\\\r\n]*)|\\{0,3}'([^'\\\r\n]*)|`([^`\r\n]*)`|([^\s\"'`]+)")
     r.env_prefix = c(rb"(?:\bexport|\bset|\bsetx|\benv|\bENV|\bARG|--env|--build-arg|(?:^|[\s\"'])-e)[ \t]+\Z")
     r.aws_near = c(rb"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
-    # Numbers, found in the digit shape of the text (every digit is b"0").
-    # One pass per shared literal prefix: SSN 000-00-0000 and NANP 000-000-0000
-    # share "000", card layouts share "0000".
-    # The lookbehind after the first literal keeps the fast prefix search and
-    # drops, inside `re`, a run that does not start at a digit boundary.
-    r.ssn_nanp = c(rb"0(?<!00)00[ .-](?:00[ -]0000|000[ .-]0000)")
-    r.card = c(rb"0(?<!00)000(?:[ -]?0000[ -]?0000[ -]?0{1,7}|[ -]000000[ -]0{4,5})")
+    # Numbers, found in the digit shape of the text (every digit is b"0"), in
+    # one pass: card layouts, SSN 000-00-0000 and NANP 000-000-0000, and bare
+    # runs of 9+ digits. The lookbehind after the first literal keeps the fast
+    # prefix search and drops, inside `re`, a run that does not start at a
+    # digit boundary.
+    r.numbers = c(
+        rb"0(?<!00)00(?:(?P<card>0(?:[ -]?0000[ -]?0000[ -]?0{1,7}|[ -]000000[ -]0{4,5}))"
+        rb"|(?P<sep>[ .-](?:00[ -]0000|000[ .-]0000))|(?P<run>000000+))"
+    )
     r.nanp_paren = c(rb"\(000\)[ .-]?000[ .-]0000")
     r.ipv4_mid = c(rb"\.0{1,3}\.0{1,3}\.")
     r.ipv4 = c(rb"([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})")
     r.intl = c(rb"\+[0-9][0-9 ().-]{7,24}[0-9]")
     r.trunk = c(rb"0(?<![0-9]0)[1-9][0-9]{0,3}\)?(?:[ .-][0-9]{2,8}){1,4}(?![0-9])")
-    # A bare run of 9 to 13 digits is a phone number or an SSN only when the
-    # words before it say so; the runs are found in the digit shape.
-    r.digit_run = c(rb"0(?<!00)00000000+")
+    # Words that make a bare run of digits a phone number or an SSN.
     r.phone_ctx = c(
         rb"\b(?:tel(?:ephone)?|phone|mobile|mob|cell(?:phone)?|fax|whatsapp|sms|gsm|call me(?: at| on)?|text me(?: at)?)"
-        rb"(?: no\.?| number| nr\.?)?[^a-z0-9\n]{0,4}\+?\Z"
+        rb"(?:[ _-]?(?:no\.?|number|num|nr\.?))?[^a-z0-9\n]{0,4}\+?\Z"
     )
     r.ssn_ctx = c(rb"(?:\bssn|social security(?: number| no\.?)?)[^a-z0-9\n]{0,4}\Z")
     r.num_context = c(
@@ -465,7 +464,6 @@ def _compile() -> _Rx:
     r.version_context = c(rb"(?:\b(?:v|ver|version|release|build|firmware|kernel|rev)[ .:=/_-]{0,3}|[=~<>!]=|[\^~])\Z")
     r.ipv6_full = c(rb":[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:")
     r.ipv6_dc = c(rb"::")
-    r.hex_group = c(rb"[0-9A-Fa-f]{1,4}\Z")
     # Home paths, on the original text (names may be non-ASCII).
     r.home = c(r"home\\{0,2}/")
     r.users = c(r"Users(?:\\{0,4}/|\\{1,4})")
@@ -477,13 +475,15 @@ def _compile() -> _Rx:
     # Decoding.
     r.pct = c(rb"%[0-9A-Fa-f]{2}")
     r.token_run = c(rb"BBBBBBBBBBBBBBBB+")
-    r.unicode_esc = c(r"\\+u00[0-9A-Fa-f]{2}")
+    r.unicode_esc = c(rb"\\u00[0-9A-Fa-f]{2}")
     # Patterns applied to candidate values (str), not to the text.
+    # References and templates, not values: ${VAR} $VAR $(cmd) %VAR% %(name)s
+    # {name} [REDACTED] !vault !!tag *alias &anchor @Microsoft.KeyVault(…)
     r.reference_start = c(
         r"\$[{(A-Za-z_]|%[A-Za-z_]\w*%|%\(|\{[A-Za-z_][\w.]*\}|\[[A-Za-z _-]*\]\Z|!!|![A-Za-z]+(?:\s|\Z)"
         r"|[*&][a-z_][a-z0-9_-]*\Z|@[A-Za-z_][\w.]*(?:\(|\Z)"
     )
-    r.reference = c(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|[a-z]+(?:_[a-z]+)+")
+    r.reference = c(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+|[a-z]+(?:_[a-z]+)+")
     r.identifier_path = c(r"[a-z]+(?:[:./][a-z]+)+")
     r.code = c(r"[A-Za-z_][\w.]*[(\[]")
     r.pathlike = c(r"(?:~|\.{1,2})?/|[A-Za-z]:[\\/]|.*\.(?:pem|key|crt|txt|json|env|ya?ml|p12|pfx|jks|gpg|asc)\Z")
@@ -520,15 +520,15 @@ class _View:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        norm = text
-        if "\\" in norm:
+        ab = text.encode("ascii", "replace")
+        if b"\\" in ab:
             # Same-length blanking of escapes keeps offsets and gives tokens
             # that follow an escaped newline a real boundary.
-            norm = norm.replace("\\n", "  ").replace("\\r", "  ").replace("\\t", "  ")
-            if "\\u00" in norm:
-                norm = _rx().unicode_esc.sub(lambda m: " " * len(m.group()), norm)
-        self.ab = norm.encode("ascii", "replace")
-        self.low = self.ab.lower()
+            ab = ab.replace(b"\\n", b"  ").replace(b"\\r", b"  ").replace(b"\\t", b"  ")
+            if b"\\u00" in ab:
+                ab = _rx().unicode_esc.sub(b"      ", ab)
+        self.ab = ab
+        self.low = ab.lower()
         self._shape: bytes | None = None
         self._runs: list[tuple[int, int]] | None = None
 
@@ -601,10 +601,6 @@ def _has_run(value: str, n: int) -> bool:
     return False
 
 
-# References and templates, not values: ${VAR} $VAR $(cmd) %VAR% %(name)s
-# {name} [REDACTED] !vault *alias &anchor @Microsoft.KeyVault(…)
-
-
 def _is_placeholder(value: str) -> bool:
     """A documentation placeholder, a mask or a reference rather than a secret."""
     if not value or _rx().reference_start.match(value):
@@ -628,8 +624,6 @@ def _classes(value: str) -> int:
     )
 
 
-
-
 def _plausible(value: str, style: str, quoted: bool) -> bool:
     """Could ``value`` be a real secret, given how it was written?
 
@@ -638,7 +632,7 @@ def _plausible(value: str, style: str, quoted: bool) -> bool:
     """
     if len(value) < 6 or len(value) > 2000 or _is_placeholder(value):
         return False
-    if not quoted and (value[0] == "#" or _rx().code.match(value)):
+    if not quoted and (value[0] == "#" or _rx().code.match(value) or "(" in value or "[" in value):
         return False  # a YAML comment; a call or subscript such as get_token(…), environ[…]
     if value.startswith(("ssh-", "ecdsa-sha2-", "sk-ssh-", "-----")):
         return False  # a public key or a PEM block (private keys have their own detector)
@@ -683,9 +677,9 @@ def _find_vendor(v: _View, out: list[_Cand]) -> None:
     by_first = rx.vendor_by_first
     for rs, re_ in v.runs:
         starts = [rs]
-        slash = ab.find(b"/", rs, re_)
-        plus = ab.find(b"+", rs, re_)
-        if slash >= 0 or plus >= 0:
+        # A path or a URL can glue a token to what precedes it: /v1/<token>.
+        # Long runs are base64 blobs, where a / inside starts nothing.
+        if re_ - rs < 512 and (ab.find(b"/", rs, re_) >= 0 or ab.find(b"+", rs, re_) >= 0):
             starts += [i + 1 for i in range(rs, re_ - 16) if ab[i] in b"/+"]
         for st in starts:
             for pattern, kind in by_first.get(ab[st], ()):
@@ -733,8 +727,6 @@ def _telegram(v: _View, out: list[_Cand], colon: int, end: int) -> None:
         d -= 1
     if colon - d >= 8 and _left_ok(ab, d) and not _is_placeholder(v.s(colon + 3, m.end())):
         _add(out, d, m.end(), "generic_api_key")
-
-
 
 
 def _vendor_kind(token: str, kind: str) -> str | None:
@@ -788,27 +780,24 @@ def _looks_aws_secret(value: str) -> bool:
 
 
 def _find_private_keys(v: _View, out: list[_Cand]) -> None:
+    """PEM private keys (RSA, EC, DSA, OpenSSH, PKCS#8, encrypted, PGP) and PuTTY keys."""
     rx = _rx()
     ab = v.ab
-    if True:
-        pos = 0
-        while True:
-            m = rx.pk_begin.search(ab, pos)
-            if m is None:
-                break
-            end_m = rx.pk_end.search(ab, m.end(), m.end() + 12000)
-            next_begin = rx.pk_begin.search(ab, m.end(), end_m.start() if end_m else m.end() + 12000)
-            if end_m is not None and next_begin is None:
-                body_end, span_end = end_m.start(), end_m.end()
-            else:
-                span_end = rx.pk_body.match(ab, m.end()).end()
-                body_end = span_end
-            chunks = [len(x) for x in rx.b64_chunk.findall(ab, m.end(), body_end)]
-            # A real body has long base64 lines; prose after a lone header does not.
-            enough = sum(chunks) >= 40 and max(chunks, default=0) >= (16 if end_m is not None else 40)
-            if enough and b"..." not in ab[m.end() : body_end]:
-                _add(out, m.start(), span_end, "private_key")
-            pos = max(m.end(), span_end)
+    pos = 0
+    while (m := rx.pk_begin.search(ab, pos)) is not None:
+        end_m = rx.pk_end.search(ab, m.end(), m.end() + 12000)
+        next_begin = rx.pk_begin.search(ab, m.end(), end_m.start() if end_m else m.end() + 12000)
+        if end_m is not None and next_begin is None:
+            body_end, span_end = end_m.start(), end_m.end()
+        else:  # truncated: the header and the base64 lines that follow it
+            span_end = rx.pk_body.match(ab, m.end()).end()
+            body_end = span_end
+        chunks = [len(x) for x in rx.b64_chunk.findall(ab, m.end(), body_end)]
+        # A real body has long base64 lines; prose after a lone header does not.
+        enough = sum(chunks) >= 40 and max(chunks, default=0) >= (16 if end_m is not None else 40)
+        if enough and b"..." not in ab[m.end() : body_end]:
+            _add(out, m.start(), span_end, "private_key")
+        pos = max(m.end(), span_end)
     if b"PuTTY-User-Key-File" in ab:
         for m in rx.putty.finditer(ab):
             end_m = rx.putty_end.search(ab, m.end(), m.end() + 8000)
@@ -1009,8 +998,7 @@ def _phrases_at(v: _View, out: list[_Cand], ws: int, we: int) -> None:
     n = len(low)
     word = low[ws:we]
     nxt = low[we : we + 1]
-    hi = low.find(b"\n", we, we + 480)
-    hi = hi if hi >= 0 else min(n, we + 480)
+    hi = _line_end(low, we)
     if nxt == b" " or nxt == b"\t":
         if word in _PROSE_WORDS or word.rsplit(b"_", 1)[-1] in _PROSE_WORDS:
             for pattern, style in ((rx.prose, "prose"), (rx.bare_kw, "strict")):
@@ -1054,16 +1042,17 @@ def _find_cli_tools(v: _View, out: list[_Cand]) -> None:
     """docker login -p …, sshpass -p …, redis-cli -a …, IDENTIFIED BY '…', Discord webhooks."""
     rx = _rx()
     low = v.low
-    if b"login" in low or b"sshpass" in low or b"redis-cli" in low:
-        for m in rx.cli_tools.finditer(low):
+    for m in rx.cli_login.finditer(low):
+        if rx.login_tool.search(low, max(0, m.start() - 24), m.start()):
             _phrase_value(v, out, m.end(), _line_end(low, m.end()), "env")
-    if b"identified" in low:
-        for m in rx.identified_by.finditer(low):
-            _phrase_value(v, out, m.end(), _line_end(low, m.end()), "prose")
-    if b"discord" in low:
-        for m in rx.discord_hook.finditer(v.ab):
-            if not _is_placeholder(v.s(*m.span(1))):
-                _add(out, *m.span(1), "generic_api_key")
+    for pattern in (rx.sshpass, rx.redis_cli):
+        for m in pattern.finditer(low):
+            _phrase_value(v, out, m.end(), _line_end(low, m.end()), "env")
+    for m in rx.identified_by.finditer(low):
+        _phrase_value(v, out, m.end(), _line_end(low, m.end()), "prose")
+    for m in rx.discord_hook.finditer(v.ab):
+        if not _is_placeholder(v.s(*m.span(1))):
+            _add(out, *m.span(1), "generic_api_key")
 
 
 def _line_end(low: bytes, at: int) -> int:
@@ -1112,8 +1101,6 @@ def _basic_auth(v: _View, out: list[_Cand], m: re.Match[bytes] | None) -> None:
     if pw and pw != user and not _is_placeholder(pw) and pw.lower() not in _URL_PLACEHOLDERS:
         if pw.lower() != "open sesame":  # RFC 7617's Aladdin example
             _add(out, s, e, "generic_api_key")
-
-
 
 
 def _curl_user(v: _View, out: list[_Cand], m: re.Match[bytes] | None) -> None:
@@ -1253,7 +1240,11 @@ _TEST_CARDS = frozenset(
     4444333322221111 4000000000000002 4000000000000077 4000000000003220 4000002500003155 378734493671000
     5019717010103742 6331101999990016 4000000760000002 4000001240000000 4000008260000000 4000058260000005
     5425233430109903 2222400070000005 4988438843884305 4263982640269299 4917484589897107 4001919257537193
-    4007702835532454 5555341244441115 5577000055770004 3714496353984312""".split()
+    4007702835532454 5555341244441115 5577000055770004 3714496353984312 4009348888881881 4005519200000004
+    4217651111111119 4500600000000061 5431111111111111 6011000991300009 6304000000000000 36259600000004
+    6243030000000001 4000111111111115 2222420000001113 2223000048410010 4263970000005262 5500000000000004
+    340000000000009 30000000000004 6011000000000004 3088000000000009 4035501000000008 4360000001000005
+    2222405343248877 2222990905257051 5101180000000007 6011601160116611 3569990010095841 4646464646464644""".split()
 )
 
 
@@ -1305,7 +1296,9 @@ _DIGITS = frozenset(b"0123456789")
 
 def _numeric_context(v: _View, s: int) -> bool:
     """True when the number follows a word such as 'order' or 'invoice' (not PII)."""
-    return _rx().num_context.search(v.low, max(0, s - 30), s) is not None
+    if _rx().num_context.search(v.low, max(0, s - 30), s) is None:
+        return False
+    return b"ssn" not in v.low[max(0, s - 12) : s]  # "SSN #536-90-4421" is still an SSN
 
 
 def _find_numbers(v: _View, out: list[_Cand]) -> None:
@@ -1313,19 +1306,19 @@ def _find_numbers(v: _View, out: list[_Cand]) -> None:
     ab, shape = v.ab, v.shape
     if b"00" not in shape:
         return
-    for m in rx.ssn_nanp.finditer(shape):
+    for m in rx.numbers.finditer(shape):
         s, e = m.span()
-        if s and ab[s - 1] in _DIGITS:
+        if m.lastgroup == "sep":
+            if e - s == 12:
+                _nanp_candidate(v, out, s, e)
+            elif ab[s + 3] == ab[s + 6] and ab[s + 3] != 0x2E and _bounded(ab, s, e, b"-.+/_", b"-/_"):
+                if _ssn_ok(v.s(s, e)) and not _numeric_context(v, s):
+                    _add(out, s, e, "ssn")
             continue
-        if e - s == 12:
-            _nanp_candidate(v, out, s, e)
-        elif ab[s + 3] == ab[s + 6] and ab[s + 3] != 0x2E and _bounded(ab, s, e, b"-.+/_", b"-/_"):
-            if _ssn_ok(v.s(s, e)) and not _numeric_context(v, s):
-                _add(out, s, e, "ssn")
-    for m in rx.card.finditer(shape):
-        s, e = m.span()
-        if not (s and ab[s - 1] in _DIGITS) and _bounded(ab, s, e, b"-.+/_", b"-/_"):
+        if m.lastgroup == "card" and _bounded(ab, s, e, b"-.+/_", b"-/_"):
             _card_candidate(v, out, s, e)
+        if e - s == shape.count(b"0", s, e):  # a bare run of digits
+            _digit_run(v, out, s, e)
     if b"(" in ab:
         for m in rx.nanp_paren.finditer(shape):
             _nanp_candidate(v, out, *m.span())
@@ -1341,19 +1334,22 @@ def _find_numbers(v: _View, out: list[_Cand]) -> None:
             digits = shape.count(b"0", s, e)
             if 10 <= digits <= 12 and (b"." not in raw or not (b" " in raw or b"-" in raw)):
                 _phone_candidate(v, out, s, e)
-    low = v.low
-    for m in rx.digit_run.finditer(shape):
-        s, e = m.span()
-        if e < len(ab) and ab[e] in _ALNUM or not 9 <= e - s <= 13:
-            continue
-        if e - s == 9 and rx.ssn_ctx.search(low, max(0, s - 40), s):
-            digits = v.s(s, e)
-            if _ssn_ok(f"{digits[:3]}-{digits[3:5]}-{digits[5:]}"):
-                _add(out, s, e, "ssn")
-        elif e - s >= 10 and rx.phone_ctx.search(low, max(0, s - 40), s):
-            _phone_candidate(v, out, s - (ab[s - 1 : s] == b"+"), e, keyword=True)
     if b"." in shape:
         _find_ipv4(v, out)
+
+
+def _digit_run(v: _View, out: list[_Cand], s: int, e: int) -> None:
+    """A bare run of 9 to 13 digits, a phone number or an SSN only when the words
+    before it say so ("phone: 4155550123", "SSN 536904421")."""
+    ab, low, rx = v.ab, v.low, _rx()
+    if e < len(ab) and ab[e] in _ALNUM or not 9 <= e - s <= 13:
+        return
+    if e - s == 9 and rx.ssn_ctx.search(low, max(0, s - 40), s):
+        digits = v.s(s, e)
+        if _ssn_ok(f"{digits[:3]}-{digits[3:5]}-{digits[5:]}"):
+            _add(out, s, e, "ssn")
+    elif e - s >= 10 and rx.phone_ctx.search(low, max(0, s - 40), s):
+        _phone_candidate(v, out, s - (ab[s - 1 : s] == b"+"), e, keyword=True)
 
 
 def _ssn_ok(ssn: str) -> bool:
@@ -1413,8 +1409,6 @@ def _fictional_555(digits: str) -> bool:
     return digits[-7:].startswith("55501")
 
 
-
-
 def _intl_candidate(v: _View, out: list[_Cand], s: int, e: int) -> None:
     ab = v.ab
     if s > 0 and (ab[s - 1] in _ALNUM or ab[s - 1] in b"+_"):
@@ -1450,11 +1444,13 @@ def _find_ipv4(v: _View, out: list[_Cand]) -> None:
         octets = [int(x) for x in full.groups()]
         if any(o > 255 for o in octets) or all(o < 10 for o in octets[:3]):
             continue  # 1.2.3.4 and 1.1.1.20 are versions
+        if octets[0] < 10 and all(o < 100 for o in octets):
+            continue  # so is 2.14.3.7
         ip = v.s(s, e)
         if octets[0] in (0, 127, 255) or octets[0] >= 224 or ip.startswith(_RFC5737):
             continue  # unspecified, loopback, broadcast, multicast, documentation
-        if ab[e : e + 1] == b"/" and octets[3] == 0:
-            continue  # a network in CIDR notation, not a host
+        if octets[3] == 0:
+            continue  # a network (10.0.0.0/8) or a version (3.12.1.0), not a host
         if rx.version_context.search(v.low, max(0, s - 12), s):
             continue
         _add(out, s, e, "ipv4")
@@ -1720,26 +1716,42 @@ def _b64_decode(blob: str) -> str | None:
 
 
 def _find_base64(v: _View, out: list[_Cand], depth: int) -> None:
+    """Decode base64 blobs that read as text and rescan them for secrets; a
+    finding covers the whole blob. Lines wrapped at 64 or 76 columns (PEM, the
+    base64 command) are joined first."""
     ab = v.ab
-    for s, e in v.runs:
-        if e - s < 20:
-            continue
-        blob = v.s(s, e)
-        if "-" in blob or "_" in blob:
-            continue  # identifiers and base64url tokens; JWTs have their own detector
-        if blob.isalpha() or blob.islower() or blob.isupper() or blob.isdigit():
+    for s, e in _base64_blobs(v):
+        flat = ab[s:e].translate(None, b" \t\r\n\\").decode("ascii")
+        if flat.isalpha() or flat.islower() or flat.isupper() or flat.isdigit():
             continue  # words, hex digests, numbers
-        if "+" not in blob and "/" not in blob and _rx().digit_re.search(blob) is None:
+        if "+" not in flat and "/" not in flat and _rx().digit_re.search(flat) is None:
             continue  # CamelCaseIdentifiers
-        head = _b64_decode(blob[:48])
-        if head is None:
-            continue
-        decoded = _b64_decode(blob)
+        if _b64_decode(flat[:48]) is None:
+            continue  # binary data: images, archives, random keys
+        decoded = _b64_decode(flat)
         if decoded is None:
             continue
-        while e < len(ab) and ab[e : e + 1] == b"=":
+        while e < len(ab) and ab[e] == 0x3D:
             e += 1
         inner = [c for c in _collect(decoded, depth + 1, True) if c[3] in _SECRET_SET]
         if inner:
-            best = min(inner)
-            _add(out, s, e, best[3])
+            _add(out, s, e, min(inner)[3])
+
+
+def _base64_blobs(v: _View) -> list[tuple[int, int]]:
+    """Token runs of 20+ base64 characters, consecutive wrapped lines merged."""
+    ab = v.ab
+    blobs: list[tuple[int, int]] = []
+    for s, e in v.runs:
+        if e - s < 20 or ab.find(b"-", s, e) >= 0 or ab.find(b"_", s, e) >= 0:
+            continue  # identifiers and base64url tokens; JWTs have their own detector
+        if blobs:
+            ps, pe = blobs[-1]
+            gap = ab[pe:s]
+            # A wrapped line is a multiple of 4 long and ends in a newline (real
+            # or escaped, which the view blanks to spaces) plus indentation.
+            if (pe - ps) % 4 == 0 and (pe - ps) >= 60 and 0 < len(gap) <= 12 and not gap.strip(b" \t\r\n\\"):
+                blobs[-1] = (ps, e)
+                continue
+        blobs.append((s, e))
+    return blobs

@@ -243,6 +243,16 @@ def test_base64_blob_is_reported_over_the_whole_blob() -> None:
     assert (f.kind, text[f.start : f.end]) == ("github_token", blob)
 
 
+@pytest.mark.parametrize("newline", ["\n", "\n    ", "\\n", "\\\\n"])
+def test_base64_wrapped_over_lines_is_joined(newline: str) -> None:
+    env = "NODE_ENV=production\nPORT=8080\nLOG_LEVEL=info\nDATABASE_HOST=db.internal.acme.io\nDB_PASSWORD=" + PASSWORD
+    wrapped = base64.encodebytes(env.encode()).decode().strip().replace("\n", newline)  # 76 columns
+    text = f"stdout: {wrapped}"
+    f = only(text)
+    assert f.kind == "env_secret"
+    assert (f.start, f.end) == (len("stdout: "), len(text))
+
+
 def test_base64_of_ordinary_data_is_ignored() -> None:
     text_blob = base64.b64encode(b"The quick brown fox jumps over the lazy dog, again and again.").decode()
     png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
