@@ -7,7 +7,7 @@ start fast.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # the typing module costs milliseconds on every hook and --help
 
 __version__ = "0.1.0"
 __all__ = ["MemoryRepo", "GitmemError", "__version__"]
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from gitmem.errors import GitmemError
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name == "MemoryRepo":
         from gitmem.api import MemoryRepo
 

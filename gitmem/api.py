@@ -127,7 +127,7 @@ class MemoryRepo:
                 if dup is not None:
                     return self._reinforce_plan(dup, parent, now, session, auto)
             mid = memory_id or new_id(now)
-            if memories.locate(self.git, parent, mid) is not None:
+            if memories.locate(self.git, parent, mid, anywhere=False) is not None:
                 raise ValidationError(f"a memory with id {mid!r} exists already", hint="choose another --id, or omit it")
             mem = Memory(id=mid, content=text, type=typ, domain=dom, tier="short",
                          band=bands.band(imp, self.cfg.memory), importance=round(imp, 4), created=iso(now),
@@ -231,7 +231,7 @@ class MemoryRepo:
             changes: dict[str, bytes | None] = {}
             batch: dict[str, Memory] = {}
             for _, mem in good:
-                if mem.path in changes or memories.locate(self.git, parent, mem.id) is not None:
+                if mem.path in changes or memories.locate(self.git, parent, mem.id, anywhere=False) is not None:
                     counts["unchanged"] += 1
                     continue
                 if dedupe:

@@ -9,11 +9,15 @@ start in a few milliseconds.
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable, Sequence
 
-Handler = Callable[[Any], int]
-Configure = Callable[[Any], None]
-COMMANDS: dict[str, tuple[Handler, str, Configure | None]] = {}
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Sequence
+
+    Handler = Callable[[Any], int]
+    Configure = Callable[[Any], None]
+
+COMMANDS: "dict[str, tuple[Handler, str, Configure | None]]" = {}
 
 
 def command(name: str, help_text: str, configure: Configure | None = None) -> Callable[[Handler], Handler]:
@@ -65,7 +69,8 @@ def progress_bar(label: str) -> Callable[[int, int], None] | None:
     return show
 
 
-def build_parser() -> Any:
+def build_parser(only: str | None = None) -> Any:
+    """The argument parser; with ``only``, only that verb's arguments are added (start-up)."""
     import argparse
 
     from gitmem import __version__
@@ -77,12 +82,45 @@ def build_parser() -> Any:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_, help_text, configure) in COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
+        if only is not None and only != name:
+            continue
         # Accepted after the verb too; SUPPRESS keeps a value given before the verb.
         p.add_argument("--repo", metavar="DIR", default=argparse.SUPPRESS, help="memory repository")
         p.add_argument("--now", metavar="ISO8601", default=argparse.SUPPRESS, help="the clock (also GITMEM_NOW)")
         if configure is not None:
             configure(p)
     return parser
+
+
+def overview() -> str:
+    """``gitmem --help``: usage and one line per verb."""
+    from gitmem import __version__
+
+    width = max(len(n) for n in COMMANDS) + 2
+    lines = [f"usage: gitmem [-h] [--version] [--repo DIR] [--now ISO8601] COMMAND ...",
+             "", f"An AI agent's memory in a git repository (gitmem {__version__}).", "",
+             "options:",
+             "  -h, --help       show this help message and exit",
+             "  --version        show program's version number and exit",
+             "  --repo DIR       memory repository (default: GITMEM_DIR, then the nearest parent with gitmem.yaml)",
+             "  --now ISO8601    the clock, for replays and tests (also GITMEM_NOW)",
+             "", "commands:"]
+    lines += [f"  {name:<{width}}{help_text}" for name, (_, help_text, _) in COMMANDS.items()]
+    lines += ["", "`gitmem COMMAND --help` describes one command."]
+    return "\n".join(lines) + "\n"
+
+
+def _verb(args: list[str]) -> str | None:
+    """The verb in ``args`` (skipping global options and their values); None builds every verb."""
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in ("--repo", "--now"):
+            skip = True
+        elif not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+    return ""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -94,15 +132,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return hook_main(args_list[1:])
     from gitmem import cli_commands  # noqa: F401  (registers the verbs)
+
+    if not args_list or args_list in (["--help"], ["-h"]):
+        # the overview needs no argparse (~15 ms): it is printed from the registry
+        sys.stdout.write(overview())
+        return 2 if not args_list else 0
     from gitmem.errors import CheckFailed, GitmemError
 
-    parser = build_parser()
+    parser = build_parser(_verb(args_list))
     try:
         args = parser.parse_args(args_list)
     except SystemExit as exc:
         return int(exc.code or 0) if isinstance(exc.code, int) else 2
     if not args.command:
-        parser.print_help()
+        sys.stdout.write(overview())
         return 2
     handler = COMMANDS[args.command][0]
     try:

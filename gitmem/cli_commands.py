@@ -1,9 +1,14 @@
-"""The verbs of the ``gitmem`` command. Each calls the library and prints."""
+"""The verbs of the ``gitmem`` command. Each calls the library and prints.
+
+Only the verb that runs imports what it needs: this module is loaded on every
+``gitmem`` start, including --help and the pre-commit hooks' fallback.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 from gitmem.cli import _now, _repo, command, emit_json, err, out, progress_bar
 
@@ -554,6 +559,8 @@ def _read_input(name: str) -> str:
 
     if name == "-":
         return sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    from pathlib import Path
+
     try:
         return Path(name).read_bytes().decode("utf-8", errors="replace")
     except OSError as exc:

@@ -31,7 +31,8 @@ _CANON_TS = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$")
 _SEQ_ITEM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-/+]*$")
 _PLAIN_BAD_START = set("-?:,[]{}#&*!|>'\"%@`")
 _SPECIAL_WORDS = {"null", "Null", "NULL", "~", "true", "True", "TRUE", "false", "False", "FALSE",
-                  "yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF", "y", "Y", "n", "N"}
+                  "yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF", "y", "Y", "n", "N",
+                  "=", "<<"}
 
 
 # Characters YAML takes as-is inside a line (no control characters, no NEL or

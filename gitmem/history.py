@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from gitmem.gitio import CommitInfo, Git
-from gitmem.model import DOMAINS, Memory, memory_path
+from gitmem.model import DOMAINS, Memory, legacy_path, memory_path
 
 EVENT_VERBS = {
     "memory.create": "created", "memory.reinforce": "reinforced", "memory.decay": "decayed",
@@ -41,7 +41,8 @@ def _step(info: CommitInfo) -> Step:
 
 def why(git: Git, rev: str, memory: Memory) -> Why:
     """Every commit that created, changed, moved or reverted ``memory``."""
-    paths = tuple(sorted({memory.path} | {memory_path(d, memory.id, a) for d in DOMAINS for a in (False, True)}))
+    paths = tuple(sorted({memory.path} | {f(d, memory.id, a) for f in (memory_path, legacy_path)
+                                          for d in DOMAINS for a in (False, True)}))
     steps = [_step(info) for info in git.log(rev, path=paths)]
     return Why(memory, memory.source, tuple(reversed(steps)))
 

@@ -72,6 +72,7 @@ def init(path: Path, now: datetime, install_hooks: bool = True) -> InitResult:
     commit = git.create_commit("main", tree, None,
                                "gitmem: init memory repository\n\nGitmem-Event: repo.init\n", now)
     git.sync_worktree(files)
+    gitio.use_index_v4(path)
     hooks = _install_hooks(path) if install_hooks else False
     return InitResult(path, True, commit, f"created memory repository {path}", hooks)
 

@@ -8,7 +8,7 @@ from typing import Iterator
 from gitmem import documents
 from gitmem.errors import DocumentError, NotFoundError
 from gitmem.gitio import Git
-from gitmem.model import ARCHIVE_DIR, DOMAINS, MEMORY_DIR, Memory, check_id, memory_path
+from gitmem.model import ARCHIVE_DIR, DOMAINS, MEMORY_DIR, Memory, check_id, legacy_path, memory_path
 
 
 @dataclass(frozen=True)
@@ -17,17 +17,23 @@ class Listing:
     problems: tuple[str, ...]      # one line per file that could not be read
 
 
-def locate(git: Git, rev: str | None, memory_id: str, include_archive: bool = True) -> str | None:
-    """Path of memory ``memory_id`` at ``rev`` (live first, then archive), or None."""
+def locate(git: Git, rev: str | None, memory_id: str, include_archive: bool = True, anywhere: bool = True) -> str | None:
+    """Path of memory ``memory_id`` at ``rev`` (live first, then archive), or None.
+
+    With ``anywhere`` a file a person filed under a folder of their own naming
+    is found too; that walks the tree, so writers checking that a new id is
+    free pass False (the canonical paths are the only ones gitmem writes).
+    """
     check_id(memory_id)
     if rev is None:
         return None
     for archived in ((False, True) if include_archive else (False,)):
         for domain in DOMAINS:
-            path = memory_path(domain, memory_id, archived)
-            if git.tree_entry_hash(rev, path) is not None:
-                return path
-    # a person may have filed it under a folder of their own naming
+            for path in (memory_path(domain, memory_id, archived), legacy_path(domain, memory_id, archived)):
+                if git.tree_entry_hash(rev, path) is not None:
+                    return path
+    if not anywhere:
+        return None
     for folder in (MEMORY_DIR, ARCHIVE_DIR) if include_archive else (MEMORY_DIR,):
         for path, _ in git.files(folder, rev):
             if path.endswith(f"/{memory_id}.md"):

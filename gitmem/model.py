@@ -54,8 +54,24 @@ def new_id(moment: datetime, seed: str | None = None) -> str:
     return f"m-{moment:%Y-%m-%d}-{tail}"
 
 
+def shard(memory_id: str) -> str:
+    """Two hex digits that spread a domain's memories over 256 folders.
+
+    A commit rewrites every tree on the changed path; with one flat folder of
+    20k memories that is a 1 MB tree object per write. Sharded, a one-memory
+    commit costs about the same at 1k and at 100k memories (as git's own
+    objects/ folder does it).
+    """
+    return hashlib.sha1(memory_id.encode()).hexdigest()[:2]
+
+
 def memory_path(domain: str, memory_id: str, archived: bool = False) -> str:
-    """Repository path of a memory file."""
+    """Repository path of a memory file: ``memory/<domain>/<shard>/<id>.md``."""
+    return f"{ARCHIVE_DIR if archived else MEMORY_DIR}/{domain}/{shard(memory_id)}/{memory_id}.md"
+
+
+def legacy_path(domain: str, memory_id: str, archived: bool = False) -> str:
+    """The unsharded path a person may use for a hand-written memory."""
     return f"{ARCHIVE_DIR if archived else MEMORY_DIR}/{domain}/{memory_id}.md"
 
 

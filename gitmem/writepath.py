@@ -205,11 +205,9 @@ class Store:
 
     # --- work tree ---------------------------------------------------------
     def _refuse_dirty(self, parent: str | None, changes: Mapping[str, bytes | None]) -> None:
-        dirty = []
-        for path in changes:
-            base = self.git.tree_entry_hash(parent, path)
-            if self.git.worktree_hash(path) != base or self.git.index_hash(path) != base:
-                dirty.append(path)
+        paths = sorted(changes)
+        staged = self.git.staged_changes(parent, paths)
+        dirty = [p for p in paths if p in staged or self.git.worktree_hash(p) != self.git.tree_entry_hash(parent, p)]
         if dirty:
             raise ConflictError(
                 "uncommitted changes in " + ", ".join(dirty[:5]) + (" …" if len(dirty) > 5 else "") + "; nothing was written",

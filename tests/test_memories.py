@@ -11,6 +11,7 @@ import pytest
 from gitmem import config
 from gitmem.api import MemoryRepo
 from gitmem.errors import DocumentError, NotFoundError, SecretError, ValidationError
+from gitmem.model import shard
 from tests.conftest import NOW, run_cli
 
 T = config.parse_time(NOW)
@@ -42,8 +43,8 @@ def test_explicit_fields_and_validation(repo: MemoryRepo) -> None:
     r = repo.remember("Deploys happen on Tuesdays", type="decision", domain="project", importance=0.3,
                       memory_id="deploy-day", tags=["release"], now=T)
     m = repo.show("deploy-day")
-    assert (m.type, m.domain, m.importance, m.tags, m.path) == ("decision", "project", 0.3, ("release",),
-                                                               "memory/project/deploy-day.md")
+    assert (m.type, m.domain, m.importance, m.tags) == ("decision", "project", 0.3, ("release",))
+    assert m.path == f"memory/project/{shard('deploy-day')}/deploy-day.md"
     assert r.memory.band == "background"
     with pytest.raises(ValidationError):
         repo.remember("x", memory_id="../../etc/passwd", now=T)

@@ -1,0 +1,168 @@
+"""Cost of one-memory writes through gitmem's write path, next to a raw pygit2
+commit of the same change, in repositories of 1k, 10k and 100k memories.
+
+    python bench/commit.py [--sizes 1000,10000,100000] [--runs 30]
+
+Prints medians (ms) and ratios measured in the same run. Also times
+`gitmem --help` as a whole process next to `python -c pass`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pygit2
+from pygit2.enums import FileMode
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from gitmem import config  # noqa: E402
+from gitmem.api import MemoryRepo  # noqa: E402
+from gitmem.model import DOMAINS, Memory, memory_path  # noqa: E402
+from gitmem import memories  # noqa: E402
+from gitmem.writepath import Plan  # noqa: E402
+
+NOW = config.parse_time("2026-11-29T12:00:00Z")
+
+
+def build(root: Path, n: int) -> None:
+    """A memory repository holding ``n`` memories (trees built directly, then checked out)."""
+    MemoryRepo.init(root, NOW, install_hooks=False)
+    repo = pygit2.Repository(str(root))
+    head = repo.head.target
+    base = repo[head].tree
+    files: dict[str, dict[str, dict[str, pygit2.Oid]]] = {}
+    for i in range(n):
+        d = DOMAINS[i % len(DOMAINS)]
+        mid = f"m-2026-01-01-{i:010x}"
+        m = Memory(id=mid, content=f"memory number {i} about topic {i % 97}", domain=d,
+                   created="2026-01-01T00:00:00Z", last_accessed="2026-01-01T00:00:00Z", path=memory_path(d, mid))
+        _, _, shard, name = m.path.split("/")
+        files.setdefault(d, {}).setdefault(shard, {})[name] = repo.create_blob(memories.render(m))
+    mem_tb = repo.TreeBuilder()
+    for d, shards in files.items():
+        dom_tb = repo.TreeBuilder()
+        for shard, names in shards.items():
+            tb = repo.TreeBuilder()
+            for name, oid in names.items():
+                tb.insert(name, oid, FileMode.BLOB)
+            dom_tb.insert(shard, tb.write(), FileMode.TREE)
+        mem_tb.insert(d, dom_tb.write(), FileMode.TREE)
+    top = repo.TreeBuilder(base)
+    top.insert("memory", mem_tb.write(), FileMode.TREE)
+    sig = pygit2.Signature("bench", "bench@localhost", 1764417600, 0)
+    repo.create_commit("refs/heads/main", sig, sig, f"{n} memories", top.write(), [head])
+    subprocess.run(["git", "reset", "-q", "--hard"], cwd=root, check=True)
+
+
+def raw_commit(repo: pygit2.Repository, branch: str, path: str, data: bytes) -> None:
+    """The baseline: read the tip, rewrite the trees on one path, commit."""
+    ref = f"refs/heads/{branch}"
+    parent = repo.references[ref].target
+    tree = repo[parent].tree
+    parts = path.split("/")
+    trees: list[pygit2.Tree | None] = [tree]
+    for name in parts[:-1]:
+        up = trees[-1]
+        trees.append(repo[up[name].id] if up is not None and name in up else None)
+    oid = repo.create_blob(data)
+    mode = FileMode.BLOB
+    for depth in range(len(parts) - 1, -1, -1):
+        tb = repo.TreeBuilder(trees[depth]) if trees[depth] is not None else repo.TreeBuilder()
+        tb.insert(parts[depth], oid, mode)
+        oid, mode = tb.write(), FileMode.TREE
+    sig = pygit2.Signature("bench", "bench@localhost", 1764417600, 0)
+    repo.create_commit(ref, sig, sig, "raw", oid, [parent])
+
+
+def interleaved(fns: dict[str, object], runs: int) -> dict[str, float]:
+    """Median ms of each function, calls interleaved so disk and cache noise hit all alike."""
+    times: dict[str, list[float]] = {k: [] for k in fns}
+    for i in range(runs):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            fn(i)  # type: ignore[operator]
+            times[name].append((time.perf_counter() - t0) * 1000)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def measure(n: int, runs: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="gitmem-bench-") as tmp:
+        root = Path(tmp) / "mem"
+        t0 = time.perf_counter()
+        build(root, n)
+        built = time.perf_counter() - t0
+        repo = MemoryRepo.open(root)
+        raw = pygit2.Repository(str(root))
+        raw.references.create("refs/heads/side", raw.head.target)
+        raw.references.create("refs/heads/rawside", raw.head.target)
+
+        def doc(tag: str, i: int) -> tuple[str, bytes]:
+            mid = f"m-2026-11-29-{tag}{i:06d}"
+            m = Memory(id=mid, content=f"bench write {tag} {i}", created="2026-11-29T12:00:00Z",
+                       last_accessed="2026-11-29T12:00:00Z", path=memory_path("user", mid))
+            return m.path, memories.render(m)
+
+        def gitmem_side(i: int) -> None:
+            p, d = doc("s", i)
+            repo.store.write(lambda parent: Plan({p: d}, "bench", "bench"), NOW, branch="side")
+
+        def gitmem_main(i: int) -> None:
+            p, d = doc("w", i)
+            repo.store.write(lambda parent: Plan({p: d}, "bench", "bench"), NOW)
+
+        def remember(i: int) -> None:
+            repo.remember(f"bench remember {i} topic {i * 13}", dedupe=False, now=NOW)
+
+        def baseline(i: int) -> None:
+            p, d = doc("r", i)
+            raw_commit(raw, "rawside", p, d)
+
+        gitmem_side(999_999)
+        baseline(999_999)
+        out = interleaved({"raw": baseline, "write_branch": gitmem_side, "write_checked_out": gitmem_main,
+                           "remember": remember}, runs)
+        out["build_s"] = built
+        return out
+
+
+def process_ms(cmd: list[str], runs: int = 15) -> float:
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, capture_output=True, env=env, check=False)
+        times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--runs", type=int, default=30)
+    args = ap.parse_args()
+    rows = {}
+    print(f"{'memories':>9} {'raw ms':>8} {'branch ms':>10} {'ratio':>6} {'checked-out ms':>15} {'ratio':>6} {'remember ms':>12}")
+    for n in (int(s) for s in args.sizes.split(",")):
+        r = measure(n, args.runs)
+        rows[n] = r
+        print(f"{n:>9} {r['raw']:>8.2f} {r['write_branch']:>10.2f} {r['write_branch'] / r['raw']:>6.2f} "
+              f"{r['write_checked_out']:>15.2f} {r['write_checked_out'] / r['raw']:>6.2f} {r['remember']:>12.2f}"
+              f"   (built in {r['build_s']:.1f} s)")
+    if 10000 in rows and 100000 in rows:
+        for key in ("write_branch", "write_checked_out", "remember"):
+            print(f"100k / 10k for {key}: {rows[100000][key] / rows[10000][key]:.2f}")
+    py = process_ms([sys.executable, "-c", "pass"])
+    helps = process_ms([sys.executable, "-m", "gitmem", "--help"])
+    print(f"python -c pass: {py:.1f} ms; gitmem --help: {helps:.1f} ms; ratio {helps / py:.2f}")
+
+
+if __name__ == "__main__":
+    main()
