@@ -18,7 +18,7 @@ from gitmem.index import Index, IndexCorrupt, IndexRow
 from gitmem.model import ARCHIVE_DIR, MEMORY_DIR, Memory
 
 META_COMMIT = "commit"
-SCHEMA = "1"
+SCHEMA = "2"  # bump when what rows carry changes: old indexes rebuild themselves
 
 
 def index_file(git: Git, name: str = "index.sqlite") -> Path:
@@ -31,7 +31,10 @@ def row(m: Memory) -> IndexRow:
     """A memory as an index row."""
     return IndexRow(id=m.id, path=m.path, content=m.content, type=m.type, domain=m.domain, tier=m.tier,
                     band=m.band, importance=m.importance, created=m.created, last_accessed=m.last_accessed,
-                    keywords=m.keywords, tags=m.tags, source_id=m.source_id, links=tuple(l.to for l in m.links))
+                    keywords=m.keywords, tags=m.tags, links=tuple(l.to for l in m.links),
+                    # a numbered source (session:<id>#L120, import:<file>#L3) orders the memories
+                    # of one source, which recall uses as context around a hit
+                    source_id=m.source_id or (m.source if m.source[-1:].isdigit() else None))
 
 
 def _is_memory_path(path: str) -> bool:
