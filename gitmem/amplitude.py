@@ -10,11 +10,12 @@ change, and a person who means a bigger edit says so with
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from gitmem import diffs
 
-if TYPE_CHECKING:  # pathlib costs an import on the hooks' hot path; annotations only
+# typing and pathlib cost imports on the hooks' hot path; annotations only
+TYPE_CHECKING = False
+if TYPE_CHECKING:
     from pathlib import Path
 
 OVERRIDE = "GITMEM_ALLOW_GROWTH=1 git commit …"

@@ -16,9 +16,10 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # pathlib costs an import on the hooks' hot path; annotations only
+# typing and pathlib cost imports on the hooks' hot path; annotations only
+TYPE_CHECKING = False
+if TYPE_CHECKING:
     from pathlib import Path
 
 

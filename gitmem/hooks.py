@@ -26,9 +26,10 @@ import os
 import re
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # annotations only: pathlib and gitmem.pii load when a check needs them
+# typing itself costs an import on every commit; annotations need it only for mypy
+TYPE_CHECKING = False
+if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from gitmem.pii import Finding
