@@ -25,7 +25,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass
 
 # typing itself costs an import on every commit; annotations need it only for mypy
 TYPE_CHECKING = False
@@ -77,19 +76,21 @@ class Report:
         return 1 if self.failed else 0
 
 
-@dataclass(frozen=True)
 class Settings:
-    """The few config values the hooks need, from gitmem.yaml."""
+    """The few config values the hooks need, from gitmem.yaml.
 
-    allow_values: frozenset[str]
-    allow_patterns: tuple[str, ...]
-    disabled_kinds: frozenset[str]
-    amplitude_max: float
+    A plain class, not a frozen dataclass: importing dataclasses (it pulls in
+    inspect) is one of the largest costs of a hook run.
+    """
 
+    __slots__ = ("allow_values", "allow_patterns", "disabled_kinds", "amplitude_max")
 
-def _settings(allow_values: Sequence[str], allow_patterns: Sequence[str],
-              disabled_kinds: Sequence[str], amplitude_max: float) -> Settings:
-    return Settings(frozenset(allow_values), tuple(allow_patterns), frozenset(disabled_kinds), float(amplitude_max))
+    def __init__(self, allow_values: Sequence[str], allow_patterns: Sequence[str],
+                 disabled_kinds: Sequence[str], amplitude_max: float) -> None:
+        self.allow_values = frozenset(allow_values)
+        self.allow_patterns = tuple(allow_patterns)
+        self.disabled_kinds = frozenset(disabled_kinds)
+        self.amplitude_max = float(amplitude_max)
 
 
 class Run:
@@ -151,8 +152,8 @@ def _cached_settings(root: str) -> Settings | None:
         if cached.get("schema") != 1 or cached.get("sha256") != _sha256(raw):
             return None
         pii, sediment = cached["data"]["pii"], cached["data"]["sediment"]
-        return _settings(pii["allowlist"]["values"], pii["allowlist"]["patterns"],
-                         pii["disabled_kinds"], sediment["amplitude_max"])
+        return Settings(pii["allowlist"]["values"], pii["allowlist"]["patterns"],
+                        pii["disabled_kinds"], sediment["amplitude_max"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -171,8 +172,8 @@ def _loaded_settings(root: str) -> Settings:
     from gitmem import config
 
     cfg = config.load(Path(root))  # ConfigError propagates: the hooks fail closed
-    return _settings(cfg.pii.allowlist.values, cfg.pii.allowlist.patterns,
-                     cfg.pii.disabled_kinds, cfg.sediment.amplitude_max)
+    return Settings(cfg.pii.allowlist.values, cfg.pii.allowlist.patterns,
+                    cfg.pii.disabled_kinds, cfg.sediment.amplitude_max)
 
 
 # --- checks -----------------------------------------------------------------
