@@ -32,7 +32,7 @@ from gitmem.writepath import Plan  # noqa: E402
 NOW = config.parse_time("2026-11-29T12:00:00Z")
 
 
-def build(root: Path, n: int) -> None:
+def build(root: Path, n: int, stamp: str = "2026-01-01T00:00:00Z") -> None:
     """A memory repository holding ``n`` memories (trees built directly, then checked out)."""
     MemoryRepo.init(root, NOW, install_hooks=False)
     repo = pygit2.Repository(str(root))
@@ -43,7 +43,7 @@ def build(root: Path, n: int) -> None:
         d = DOMAINS[i % len(DOMAINS)]
         mid = f"m-2026-01-01-{i:010x}"
         m = Memory(id=mid, content=f"memory number {i} about topic {i % 97}", domain=d,
-                   created="2026-01-01T00:00:00Z", last_accessed="2026-01-01T00:00:00Z", path=memory_path(d, mid))
+                   created=stamp, last_accessed=stamp, path=memory_path(d, mid))
         _, _, shard, name = m.path.split("/")
         files.setdefault(d, {}).setdefault(shard, {})[name] = repo.create_blob(memories.render(m))
     mem_tb = repo.TreeBuilder()

@@ -77,11 +77,14 @@ def plan_decay(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[st
     mc = cfg.memory
     folded = _folded_sources(git, rev)
     live: list[tuple[Memory, Memory, float]] = []   # (old, new, effective importance)
+    raw: dict[str, bytes] = {}
     for path, oid in memories.iter_files(git, rev):
+        data = git.blob(oid)
         try:
-            old = documents.read_memory(path, git.blob(oid))
+            old = documents.read_memory(path, data)
         except DocumentError:
             continue
+        raw[old.id] = data
         last = max(old.last_accessed, accesses.get(old.id, ""))
         tier = old.tier
         if tier == "short" and (old.reinforced >= 2 or old.id in folded):
@@ -108,12 +111,12 @@ def plan_decay(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[st
         if old.id in archive:
             new = new.with_(tier="archive")
             changes[old.path] = None
-            changes[memory_path(old.domain, old.id, archived=True)] = memories.rewrite(git, rev, old, new)
+            changes[memory_path(old.domain, old.id, archived=True)] = memories.rewrite(git, rev, old, new, raw[old.id])
             moves.append(Move(old.id, archive[old.id]))
             continue
         if new == old:
             continue
-        changes[old.path] = memories.rewrite(git, rev, old, new)
+        changes[old.path] = memories.rewrite(git, rev, old, new, raw[old.id])
         if new.band != old.band:
             moves.append(Move(old.id, f"band {old.band} -> {new.band}"))
         if new.tier != old.tier:

@@ -65,7 +65,7 @@ def split(text: str) -> tuple[str | None, str, int]:
 
 
 def _plain(value: str) -> Any:
-    if value in _SPECIAL_WORDS or not value:
+    if not value or value in _SPECIAL_WORDS:
         if value in ("null", "Null", "NULL", "~"):
             return None
         if value in ("true", "True", "TRUE"):
@@ -73,18 +73,19 @@ def _plain(value: str) -> Any:
         if value in ("false", "False", "FALSE"):
             return False
         raise _Bail
-    if value[0] in _PLAIN_BAD_START or " #" in value or ": " in value or value.endswith(":") \
-            or value != value.strip() or "\t" in value:
+    first = value[0]
+    if first in _PLAIN_BAD_START or " #" in value or ": " in value or value[-1] in ": \t" or first in " \t" \
+            or "\t" in value:
         raise _Bail
-    if _INT.match(value):
-        return int(value)
-    if _FLOAT.match(value):
-        return float(value)
-    if _TIMESTAMP.match(value):
-        if not _canonical_time(value):
-            raise _Bail  # YAML turns it into a datetime; only the canonical form reads back the same
-        return value
-    if value[0] in "+-.0123456789":
+    if first in "+-.0123456789":
+        if _INT.match(value):
+            return int(value)
+        if _FLOAT.match(value):
+            return float(value)
+        if _TIMESTAMP.match(value):
+            if not _canonical_time(value):
+                raise _Bail  # YAML turns it into a datetime; only the canonical form reads back the same
+            return value
         raise _Bail  # hex, octal, 1_000, .inf and friends: let YAML decide
     return value
 

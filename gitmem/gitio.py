@@ -76,6 +76,7 @@ class Git:
             raise NotFoundError(f"not a git repository: {root}") from None
         self.root = Path(self.repo.workdir or root)
         self.git_dir = Path(self.repo.path)
+        self._commits: dict[str, pygit2.Commit] = {}
 
     # --- reading -----------------------------------------------------------
     def head_branch(self) -> str | None:
@@ -95,12 +96,20 @@ class Git:
         return _info(c)
 
     def _commit(self, rev: str) -> pygit2.Commit:
+        # Commits are immutable: a full id resolves once (bulk reads ask thousands of times).
+        cached = self._commits.get(rev)
+        if cached is not None:
+            return cached
         try:
-            obj = self.repo.revparse_single(rev)
-            return obj.peel(pygit2.Commit)
+            commit = self.repo.revparse_single(rev).peel(pygit2.Commit)
         except (KeyError, ValueError, pygit2.GitError):
             raise NotFoundError(f"no commit, branch or tag named {rev!r}",
                                 hint="see `git log --oneline` or `git tag` for names") from None
+        if len(rev) == 40:
+            if len(self._commits) > 64:
+                self._commits.clear()
+            self._commits[rev] = commit
+        return commit
 
     def tree_id(self, rev: str) -> str:
         return str(self._commit(rev).tree.id)
@@ -343,6 +352,8 @@ class Git:
         """
         tmp_dir = self.git_dir / "gitmem" / "tmp"
         tmp_dir.mkdir(parents=True, exist_ok=True)
+        made: set[Path] = set()
+        emptied: set[Path] = set()
         for path, data in changes.items():
             if path in index_only:
                 continue
@@ -352,12 +363,16 @@ class Git:
                     full.unlink()
                 except FileNotFoundError:
                     pass
-                _prune_empty(full.parent, self.root)
+                emptied.add(full.parent)
                 continue
-            full.parent.mkdir(parents=True, exist_ok=True)
+            if full.parent not in made:
+                full.parent.mkdir(parents=True, exist_ok=True)
+                made.add(full.parent)
             tmp = tmp_dir / f"{os.getpid()}-{full.name}"
             tmp.write_bytes(data)
             os.replace(tmp, full)
+        for folder in sorted(emptied - made, key=lambda f: len(f.parts), reverse=True):
+            _prune_empty(folder, self.root)
         return self._update_index(changes)
 
     def _update_index(self, changes: Mapping[str, bytes | None]) -> bool:

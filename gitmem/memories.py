@@ -78,9 +78,10 @@ def render(memory: Memory) -> bytes:
     return documents.render_memory(memory).encode("utf-8")
 
 
-def rewrite(git: Git, rev: str, old: Memory, new: Memory) -> bytes:
-    """New file bytes for ``new``, keeping the comments and order of ``old``'s file."""
-    data = git.read(old.path, rev)
+def rewrite(git: Git, rev: str, old: Memory, new: Memory, data: bytes | None = None) -> bytes:
+    """New file bytes for ``new``, keeping the comments and order of ``old``'s file (``data``, if known)."""
+    if data is None:
+        data = git.read(old.path, rev)
     text = documents.decode(old.path, data or b"")
     body = None if new.content == old.content else new.content.strip("\n") + "\n"
     return documents.update_text(old.path, text, documents.memory_changes(old, new), body).encode("utf-8")

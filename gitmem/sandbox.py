@@ -16,8 +16,13 @@ def _within(path: str, entry: str) -> bool:
     return path == entry or path.startswith(entry + "/")
 
 
-def check_path(path: str, allowed: Iterable[str], narrowed: Iterable[str] | None, root: Path | None) -> str:
-    """Return ``path`` if it is safe to write, else raise SecurityError (nothing written)."""
+def check_path(path: str, allowed: Iterable[str], narrowed: Iterable[str] | None, root: Path | None,
+               check_folders: bool = True) -> str:
+    """Return ``path`` if it is safe to write, else raise SecurityError (nothing written).
+
+    With a work tree ``root``, no part of the path may be a symlink; a caller that
+    already checked the folders (many files in one folder) passes ``check_folders=False``.
+    """
     if not isinstance(path, str) or not path:
         raise SecurityError("empty path", _HINT)
     if "\x00" in path or "\\" in path:
@@ -34,14 +39,14 @@ def check_path(path: str, allowed: Iterable[str], narrowed: Iterable[str] | None
     if narrowed is not None and not any(_within(path, a) for a in narrowed):
         raise SecurityError(f"path outside GITMEM_ALLOWED_DIRS: {path!r}", "widen GITMEM_ALLOWED_DIRS or unset it")
     if root is not None:
-        _check_symlinks(root, parts, path)
+        _check_symlinks(root, parts, path, 0 if check_folders else len(parts) - 1)
     return path
 
 
-def _check_symlinks(root: Path, parts: list[str], path: str) -> None:
+def _check_symlinks(root: Path, parts: list[str], path: str, start: int = 0) -> None:
     real_root = os.path.realpath(root)
-    current = root
-    for part in parts:
+    current = root.joinpath(*parts[:start])
+    for part in parts[start:]:
         current = current / part
         if current.is_symlink():
             target = os.path.realpath(current)

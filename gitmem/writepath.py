@@ -132,9 +132,14 @@ class Store:
         allowed = self.cfg.paths.allowed_dirs
         narrowed = config_mod.env_allowed_dirs()
         max_bytes = self.cfg.sediment.max_content_bytes
+        seen_dirs: set[str] = set()
         for path, data in plan.changes.items():
-            sandbox.check_path(path, allowed, narrowed, self.root if checked_out else None)
-            if self.git.is_symlink(path, parent):
+            folder = path.rpartition("/")[0]
+            fresh = folder not in seen_dirs   # a folder's symlinks are checked once per write
+            seen_dirs.add(folder)
+            sandbox.check_path(path, allowed, narrowed, self.root if checked_out else None, check_folders=fresh)
+            # in the tree only folders matter: a blob written over a symlink entry replaces it
+            if fresh and folder and self.git.is_symlink(folder, parent):
                 from gitmem.errors import SecurityError
 
                 raise SecurityError(f"refusing to write through a symlink in the repository: {path!r}")

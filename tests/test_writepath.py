@@ -194,3 +194,14 @@ def test_sigkill_at_random_moments_leaves_a_sound_repository(repo_dir: Path) -> 
         assert m.content.startswith("writer ")
     repo.remember("one more after the storm", dedupe=False, now=T)   # the next writer recovers
     assert git(repo_dir, "status", "--porcelain") == ""
+
+
+def test_symlink_committed_in_the_tree_is_refused_on_another_branch(repo: MemoryRepo, repo_dir: Path) -> None:
+    os.symlink("/etc", repo_dir / "memory" / "etc")
+    git(repo_dir, "add", "memory/etc")
+    git(repo_dir, "commit", "-qm", "a person's symlink")
+    git(repo_dir, "branch", "other")
+    with pytest.raises(SecurityError):
+        repo.store.write(lambda p: Plan({"memory/etc/passwd.md": b"x\n"}, "t", "t"), T, branch="other")
+    with pytest.raises(SecurityError):
+        write(repo, {"memory/etc/passwd.md": b"x\n"})

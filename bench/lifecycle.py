@@ -1,0 +1,80 @@
+"""Index upkeep, full rebuild and decay at scale.
+
+    python bench/lifecycle.py [--size 100000] [--changes 500]
+
+Prints: full index rebuild from git (goal <= 22 s at 100k), incremental
+upkeep per changed memory after a commit (goal <= 0.6 ms), decay over every
+memory (dry run and a real run), next to reading every memory file from git
+alone, measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from commit import NOW, build  # noqa: E402
+
+from gitmem import documents, indexer, memories  # noqa: E402
+from gitmem.api import MemoryRepo  # noqa: E402
+from gitmem.model import Memory, memory_path  # noqa: E402
+from gitmem.writepath import Plan  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--size", type=int, default=100_000)
+    ap.add_argument("--changes", type=int, default=500)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="gitmem-bench-") as tmp:
+        root = Path(tmp) / "mem"
+        t0 = time.perf_counter()
+        build(root, args.size, stamp="2026-11-28T12:00:00Z")
+        print(f"built {args.size} memories in {time.perf_counter() - t0:.1f} s")
+        repo = MemoryRepo.open(root)
+        git, head = repo.git, repo.head
+
+        t0 = time.perf_counter()
+        n = 0
+        for path, oid in memories.iter_files(git, head):
+            documents.read_memory(path, git.blob(oid))
+            n += 1
+        read_s = time.perf_counter() - t0
+        print(f"read and parse every memory file from git: {read_s:.2f} s ({n} files, {read_s / n * 1e6:.0f} us each)")
+
+        t0 = time.perf_counter()
+        index = indexer.rebuild_file(git, head)
+        rebuild_s = time.perf_counter() - t0
+        print(f"full index rebuild: {rebuild_s:.2f} s ({index.count()} rows; goal <= 22 s at 100k)")
+
+        changes = {}
+        for i in range(args.changes):
+            mid = f"m-2026-11-29-u{i:06d}"
+            m = Memory(id=mid, content=f"upkeep change {i} about kafka partition {i % 31}", created="2026-11-29T12:00:00Z",
+                       last_accessed="2026-11-29T12:00:00Z", path=memory_path("project", mid))
+            changes[m.path] = memories.render(m)
+        repo.store.write(lambda parent: Plan(changes, "bench upkeep", "bench"), NOW)
+        t0 = time.perf_counter()
+        touched = indexer.sync(index, git, repo.head)
+        sync_s = time.perf_counter() - t0
+        print(f"incremental upkeep: {touched} rows in {sync_s * 1000:.0f} ms = {sync_s / touched * 1000:.3f} ms per changed memory (goal <= 0.6)")
+        index.close()
+
+        later = NOW + timedelta(days=60)
+        for label, now, dry in (("decay, nothing due (examine every memory, no commit)", NOW, False),
+                                ("decay, dry run, 60 days later (every memory archived)", later, True),
+                                ("decay, 60 days later: ONE commit archiving every memory", later, False)):
+            t0 = time.perf_counter()
+            report = repo.decay(now=now, dry_run=dry)
+            print(f"{label}: {time.perf_counter() - t0:.2f} s ({report.examined} examined, {len(report.moves)} moves)")
+
+
+if __name__ == "__main__":
+    main()
