@@ -14,7 +14,6 @@ from typing import Iterable, Sequence
 from gitmem import events, refs
 from gitmem.errors import NotARepoError
 from gitmem.index import Filters, Hit, Index, IndexCorrupt
-from gitmem.model import iso
 
 ACCESS_LOG = "access.jsonl"
 
@@ -106,7 +105,7 @@ def log_access(root: Path, ids: Iterable[str], now: datetime) -> None:
     if not ids:
         return
     path = events.state_dir(_git_dir(root)) / ACCESS_LOG
-    stamp = iso(now)
+    stamp = now.replace(microsecond=0).isoformat().replace("+00:00", "Z")
     for memory_id in ids:
         events.append(path, {"id": memory_id, "at": stamp})
 
