@@ -545,11 +545,16 @@ def cmd_harvest(args: Any) -> int:
 # --- PII ---------------------------------------------------------------------------
 
 def _pii_args(p: Any) -> None:
-    p.add_argument("action", choices=("scan", "strip"))
-    p.add_argument("file", nargs="?", default="-", metavar="FILE", help="a file, or - for standard input (default)")
-    fmt = p.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="scan: one JSON object per finding")
-    fmt.add_argument("--jsonl", action="store_true", help='scan: read {"id","text"} lines, print {"id","findings"} lines')
+    # one sub-parser per action: argparse cannot place an optional FILE after
+    # options when a required positional comes before it
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    scan = actions.add_parser("scan", help="print findings (kind, offsets, secret or not)")
+    strip = actions.add_parser("strip", help="print the text with PII replaced by typed placeholders")
+    for sub in (scan, strip):
+        sub.add_argument("file", nargs="?", default="-", metavar="FILE", help="a file, or - for standard input (default)")
+    fmt = scan.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="one JSON object per finding")
+    fmt.add_argument("--jsonl", action="store_true", help='read {"id","text"} lines, print {"id","findings"} lines')
 
 
 def _read_input(name: str) -> str:
@@ -593,7 +598,7 @@ def cmd_pii(args: Any) -> int:
 
         sys.stdout.write(pii.strip(text, allow))
         return 0
-    if args.jsonl:
+    if getattr(args, "jsonl", False):
         from gitmem.errors import UsageError
 
         for n, line in enumerate(text.splitlines(), 1):
@@ -608,7 +613,7 @@ def cmd_pii(args: Any) -> int:
             out(json.dumps({"id": item_id, "findings": [_finding(f) for f in found]}, ensure_ascii=False))
         return 0
     found = pii.scan(text, allow)
-    if args.json:
+    if getattr(args, "json", False):
         for f in found:
             out(json.dumps(_finding(f)))
     else:
