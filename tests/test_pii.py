@@ -372,10 +372,19 @@ def test_audit_reports_an_unknown_kind() -> None:
     assert "passport" in problem and "unknown" in problem
 
 
-@pytest.mark.parametrize("pattern", [".*", ".+", r"[A-Za-z0-9]+", r"\S+", r"AKIA[A-Z0-9]{16}", r"[\w.+-]+@[\w.-]+"])
-def test_audit_reports_a_pattern_that_hides_a_whole_category(pattern: str) -> None:
-    problems = pii.audit(Allowlist(patterns=(pattern,)))
-    assert problems and all("hide the whole category" in p for p in problems)
+@pytest.mark.parametrize(
+    ("pattern", "kind"),
+    [(".*", "github_token"), (".+", "email"), (r"[A-Za-z0-9]+", "aws_access_key"), (r"\S+", "jwt"),
+     (r"AKIA[A-Z0-9]{16}", "aws_access_key"), (r"[\w.+-]+@[\w.-]+", "email"), (r"sk-ant-.*", "anthropic_key")],
+)
+def test_audit_reports_a_pattern_that_hides_a_whole_category(pattern: str, kind: str) -> None:
+    (problem,) = pii.audit(Allowlist(patterns=(pattern,)))
+    assert "hide the whole category" in problem and kind in problem and repr(pattern) in problem
+
+
+def test_audit_reports_nested_repetition() -> None:
+    (problem,) = pii.audit(Allowlist(patterns=(r"(a+)+b",)))
+    assert "exponential" in problem
 
 
 def test_audit_reports_a_blank_value() -> None:
