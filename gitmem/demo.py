@@ -74,17 +74,23 @@ def run(target: str | None, say: Say) -> int:
         for s in w.steps:
             say(f"  {s.commit[:12]}  {s.event:<12} {s.subject}")
 
-    _section(say, "7. reflect, decay, sync-core: patterns, forgetting, CLAUDE.md layers")
+    _section(say, "7. reflect and sync-core: patterns, CLAUDE.md layers, core for the next session")
     ref = repo.reflect(now=now)
-    say(f"reflect: {len(ref.created)} patterns from {len(ref.consumed)} memories")
+    say(f"reflect: {len(ref.created)} patterns from {len(ref.consumed)} memories (patterns/, patterns.md)")
+    sync = repo.sync_core(now=now)
+    say(f"sync-core: CLAUDE.md Layers 2 and 3 regenerated in commit {sync.commit[:12] if sync.commit else '-'}")
+    say(repo.load_core(900).text.rstrip())
+
+    _section(say, "8. decay: what is not used fades, and is archived, never deleted")
     later = now + timedelta(days=60)
     dec = repo.decay(now=later)
-    say(f"decay as of {later:%Y-%m-%d}: {len(dec.moves)} changes, {len(dec.archived)} archived (git keeps them)")
-    sync = repo.sync_core(now=later)
-    say(f"sync-core: CLAUDE.md Layers 2 and 3 regenerated in commit {sync.commit[:12] if sync.commit else '-'}")
-    say(repo.load_core(1200).text.rstrip())
+    say(f"decay as of {later:%Y-%m-%d}: {len(dec.moves)} changes, {len(dec.archived)} archived "
+        f"in commit {dec.commit[:12] if dec.commit else '-'}")
+    for move in dec.moves[:5]:
+        say(f"  {move.id}: {move.change}")
+    say(f"recall still finds archived memories when asked: gitmem recall --all QUERY")
 
-    _section(say, "8. git is the audit log: one commit per change")
+    _section(say, "9. git is the audit log: one commit per change")
     try:
         log = subprocess.run(["git", "log", "--oneline", "-n", "15"], cwd=root, capture_output=True, text=True, check=True)
         say(log.stdout.rstrip())
@@ -92,6 +98,8 @@ def run(target: str | None, say: Say) -> int:
         pass
     _section(say, "next")
     say(f"cd {root}")
-    say("gitmem list | gitmem recall 'export timeout' | gitmem consolidate | git log --stat")
+    for cmd in ("gitmem list", "gitmem recall 'export timeout'", "gitmem why demo-8", "gitmem consolidate",
+                "git log --stat -3", "cat CLAUDE.md"):
+        say(f"  {cmd}")
     return 0
 
