@@ -6,7 +6,6 @@ own previous output, so a second run with the same clock changes nothing.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -128,15 +127,8 @@ def run(store: Store, now: datetime, dry_run: bool = False) -> DecayReport:
     """Decay the memory repository as of ``now``."""
     state = store.state
     log, folding = state / ACCESS_LOG, state / FOLDING
-    if not dry_run and log.exists():
-        # New hits go to a fresh log while we fold this one; the folding file
-        # stays until the commit lands, so a crash loses no access.
-        if folding.exists():
-            with folding.open("ab") as dst:
-                dst.write(log.read_bytes())
-            log.unlink()
-        else:
-            os.replace(log, folding)
+    if not dry_run:
+        events.set_aside(log, folding)
     accesses = _latest_access([folding, log], now)
     report: dict[str, object] = {}
 

@@ -27,6 +27,24 @@ def append(path: Path, record: dict[str, Any]) -> None:
         os.close(fd)
 
 
+def set_aside(log: Path, aside: Path) -> None:
+    """Move ``log``'s records to ``aside`` (appending if it exists); new appends start a fresh log.
+
+    Folding a log into a commit works on the set-aside file, which is removed
+    only once the commit has landed: a crash in between loses no record.
+    """
+    if not log.exists():
+        return
+    if not aside.exists():
+        os.replace(log, aside)
+        return
+    moving = aside.with_name(f"{aside.name}.{os.getpid()}")
+    os.replace(log, moving)
+    with aside.open("ab") as dst:
+        dst.write(moving.read_bytes())
+    moving.unlink()
+
+
 def read(path: Path) -> Iterator[dict[str, Any]]:
     """Records of a JSON-lines log; a torn last line is skipped."""
     try:

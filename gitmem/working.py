@@ -7,7 +7,6 @@ in ONE commit and drops the rest; the file is cleared only after the commit.
 
 from __future__ import annotations
 
-import os
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
@@ -66,13 +65,7 @@ def end(repo: Any, now: datetime, session: str | None = None) -> SessionEnd:
 
     path = _path(repo)
     pending = path.with_suffix(".ending")
-    if path.exists():
-        if pending.exists():
-            with pending.open("ab") as dst:
-                dst.write(path.read_bytes())
-            path.unlink()
-        else:
-            os.replace(path, pending)
+    events.set_aside(path, pending)
     all_notes = notes_from(pending)
     keep = [n for n in all_notes if n.importance >= repo.cfg.memory.working_keep]
     kept_ids: list[str] = []
