@@ -13,28 +13,35 @@ How a scan runs, and why it is shaped this way:
   character, non-ASCII becomes ``?``) with JSON/shell escapes (``\\n``,
   ``\\r``, ``\\t``, ``\\u00XX``) blanked to spaces, so ``\\nAKIA…`` still has a
   word boundary and every offset still points into the original text.
-* Each detector starts from a cheap literal anchor (``AKIA``, ``ghp_``,
-  ``sk-``, ``@``, ``://``, ``/home/``, a keyword such as ``pass`` …) that
-  ``re`` finds with its fast literal-prefix search, then a precise pattern or a
-  little Python confirms it. Numbers (phones, cards, SSNs, IPv4) are found in a
-  "shape" of the text where every digit is ``0``, which turns their layouts into
-  literals. This is what keeps the scanner at several times the speed of
-  running the plain patterns one after the other.
-* Percent-encoded tokens and base64 blobs are decoded and rescanned; a finding
-  inside them is reported over the encoded span (base64: the whole blob;
-  percent-encoding: the encoded characters of the finding).
+* Each detector starts from a cheap anchor that ``re`` finds with its fast
+  literal-prefix search (``://``, ``@``, ``-----BEGIN``, ``/home/``, a keyword
+  such as ``pass`` or ``token``…), then an anchored pattern or a little Python
+  confirms it. Vendor formats are tried only where a run of 16+ token
+  characters starts. Numbers (phones, cards, SSNs, IPv4) are found in a
+  "shape" of the text where every digit is ``0``, which turns their layouts
+  into literals. Each kind thus costs a pass or two over the text instead of a
+  pattern tried at every position: several times the speed of the plain
+  patterns run one after the other (``bench/scan.py``).
+* Percent-encoded tokens and base64 blobs (also wrapped over several lines)
+  are decoded and rescanned; a finding inside them is reported over the encoded
+  span (base64: the whole blob; percent-encoding: the encoded characters of the
+  finding).
 * Candidates overlap (a JSON ``"token": "ghp_…"`` is both a keyword secret and
-  a GitHub token); the most specific kind wins: vendor formats, then AWS
-  secret keys, connection-URL credentials, env-style assignments, keyword and
-  prose secrets, then PII.
+  a GitHub token); the most specific kind wins: private keys, vendor formats,
+  AWS secret keys, connection-URL credentials, env-style assignments, keyword
+  and prose secrets, then PII.
 
 Decisions where section 7 leaves room:
 
-* ``env_secret`` is an assignment with ``=`` (or ``:`` for an UPPER_SNAKE name,
-  as in a compose ``environment:`` map) to an environment-style name
-  (UPPER_SNAKE, or after ``export``/``set``/``-e``/``ENV``); the same value under
-  a lowercase or camelCase name, a JSON/YAML key, a CLI flag or a URL query
-  parameter is a ``generic_api_key``.
+* ``env_secret`` is an assignment with ``=`` to an environment-style name
+  (UPPER_SNAKE, ``process.env.X``, or after ``export``/``set``/``-e``/``ENV``), or
+  with ``:`` to an unquoted UPPER_SNAKE name (a compose ``environment:`` map).
+  The same value under a lowercase or camelCase name, a quoted JSON key, a CLI
+  flag or a URL query parameter is a ``generic_api_key``. Tokens of vendors
+  without a kind of their own (GitLab, npm, Hugging Face…) are
+  ``generic_api_key`` alone and ``env_secret`` in an env assignment.
+* Credentials in a URL are ``url_credentials`` unless the password has a vendor
+  format, whose kind wins (``https://x:ghp_…@github.com`` is a github_token).
 * Stripe publishable keys (``pk_live_…``) are public by design and not reported;
   secret, restricted and webhook keys are.
 * ``/home/<name>``, ``/Users/<name>`` and ``C:\\Users\\<name>`` are home paths
@@ -46,8 +53,11 @@ Decisions where section 7 leaves room:
   (``postgres:postgres``) and placeholder passwords are not secrets.
 * A bare run of digits is a phone number only after a word such as ``phone`` or
   ``tel``, and an SSN only after ``ssn``; with separators no keyword is needed.
-* Four dotted numbers that are all single digits, or that follow ``v`` /
-  ``version``, are versions, not IPv4 addresses.
+  A number right after ``order``, ``invoice``, ``tracking number``, ``#``… is an
+  identifier, not PII.
+* Four dotted numbers are a version, not an IPv4 address, when the first three
+  are single digits, when all four are under 100 and the first under 10, when
+  the last is 0, or after ``v`` / ``version``.
 """
 
 from __future__ import annotations
@@ -488,9 +498,10 @@ def _compile() -> _Rx:
     r.unicode_esc = c(rb"\\u00[0-9A-Fa-f]{2}")
     # Patterns applied to candidate values (str), not to the text.
     # References and templates, not values: ${VAR} $VAR $(cmd) %VAR% %(name)s
-    # {name} [REDACTED] !vault !!tag *alias &anchor @Microsoft.KeyVault(…)
+    # {name} [REDACTED] [SECRET:kind] (our own placeholders: strip() is idempotent)
+    # !vault !!tag *alias &anchor @Microsoft.KeyVault(…)
     r.reference_start = c(
-        r"\$[{(A-Za-z_]|%[A-Za-z_]\w*%|%\(|\{[A-Za-z_][\w.]*\}|\[[A-Za-z _-]*\]\Z|!!|![A-Za-z]+(?:\s|\Z)"
+        r"\$[{(A-Za-z_]|%[A-Za-z_]\w*%|%\(|\{[A-Za-z_][\w.]*\}|\[[A-Za-z _:-]*\]\Z|!!|![A-Za-z]+(?:\s|\Z)"
         r"|[*&][a-z_][a-z0-9_-]*\Z|@[A-Za-z_][\w.]*(?:\(|\Z)"
     )
     r.reference = c(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+|[a-z]+(?:_[a-z]+)+")
@@ -970,6 +981,8 @@ def _assignment_at(v: _View, out: list[_Cand], s: int, e: int) -> None:
         (vs, ve), quoted = m.span(4), True
     else:
         (vs, ve), quoted = m.span(5), False
+    while ve > vs and ab[ve - 1] == 0x20:
+        ve -= 1  # "…\n" inside the quotes: a blanked escape, not the value
     value = v.s(vs, ve)
     before = ab[max(0, s - 24) : s]
     if not quoted:

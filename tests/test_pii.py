@@ -287,6 +287,18 @@ def test_strip_replaces_each_finding_with_its_placeholder() -> None:
     )
 
 
+def test_strip_is_idempotent_on_the_corpus() -> None:
+    """The pre-commit hook strips, then checks again: placeholders must not fire."""
+    for case in load_corpus():
+        stripped = pii.strip(case["text"])
+        assert pii.scan(stripped) == [], case["id"]
+
+
+def test_vendor_format_wins_inside_url_credentials() -> None:
+    text = f"git clone https://x-access-token:{GHP}@github.com/acme/x.git"
+    assert kinds_at(text) == [("github_token", GHP)]
+
+
 def test_strip_without_findings_returns_the_text() -> None:
     text = "nothing to see here: version 1.2.3.4, 127.0.0.1, ~/notes"
     assert pii.strip(text) == text
