@@ -136,10 +136,10 @@ class Run:
 def _cached_settings(root: str) -> Settings | None:
     """Settings from the JSON cache gitmem.config.load keeps under .git/gitmem/.
 
-    Importing gitmem.config (hashlib, pathlib, datetime, a dozen dataclasses)
+    Loading the schema (gitmem.settings: hashlib, pathlib, a dozen dataclasses)
     costs more than every check of a typical commit together, so the hooks
-    read the cache it wrote when it is present and matches gitmem.yaml byte
-    for byte.
+    read the cache config.load wrote when it is present and matches gitmem.yaml
+    byte for byte.
     Anything unexpected returns None and the caller goes through config.load.
     """
     try:
@@ -149,6 +149,8 @@ def _cached_settings(root: str) -> Settings | None:
             import json
 
             cached = json.load(fh)
+        # schema 1 is gitmem.config.SCHEMA_VERSION as of this writing; after a bump
+        # this reads None and config.load (slower, always right) takes over.
         if cached.get("schema") != 1 or cached.get("sha256") != _sha256(raw):
             return None
         pii, sediment = cached["data"]["pii"], cached["data"]["sediment"]
