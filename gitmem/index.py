@@ -45,7 +45,6 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -144,9 +143,12 @@ class IndexCorrupt(GitmemError):
         )
 
 
-@dataclass(frozen=True, slots=True)
-class IndexRow:
+class IndexRow(NamedTuple):
     """One memory as the index stores it.
+
+    The values of this module are NamedTuples, not dataclasses: recall runs as
+    a whole process per query, and importing dataclasses costs more than the
+    query itself.
 
     ``source_id`` is where the memory came from when that is an id of its own
     (an import row id, ``session:<id>#L<line>``); a number ending it orders
@@ -169,8 +171,7 @@ class IndexRow:
     links: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Filters:
+class Filters(NamedTuple):
     """Restrictions on a search; archive and background memories are opt-in."""
 
     type: str | None = None
@@ -181,8 +182,7 @@ class Filters:
     include_background: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
+class Hit(NamedTuple):
     """One search result: ``score`` ranks, ``relevance`` is its lexical part (0..1)."""
 
     id: str
@@ -192,8 +192,7 @@ class Hit:
     row: IndexRow
 
 
-@dataclass(frozen=True, slots=True)
-class _Query:
+class _Query(NamedTuple):
     fts: str  # the FTS5 MATCH expression
     terms: tuple[str, ...]  # distinct stems and bigrams, for coverage
     pairs: frozenset[tuple[str, str]]  # neighbouring query stems

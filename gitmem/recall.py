@@ -6,10 +6,9 @@ ref files), no pygit2 is imported; only a stale index pays for syncing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 from gitmem import events, refs
 from gitmem.errors import NotARepoError
@@ -18,8 +17,9 @@ from gitmem.index import Filters, Hit, Index, IndexCorrupt
 ACCESS_LOG = "access.jsonl"
 
 
-@dataclass(frozen=True)
-class Recalled:
+class Recalled(NamedTuple):
+    """One recalled memory (a NamedTuple: this path must not import dataclasses)."""
+
     id: str
     score: float
     relevance: float

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -33,7 +32,7 @@ def row(mid: str, content: str, **fields: object) -> IndexRow:
         created=stamp(NOW - timedelta(days=3)),
         last_accessed=stamp(NOW - timedelta(days=1)),
     )
-    return replace(base, **fields)  # type: ignore[arg-type]
+    return base._replace(**fields)
 
 
 def ids(ix: Index, query: str, **kw: object) -> list[str]:
