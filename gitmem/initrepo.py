@@ -73,16 +73,22 @@ def init(path: Path, now: datetime, install_hooks: bool = True) -> InitResult:
                                "gitmem: init memory repository\n\nGitmem-Event: repo.init\n", now)
     git.sync_worktree(files)
     gitio.use_index_v4(path)
-    hooks = _install_hooks(path) if install_hooks else False
+    hooks = install_git_hooks(path) if install_hooks else False
     return InitResult(path, True, commit, f"created memory repository {path}", hooks)
 
 
-def _install_hooks(path: Path) -> bool:
-    """Install the pre-commit hooks so a person's own `git commit` runs gitmem's checks."""
+def install_git_hooks(path: Path) -> bool:
+    """Make a person's own `git commit` run gitmem's checks: the pre-commit
+    framework for the pre-commit stage, a plain commit-msg script for the
+    layer rule. False when pre-commit could not be installed."""
     try:
-        done = subprocess.run(
-            [sys.executable, "-m", "pre_commit", "install", "--hook-type", "pre-commit", "--hook-type", "commit-msg"],
-            cwd=path, capture_output=True, text=True, timeout=120)
+        done = subprocess.run([sys.executable, "-m", "pre_commit", "install", "--hook-type", "pre-commit"],
+                              cwd=path, capture_output=True, text=True, timeout=120)
     except (OSError, subprocess.TimeoutExpired):
         return False
+    target = Path(gitio.Git(path).git_dir) / "hooks" / "commit-msg"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes((template_dir() / "hooks" / "commit-msg").read_bytes())
+        target.chmod(0o755)
     return done.returncode == 0
