@@ -74,8 +74,8 @@ def _plain(value: str) -> Any:
             return False
         raise _Bail
     first = value[0]
-    if first in _PLAIN_BAD_START or " #" in value or ": " in value or value[-1] in ": \t" or first in " \t" \
-            or "\t" in value:
+    if first in _PLAIN_BAD_START or " #" in value or ": " in value or value[-1] == ":" or "\t" in value \
+            or value != value.strip():
         raise _Bail
     if first in "+-.0123456789":
         if _INT.match(value):
