@@ -66,6 +66,10 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+TYPE_CHECKING = False  # typing costs an import; annotations only need it for checkers
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = [
     "PII_KINDS",
     "SECRET_KINDS",
@@ -340,7 +344,17 @@ def _pick(cluster: list[_Cand]) -> list[tuple[int, int, str]]:
 
 
 class _Rx:
-    """Namespace of compiled patterns, built once by :func:`_rx`."""
+    """Compiled patterns, each compiled on first use from ``_SOURCES``.
+
+    The pre-commit hook compiles afresh in every commit, and a short memory
+    file reaches only a few detectors: it pays for those only.
+    """
+
+    def __getattr__(self, name: str) -> Any:  # only called for a missing attribute
+        source = _SOURCES[name]
+        compiled = re.compile(source)
+        setattr(self, name, compiled)
+        return compiled
 
 
 _COMPILED: _Rx | None = None
@@ -349,174 +363,180 @@ _COMPILED: _Rx | None = None
 def _rx() -> _Rx:
     global _COMPILED
     if _COMPILED is None:
-        _COMPILED = _compile()
+        _COMPILED = _Rx()
     return _COMPILED
 
 
-def _compile() -> _Rx:
-    c = re.compile
-    r = _Rx()
-    # Vendor formats, tried where a run of token characters starts (see
-    # _find_vendor), indexed by their first byte.
-    r.vendor = [
-        (c(rb"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}"), "aws_access_key"),
-        (c(rb"A3T[A-Z0-9][A-Z0-9]{16}"), "aws_access_key"),
-        (c(rb"gh[pousr]_[A-Za-z0-9]{30,255}"), "github_token"),
-        (c(rb"github_pat_[A-Za-z0-9_]{30,255}"), "github_token"),
-        (c(rb"sk-[A-Za-z0-9_-]{20,400}"), "openai_key"),  # sk-ant-… becomes anthropic_key
-        (c(rb"xox[abposre]-[A-Za-z0-9-]{10,250}"), "slack_token"),
-        (c(rb"xapp-[0-9]-[A-Za-z0-9-]{10,250}"), "slack_token"),
-        (c(rb"sk_(?:live|test|prod)_[A-Za-z0-9]{10,250}"), "stripe_key"),
-        (c(rb"rk_(?:live|test|prod)_[A-Za-z0-9]{10,250}"), "stripe_key"),
-        (c(rb"whsec_[A-Za-z0-9]{20,250}"), "stripe_key"),
-        (c(rb"AIza[A-Za-z0-9_-]{30,40}"), "google_api_key"),
-        (c(rb"GOCSPX-[A-Za-z0-9_-]{20,60}"), "google_api_key"),
-        (c(rb"ya29\.[A-Za-z0-9_-]{20,2000}"), "google_api_key"),
-        (c(rb"eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{8,8000}\.[A-Za-z0-9_-]{10,2000}"), "jwt"),
-        # Other vendors' tokens have no kind of their own: generic_api_key.
-        (c(rb"glpat-[A-Za-z0-9_-]{20,60}"), "generic_api_key"),
-        (c(rb"gl(?:rt|dt|ptt|cbt|soat|imt)-[A-Za-z0-9_-]{20,60}"), "generic_api_key"),
-        (c(rb"npm_[A-Za-z0-9]{36}"), "generic_api_key"),
-        (c(rb"pypi-AgE[A-Za-z0-9_-]{50,300}"), "generic_api_key"),
-        (c(rb"hf_[A-Za-z0-9]{30,40}"), "generic_api_key"),
-        (c(rb"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,50}"), "generic_api_key"),
-        (c(rb"dop_v1_[a-f0-9]{64}"), "generic_api_key"),
-        (c(rb"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"), "generic_api_key"),
-        (c(rb"sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}"), "generic_api_key"),
-        (c(rb"AGE-SECRET-KEY-1[A-Z0-9]{58}"), "generic_api_key"),
-        (c(rb"hv[sb]\.[A-Za-z0-9_-]{24,200}"), "generic_api_key"),
-        (c(rb"dapi[a-f0-9]{32}"), "generic_api_key"),
-        (c(rb"lin_api_[A-Za-z0-9]{40}"), "generic_api_key"),
-        (c(rb"dckr_pat_[A-Za-z0-9_-]{20,60}"), "generic_api_key"),
-        (c(rb"figd_[A-Za-z0-9_-]{30,60}"), "generic_api_key"),
-        (c(rb"rubygems_[a-f0-9]{48}"), "generic_api_key"),
-        (c(rb"pscale_(?:pw|tkn)_[A-Za-z0-9_.-]{30,60}"), "generic_api_key"),
-        (c(rb"ATATT3[A-Za-z0-9_=-]{100,300}"), "generic_api_key"),
-        (c(rb"key-[a-f0-9]{32}"), "generic_api_key"),
-        (c(rb"SK[a-f0-9]{32}"), "generic_api_key"),
-    ]
-    r.vendor_by_first = {}
-    for pattern, kind in r.vendor:
-        first = pattern.pattern[0]
-        r.vendor_by_first.setdefault(first, []).append((pattern, kind))
-    # Prefixes holding a dot end a token run early: ya29.<run>, SG.<run>, hvs.<run>.
-    r.dotted = [(pfx, [(p, k) for p, k in r.vendor if p.pattern.startswith(esc)])
-                for pfx, esc in ((b"ya29.", b"ya29\\."), (b"SG.", b"SG\\."), (b"hvs.", b"hv"), (b"hvb.", b"hv"))]
-    r.slack_hook = c(rb"hooks\.slack\.com/services/[A-Za-z0-9_/-]{20,120}")
-    r.telegram = c(rb":AA[A-Za-z0-9_-]{33}")
-    r.pk_begin = c(rb"-----BEGIN[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----")
-    r.pk_end = c(rb"-----END[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----")
-    r.pk_body = c(rb"[A-Za-z0-9+/=\s\\:,-]{0,12000}")
-    r.b64_chunk = c(rb"[A-Za-z0-9+/=]+")
-    r.putty = c(rb"PuTTY-User-Key-File-[0-9]: ")
-    r.putty_end = c(rb"Private-MAC: [0-9a-fA-F]+")
-    userinfo = rb"([^\s/?#@:\"'<>\[\]{}\\]*):([^\s/\"'<>\\]+)@(?=[A-Za-z0-9\[])"
-    r.url_cred = c(rb"://" + userinfo)
-    r.url_cred_esc = c(rb":\\/\\/" + userinfo)  # JSON-escaped https:\/\/
-    r.at = c(rb"@")
-    r.domain = c(rb"((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24})(?![A-Za-z0-9-])")
-    r.name_fwd = c(rb"[a-z0-9_.-]*")
-    r.assign_tail = c(
+# Vendor formats, tried where a run of token characters starts (see
+# _find_vendor), compiled by first byte on demand.
+_VENDOR_SOURCES: tuple[tuple[bytes, str], ...] = (
+    (rb"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}", "aws_access_key"),
+    (rb"A3T[A-Z0-9][A-Z0-9]{16}", "aws_access_key"),
+    (rb"gh[pousr]_[A-Za-z0-9]{30,255}", "github_token"),
+    (rb"github_pat_[A-Za-z0-9_]{30,255}", "github_token"),
+    (rb"sk-[A-Za-z0-9_-]{20,400}", "openai_key"),  # sk-ant-… becomes anthropic_key
+    (rb"xox[abposre]-[A-Za-z0-9-]{10,250}", "slack_token"),
+    (rb"xapp-[0-9]-[A-Za-z0-9-]{10,250}", "slack_token"),
+    (rb"sk_(?:live|test|prod)_[A-Za-z0-9]{10,250}", "stripe_key"),
+    (rb"rk_(?:live|test|prod)_[A-Za-z0-9]{10,250}", "stripe_key"),
+    (rb"whsec_[A-Za-z0-9]{20,250}", "stripe_key"),
+    (rb"AIza[A-Za-z0-9_-]{30,40}", "google_api_key"),
+    (rb"GOCSPX-[A-Za-z0-9_-]{20,60}", "google_api_key"),
+    (rb"ya29\.[A-Za-z0-9_-]{20,2000}", "google_api_key"),
+    (rb"eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{8,8000}\.[A-Za-z0-9_-]{10,2000}", "jwt"),
+    # Other vendors' tokens have no kind of their own: generic_api_key.
+    (rb"glpat-[A-Za-z0-9_-]{20,60}", "generic_api_key"),
+    (rb"gl(?:rt|dt|ptt|cbt|soat|imt)-[A-Za-z0-9_-]{20,60}", "generic_api_key"),
+    (rb"npm_[A-Za-z0-9]{36}", "generic_api_key"),
+    (rb"pypi-AgE[A-Za-z0-9_-]{50,300}", "generic_api_key"),
+    (rb"hf_[A-Za-z0-9]{30,40}", "generic_api_key"),
+    (rb"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,50}", "generic_api_key"),
+    (rb"dop_v1_[a-f0-9]{64}", "generic_api_key"),
+    (rb"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}", "generic_api_key"),
+    (rb"sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}", "generic_api_key"),
+    (rb"AGE-SECRET-KEY-1[A-Z0-9]{58}", "generic_api_key"),
+    (rb"hv[sb]\.[A-Za-z0-9_-]{24,200}", "generic_api_key"),
+    (rb"dapi[a-f0-9]{32}", "generic_api_key"),
+    (rb"lin_api_[A-Za-z0-9]{40}", "generic_api_key"),
+    (rb"dckr_pat_[A-Za-z0-9_-]{20,60}", "generic_api_key"),
+    (rb"figd_[A-Za-z0-9_-]{30,60}", "generic_api_key"),
+    (rb"rubygems_[a-f0-9]{48}", "generic_api_key"),
+    (rb"pscale_(?:pw|tkn)_[A-Za-z0-9_.-]{30,60}", "generic_api_key"),
+    (rb"ATATT3[A-Za-z0-9_=-]{100,300}", "generic_api_key"),
+    (rb"key-[a-f0-9]{32}", "generic_api_key"),
+    (rb"SK[a-f0-9]{32}", "generic_api_key"),
+)
+# Prefixes holding a dot end a token run early: ya29.<run>, SG.<run>, hvs.<run>.
+_DOTTED = ((b"ya29.", b"ya29\\."), (b"SG.", b"SG\\."), (b"hvs.", b"hv"), (b"hvb.", b"hv"))
+_VENDOR_CACHE: dict[int, list[tuple[re.Pattern[bytes], str]]] = {}
+
+
+def _vendor_patterns(first: int) -> list[tuple[re.Pattern[bytes], str]]:
+    """The vendor patterns whose text starts with the byte ``first``."""
+    found = _VENDOR_CACHE.get(first)
+    if found is None:
+        found = [(re.compile(src), kind) for src, kind in _VENDOR_SOURCES if src[0] == first]
+        _VENDOR_CACHE[first] = found
+    return found
+
+
+_USERINFO = rb"([^\s/?#@:\"'<>\[\]{}\\]*):([^\s/\"'<>\\]+)@(?=[A-Za-z0-9\[])"
+# Every other pattern, by the attribute name the detectors use (_rx().name).
+_SOURCES: dict[str, str | bytes] = {
+    "slack_hook": rb"hooks\.slack\.com/services/[A-Za-z0-9_/-]{20,120}",
+    "telegram": rb":AA[A-Za-z0-9_-]{33}",
+    "pk_begin": rb"-----BEGIN[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----",
+    "pk_end": rb"-----END[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----",
+    "pk_body": rb"[A-Za-z0-9+/=\s\\:,-]{0,12000}",
+    "b64_chunk": rb"[A-Za-z0-9+/=]+",
+    "putty": rb"PuTTY-User-Key-File-[0-9]: ",
+    "putty_end": rb"Private-MAC: [0-9a-fA-F]+",
+    "url_cred": rb"://" + _USERINFO,
+    "url_cred_esc": rb":\\/\\/" + _USERINFO,
+    "at": rb"@",
+    "domain": rb"((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24})(?![A-Za-z0-9-])",
+    "name_fwd": rb"[a-z0-9_.-]*",
+    "assign_tail": (
         rb"(\\{0,3}[\"'])?\]?[ \t]*(:=|=>|=(?!=)|:(?![:/\\]))[ \t]*"
         rb"(?:\\{0,3}\"([^\"\\\r\n]*)|\\{0,3}'([^'\\\r\n]*)|([^\s\"'`,;|<>(){}\[\]\\]+))"
-    )
-    r.prose = c(
+    ),
+    "prose": (
         rb"\b(?:[a-z0-9]+_)*(?:password|passwd|passphrase|passcode|pass code|pw|pwd|pin code|key|secret|token|credentials?)\b"
         rb"(?:[ \t]+(?:for|to|of|on|at|in)(?:[ \t]+[^\s]+){1,4}?)?"
         rb"[ \t]+(?:is|was|are|=|->|is set to|set to|changed to|reset to):?[ \t]+"
         rb"(?:(?:now|still|currently|just|simply)[ \t]+)?"
-    )
+    ),
     # "API key: …", "Access token = …": a two-word name, which the assignment
     # pattern (one token as name) cannot see.
-    r.prose_colon = c(
+    "prose_colon": (
         rb"\b(?:api|access|secret|private|auth|bearer|session|refresh|client|bot|app|personal access|master|admin|"
         rb"root|db|database|wifi|wi-fi|account|login|user|deploy|service|signing|encryption|license)[ \t]"
         rb"(?:key|token|secret|password|passphrase|pw)[ \t]*(?:[:=]|->)[ \t]*"
-    )
-    r.prose_set = c(
+    ),
+    "prose_set": (
         rb"\b(?:set|change|changed|reset|update|updated|rotate|rotated)[ \t]+(?:(?:the|my|our|your|its)[ \t]+)?"
         rb"(?:[a-z0-9_-]+[ \t]+)?(?:password|passwd|passphrase|token|key|secret)[ \t]+to[ \t]+"
-    )
-    r.xml_kv = c(rb"\b(?:key|name)[ \t]*=[ \t]*[\"']([^\"'\n]{1,80})[\"'][ \t]+value[ \t]*=[ \t]*[\"']([^\"'\n]*)[\"']")
-    r.bare_kw = c(rb"\b(?:[a-z0-9]+_)*(?:password|passwd|passphrase|pwd|api[ _-]?key|secret)[ \t]+")
+    ),
+    "xml_kv": rb"\b(?:key|name)[ \t]*=[ \t]*[\"']([^\"'\n]{1,80})[\"'][ \t]+value[ \t]*=[ \t]*[\"']([^\"'\n]*)[\"']",
+    "bare_kw": rb"\b(?:[a-z0-9]+_)*(?:password|passwd|passphrase|pwd|api[ _-]?key|secret)[ \t]+",
     # Command lines whose password flag is a bare -p / -a, and SQL grants. Each
     # starts with a literal; the tool before "login" is checked afterwards.
-    r.cli_login = c(rb"login\b[^\n]{0,200}?[ \t](?:-p|--password)(?:[ \t]+|=)(?=[^-\s])")
-    r.login_tool = c(rb"\b(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|helm(?: registry)?)[ \t]+\Z")
-    r.sshpass = c(rb"sshpass[ \t]+-p[ \t]*(?=[^-\s])")
-    r.redis_cli = c(rb"redis-cli\b[^\n]{0,200}?[ \t](?:-a|--pass)(?:[ \t]+|=)(?=[^-\s])")
-    r.identified_by = c(rb"identified[ \t]+(?:with[ \t]+\S+[ \t]+)?by[ \t]+(?:password[ \t]+)?")
-    r.discord_hook = c(rb"discord(?:app)?\.com/api/webhooks/[0-9]{5,30}/([A-Za-z0-9_-]{40,120})")
-    r.aws_spaced = c(rb"[ \t]+([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")
-    r.scheme = c(rb"\b(bearer|token)[ \t]+([A-Za-z0-9._~+/=-]{10,4000})")
-    r.basic = c(rb"\bbasic[ \t]+([A-Za-z0-9+/]{6,2000}={0,2})")
-    r.flag = c(rb"(?<![\w-])--?(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|auth-token|access-token)[ \t]+")
-    r.mysql_p = c(rb"\bmysql(?:dump|admin|sh|import)?\b[^\n]{0,200}?[ \t]-p([^\s\"'-][^\s\"']*)")
-    r.curl_u = c(rb"(?<![\w-])(?:-u|--user)[ \t]+[\"']?([^\s:\"']+):([^\s\"']+)")
-    r.value_q = c(rb"\\{0,3}\"([^\"\\\r\n]*)|\\{0,3}'([^'\\\r\n]*)|`([^`\r\n]*)`|([^\s\"'`]+)")
-    r.env_prefix = c(rb"(?:\bexport|\bset|\bsetx|\benv|\bENV|\bARG|--env|--build-arg|(?:^|[\s\"'])-e)[ \t]+\Z")
-    r.aws_near = c(rb"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+    "cli_login": rb"login\b[^\n]{0,200}?[ \t](?:-p|--password)(?:[ \t]+|=)(?=[^-\s])",
+    "login_tool": rb"\b(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|helm(?: registry)?)[ \t]+\Z",
+    "sshpass": rb"sshpass[ \t]+-p[ \t]*(?=[^-\s])",
+    "redis_cli": rb"redis-cli\b[^\n]{0,200}?[ \t](?:-a|--pass)(?:[ \t]+|=)(?=[^-\s])",
+    "identified_by": rb"identified[ \t]+(?:with[ \t]+\S+[ \t]+)?by[ \t]+(?:password[ \t]+)?",
+    "discord_hook": rb"discord(?:app)?\.com/api/webhooks/[0-9]{5,30}/([A-Za-z0-9_-]{40,120})",
+    "aws_spaced": rb"[ \t]+([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+    "scheme": rb"\b(bearer|token)[ \t]+([A-Za-z0-9._~+/=-]{10,4000})",
+    "basic": rb"\bbasic[ \t]+([A-Za-z0-9+/]{6,2000}={0,2})",
+    "flag": rb"(?<![\w-])--?(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|auth-token|access-token)[ \t]+",
+    "mysql_p": rb"\bmysql(?:dump|admin|sh|import)?\b[^\n]{0,200}?[ \t]-p([^\s\"'-][^\s\"']*)",
+    "curl_u": rb"(?<![\w-])(?:-u|--user)[ \t]+[\"']?([^\s:\"']+):([^\s\"']+)",
+    "value_q": rb"\\{0,3}\"([^\"\\\r\n]*)|\\{0,3}'([^'\\\r\n]*)|`([^`\r\n]*)`|([^\s\"'`]+)",
+    "env_prefix": rb"(?:\bexport|\bset|\bsetx|\benv|\bENV|\bARG|--env|--build-arg|(?:^|[\s\"'])-e)[ \t]+\Z",
+    "aws_near": rb"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])",
     # Numbers, found in the digit shape of the text (every digit is b"0"), in
     # one pass: card layouts, SSN 000-00-0000 and NANP 000-000-0000, and bare
     # runs of 9+ digits. The lookbehind after the first literal keeps the fast
     # prefix search and drops, inside `re`, a run that does not start at a
     # digit boundary.
-    r.numbers = c(
+    "numbers": (
         rb"0(?<!00)00(?:(?P<card>0(?:[ -]?0000[ -]?0000[ -]?0{1,7}|[ -]000000[ -]0{4,5}))"
         rb"|(?P<sep>[ .-](?:00[ -]0000|000[ .-]0000))|(?P<run>000000+))"
-    )
-    r.nanp_paren = c(rb"\(000\)[ .-]?000[ .-]0000")
-    r.ipv4_mid = c(rb"\.0{1,3}\.0{1,3}\.")
-    r.ipv4 = c(rb"([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})")
-    r.intl = c(rb"\+[0-9][0-9 ().-]{7,24}[0-9]")
-    r.trunk = c(rb"0(?<![0-9]0)[1-9][0-9]{0,3}\)?(?:[ .-][0-9]{2,8}){1,4}(?![0-9])")
+    ),
+    "nanp_paren": rb"\(000\)[ .-]?000[ .-]0000",
+    "ipv4_mid": rb"\.0{1,3}\.0{1,3}\.",
+    "ipv4": rb"([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})",
+    "intl": rb"\+[0-9][0-9 ().-]{7,24}[0-9]",
+    "trunk": rb"0(?<![0-9]0)[1-9][0-9]{0,3}\)?(?:[ .-][0-9]{2,8}){1,4}(?![0-9])",
     # Words that make a bare run of digits a phone number or an SSN.
-    r.phone_ctx = c(
+    "phone_ctx": (
         rb"\b(?:tel(?:ephone)?|phone|mobile|mob|cell(?:phone)?|fax|whatsapp|sms|gsm|call me(?: at| on)?|text me(?: at)?)"
         rb"(?:[ _-]?(?:no\.?|number|num|nr\.?))?[^a-z0-9\n]{0,4}\+?\Z"
-    )
-    r.ssn_ctx = c(rb"(?:\bssn|social security(?: number| no\.?)?)[^a-z0-9\n]{0,4}\Z")
-    r.num_context = c(
+    ),
+    "ssn_ctx": rb"(?:\bssn|social security(?: number| no\.?)?)[^a-z0-9\n]{0,4}\Z",
+    "num_context": (
         rb"(?:\b(?:order|invoice|tracking|ticket|ref|reference|case|sku|serial|sn|s/n|isbn|txn|transaction|"
         rb"confirmation|build|po|id|item|part|account|acct|pid|uid|job|run|issue|pr|bug|receipt|booking|shipment)\b"
         rb"(?:[ \t]*(?:number|no\.?|num|nr|id|code|#))?[^a-z0-9\n]{0,6}|#[ \t]?)\Z"
-    )
-    r.version_context = c(rb"(?:\b(?:v|ver|version|release|build|firmware|kernel|rev)[ .:=/_-]{0,3}|[=~<>!]=|[\^~])\Z")
-    r.ipv6_full = c(rb":[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:")
-    r.ipv6_dc = c(rb"::")
+    ),
+    "version_context": rb"(?:\b(?:v|ver|version|release|build|firmware|kernel|rev)[ .:=/_-]{0,3}|[=~<>!]=|[\^~])\Z",
+    "ipv6_full": rb":[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:",
+    "ipv6_dc": rb"::",
     # Home paths, on the original text (names may be non-ASCII).
-    r.home = c(r"home\\{0,2}/")
-    r.users = c(r"Users(?:\\{0,4}/|\\{1,4})")
-    r.docs_settings = c(r"Documents and Settings(?:\\{0,4}/|\\{1,4})")
-    r.home_name = c(r"[^\W][\w.-]{0,31}")
-    r.tilde = c(r"~([A-Za-z_][\w.-]{0,31})")
-    r.drive = c(r"(?<![A-Za-z0-9])([A-Za-z]:(?:\\{1,4}|/))\Z")
-    r.shell_verb = c(r"(?:^|[\s;&|(])(?:cd|ls|cp|mv|rm|cat|chown|chmod|pushd|find|du|tar|rsync|scp)\s+(?:-\S+\s+)*\Z")
+    "home": r"home\\{0,2}/",
+    "users": r"Users(?:\\{0,4}/|\\{1,4})",
+    "docs_settings": r"Documents and Settings(?:\\{0,4}/|\\{1,4})",
+    "home_name": r"[^\W][\w.-]{0,31}",
+    "tilde": r"~([A-Za-z_][\w.-]{0,31})",
+    "drive": r"(?<![A-Za-z0-9])([A-Za-z]:(?:\\{1,4}|/))\Z",
+    "shell_verb": r"(?:^|[\s;&|(])(?:cd|ls|cp|mv|rm|cat|chown|chmod|pushd|find|du|tar|rsync|scp)\s+(?:-\S+\s+)*\Z",
     # Decoding.
-    r.pct = c(rb"%[0-9A-Fa-f]{2}")
-    r.token_run = c(rb"BBBBBBBBBBBBBBBB+")
-    r.unicode_esc = c(rb"\\u00[0-9A-Fa-f]{2}")
+    "pct": rb"%[0-9A-Fa-f]{2}",
+    "token_run": rb"BBBBBBBBBBBBBBBB+",
+    "unicode_esc": rb"\\u00[0-9A-Fa-f]{2}",
     # Patterns applied to candidate values (str), not to the text.
     # References and templates, not values: ${VAR} $VAR $(cmd) %VAR% %(name)s
     # {name} [REDACTED] [SECRET:kind] (our own placeholders: strip() is idempotent)
     # !vault !!tag *alias &anchor @Microsoft.KeyVault(…)
-    r.reference_start = c(
+    "reference_start": (
         r"\$[{(A-Za-z_]|%[A-Za-z_]\w*%|%\(|\{[A-Za-z_][\w.]*\}|\[[A-Za-z _:-]*\]\Z|!!|![A-Za-z]+(?:\s|\Z)"
         r"|[*&][a-z_][a-z0-9_-]*\Z|@[A-Za-z_][\w.]*(?:\(|\Z)"
-    )
-    r.reference = c(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+|[a-z]+(?:_[a-z]+)+")
-    r.identifier_path = c(r"[a-z]+(?:[:./][a-z]+)+")
-    r.code = c(r"[A-Za-z_][\w.]*[(\[]")
-    r.pathlike = c(r"(?:~|\.{1,2})?/|[A-Za-z]:[\\/]|.*\.(?:pem|key|crt|txt|json|env|ya?ml|p12|pfx|jks|gpg|asc)\Z")
-    r.vendor_prefix = c(
+    ),
+    "reference": r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+|[a-z]+(?:_[a-z]+)+",
+    "identifier_path": r"[a-z]+(?:[:./][a-z]+)+",
+    "code": r"[A-Za-z_][\w.]*[(\[]",
+    "pathlike": r"(?:~|\.{1,2})?/|[A-Za-z]:[\\/]|.*\.(?:pem|key|crt|txt|json|env|ya?ml|p12|pfx|jks|gpg|asc)\Z",
+    "vendor_prefix": (
         r"(?:sk-ant-(?:api|admin|oat|sid)\d\d-|sk-ant-|sk-(?:proj|svcacct|admin|None)-|sk-|[sr]k_(?:live|test|prod)_|"
         r"gh[pousr]_|github_pat_|xox[a-z]-|xapp-|AIza|GOCSPX-|ya29\.|[A-Za-z]+[_-])"
-    )
-    r.name_part = c(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-    r.words = c(r"[A-Za-z]+(?:[._-][A-Za-z]+)*")
-    r.digit_re = c(r"[0-9]")
-    r.phone_shape = c(r"[ .()-]{3,}|\.\d{1,2}$|\d{5,}\.\d")
-    return r
+    ),
+    "name_part": r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+",
+    "words": r"[A-Za-z]+(?:[._-][A-Za-z]+)*",
+    "digit_re": r"[0-9]",
+    "phone_shape": r"[ .()-]{3,}|\.\d{1,2}$|\d{5,}\.\d",
+}
 
 
 def _table(mapping: Callable[[int], int]) -> bytes:
@@ -695,7 +715,6 @@ def _find_vendor(v: _View, out: list[_Cand]) -> None:
     inside one), instead of one pass over the text per vendor."""
     rx = _rx()
     ab = v.ab
-    by_first = rx.vendor_by_first
     for rs, re_ in v.runs:
         starts = [rs]
         # A path or a URL can glue a token to what precedes it: /v1/<token>.
@@ -703,7 +722,7 @@ def _find_vendor(v: _View, out: list[_Cand]) -> None:
         if re_ - rs < 512 and (ab.find(b"/", rs, re_) >= 0 or ab.find(b"+", rs, re_) >= 0):
             starts += [i + 1 for i in range(rs, re_ - 16) if ab[i] in b"/+"]
         for st in starts:
-            for pattern, kind in by_first.get(ab[st], ()):
+            for pattern, kind in _vendor_patterns(ab[st]):
                 m = pattern.match(ab, st)
                 if m is not None:
                     _vendor_match(v, out, st, m.end(), kind)
@@ -712,9 +731,11 @@ def _find_vendor(v: _View, out: list[_Cand]) -> None:
             if ab[rs - 1] == 0x3A and ab[rs : rs + 2] == b"AA":
                 _telegram(v, out, rs - 1, re_)
             elif ab[rs - 1] == 0x2E:
-                for prefix, patterns in rx.dotted:
+                for prefix, escaped in _DOTTED:
                     if ab[rs - len(prefix) : rs] == prefix:
-                        for pattern, kind in patterns:
+                        for pattern, kind in _vendor_patterns(prefix[0]):
+                            if not pattern.pattern.startswith(escaped):
+                                continue
                             m = pattern.match(ab, rs - len(prefix))
                             if m is not None:
                                 _vendor_match(v, out, m.start(), m.end(), kind)
