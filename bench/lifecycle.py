@@ -43,8 +43,8 @@ def main() -> None:
 
         t0 = time.perf_counter()
         n = 0
-        for path, oid in memories.iter_files(git, head):
-            documents.read_memory(path, git.blob(oid))
+        for path, data in memories.iter_files(git, head):
+            documents.read_memory(path, data)
             n += 1
         read_s = time.perf_counter() - t0
         print(f"read and parse every memory file from git: {read_s:.2f} s ({n} files, {read_s / n * 1e6:.0f} us each)")

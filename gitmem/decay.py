@@ -77,8 +77,7 @@ def plan_decay(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[st
     folded = _folded_sources(git, rev)
     live: list[tuple[Memory, Memory, float]] = []   # (old, new, effective importance)
     raw: dict[str, bytes] = {}
-    for path, oid in memories.iter_files(git, rev):
-        data = git.blob(oid)
+    for path, data in memories.iter_files(git, rev):
         try:
             old = documents.read_memory(path, data)
         except DocumentError:

@@ -17,13 +17,13 @@ from __future__ import annotations
 import json
 import re
 from datetime import date, datetime, timezone
+from functools import lru_cache
 from typing import Any, Mapping
 
 from gitmem.errors import DocumentError
 
 FENCE = "---"
 
-_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?: (.*))?$")
 _INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)$")
 _FLOAT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)?\.[0-9]+(?:[eE][-+]?[0-9]+)?$|[-+]?(?:0|[1-9][0-9]*)[eE][-+]?[0-9]+$")
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}(?:[Tt ]\d{1,2}:\d{2}:\d{2}(?:\.\d+)?(?:[ ]?(?:Z|[-+]\d{1,2}(?::?\d{2})?))?)?$")
@@ -90,6 +90,7 @@ def _plain(value: str) -> Any:
     return value
 
 
+@lru_cache(maxsize=4096)
 def _canonical_time(value: str) -> bool:
     m = _CANON_TS.match(value)
     if not m:
@@ -148,14 +149,16 @@ def parse_fast(fm: str) -> dict[str, Any]:
     for line in fm.split("\n"):
         if not line:
             continue
-        m = _KEY.match(line)
-        if m is None:
+        key, sep, value = line.partition(":")
+        if not sep or not key.isidentifier() or not key.isascii() or key in out:
             raise _Bail
-        key, value = m.group(1), (m.group(2) or "").strip()
-        if key in out or not value:
+        if value[:1] != " ":
+            raise _Bail      # "key:value" or a bare "key:" (a nested block follows)
+        value = value.strip()
+        if not value:
             raise _Bail
-        if value.startswith("["):
-            if not value.endswith("]"):
+        if value[0] == "[":
+            if value[-1] != "]":
                 raise _Bail
             out[key] = _flow_seq(value)
         else:

@@ -125,6 +125,15 @@ class Git:
 
     def files(self, prefix: str, rev: str) -> Iterator[tuple[str, str]]:
         """(path, blob id) of every file under ``prefix`` at ``rev``."""
+        for path, entry in self._entries(prefix, rev):
+            yield path, str(entry.id)
+
+    def blobs(self, prefix: str, rev: str) -> Iterator[tuple[str, bytes]]:
+        """(path, content) of every file under ``prefix`` at ``rev`` (one object lookup each)."""
+        for path, entry in self._entries(prefix, rev):
+            yield path, entry.data
+
+    def _entries(self, prefix: str, rev: str) -> Iterator[tuple[str, pygit2.Object]]:
         tree = self._commit(rev).tree
         try:
             sub = tree[prefix] if prefix else tree
@@ -140,7 +149,7 @@ class Git:
                 if entry.type == ObjectType.TREE:
                     stack.append((path, entry))
                 elif entry.filemode in (FileMode.BLOB, FileMode.BLOB_EXECUTABLE):
-                    yield path, str(entry.id)
+                    yield path, entry
 
     def blob(self, oid: str) -> bytes:
         return self.repo[oid].data

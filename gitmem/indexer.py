@@ -83,9 +83,9 @@ def rebuild(index: Index, git: Git, rev: str | None) -> int:
         index.set_meta(META_COMMIT, "")
         return 0
     rows: list[IndexRow] = []
-    for path, oid in memories.iter_files(git, rev, include_archive=True):
+    for path, data in memories.iter_files(git, rev, include_archive=True):
         try:
-            rows.append(row(documents.read_memory(path, git.blob(oid))))
+            rows.append(row(documents.read_memory(path, data)))
         except DocumentError:
             continue  # reported by `gitmem list`; an unreadable file is not recallable
     index.upsert(rows, meta={META_COMMIT: rev, "schema": SCHEMA})

@@ -51,23 +51,23 @@ def load(git: Git, rev: str | None, memory_id: str, include_archive: bool = True
     return documents.read_memory(path, data)
 
 
-def iter_files(git: Git, rev: str | None, include_archive: bool = False) -> Iterator[tuple[str, str]]:
-    """(path, blob id) of every memory file at ``rev``."""
+def iter_files(git: Git, rev: str | None, include_archive: bool = False) -> Iterator[tuple[str, bytes]]:
+    """(path, content) of every memory file at ``rev``."""
     if rev is None:
         return
     folders = (MEMORY_DIR, ARCHIVE_DIR) if include_archive else (MEMORY_DIR,)
     for folder in folders:
-        for path, oid in git.files(folder, rev):
+        for path, data in git.blobs(folder, rev):
             if path.endswith(".md"):
-                yield path, oid
+                yield path, data
 
 
 def listing(git: Git, rev: str | None, include_archive: bool = False) -> Listing:
     """Every readable memory at ``rev``; unreadable files become problems, not crashes."""
     out, problems = [], []
-    for path, oid in iter_files(git, rev, include_archive):
+    for path, data in iter_files(git, rev, include_archive):
         try:
-            out.append(documents.read_memory(path, git.blob(oid)))
+            out.append(documents.read_memory(path, data))
         except DocumentError as exc:
             problems.append(str(exc))
     out.sort(key=lambda m: (m.created, m.id))
