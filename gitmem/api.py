@@ -475,8 +475,3 @@ def _neg(stamp: str) -> str:
 def _check_choice(name: str, value: str | None, allowed: Sequence[str]) -> None:
     if value is not None and value not in allowed:
         raise UsageError(f"{name} {value!r} is not one of: {', '.join(allowed)}")
-
-
-def read_document(path: str, data: bytes) -> Memory:
-    """Parse one memory file's bytes (DocumentError names file and line)."""
-    return documents.read_memory(path, data)

@@ -29,7 +29,6 @@ CURSOR_FILE = "harvest-cursor.json"
 EPISODE_DIR = "episodes"
 DEFAULT_SIGNALS = 20
 SIGNAL_TYPES = {"preference": "preference", "decision": "decision", "correction": "preference", "error": "error"}
-_SKIP_KEYS = {"signature", "data"}   # signatures and base64 payloads (images) hold no user text
 
 
 @dataclass(frozen=True)
@@ -44,13 +43,19 @@ class Harvested:
     reason: str = ""
 
 
-def _strings(value: Any, out: list[str], key: str = "") -> None:
+def _is_media(record: dict[str, Any]) -> bool:
+    """An image or other binary payload block: its base64 ``data`` holds no typed text."""
+    return record.get("type") in ("image", "base64", "document") or "mimeType" in record or "media_type" in record
+
+
+def _strings(value: Any, out: list[str], key: str = "", media: bool = False) -> None:
     if isinstance(value, str):
-        if key not in _SKIP_KEYS and len(value) >= 8:
+        if len(value) >= 8 and key != "signature" and not (media and key == "data"):
             out.append(value)
     elif isinstance(value, dict):
+        here = _is_media(value)
         for k, v in value.items():
-            _strings(v, out, str(k))
+            _strings(v, out, str(k), here)
     elif isinstance(value, list):
         for v in value:
             _strings(v, out, key)

@@ -76,7 +76,7 @@ def test_harvest_is_idempotent_and_incremental(repo: MemoryRepo, repo_dir: Path,
     assert any("Redis" in m.content for m in repo.list().memories)
 
 
-@pytest.mark.parametrize("where", ["user text", "tool input", "tool output"])
+@pytest.mark.parametrize("where", ["user text", "tool input", "tool output", "structured tool result"])
 def test_secret_anywhere_rejects_the_whole_session(repo: MemoryRepo, repo_dir: Path, tmp_path: Path, where: str) -> None:
     turns = list(TURNS)
     if where == "user text":
@@ -84,8 +84,11 @@ def test_secret_anywhere_rejects_the_whole_session(repo: MemoryRepo, repo_dir: P
     elif where == "tool input":
         turns.append(("assistant", [{"type": "tool_use", "id": "t9", "name": "Bash",
                                      "input": {"command": f"curl -H 'Authorization: token {GH_TOKEN}' https://api.github.com"}}]))
-    else:
+    elif where == "tool output":
         turns.append(("user", [{"type": "tool_result", "tool_use_id": "t1", "content": f"cat .env\nGITHUB_TOKEN={GH_TOKEN}\n"}]))
+    else:   # an MCP-style result whose text sits under a "data" key
+        turns.append(("user", [{"type": "tool_result", "tool_use_id": "t1",
+                                "content": [{"type": "json", "data": {"env": f"GITHUB_TOKEN={GH_TOKEN}"}}]}]))
     src = claude_session(tmp_path / "leak.jsonl", "sess-leak", turns)
     before = commits(repo_dir)
     [r] = repo.harvest([src], now=T)
