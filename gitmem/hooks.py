@@ -426,6 +426,8 @@ def strip(text: str, found: Sequence[Finding], yaml_end: int = 0) -> str:
     placeholder is single-quoted whole, because ``email: [EMAIL]`` would turn a
     string into a list.
     """
+    from gitmem import pii
+
     spans = _disjoint(found)
     out, pos, i = [], 0, 0
     while i < len(spans):
@@ -433,7 +435,7 @@ def strip(text: str, found: Sequence[Finding], yaml_end: int = 0) -> str:
         out.append(text[pos:f.start])
         prefix = text[text.rfind("\n", 0, f.start) + 1:f.start]
         if f.start >= yaml_end or not _SCALAR_START.search(prefix):
-            out.append(_placeholder(f.kind))
+            out.append(pii.placeholder(f.kind))
             pos, i = f.end, i + 1
             continue
         end = _scalar_end(text, f.end, flow=prefix.rstrip().endswith(("[", "{", ",")))
@@ -457,9 +459,11 @@ def _disjoint(found: Sequence[Finding]) -> list[Finding]:
 
 
 def _replace(text: str, spans: Sequence[Finding], start: int, end: int) -> str:
+    from gitmem import pii
+
     out, pos = [], start
     for f in spans:
-        out += [text[pos:f.start], _placeholder(f.kind)]
+        out += [text[pos:f.start], pii.placeholder(f.kind)]
         pos = f.end
     return "".join(out) + text[pos:end]
 
@@ -469,8 +473,3 @@ def _scalar_end(text: str, pos: int, flow: bool) -> int:
     stop = re.compile(r"\r?\n|[ \t]#|[,\]}]" if flow else r"\r?\n|[ \t]#").search(text, pos)
     return stop.start() if stop else len(text)
 
-
-def _placeholder(kind: str) -> str:
-    # The placeholders gitmem.pii.strip documents ([EMAIL], [HOME] for a home
-    # path's prefix); a test holds the two in step.
-    return "[HOME]" if kind == "home_path" else f"[{kind.upper()}]"

@@ -4,7 +4,7 @@ Every write into a memory repository passes through :func:`scan` (DESIGN.md
 section 7): PII is replaced by typed placeholders (:func:`strip`), and any
 secret aborts the write. The same functions back ``gitmem pii`` and the
 ``gitmem-pii`` / ``gitmem-secrets`` pre-commit hooks, so importing this module
-must stay cheap: only ``re`` and ``dataclasses`` at import time, every pattern
+must stay cheap: only ``re`` and ``collections`` at import time, every pattern
 compiled on first use.
 
 How a scan runs, and why it is shaped this way:
@@ -64,7 +64,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections import namedtuple
 
 TYPE_CHECKING = False  # typing costs an import; annotations only need it for checkers
 if TYPE_CHECKING:
@@ -78,6 +78,7 @@ __all__ = [
     "audit",
     "describe",
     "has_secret",
+    "placeholder",
     "scan",
     "strip",
 ]
@@ -140,23 +141,26 @@ _RANK = {
 _MAX_DEPTH = 2  # decoded blobs are rescanned, and blobs inside those once more
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One secret or piece of PII: ``text[start:end]`` is what was found."""
+# The two values are namedtuples, not dataclasses: this module runs inside the
+# pre-commit hook, where importing dataclasses (and typing) costs more than
+# scanning ten memory files.
+class Finding(namedtuple("Finding", "kind start end secret")):
+    """One secret or piece of PII: ``text[start:end]`` is what was found.
 
-    kind: str
-    start: int
-    end: int
-    secret: bool
+    Fields: ``kind`` (str), ``start`` and ``end`` (character offsets), ``secret`` (bool).
+    """
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Allowlist:
+class Allowlist(namedtuple("Allowlist", "values patterns", defaults=(frozenset(), ()))):
     """Known-safe values: a finding whose text equals a value or fully matches a
-    pattern is not reported."""
+    pattern is not reported.
 
-    values: frozenset[str] = frozenset()
-    patterns: tuple[str, ...] = ()
+    Fields: ``values`` (frozenset of str), ``patterns`` (tuple of regex str).
+    """
+
+    __slots__ = ()
 
 
 # A candidate before overlap resolution: (rank, start, end, kind).
@@ -194,10 +198,15 @@ def strip(text: str, allowlist: Allowlist | None = None) -> str:
     pos = 0
     for f in scan(text, allowlist):
         parts.append(text[pos : f.start])
-        parts.append(_PLACEHOLDER.get(f.kind) or f"[SECRET:{f.kind}]")
+        parts.append(placeholder(f.kind))
         pos = f.end
     parts.append(text[pos:])
     return "".join(parts)
+
+
+def placeholder(kind: str) -> str:
+    """The typed placeholder that replaces a finding: ``[EMAIL]``, ``[HOME]``, ``[SECRET:<kind>]``."""
+    return _PLACEHOLDER.get(kind) or f"[SECRET:{kind}]"
 
 
 def has_secret(findings: Iterable[Finding]) -> bool:

@@ -42,15 +42,10 @@ def redact_text(text: str, cfg: Config, line_offset: int = 0) -> Redacted:
     out, pos = [], 0
     for f in findings:
         out.append(text[pos:f.start])
-        out.append(placeholder(f.kind))
+        out.append(pii.placeholder(f.kind))
         pos = f.end
     out.append(text[pos:])
     return Redacted("".join(out), tuple(sorted({f.kind for f in findings})), ())
-
-
-def placeholder(kind: str) -> str:
-    """The typed placeholder that replaces a PII finding: ``[EMAIL]``, ``[HOME]``, …"""
-    return "[HOME]" if kind == "home_path" else f"[{kind.upper()}]"
 
 
 def _where(text: str, f: pii.Finding, line_offset: int) -> str:

@@ -409,7 +409,8 @@ def test_audit_reports_a_blank_value() -> None:
 
 def test_public_names() -> None:
     assert set(pii.__all__) == {
-        "PII_KINDS", "SECRET_KINDS", "Allowlist", "Finding", "audit", "describe", "has_secret", "scan", "strip",
+        "PII_KINDS", "SECRET_KINDS", "Allowlist", "Finding", "audit", "describe", "has_secret", "placeholder",
+        "scan", "strip",
     }
     assert pii.SECRET_KINDS == (
         "aws_access_key", "aws_secret_key", "github_token", "openai_key", "anthropic_key", "slack_token",
