@@ -3,20 +3,30 @@
 from __future__ import annotations
 
 from datetime import datetime
+from functools import lru_cache
 
 from gitmem.config import Memory as MemoryConfig
 from gitmem.config import parse_time
+from gitmem.errors import UsageError
 
 
 def days_between(earlier: str, now: datetime) -> float:
     """Days from an ISO time to ``now`` (0 when unparseable or in the future)."""
-    if not earlier:
-        return 0.0
-    try:
-        then = parse_time(earlier)
-    except Exception:
+    then = _parsed(earlier)
+    if then is None:
         return 0.0
     return max(0.0, (now - then).total_seconds() / 86400.0)
+
+
+@lru_cache(maxsize=65536)
+def _parsed(stamp: str) -> datetime | None:
+    # decay parses two stamps per memory; bulk imports share a handful of them
+    if not stamp:
+        return None
+    try:
+        return parse_time(stamp)
+    except UsageError:
+        return None
 
 
 def effective(base: float, tier: str, last_accessed: str, now: datetime, cfg: MemoryConfig) -> float:

@@ -88,7 +88,9 @@ def plan_decay(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[st
         if tier == "short" and (old.reinforced >= 2 or old.id in folded):
             tier = "long"
         eff = bands.effective(old.importance, tier, last, now, mc)
-        live.append((old, old.with_(last_accessed=last, tier=tier, band=bands.band(eff, mc)), eff))
+        band = bands.band(eff, mc)
+        unchanged = last == old.last_accessed and tier == old.tier and band == old.band
+        live.append((old, old if unchanged else old.with_(last_accessed=last, tier=tier, band=band), eff))
     archive: dict[str, str] = {}
     for old, new, eff in live:
         if new.tier == "short" and eff < mc.forget_threshold and old.importance < mc.never_forget:
