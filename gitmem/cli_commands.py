@@ -292,7 +292,8 @@ def cmd_recall(args: Any) -> int:
         emit_json([r.record() for r in found])
         return 0
     if not found:
-        err("no memory matches")
+        hidden = "" if args.everything else " (archived and background memories were not searched: add --all)"
+        err("no memory matches" + hidden)
     for r in found:
         text = " ".join(r.content.split())
         via = f"  ({r.via})" if r.via else ""

@@ -98,7 +98,7 @@ def run(target: str | None, say: Say) -> int:
         pass
     _section(say, "next")
     say(f"cd {root}")
-    for cmd in ("gitmem list", "gitmem recall 'export timeout'", "gitmem why demo-8", "gitmem consolidate",
+    for cmd in ("gitmem list", "gitmem recall --all 'export timeout'", "gitmem why demo-8", "gitmem consolidate",
                 "git log --stat -3", "cat CLAUDE.md"):
         say(f"  {cmd}")
     return 0

@@ -13,6 +13,7 @@ EVENT_VERBS = {
     "memory.forget": "archived", "memory.import": "imported", "memory.link": "linked",
     "memory.session_end": "kept from working memory", "harvest.session": "harvested",
     "reflect.patterns": "folded into a pattern", "repo.rollback": "rolled back",
+    "render.sync_core": "core and layers rendered", "repo.init": "repository created",
 }
 
 
