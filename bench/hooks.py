@@ -3,13 +3,11 @@
 Three copies of one memory repository, committed to in turn:
 
 - ``none``:    no hooks installed;
-- ``no-op-1``: pre-commit at the pre-commit stage only, a hook running ``true``;
-- ``no-op``:   the template's shape (a pre-commit hook on the same files and a
-               commit-msg hook) with ``true`` for each hook;
-- ``gitmem``:  the template config (``gitmem hook all`` + ``layers-msg``).
-
-``no-op`` minus ``no-op-1`` is what the commit-msg stage costs by itself: a
-second start of the pre-commit framework on every commit.
+- ``no-op``:   what `gitmem init` installs, with ``true`` for each check: the
+               pre-commit framework at the pre-commit stage and a plain
+               commit-msg script;
+- ``gitmem``:  what `gitmem init` installs (``gitmem hook all`` through
+               pre-commit, the layer rule as a plain commit-msg script).
 
 Scenarios: 1 and 10 new memory files; 10 files touching every check (8
 memories, a Layer 2 update of CLAUDE.md, a small append to a bank file); a
@@ -36,7 +34,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"
-VARIANTS = ("none", "no-op-1", "no-op", "gitmem")
+VARIANTS = ("none", "no-op", "gitmem")
 
 
 
@@ -116,12 +114,19 @@ def make_repo(path: Path, env: dict[str, str], variant: str) -> None:
         (path / f"memory/project/m-old-{i}.md").write_text(memory_doc(i, 999))
     if variant == "gitmem":
         shutil.copy(TEMPLATES / ".pre-commit-config.yaml", path / ".pre-commit-config.yaml")
-    elif variant.startswith("no-op"):
-        (path / ".pre-commit-config.yaml").write_text(noop_config(commit_msg=variant == "no-op"))
+    elif variant == "no-op":
+        (path / ".pre-commit-config.yaml").write_text(noop_config(commit_msg=False))
     sh(path, env, "git", "add", "-A")
     sh(path, env, "git", "commit", "-q", "-m", "init")
-    if variant != "none":
+    if variant == "gitmem":
+        from gitmem.initrepo import install_git_hooks
+
+        install_git_hooks(path)
+    elif variant == "no-op":
         sh(path, env, sys.executable, "-m", "pre_commit", "install")
+        msg_hook = path / ".git" / "hooks" / "commit-msg"
+        msg_hook.write_text("#!/bin/sh\nexit 0\n")
+        msg_hook.chmod(0o755)
 
 
 def timed_commit(repo: Path, env: dict[str, str], files: dict[str, str]) -> float:
@@ -184,7 +189,7 @@ def report_commits(results: dict[tuple[str, str], list[float]], runs: int) -> No
         goal = "<= 20" if scenario == "no memory file" else "<= 50" if scenario.startswith("10") else ""
         print(f"{scenario:<24}" + "".join(f"{med[scenario, v]:9.1f}" for v in VARIANTS)
               + f"{added:+9.1f}{added_low:+8.1f}   {goal}")
-    print("\nadded = gitmem - no-op (same framework, same stages); no-op - no-op-1 = the commit-msg stage alone")
+    print("\nadded = gitmem - no-op (same framework, same hooks, `true` in place of each check)")
 
 
 def report_processes(env: dict[str, str], repo: Path, runs: int) -> None:
