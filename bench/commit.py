@@ -32,8 +32,11 @@ from gitmem.writepath import Plan  # noqa: E402
 NOW = config.parse_time("2026-11-29T12:00:00Z")
 
 
-def build(root: Path, n: int, stamp: str = "2026-01-01T00:00:00Z") -> None:
-    """A memory repository holding ``n`` memories (trees built directly, then checked out)."""
+def build(root: Path, n: int, stamp: str = "2026-01-01T00:00:00Z", text=None) -> None:  # type: ignore[no-untyped-def]
+    """A memory repository holding ``n`` memories (trees built directly, then checked out).
+
+    ``text(i)`` gives memory i's content (default: a short numbered line).
+    """
     MemoryRepo.init(root, NOW, install_hooks=False)
     repo = pygit2.Repository(str(root))
     head = repo.head.target
@@ -42,7 +45,7 @@ def build(root: Path, n: int, stamp: str = "2026-01-01T00:00:00Z") -> None:
     for i in range(n):
         d = DOMAINS[i % len(DOMAINS)]
         mid = f"m-2026-01-01-{i:010x}"
-        m = Memory(id=mid, content=f"memory number {i} about topic {i % 97}", domain=d,
+        m = Memory(id=mid, content=text(i) if text else f"memory number {i} about topic {i % 97}", domain=d,
                    created=stamp, last_accessed=stamp, path=memory_path(d, mid))
         _, _, shard, name = m.path.split("/")
         files.setdefault(d, {}).setdefault(shard, {})[name] = repo.create_blob(memories.render(m))

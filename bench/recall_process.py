@@ -1,0 +1,75 @@
+"""Whole-process `gitmem recall` next to `python -c "import sqlite3"`.
+
+    python bench/recall_process.py [--size 100000] [--runs 30]
+
+Builds a memory repository of --size memories, brings its index up to date,
+then times one `gitmem recall` process per query (interpreter start-up
+included), with and without a common word, next to the bare interpreter
+importing sqlite3, interleaved in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from commit import build  # noqa: E402
+from recall_latency import Corpus  # noqa: E402
+
+from gitmem import indexer  # noqa: E402
+from gitmem.api import MemoryRepo  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--size", type=int, default=100_000)
+    ap.add_argument("--runs", type=int, default=30)
+    args = ap.parse_args()
+    script = Path(sys.executable).parent / "gitmem"
+    gitmem = [str(script)] if script.exists() else [sys.executable, "-m", "gitmem"]
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if not script.exists():
+        env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)
+    with tempfile.TemporaryDirectory(prefix="gitmem-bench-") as tmp:
+        root = Path(tmp) / "mem"
+        corpus = Corpus()
+        texts = [corpus.text() for _ in range(args.size)]
+        build(root, args.size, stamp="2026-11-28T12:00:00Z", text=texts.__getitem__)
+        rare = " ".join(w for w in texts[7].lower().rstrip(".").split()[-3:])
+        repo = MemoryRepo.open(root)
+        indexer.rebuild_file(repo.git, repo.head).close()
+        commands = {
+            "python -c 'import sqlite3'": [sys.executable, "-c", "import sqlite3"],
+            "gitmem recall (words of one memory)": [*gitmem, "--repo", str(root), "recall", rare],
+            "gitmem recall (plus a stop word)": [*gitmem, "--repo", str(root), "recall", f"the {rare}"],
+        }
+        for cmd in commands.values():   # warm-up (bytecode, page cache)
+            subprocess.run(cmd, capture_output=True, env=env, check=False)
+        times: dict[str, list[float]] = {k: [] for k in commands}
+        for _ in range(args.runs):
+            for name, cmd in commands.items():
+                t0 = time.perf_counter()
+                subprocess.run(cmd, capture_output=True, env=env, check=True)
+                times[name].append((time.perf_counter() - t0) * 1000)
+        base = statistics.median(times["python -c 'import sqlite3'"])
+        print(f"{args.size} memories, {args.runs} interleaved runs")
+        for name, values in times.items():
+            med = statistics.median(values)
+            p95 = sorted(values)[int(0.95 * (len(values) - 1))]
+            print(f"{name:<36} p50 {med:7.1f} ms  p95 {p95:7.1f} ms  ratio {med / base:5.2f}")
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
