@@ -181,19 +181,24 @@ def normalize(value: Any) -> Any:
     return value
 
 
+def _load_yaml(fm: str, path: str, round_trip: bool) -> Any:
+    """ruamel.yaml's reading of front matter; problems name the file and line (the fence is line 1)."""
+    from gitmem import yamlio
+
+    try:
+        return yamlio.load_rt(fm) if round_trip else yamlio.load_safe(fm)
+    except yamlio.YamlProblem as exc:
+        raise DocumentError(path, (exc.line or 0) + 1, f"bad front matter: {exc.problem}",
+                            hint="fix the YAML between the '---' lines") from None
+
+
 def parse(fm: str, path: str = "<text>") -> dict[str, Any]:
     """Front matter text as a plain dict; a problem is a DocumentError with file and line."""
     try:
         return parse_fast(fm)
     except _Bail:
         pass
-    from gitmem import yamlio
-
-    try:
-        data = yamlio.load_safe(fm)
-    except yamlio.YamlProblem as exc:
-        raise DocumentError(path, (exc.line or 0) + 1, f"bad front matter: {exc.problem}",
-                            hint="fix the YAML between the '---' lines") from None
+    data = _load_yaml(fm, path, round_trip=False)
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -277,10 +282,7 @@ def update(fm: str, changes: Mapping[str, Any], path: str = "<text>") -> str:
         pass
     from gitmem import yamlio
 
-    try:
-        doc = yamlio.load_rt(fm)
-    except yamlio.YamlProblem as exc:
-        raise DocumentError(path, (exc.line or 0) + 1, f"bad front matter: {exc.problem}") from None
+    doc = _load_yaml(fm, path, round_trip=True)
     if doc is None:
         doc = {}
     for key, value in changes.items():
