@@ -139,6 +139,8 @@ class MemoryRepo:
 
         written = self.store.write(plan, now)
         action, mem = written.result
+        if written.stripped and written.commit:
+            mem = memories.load(self.git, written.commit, mem.id)   # what was stored: PII replaced
         return Remembered(mem.id, action, written.commit, mem, reason,
                           tuple(k for _, kinds in written.stripped for k in kinds))
 

@@ -190,3 +190,8 @@ def test_cli_import_reports_line_numbers(repo_dir: Path, tmp_path: Path, capsys:
     assert code == 0
     assert json.loads(out)["skipped"] == [{"line": 2, "reason": "not valid JSON (Expecting property name enclosed in double quotes)"}]
     assert f"{src}:2: skipped" in err
+
+
+def test_remember_returns_what_was_stored(repo: MemoryRepo) -> None:
+    r = repo.remember("Write to me at erin.moss@fastmail.com", now=T)
+    assert "erin.moss" not in r.memory.content and "[EMAIL]" in r.memory.content
