@@ -146,7 +146,7 @@ def test_home_path_span_is_the_identifying_prefix(text: str, prefix: str) -> Non
         "cd ~/projects && ls $HOME/.config ${HOME}/x",
         "sudo cat /root/.bashrc",
         "install to /home/user/bin or /home/<username>/bin or /Users/yourname",
-        "/home/runner/work/app and C:\\Users\\Public\\Documents",
+        "/home/runner/build/app and C:\\Users\\Public\\Documents",
         "https://acme.io/home/about and https://acme.io/Users/guide",
         "HEAD~3, ~~strike~~ and it costs ~twice as much",
     ],
