@@ -13,7 +13,6 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from gitmem.errors import DocumentError
 
 _ALIAS_HINT = re.compile(r"(?:^|[\s\[{,:-])[&*][^\s,\[\]{}]")
 
@@ -64,22 +63,22 @@ def _raise_problem(exc: Exception) -> None:
     raise YamlProblem(str(problem), mark.line + 1 if mark is not None else None) from None
 
 
-def load_safe(text: str) -> Any:
-    """Parse YAML into plain dicts/lists; raises ``YamlProblem``."""
+def _load(text: str, typ: str) -> Any:
     _refuse_aliases(text)
     try:
-        return _yaml("safe").load(text)
+        return _yaml(typ).load(text)
     except Exception as exc:
         _raise_problem(exc)
+
+
+def load_safe(text: str) -> Any:
+    """Parse YAML into plain dicts/lists; raises ``YamlProblem``."""
+    return _load(text, "safe")
 
 
 def load_rt(text: str) -> Any:
     """Parse YAML keeping comments and key order; raises ``YamlProblem``."""
-    _refuse_aliases(text)
-    try:
-        return _yaml("rt").load(text)
-    except Exception as exc:
-        _raise_problem(exc)
+    return _load(text, "rt")
 
 
 def dump_rt(data: Any) -> str:
@@ -88,10 +87,3 @@ def dump_rt(data: Any) -> str:
     _yaml("rt").dump(data, out)
     return out.getvalue()
 
-
-def load_file_safe(path: str, text: str, line_offset: int = 0) -> Any:
-    """``load_safe`` that reports problems as ``DocumentError`` naming ``path``."""
-    try:
-        return load_safe(text)
-    except YamlProblem as exc:
-        raise DocumentError(path, (exc.line or 1) + line_offset, exc.problem) from None
