@@ -25,11 +25,9 @@ measured in the same run, are the figures to read.
 from __future__ import annotations
 
 import argparse
-import bisect
 import itertools
 import random
 import sqlite3
-import statistics
 import sys
 import tempfile
 import time

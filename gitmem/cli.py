@@ -99,7 +99,7 @@ def overview() -> str:
     from gitmem import __version__
 
     width = max(len(n) for n in COMMANDS) + 2
-    lines = [f"usage: gitmem [-h] [--version] [--repo DIR] [--now ISO8601] COMMAND ...",
+    lines = ["usage: gitmem [-h] [--version] [--repo DIR] [--now ISO8601] COMMAND ...",
              "", f"An AI agent's memory in a git repository (gitmem {__version__}).", "",
              "options:",
              "  -h, --help       show this help message and exit",

@@ -23,7 +23,6 @@ def run(target: str | None, say: Say) -> int:
     """Build the demo repository in ``target`` (or a new temporary folder) and narrate."""
     from gitmem import config
     from gitmem.api import MemoryRepo
-    from gitmem.errors import GitmemError
 
     sample = template_dir() / "demo"
     root = Path(target) if target else Path(tempfile.mkdtemp(prefix="gitmem-demo-")) / "memory"
@@ -88,7 +87,7 @@ def run(target: str | None, say: Say) -> int:
         f"in commit {dec.commit[:12] if dec.commit else '-'}")
     for move in dec.moves[:5]:
         say(f"  {move.id}: {move.change}")
-    say(f"recall still finds archived memories when asked: gitmem recall --all QUERY")
+    say("recall still finds archived memories when asked: gitmem recall --all QUERY")
 
     _section(say, "9. git is the audit log: one commit per change")
     try:

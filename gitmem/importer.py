@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from gitmem.config import parse_time
 from gitmem.errors import UsageError
@@ -164,8 +164,3 @@ def export_record(memory: Any) -> dict[str, Any]:
     if memory.source_id is not None:
         rec["source_id"] = memory.source_id
     return rec
-
-
-def iter_export(memories: Any) -> Iterator[str]:
-    for m in memories:
-        yield json.dumps(export_record(m), ensure_ascii=False)

@@ -37,10 +37,6 @@ def linked(memory: Memory, to: str, relation: str) -> Memory:
     return memory.with_(links=memory.links + (link,))
 
 
-def unlinked(memory: Memory, to: str) -> Memory:
-    return memory.with_(links=tuple(l for l in memory.links if l.to != to))
-
-
 @dataclass(frozen=True)
 class Graph:
     nodes: tuple[dict[str, object], ...]

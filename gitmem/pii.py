@@ -959,7 +959,6 @@ def _find_keyword_secrets(v: _View, out: list[_Cand]) -> None:
     if not hits:
         return
     hits.sort()
-    n = len(low)
     done = -1
     name_fwd = rx.name_fwd
     for p in hits:

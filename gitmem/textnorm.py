@@ -267,12 +267,3 @@ def stem(word: str) -> str:
 def stems(text: str) -> list[str]:
     """The stems of every word of ``text``, stop words included, in order."""
     return [stem(w) for w in words(text)]
-
-
-def content_words(text: str) -> list[str]:
-    """The words of ``text`` that are not stop words, in order, without repeats."""
-    seen: dict[str, None] = {}
-    for w in words(text):
-        if w not in STOP_WORDS and len(w) > 1 or w.isdigit():
-            seen.setdefault(w, None)
-    return list(seen)
