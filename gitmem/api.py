@@ -73,7 +73,11 @@ class MemoryRepo:
     # --- reading ---------------------------------------------------------------
     @property
     def head(self) -> str | None:
-        return self.git.tip(self.store.default_branch())
+        """The commit memory is read from: the checked-out branch's tip (HEAD when detached)."""
+        branch = self.git.head_branch()
+        if branch is None:
+            return self.git.commit("HEAD").id
+        return self.git.tip(branch)
 
     def _rev(self, at: str | None) -> str | None:
         return self.git.commit(at).id if at else self.head

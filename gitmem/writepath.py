@@ -93,7 +93,12 @@ class Store:
         self.state = events.state_dir(self.git.git_dir)
 
     def default_branch(self) -> str:
-        return self.git.head_branch() or "main"
+        """The checked-out branch, where memory is written unless a caller names another."""
+        branch = self.git.head_branch()
+        if branch is None:
+            raise ConflictError("HEAD is detached, so there is no branch to write memory to",
+                                hint="check out a branch first (git switch main), then run the command again")
+        return branch
 
     def write(self, planner: Planner, now: datetime, branch: str | None = None) -> Written:
         """Run ``planner`` against the tip and commit its plan; see the module docstring."""

@@ -205,3 +205,14 @@ def test_symlink_committed_in_the_tree_is_refused_on_another_branch(repo: Memory
         repo.store.write(lambda p: Plan({"memory/etc/passwd.md": b"x\n"}, "t", "t"), T, branch="other")
     with pytest.raises(SecurityError):
         write(repo, {"memory/etc/passwd.md": b"x\n"})
+
+
+def test_detached_head_refuses_writes_but_reads_work(repo: MemoryRepo, repo_dir: Path) -> None:
+    r = repo.remember("the queue is rabbitmq", now=T)
+    git(repo_dir, "checkout", "-q", "--detach")
+    before = commits(repo_dir)
+    with pytest.raises(ConflictError, match="detached"):
+        repo.remember("another note", now=T)
+    assert commits(repo_dir) == before
+    assert repo.show(r.id).content == "the queue is rabbitmq"
+    assert [m.id for m in repo.list().memories] == [r.id]
