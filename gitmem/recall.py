@@ -68,7 +68,9 @@ def open_index(root: Path, at: str | None = None) -> Index:
     if at is not None:
         return indexer.open_at(git, at)
     branch = git.head_branch()
-    return indexer.open_synced(git, git.tip(branch) if branch else None)
+    if branch is not None:
+        return indexer.open_synced(git, git.tip(branch))
+    return indexer.open_synced(git, git.commit("HEAD").id)   # detached: what is checked out
 
 
 def _recalled(hit: Hit, via: str | None = None) -> Recalled:

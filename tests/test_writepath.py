@@ -216,3 +216,5 @@ def test_detached_head_refuses_writes_but_reads_work(repo: MemoryRepo, repo_dir:
     assert commits(repo_dir) == before
     assert repo.show(r.id).content == "the queue is rabbitmq"
     assert [m.id for m in repo.list().memories] == [r.id]
+    (repo_dir / ".git/gitmem/index.sqlite").unlink(missing_ok=True)
+    assert [h.id for h in repo.recall("queue rabbitmq", now=T)] == [r.id]
