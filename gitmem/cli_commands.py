@@ -600,8 +600,7 @@ def cmd_pii(args: Any) -> int:
         sys.stdout.write(pii.strip(text, allow))
         return 0
     if getattr(args, "jsonl", False):
-        from gitmem.errors import UsageError
-
+        bad = 0
         for n, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
@@ -609,10 +608,12 @@ def cmd_pii(args: Any) -> int:
                 rec = json.loads(line)
                 item_id, body = rec["id"], rec["text"]
             except (ValueError, KeyError, TypeError):
-                raise UsageError(f"line {n}: expected a JSON object with \"id\" and \"text\"") from None
-            found = pii.scan(str(body), allow)
+                err(f"gitmem: error: line {n}: expected a JSON object with \"id\" and \"text\"; skipped")
+                bad += 1
+                continue
+            found = pii.scan(body if isinstance(body, str) else json.dumps(body), allow)
             out(json.dumps({"id": item_id, "findings": [_finding(f) for f in found]}, ensure_ascii=False))
-        return 0
+        return 1 if bad else 0
     found = pii.scan(text, allow)
     if getattr(args, "json", False):
         for f in found:

@@ -38,10 +38,11 @@ def test_scan_jsonl_and_strip_from_stdin(capsys: pytest.CaptureFixture[str], mon
     assert "[EMAIL]" in out and "[HOME]/x" in out and "carol" not in out
 
 
-def test_scan_jsonl_bad_line_is_a_clear_error(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b'{"id": 1}\n')))
-    code, _, err = run_cli(["pii", "scan", "--jsonl"], capsys)
+def test_scan_jsonl_bad_line_is_reported_and_skipped(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b'{"id": 1}\n{"id": 2, "text": "x@gmail.com"}\n')))
+    code, out, err = run_cli(["pii", "scan", "--jsonl"], capsys)
     assert code == 1 and "line 1" in err
+    assert [json.loads(l)["id"] for l in out.splitlines()] == [2]
 
 
 def test_allowlist_in_repository(repo_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
