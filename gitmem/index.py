@@ -42,17 +42,21 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
+from collections import namedtuple
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from functools import lru_cache
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
 
 from gitmem import textnorm
 from gitmem.errors import GitmemError
 
-_T = TypeVar("_T")
+TYPE_CHECKING = False  # typing costs ~5 ms of a whole-process recall: annotations only
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    _T = TypeVar("_T")
 
 SCHEMA_VERSION = "2"
 # Meta keys are the caller's (the indexed commit, its own versions); this one
@@ -143,67 +147,50 @@ class IndexCorrupt(GitmemError):
         )
 
 
-class IndexRow(NamedTuple):
+class IndexRow(namedtuple("IndexRow", "id path content type domain tier band importance created last_accessed "
+                                       "keywords tags source_id links", defaults=((), (), None, ()))):
     """One memory as the index stores it.
 
-    The values of this module are NamedTuples, not dataclasses: recall runs as
-    a whole process per query, and importing dataclasses costs more than the
-    query itself.
+    Fields: ``id``, ``path``, ``content``, ``type``, ``domain``, ``tier``,
+    ``band`` (str); ``importance`` (float, 0..1); ``created``,
+    ``last_accessed`` (ISO 8601 str); ``keywords``, ``tags``, ``links``
+    (tuples of str, default empty); ``source_id`` (str or None).
+
+    The values of this module are named tuples, not dataclasses or
+    typing.NamedTuple: recall runs as a whole process per query, and importing
+    either costs more than the query itself.
 
     ``source_id`` is where the memory came from when that is an id of its own
     (an import row id, ``session:<id>#L<line>``); a number ending it orders
     the memories of one source, which recall uses as conversational context.
     """
 
-    id: str
-    path: str
-    content: str
-    type: str
-    domain: str
-    tier: str
-    band: str
-    importance: float
-    created: str
-    last_accessed: str
-    keywords: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    source_id: str | None = None
-    links: tuple[str, ...] = ()
+    __slots__ = ()
 
 
-class Filters(NamedTuple):
-    """Restrictions on a search; archive and background memories are opt-in."""
+class Filters(namedtuple("Filters", "type domain tier band include_archive include_background",
+                         defaults=(None, None, None, None, False, False))):
+    """Restrictions on a search; archive and background memories are opt-in.
 
-    type: str | None = None
-    domain: str | None = None
-    tier: str | None = None
-    band: str | None = None
-    include_archive: bool = False
-    include_background: bool = False
+    Fields: ``type``, ``domain``, ``tier``, ``band`` (str or None: no
+    restriction); ``include_archive``, ``include_background`` (bool).
+    """
 
-
-class Hit(NamedTuple):
-    """One search result: ``score`` ranks, ``relevance`` is its lexical part (0..1)."""
-
-    id: str
-    path: str
-    score: float
-    relevance: float
-    row: IndexRow
+    __slots__ = ()
 
 
-class _Query(NamedTuple):
-    fts: str  # the FTS5 MATCH expression
-    terms: tuple[str, ...]  # distinct stems and bigrams, for coverage
-    pairs: frozenset[tuple[str, str]]  # neighbouring query stems
-    prefixes: tuple[str, ...]  # lone CJK characters, matched as prefixes
+class Hit(namedtuple("Hit", "id path score relevance row")):
+    """One search result: ``score`` ranks, ``relevance`` is its lexical part (0..1); ``row`` is the IndexRow."""
+
+    __slots__ = ()
 
 
-class _Candidate(NamedTuple):
-    importance: float
-    accessed_ts: float | None
-    lexical: float  # bm25 x coverage x adjacency; 0 for a context-only follower
-    next_rid: int | None  # the next memory of the same source, when known
+# fts: the FTS5 MATCH expression; terms: distinct stems and bigrams, for coverage;
+# pairs: neighbouring query stems (a frozenset of pairs); prefixes: lone CJK characters
+_Query = namedtuple("_Query", "fts terms pairs prefixes")
+# importance; accessed_ts (epoch seconds or None); lexical: bm25 x coverage x adjacency
+# (0 for a context-only follower); next_rid: the next memory of the same source, when known
+_Candidate = namedtuple("_Candidate", "importance accessed_ts lexical next_rid")
 
 
 _OK = 4  # the column of _gather's rows that tells whether the row passes the filters

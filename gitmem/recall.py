@@ -8,7 +8,11 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Iterable, NamedTuple, Sequence
+from collections import namedtuple
+
+TYPE_CHECKING = False  # typing costs milliseconds of every recall process: annotations only
+if TYPE_CHECKING:
+    from typing import Iterable, Sequence
 
 from gitmem import events, refs
 from gitmem.errors import NotARepoError
@@ -17,21 +21,18 @@ from gitmem.index import Filters, Hit, Index, IndexCorrupt
 ACCESS_LOG = "access.jsonl"
 
 
-class Recalled(NamedTuple):
-    """One recalled memory (a NamedTuple: this path must not import dataclasses)."""
+class Recalled(namedtuple("Recalled", "id score relevance content type domain importance tier band path "
+                                     "source_id via", defaults=(None,))):
+    """One recalled memory.
 
-    id: str
-    score: float
-    relevance: float
-    content: str
-    type: str
-    domain: str
-    importance: float
-    tier: str
-    band: str
-    path: str
-    source_id: str | None
-    via: str | None = None      # "<relation> of <id>" when reached by --expand
+    Fields: ``id``, ``content``, ``type``, ``domain``, ``tier``, ``band``,
+    ``path`` (str); ``score``, ``relevance``, ``importance`` (float);
+    ``source_id`` (str or None); ``via`` ("linked from <id>" when reached by
+    --expand, else None). A named tuple: this path imports neither
+    dataclasses nor typing.
+    """
+
+    __slots__ = ()
 
     def record(self) -> dict[str, object]:
         return {"id": self.id, "score": round(self.score, 4), "relevance": round(self.relevance, 4),
