@@ -127,16 +127,14 @@ class MemoryRepo:
 
         def plan(parent: str | None) -> Plan | None:
             if dedupe and memory_id is None and parent is not None:
-                dup = self._duplicate_of(text, dom, parent, enc.keywords)
+                dup = self.similar_memory(text, dom, parent, enc.keywords)
                 if dup is not None:
                     return self._reinforce_plan(dup, parent, now, session, auto)
             mid = memory_id or new_id(now)
             if memories.locate(self.git, parent, mid, anywhere=False) is not None:
                 raise ValidationError(f"a memory with id {mid!r} exists already", hint="choose another --id, or omit it")
-            mem = Memory(id=mid, content=text, type=typ, domain=dom, tier="short",
-                         band=bands.band(imp, self.cfg.memory), importance=round(imp, 4), created=iso(now),
-                         last_accessed=iso(now), keywords=enc.keywords, tags=tuple(tags),
-                         source=source or "user", path=memory_path(dom, mid))
+            mem = bands.new_memory(mid, text, typ, dom, imp, iso(now), now, self.cfg.memory,
+                                   keywords=enc.keywords, tags=tuple(tags), source=source or "user")
             return Plan({mem.path: memories.render(mem)}, f"gitmem: remember {mid} ({typ}, {dom})",
                         "memory.create", auto=auto, session=session,
                         trailers=(("Gitmem-Memory", mid),), result=("created", mem))
@@ -148,7 +146,8 @@ class MemoryRepo:
         return Remembered(mem.id, action, written.commit, mem, reason,
                           tuple(k for _, kinds in written.stripped for k in kinds))
 
-    def _duplicate_of(self, text: str, domain: str, rev: str, keywords: Sequence[str]) -> Memory | None:
+    def similar_memory(self, text: str, domain: str, rev: str, keywords: Sequence[str]) -> Memory | None:
+        """The live memory of ``domain`` at ``rev`` that ``text`` duplicates, if any (reinforce it instead)."""
         from gitmem import encode
         from gitmem.index import Filters
         from gitmem.indexer import open_synced
@@ -165,9 +164,7 @@ class MemoryRepo:
         return memories.load(self.git, rev, found, include_archive=False) if found else None
 
     def _reinforce_plan(self, old: Memory, parent: str, now: datetime, session: str | None, auto: bool) -> Plan:
-        imp = bands.reinforced(old.importance, self.cfg.memory)
-        new = old.with_(importance=imp, reinforced=old.reinforced + 1, last_accessed=iso(now),
-                        band=bands.band(imp, self.cfg.memory))
+        new = bands.reinforce(old, now, self.cfg.memory)
         return Plan({old.path: memories.rewrite(self.git, parent, old, new)},
                     f"gitmem: reinforce {old.id} ({old.reinforced + 1}x)", "memory.reinforce", auto=auto,
                     session=session, trailers=(("Gitmem-Memory", old.id),), result=("reinforced", new))
@@ -223,11 +220,9 @@ class MemoryRepo:
                 mid, source_id = new_id(config_mod.parse_time(created), seed), r.id
             imp = r.importance if r.importance is not None else enc.importance
             dom = r.domain or enc.domain
-            good.append((r, Memory(
-                id=mid, content=text, type=r.type or enc.type, domain=dom, tier="short",
-                band=bands.band(imp, self.cfg.memory), importance=round(imp, 4), created=created,
-                last_accessed=iso(now), keywords=enc.keywords, tags=r.tags,
-                source=r.source or f"import:{src.name}#L{r.line}", source_id=source_id, path=memory_path(dom, mid))))
+            good.append((r, bands.new_memory(mid, text, r.type or enc.type, dom, imp, created, now, self.cfg.memory,
+                                             keywords=enc.keywords, tags=r.tags, source_id=source_id,
+                                             source=r.source or f"import:{src.name}#L{r.line}")))
             if progress is not None and (n % 200 == 0 or n == total):
                 progress(n, total)
         counts = {"created": 0, "reinforced": 0, "unchanged": 0}
@@ -243,9 +238,7 @@ class MemoryRepo:
                 if dedupe:
                     target = self._import_duplicate(mem, parent, batch)
                     if target is not None:
-                        imp = bands.reinforced(target.importance, self.cfg.memory)
-                        target = target.with_(importance=imp, reinforced=target.reinforced + 1,
-                                              last_accessed=iso(now), band=bands.band(imp, self.cfg.memory))
+                        target = bands.reinforce(target, now, self.cfg.memory)
                         batch[target.id] = target
                         changes[target.path] = memories.render(target)
                         counts["reinforced"] += 1
@@ -273,7 +266,7 @@ class MemoryRepo:
             return batch[found]
         if parent is None:
             return None
-        existing = self._duplicate_of(mem.content, mem.domain, parent, mem.keywords)
+        existing = self.similar_memory(mem.content, mem.domain, parent, mem.keywords)
         if existing is not None and existing.id in batch:
             return batch[existing.id]
         return existing

@@ -8,6 +8,7 @@ from functools import lru_cache
 from gitmem.config import Memory as MemoryConfig
 from gitmem.config import parse_time
 from gitmem.errors import UsageError
+from gitmem.model import Memory, iso, memory_path
 
 
 def days_between(earlier: str, now: datetime) -> float:
@@ -49,6 +50,20 @@ def band(value: float, cfg: MemoryConfig) -> str:
     return "fading"
 
 
-def reinforced(importance: float, cfg: MemoryConfig) -> float:
-    """Importance after a reinforcement: +reinforce_boost (relative), capped at 1."""
-    return min(1.0, round(importance * (1.0 + cfg.reinforce_boost), 4))
+def new_memory(memory_id: str, content: str, type: str, domain: str, importance: float, created: str,
+               now: datetime, cfg: MemoryConfig, **fields: object) -> Memory:
+    """A new short-term memory at its canonical path, band from its importance, last accessed now.
+
+    ``fields`` sets the rest (keywords, tags, source, source_id).
+    """
+    return Memory(id=memory_id, content=content, type=type, domain=domain, tier="short",
+                  band=band(importance, cfg), importance=round(importance, 4), created=created,
+                  last_accessed=iso(now), path=memory_path(domain, memory_id), **fields)  # type: ignore[arg-type]
+
+
+def reinforce(memory: Memory, now: datetime, cfg: MemoryConfig) -> Memory:
+    """``memory`` reinforced instead of duplicated: importance +reinforce_boost (relative,
+    capped at 1), counted once more, last accessed now, band to match."""
+    imp = min(1.0, round(memory.importance * (1.0 + cfg.reinforce_boost), 4))
+    return memory.with_(importance=imp, reinforced=memory.reinforced + 1, last_accessed=iso(now),
+                        band=band(imp, cfg))

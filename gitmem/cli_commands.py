@@ -394,8 +394,7 @@ def cmd_why(args: Any) -> int:
     w = _repo(args).why(args.id)
     if args.json:
         emit_json({"id": w.memory.id, "source": w.source, "path": w.memory.path,
-                   "history": [{"commit": s.commit, "time": s.time, "event": s.event, "subject": s.subject,
-                                "author": s.author, "trailers": s.trailers} for s in w.steps]})
+                   "history": [s.record() for s in w.steps]})
         return 0
     out(f"{w.memory.id}: {' '.join(w.memory.content.split())[:120]}")
     out(f"source: {w.source or 'unknown'}")
@@ -414,7 +413,7 @@ def cmd_consolidate(args: Any) -> int:
     r = _repo(args).consolidate(args.since, now=_now(args))
     if args.json:
         emit_json({"since": r.since, "counts": r.counts,
-                   "commits": [{"commit": s.commit, "time": s.time, "event": s.event, "subject": s.subject} for s in r.steps]})
+                   "commits": [s.record() for s in r.steps]})
         return 0
     out(f"Memory review since {r.since}")
     for kind, n in sorted(r.counts.items()):

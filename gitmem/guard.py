@@ -20,7 +20,7 @@ def check_content(path: str, data: bytes, max_bytes: int) -> None:
             data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ValidationError(f"{path}: not valid UTF-8 (byte {exc.start})", hint="send UTF-8 text") from None
-        if "\x00" in data.decode("utf-8"):
+        if b"\x00" in data:   # in UTF-8 a NUL byte is only ever the NUL character
             raise ValidationError(f"{path}: text holds a NUL character", hint="remove control characters")
 
 

@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from gitmem import bands, documents, events, frontmatter, memories
 from gitmem.errors import GitmemError, SecretError, UsageError
-from gitmem.model import Memory, iso, memory_path, new_id
+from gitmem.model import Memory, iso, new_id
 from gitmem.writepath import Plan
 
 CURSOR_FILE = "harvest-cursor.json"
@@ -127,22 +127,19 @@ def _signal_memories(repo: Any, ep: Any, signals: Sequence[Any], parent: str | N
         dup_id = encode.find_duplicate(sig.text, local) if local else None
         dup = batch.get(dup_id) if dup_id else None
         if dup is None and parent is not None:
-            dup = repo._duplicate_of(sig.text, enc.domain, parent, enc.keywords)
+            dup = repo.similar_memory(sig.text, enc.domain, parent, enc.keywords)
             if dup is not None:
                 origin.setdefault(dup.id, dup)
                 dup = batch.get(dup.id, dup)
         if dup is not None:
-            new_imp = bands.reinforced(dup.importance, repo.cfg.memory)
-            new = dup.with_(importance=new_imp, reinforced=dup.reinforced + 1, last_accessed=iso(now),
-                            band=bands.band(new_imp, repo.cfg.memory))
+            new = bands.reinforce(dup, now, repo.cfg.memory)
             batch[new.id] = new
             reinforced += 1
             continue
         mid = new_id(now, seed=f"{ep.session_id}#L{sig.line}:{sig.text}")
-        batch[mid] = Memory(id=mid, content=sig.text, type=typ, domain=enc.domain, tier="short",
-                            band=bands.band(imp, repo.cfg.memory), importance=round(imp, 4), created=iso(now),
-                            last_accessed=iso(now), keywords=enc.keywords, tags=("harvest", sig.kind),
-                            source=f"session:{ep.session_id}#L{sig.line}", path=memory_path(enc.domain, mid))
+        batch[mid] = bands.new_memory(mid, sig.text, typ, enc.domain, imp, iso(now), now, repo.cfg.memory,
+                                      keywords=enc.keywords, tags=("harvest", sig.kind),
+                                      source=f"session:{ep.session_id}#L{sig.line}")
         created += 1
     for mid, mem in batch.items():
         was = origin.get(mid)

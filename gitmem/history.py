@@ -26,6 +26,11 @@ class Step:
     author: str
     trailers: dict[str, str] = field(default_factory=dict)
 
+    def record(self) -> dict[str, object]:
+        """The step as JSON-able data (``--json`` output)."""
+        return {"commit": self.commit, "time": self.time, "event": self.event, "subject": self.subject,
+                "author": self.author, "trailers": self.trailers}
+
 
 @dataclass(frozen=True)
 class Why:

@@ -13,7 +13,8 @@ from datetime import datetime
 from typing import Any
 
 from gitmem import bands, events, guard
-from gitmem.model import DOMAINS, TYPES, Memory, iso, memory_path, new_id
+from gitmem.errors import UsageError
+from gitmem.model import DOMAINS, TYPES, iso, new_id
 
 WORKING_LOG = "working.jsonl"
 
@@ -52,8 +53,11 @@ def add(repo: Any, text: str, importance: float | None, type: str | None, domain
     if importance is not None:
         guard.check_range("importance", importance, 0.0, 1.0)
     enc = encode.encode(text)
+    for name, value, allowed in (("type", type, TYPES), ("domain", domain, DOMAINS)):
+        if value is not None and value not in allowed:
+            raise UsageError(f"{name} {value!r} is not one of: {', '.join(allowed)}")
     note = Note(f"w-{secrets.token_hex(4)}", text, enc.importance if importance is None else float(importance),
-                type if type in TYPES else enc.type, domain if domain in DOMAINS else enc.domain, iso(now))
+                type or enc.type, domain or enc.domain, iso(now))
     events.append(_path(repo), note.__dict__)
     return note
 
@@ -74,19 +78,14 @@ def end(repo: Any, now: datetime, session: str | None = None) -> SessionEnd:
         kept_ids.clear()
         changes: dict[str, bytes | None] = {}
         for n in keep:
-            dup = repo._duplicate_of(n.text, n.domain, parent, encode.keywords(n.text)) if parent else None
+            dup = repo.similar_memory(n.text, n.domain, parent, encode.keywords(n.text)) if parent else None
             if dup is not None and dup.path not in changes:
-                imp = bands.reinforced(dup.importance, repo.cfg.memory)
-                new = dup.with_(importance=imp, reinforced=dup.reinforced + 1, last_accessed=iso(now),
-                                band=bands.band(imp, repo.cfg.memory))
-                changes[dup.path] = memories.rewrite(repo.git, parent, dup, new)
+                changes[dup.path] = memories.rewrite(repo.git, parent, dup, bands.reinforce(dup, now, repo.cfg.memory))
                 kept_ids.append(dup.id)
                 continue
             mid = new_id(now, seed=f"{n.id}:{n.text}")
-            mem = Memory(id=mid, content=n.text, type=n.type, domain=n.domain, tier="short",
-                         band=bands.band(n.importance, repo.cfg.memory), importance=round(n.importance, 4),
-                         created=n.at, last_accessed=iso(now), keywords=encode.keywords(n.text),
-                         source=f"working:{session or 'session'}", path=memory_path(n.domain, mid))
+            mem = bands.new_memory(mid, n.text, n.type, n.domain, n.importance, n.at, now, repo.cfg.memory,
+                                   keywords=encode.keywords(n.text), source=f"working:{session or 'session'}")
             changes[mem.path] = memories.render(mem)
             kept_ids.append(mid)
         if not changes:
