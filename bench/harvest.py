@@ -20,8 +20,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from gitmem.episodes import extract
-from gitmem.transcripts import detect_format, discover, read
+from gitmem.engines.episodes import extract
+from gitmem.engines.transcripts import detect_format, discover, read
 
 
 def default_folder() -> Path:

@@ -88,7 +88,7 @@ def environment(tmp: Path) -> dict[str, str]:
     bin_dir.mkdir()
     (home / ".gitconfig").write_text("[user]\n\tname = Bench\n\temail = bench@example.com\n")
     launcher = bin_dir / "gitmem"  # what pip's console script does
-    launcher.write_text(f"#!{sys.executable}\nimport sys\nfrom gitmem.cli import main\nsys.exit(main())\n")
+    launcher.write_text(f"#!{sys.executable}\nimport sys\nfrom gitmem.faces.cli import main\nsys.exit(main())\n")
     launcher.chmod(0o755)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE" and not k.startswith("GITMEM_")}
     env.update(HOME=str(home), GIT_CONFIG_GLOBAL=str(home / ".gitconfig"), GIT_CONFIG_NOSYSTEM="1",
@@ -119,7 +119,7 @@ def make_repo(path: Path, env: dict[str, str], variant: str) -> None:
     sh(path, env, "git", "add", "-A")
     sh(path, env, "git", "commit", "-q", "-m", "init")
     if variant == "gitmem":
-        from gitmem.initrepo import install_git_hooks
+        from gitmem.engines.initrepo import install_git_hooks
 
         install_git_hooks(path)
     elif variant == "no-op":
@@ -202,11 +202,11 @@ def report_processes(env: dict[str, str], repo: Path, runs: int) -> None:
     commands: dict[str, list[str]] = {
         "true (the no-op)": ["true"],
         "python -c pass": [py, "-c", "pass"],
-        "import gitmem.cli (package + cli)": [py, "-c", "import gitmem.cli"],
-        "  + gitmem.hooks": [py, "-c", "import gitmem.cli, gitmem.hooks"],
-        "  + gitmem.pii": [py, "-c", "import gitmem.cli, gitmem.hooks, gitmem.pii"],
+        "import gitmem.faces.cli (package + cli)": [py, "-c", "import gitmem.faces.cli"],
+        "  + gitmem.faces.githooks": [py, "-c", "import gitmem.faces.cli, gitmem.faces.githooks"],
+        "  + gitmem.guards.pii": [py, "-c", "import gitmem.faces.cli, gitmem.faces.githooks, gitmem.guards.pii"],
         "  + first pii.scan (patterns compiled)":
-            [py, "-c", "import gitmem.cli, gitmem.hooks, gitmem.pii as p; p.scan('a')"],
+            [py, "-c", "import gitmem.faces.cli, gitmem.faces.githooks, gitmem.guards.pii as p; p.scan('a')"],
     }
     # the commit-msg hook of a commit that leaves CLAUDE.md alone: measured before staging
     shell_test = ["sh", "-c", "git diff --cached --quiet -- CLAUDE.md || exec false"]

@@ -23,10 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from commit import NOW, build  # noqa: E402
 
-from gitmem import documents, indexer, memories  # noqa: E402
+from gitmem.store import documents, indexer, memories  # noqa: E402
 from gitmem.api import MemoryRepo  # noqa: E402
-from gitmem.model import Memory, memory_path  # noqa: E402
-from gitmem.writepath import Plan  # noqa: E402
+from gitmem.base.model import Memory, memory_path  # noqa: E402
+from gitmem.guards.writepath import Plan  # noqa: E402
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""Recall latency and index upkeep of gitmem.index at 10k and 100k memories.
+"""Recall latency and index upkeep of gitmem.store.index at 10k and 100k memories.
 
 For each size, builds an Index on disk from synthetic memories (English stop
 words at the head of a Zipf-distributed vocabulary, then made-up words: stop
@@ -35,7 +35,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from gitmem import index, textnorm  # noqa: E402
+from gitmem.store import index
+from gitmem.base import textnorm  # noqa: E402
 
 STOP_HEAD = ("the", "and", "to", "of", "a", "in", "is", "it", "that", "for", "with", "was", "on", "i", "you")
 SYLLABLES = ("ka", "lo", "mi", "ser", "dan", "tro", "vel", "un", "qui", "ber", "sol", "ran", "po", "te", "gra", "nix")

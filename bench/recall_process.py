@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from commit import build  # noqa: E402
 from recall_latency import Corpus  # noqa: E402
 
-from gitmem import indexer  # noqa: E402
+from gitmem.store import indexer  # noqa: E402
 from gitmem.api import MemoryRepo  # noqa: E402
 
 

@@ -1,4 +1,4 @@
-"""Recall quality of gitmem.index on the LoCoMo dev split, in process.
+"""Recall quality of gitmem.store.index on the LoCoMo dev split, in process.
 
 Builds one Index per conversation the way an import would fill it (one
 memory per dialog turn, the benchmark id kept as ``source_id``, every
@@ -30,7 +30,7 @@ from types import ModuleType
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from gitmem import index  # noqa: E402
+from gitmem.store import index  # noqa: E402
 
 # From the benchmark's README: SQLite FTS5 with the porter tokenizer, the best.
 BASELINE = {
@@ -67,7 +67,7 @@ def to_rows(
 ) -> Iterator[index.IndexRow]:
     """IndexRows as an import of the benchmark memories would make them.
 
-    With ``encoded``, keywords and importance come from ``gitmem.encode``, as
+    With ``encoded``, keywords and importance come from ``gitmem.engines.encode``, as
     ``gitmem import`` sets them.
     """
     imported = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
@@ -75,7 +75,7 @@ def to_rows(
         keywords: tuple[str, ...] = ()
         weight = importance(n)
         if encoded:
-            from gitmem import encode
+            from gitmem.engines import encode
 
             found = encode.encode(m["content"])
             keywords, weight = found.keywords, found.importance
@@ -119,7 +119,7 @@ def evaluate(
 
 @contextmanager
 def patched(**values: float) -> Iterator[None]:
-    """Temporarily change ranking constants of gitmem.index (ablations only)."""
+    """Temporarily change ranking constants of gitmem.store.index (ablations only)."""
     old = {name: getattr(index, name) for name in values}
     for name, value in values.items():
         setattr(index, name, value)
@@ -162,11 +162,11 @@ def main(argv: list[str] | None = None) -> int:
     for conv in convs:
         base.append(" / ".join(f"{x:.3f}" for x in BASELINE[conv]) if conv in BASELINE else "n/a")
     print(" | ".join(base))
-    report("gitmem.index", evaluate(common, convs, flat, True), convs)
+    report("gitmem.store.index", evaluate(common, convs, flat, True), convs)
     try:
-        report("  with gitmem.encode keywords + importance", evaluate(common, convs, flat, True, True), convs)
+        report("  with gitmem.engines.encode keywords + importance", evaluate(common, convs, flat, True, True), convs)
     except ImportError:
-        print("  (gitmem.encode not available: import-like run skipped)")
+        print("  (gitmem.engines.encode not available: import-like run skipped)")
     if not args.ablations:
         return 0
     report("  ids only (no source_id)", evaluate(common, convs, flat, False), convs)

@@ -6,7 +6,7 @@ Builds a deterministic mixed text (agent chat, code, log lines, JSON tool
 output with escaped newlines) with sparse fabricated secrets and PII, then
 measures in the same run:
 
-* ``gitmem.pii.scan`` (literal anchors + shape tricks + confirmation);
+* ``gitmem.guards.pii.scan`` (literal anchors + shape tricks + confirmation);
 * the same detectors written as plain patterns (one per detector, the way a
   straightforward scanner would write them), run as separate passes with the
   ``regex`` module and with ``re``;
@@ -33,7 +33,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gitmem import pii  # noqa: E402
+from gitmem.guards import pii  # noqa: E402
 
 # The scanner's detectors as plain patterns, without anchors or pre-filters.
 PLAIN_PATTERNS: list[str] = [
@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
 
     findings = pii.scan(text)
     results: dict[str, float] = {
-        "gitmem.pii.scan": best_of(args.repeat, lambda: pii.scan(text)),
+        "gitmem.guards.pii.scan": best_of(args.repeat, lambda: pii.scan(text)),
         "regex, separate passes": best_of(args.repeat, lambda: separate_passes(regex_each, text)),
         "re, separate passes": best_of(args.repeat, lambda: separate_passes(re_each, text)),
         "re, one alternation": best_of(args.repeat, lambda: sum(1 for _ in re_all.finditer(text))),

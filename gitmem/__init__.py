@@ -14,7 +14,7 @@ __all__ = ["MemoryRepo", "GitmemError", "__version__"]
 
 if TYPE_CHECKING:
     from gitmem.api import MemoryRepo
-    from gitmem.errors import GitmemError
+    from gitmem.base.errors import GitmemError
 
 
 def __getattr__(name: str) -> object:
@@ -23,7 +23,7 @@ def __getattr__(name: str) -> object:
 
         return MemoryRepo
     if name == "GitmemError":
-        from gitmem.errors import GitmemError
+        from gitmem.base.errors import GitmemError
 
         return GitmemError
     raise AttributeError(name)

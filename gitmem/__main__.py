@@ -1,5 +1,5 @@
 import sys
 
-from gitmem.cli import main
+from gitmem.faces.cli import main
 
 sys.exit(main())

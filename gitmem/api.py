@@ -12,14 +12,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from gitmem import bands, config as config_mod, documents, guard, memories
-from gitmem.config import Config
-from gitmem.errors import NotFoundError, UsageError, ValidationError
-from gitmem.initrepo import InitResult, init as init_repo
-from gitmem.repodir import find_root
-from gitmem.memories import Listing
-from gitmem.model import DOMAINS, TYPES, Memory, check_id, is_valid_id, iso, memory_path, new_id
-from gitmem.writepath import Plan, Store, Written
+from gitmem.engines import bands
+from gitmem.base import config as config_mod
+from gitmem.store import documents, memories
+from gitmem.guards import guard
+from gitmem.base.config import Config
+from gitmem.base.errors import NotFoundError, UsageError, ValidationError
+from gitmem.engines.initrepo import InitResult, init as init_repo
+from gitmem.base.repodir import find_root
+from gitmem.store.memories import Listing
+from gitmem.base.model import DOMAINS, TYPES, Memory, check_id, is_valid_id, iso, memory_path, new_id
+from gitmem.guards.writepath import Plan, Store, Written
 
 Progress = Callable[[int, int], None]
 
@@ -98,7 +101,7 @@ class MemoryRepo:
 
     def export(self, include_archive: bool = True) -> Iterator[dict[str, Any]]:
         """Every memory as a JSON-able record (re-importable with `gitmem import`)."""
-        from gitmem.importer import export_record
+        from gitmem.engines.importer import export_record
 
         for m in self.list(include_archive=include_archive).memories:
             yield export_record(m)
@@ -109,7 +112,7 @@ class MemoryRepo:
                  tags: Sequence[str] = (), dedupe: bool = True, now: datetime | None = None,
                  session: str | None = None, auto: bool = False) -> Remembered:
         """Encode ``text``: reinforce a similar memory if one exists, else create one (one commit)."""
-        from gitmem import encode
+        from gitmem.engines import encode
 
         now = now or config_mod.now()
         max_bytes = self.cfg.sediment.max_content_bytes
@@ -148,9 +151,9 @@ class MemoryRepo:
 
     def similar_memory(self, text: str, domain: str, rev: str, keywords: Sequence[str]) -> Memory | None:
         """The live memory of ``domain`` at ``rev`` that ``text`` duplicates, if any (reinforce it instead)."""
-        from gitmem import encode
-        from gitmem.index import Filters
-        from gitmem.indexer import open_synced
+        from gitmem.engines import encode
+        from gitmem.store.index import Filters
+        from gitmem.store.indexer import open_synced
 
         index = open_synced(self.git, rev)
         try:
@@ -196,7 +199,7 @@ class MemoryRepo:
         faded. A row id that is a valid file id becomes the memory's id, any other
         id is kept as ``source_id``. Re-importing the same file changes nothing.
         """
-        from gitmem import encode, importer
+        from gitmem.engines import encode, importer
 
         now = now or config_mod.now()
         src = Path(path)
@@ -258,7 +261,7 @@ class MemoryRepo:
                         written.commit, tuple(m.id for _, m in good))
 
     def _import_duplicate(self, mem: Memory, parent: str | None, batch: dict[str, Memory]) -> Memory | None:
-        from gitmem import encode
+        from gitmem.engines import encode
 
         local = [(m.id, m.content) for m in batch.values() if m.domain == mem.domain]
         found = encode.find_duplicate(mem.content, local)
@@ -278,8 +281,8 @@ class MemoryRepo:
                include_background: bool = False, at: str | None = None, expand: bool = False,
                now: datetime | None = None) -> list[Any]:
         """Memories ranked by relevance, importance and recency; hits go to the access log."""
-        from gitmem import recall
-        from gitmem.index import Filters
+        from gitmem.engines import recall
+        from gitmem.store.index import Filters
 
         _check_choice("type", type, TYPES)
         _check_choice("domain", domain, DOMAINS)
@@ -290,13 +293,13 @@ class MemoryRepo:
 
     def decay(self, now: datetime | None = None, dry_run: bool = False) -> Any:
         """Fold the access log, recompute bands and tiers, archive what is forgotten: ONE commit."""
-        from gitmem import decay
+        from gitmem.engines import decay
 
         return decay.run(self.store, now or config_mod.now(), dry_run)
 
     def link(self, a: str, b: str, relation: str = "related", now: datetime | None = None) -> Written:
         """Link two memories with a typed relation; both ends record it (one commit)."""
-        from gitmem import links
+        from gitmem.engines import links
 
         now = now or config_mod.now()
         links.check_relation(relation)
@@ -315,27 +318,27 @@ class MemoryRepo:
 
     def graph(self, include_archive: bool = False) -> Any:
         """The link graph of the memories."""
-        from gitmem import links
+        from gitmem.engines import links
 
         return links.graph(list(self.list(include_archive=include_archive).memories))
 
     def why(self, memory_id: str) -> Any:
         """Where a memory came from and every commit that touched it."""
-        from gitmem import history
+        from gitmem.engines import history
 
         return history.why(self.git, self.head, self.show(memory_id))  # type: ignore[arg-type]
 
     def consolidate(self, since: str = "7d", now: datetime | None = None) -> Any:
         """The weekly review: what was created, reinforced, decayed, archived, promoted."""
-        from gitmem import history
+        from gitmem.engines import history
 
         now = now or config_mod.now()
         return history.consolidate(self.git, self.head, history.parse_since(since, now))
 
     def core_items(self) -> list[Any]:
         """Core-band memories, best first (importance, then most recently used)."""
-        from gitmem.recall import open_index
-        from gitmem.render import CoreItem
+        from gitmem.engines.recall import open_index
+        from gitmem.engines.render import CoreItem
 
         index = open_index(self.root)
         try:
@@ -347,7 +350,7 @@ class MemoryRepo:
 
     def load_core(self, max_chars: int | None = None) -> Any:
         """Core memories for a session start, whole items within ``max_chars`` (default budgets.core_chars)."""
-        from gitmem import render
+        from gitmem.engines import render
 
         limit = max_chars if max_chars is not None else self.cfg.budgets.core_chars
         if limit < 200:
@@ -356,7 +359,8 @@ class MemoryRepo:
 
     def sync_core(self, now: datetime | None = None) -> Written:
         """Write HIPPOCAMPUS_CORE.md and regenerate Layers 2 and 3 of CLAUDE.md (one commit)."""
-        from gitmem import patterns, render
+        from gitmem.store import patterns
+        from gitmem.engines import render
 
         now = now or config_mod.now()
         core = self.load_core()
@@ -376,7 +380,7 @@ class MemoryRepo:
         return self.store.write(plan, now)
 
     def _episode_lines(self, rev: str | None, limit: int = 30) -> list[Any]:
-        from gitmem.render import EpisodeLine
+        from gitmem.engines.render import EpisodeLine
 
         found = []
         for path, oid in (self.git.files("episodes", rev) if rev else ()):
@@ -393,7 +397,8 @@ class MemoryRepo:
 
     def reflect(self, now: datetime | None = None, auto: bool = False) -> Any:
         """Group similar memories no pattern holds yet into patterns (one commit)."""
-        from gitmem import patterns, reflect
+        from gitmem.store import patterns
+        from gitmem.engines import reflect
 
         now = now or config_mod.now()
         info: dict[str, Any] = {}
@@ -419,7 +424,7 @@ class MemoryRepo:
                 by_slug = {p.slug: p for p in pats}
                 for path, data in result.changes.items():
                     by_slug[path.rsplit("/", 1)[-1][:-3]] = patterns.read(path, data or b"")
-                from gitmem import render
+                from gitmem.engines import render
 
                 lines = [render.PatternLine(p.slug, p.title, p.weight, p.stage, p.lessons)
                          for p in sorted(by_slug.values(), key=lambda p: (-p.weight, p.slug))]
@@ -435,14 +440,14 @@ class MemoryRepo:
 
     def reflection_prompt(self, limit: int = 20) -> str:
         """A self-reflection prompt from recent memories, for an agent to answer and `remember`."""
-        from gitmem import reflect
+        from gitmem.engines import reflect
 
         recent = sorted(self.list().memories, key=lambda m: m.created, reverse=True)[:limit]
         return reflect.reflection_prompt([reflect.Item(m.id, m.content, m.type, m.created) for m in recent], limit)
 
     def pending_reflections(self) -> int:
         """New memories no pattern holds yet, created since the last reflect."""
-        from gitmem import patterns
+        from gitmem.store import patterns
 
         head = self.head
         consumed = {s for p in patterns.all_patterns(self.git, head) for s in p.sources}
@@ -452,7 +457,7 @@ class MemoryRepo:
     def harvest(self, paths: Sequence[str | Path], fmt: str = "auto", signals: int = 20, whole: bool = False,
                 now: datetime | None = None, progress: Progress | None = None, rescan: bool = False) -> list[Any]:
         """Harvest agent transcripts into episodes and memories (one commit per session)."""
-        from gitmem import harvest
+        from gitmem.engines import harvest
 
         return harvest.harvest(self, [Path(p) for p in paths], fmt, signals, whole, now, progress, rescan)
 

@@ -32,7 +32,7 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
 def repo_dir(tmp_path: Path) -> Path:
     """A fresh memory repository (hooks not installed) at a fixed clock."""
     from gitmem.api import MemoryRepo
-    from gitmem.config import parse_time
+    from gitmem.base.config import parse_time
 
     path = tmp_path / "mem"
     MemoryRepo.init(path, parse_time(NOW), install_hooks=False)
@@ -55,7 +55,7 @@ def bench_dir(name: str) -> Path | None:
 
 def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     """Run the CLI in process; returns (exit code, stdout, stderr)."""
-    from gitmem.cli import main
+    from gitmem.faces.cli import main
 
     code = main(args)
     captured = capsys.readouterr()

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gitmem import amplitude, diffs
+from gitmem.guards import amplitude
+from gitmem.base import diffs
 
 
 @pytest.fixture

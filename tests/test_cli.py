@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gitmem import __version__, cli, cli_commands  # noqa: F401  (registers the verbs)
+from gitmem import __version__
+from gitmem.faces import cli, cli_commands  # noqa: F401  (registers the verbs)
 from tests.conftest import ROOT, run_cli
 
 
@@ -74,8 +75,8 @@ def _imported_after(code: str) -> set[str]:
 
 
 def test_help_and_hooks_do_not_import_heavy_libraries() -> None:
-    assert _imported_after("from gitmem.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit: pass") == set()
-    assert _imported_after("import gitmem.hooks, gitmem.pii, gitmem.layers, gitmem.amplitude") == set()
+    assert _imported_after("from gitmem.faces.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit: pass") == set()
+    assert _imported_after("import gitmem.faces.githooks, gitmem.guards.pii, gitmem.guards.layers, gitmem.guards.amplitude") == set()
 
 
 def test_demo_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

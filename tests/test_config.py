@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from gitmem import config
-from gitmem.errors import ConfigError
+from gitmem.base import config
+from gitmem.base.errors import ConfigError
 from tests.conftest import ROOT, run_cli
 
 

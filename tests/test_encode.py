@@ -1,4 +1,4 @@
-"""Tests for gitmem.encode: importance, type, domain, keywords, dedupe."""
+"""Tests for gitmem.engines.encode: importance, type, domain, keywords, dedupe."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitmem import encode as enc
-from gitmem.encode import (
+from gitmem.engines import encode as enc
+from gitmem.engines.encode import (
     DUPLICATE_THRESHOLD,
     Encoding,
     conflict,

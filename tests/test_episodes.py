@@ -1,4 +1,4 @@
-"""Tests for gitmem.episodes: summaries, signals in three languages, bounded rendering, merge."""
+"""Tests for gitmem.engines.episodes: summaries, signals in three languages, bounded rendering, merge."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.episodes import Episode, Signal, classify, extract, find_signals, merge, render, slugify
-from gitmem.transcripts import Event, Transcript, discover, read
+from gitmem.engines.episodes import Episode, Signal, classify, extract, find_signals, merge, render, slugify
+from gitmem.engines.transcripts import Event, Transcript, discover, read
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
 SECTIONS = ["## Summary", "## Decisions", "## Corrections", "## Files touched", "## Commands", "## Errors"]

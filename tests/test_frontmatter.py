@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitmem import frontmatter, yamlio
-from gitmem.errors import DocumentError
+from gitmem.store import frontmatter
+from gitmem.base import yamlio
+from gitmem.base.errors import DocumentError
 
 scalars = st.one_of(
     st.none(), st.booleans(), st.integers(-10**6, 10**6),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gitmem import config
+from gitmem.base import config
 from gitmem.api import MemoryRepo
 from tests.conftest import NOW, bench_dir, run_cli
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from gitmem import hooks
-from gitmem.initrepo import install_git_hooks
+from gitmem.faces import githooks as hooks
+from gitmem.engines.initrepo import install_git_hooks
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"
@@ -76,7 +76,7 @@ def test_report_format(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 class F:
-    """A finding as gitmem.pii returns it: kind, span, secret flag."""
+    """A finding as gitmem.guards.pii returns it: kind, span, secret flag."""
 
     def __init__(self, text: str, value: str, kind: str = "email") -> None:
         self.kind, self.start, self.secret = kind, text.index(value), False
@@ -94,13 +94,13 @@ class F:
     ('q: "bob@corp.net"\n', ["bob@corp.net"], 'q: "[EMAIL]"\n'),
 ])
 def test_strip_keeps_yaml_a_string(text: str, values: list[str], expected: str) -> None:
-    pytest.importorskip("gitmem.pii")
+    pytest.importorskip("gitmem.guards.pii")
     found = [F(text, v) for v in values]
     assert hooks.strip(text, found, yaml_end=len(text)) == expected  # type: ignore[arg-type]
 
 
 def test_strip_in_markdown_body_does_not_quote() -> None:
-    pytest.importorskip("gitmem.pii")
+    pytest.importorskip("gitmem.guards.pii")
     text = "---\nid: m-1\n---\nemail: bob@corp.net\n"
     end = hooks._yaml_end("memory/user/m-1.md", text)
     assert text[:end] == "---\nid: m-1\n"
@@ -112,12 +112,12 @@ def test_strip_in_markdown_body_does_not_quote() -> None:
 def launcher(bin_dir: Path) -> Path:
     """A `gitmem` on PATH for pre-commit, like the console script pip generates.
 
-    It runs this checkout's gitmem.cli (PYTHONPATH points at it). With gitmem
+    It runs this checkout's gitmem.faces.cli (PYTHONPATH points at it). With gitmem
     installed, put its console script's folder on PATH instead.
     """
     bin_dir.mkdir(parents=True, exist_ok=True)
     script = bin_dir / "gitmem"
-    script.write_text(f"#!{sys.executable}\nimport sys\nfrom gitmem.cli import main\nsys.exit(main())\n")
+    script.write_text(f"#!{sys.executable}\nimport sys\nfrom gitmem.faces.cli import main\nsys.exit(main())\n")
     script.chmod(0o755)
     return script
 
@@ -248,7 +248,7 @@ def test_person_may_change_layer_1(memrepo: Path, env: dict[str, str]) -> None:
 
 @needs_pre_commit
 def test_automated_commit_may_change_generated_layers(memrepo: Path, env: dict[str, str]) -> None:
-    from gitmem import layers
+    from gitmem.guards import layers
 
     text = (memrepo / "CLAUDE.md").read_text()
     write(memrepo, "CLAUDE.md", layers.replace_layer(text, 2, layers.escape("# CORE from a session")))
@@ -359,7 +359,7 @@ def inrepo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_placeholders_match_pii_strip() -> None:
-    from gitmem import pii
+    from gitmem.guards import pii
 
     text = "mail bob.jones@corp-mail.net, call +1 415 867 5309, host 10.20.30.40, see /home/alice/src\n"
     found = [f for f in pii.scan(text) if not f.secret]
@@ -368,7 +368,7 @@ def test_placeholders_match_pii_strip() -> None:
 
 
 def test_cached_settings_agree_with_config_load(inrepo: Path) -> None:
-    from gitmem import config
+    from gitmem.base import config
 
     (inrepo / "gitmem.yaml").write_text(
         "sediment:\n  amplitude_max: 0.2\npii:\n  allowlist:\n    values: [ops@corp-mail.net]\n"

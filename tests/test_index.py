@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from gitmem import textnorm
-from gitmem.errors import GitmemError
-from gitmem.index import Filters, Index, IndexCorrupt, IndexRow
+from gitmem.base import textnorm
+from gitmem.base.errors import GitmemError
+from gitmem.store.index import Filters, Index, IndexCorrupt, IndexRow
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 

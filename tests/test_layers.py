@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gitmem import layers
+from gitmem.guards import layers
 
 FIXTURES = Path(__file__).parent / "fixtures" / "layers"
 TEMPLATE = Path(__file__).parent.parent / "templates" / "CLAUDE.md"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from gitmem import config
+from gitmem.base import config
 from gitmem.api import MemoryRepo
-from gitmem.errors import DocumentError, NotFoundError, SecretError, ValidationError
-from gitmem.model import shard
+from gitmem.base.errors import DocumentError, NotFoundError, SecretError, ValidationError
+from gitmem.base.model import shard
 from tests.conftest import NOW, run_cli
 
 T = config.parse_time(NOW)
@@ -87,7 +87,7 @@ def test_forget_archives_in_one_commit(repo: MemoryRepo, repo_dir: Path) -> None
 
 def test_malformed_file_is_reported_not_fatal(repo: MemoryRepo, repo_dir: Path) -> None:
     repo.remember("a good memory", now=T)
-    from gitmem.writepath import Plan
+    from gitmem.guards.writepath import Plan
 
     bad = b"---\nid: broken\ntype: [unclosed\n---\nbody\n"
     repo.store.write(lambda p: Plan({"memory/user/broken.md": bad}, "hand edit", "test"), T)
@@ -99,7 +99,7 @@ def test_malformed_file_is_reported_not_fatal(repo: MemoryRepo, repo_dir: Path) 
 
 
 def test_yaml_bomb_in_front_matter_is_refused(repo: MemoryRepo) -> None:
-    from gitmem.writepath import Plan
+    from gitmem.guards.writepath import Plan
 
     bomb = b'---\na: &a ["x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a]\nc: [*b,*b,*b,*b,*b,*b,*b,*b]\n---\nboom\n'
     repo.store.write(lambda p: Plan({"memory/user/bomb.md": bomb}, "bomb", "test"), T)

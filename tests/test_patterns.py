@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gitmem import config, patterns
+from gitmem.base import config
+from gitmem.store import patterns
 from gitmem.api import MemoryRepo
 from tests.conftest import NOW, run_cli
 

@@ -1,4 +1,4 @@
-"""Tests for gitmem.pii: the labelled corpus, exact spans, encodings, strip,
+"""Tests for gitmem.guards.pii: the labelled corpus, exact spans, encodings, strip,
 allowlists, describe and the configuration audit.
 
 Every secret in these tests and in fixtures/pii_corpus.jsonl is fabricated:
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from gitmem import pii
-from gitmem.pii import Allowlist, Finding
+from gitmem.guards import pii
+from gitmem.guards.pii import Allowlist, Finding
 
 CORPUS = Path(__file__).parent / "fixtures" / "pii_corpus.jsonl"
 
@@ -428,7 +428,7 @@ def test_finding_is_frozen() -> None:
 def test_import_is_light_and_compiles_nothing() -> None:
     """The pre-commit hook imports this module on every commit."""
     code = (
-        "import sys, gitmem.pii as p\n"
+        "import sys, gitmem.guards.pii as p\n"
         "heavy = [m for m in ('pygit2', 'ruamel', 'markdown_it', 'regex', 'yaml') if m in sys.modules]\n"
         "print(p._COMPILED is None and not p._VENDOR_CACHE, heavy)\n"
     )

@@ -1,4 +1,4 @@
-"""Tests for gitmem.reflect: grouping memories into pattern drafts, the prompt."""
+"""Tests for gitmem.engines.reflect: grouping memories into pattern drafts, the prompt."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from gitmem.reflect import Item, PatternDraft, group, reflection_prompt
+from gitmem.engines.reflect import Item, PatternDraft, group, reflection_prompt
 
 TEXTS = [
     ("m01", "GitHub push 超时", "error"),

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.errors import SecurityError
-from gitmem.sandbox import check_path
+from gitmem.base.errors import SecurityError
+from gitmem.guards.sandbox import check_path
 
 ALLOWED = ("memory", "archive", "CLAUDE.md")
 

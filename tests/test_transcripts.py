@@ -1,4 +1,4 @@
-"""Tests for gitmem.transcripts: formats, leniency, resume, discovery."""
+"""Tests for gitmem.engines.transcripts: formats, leniency, resume, discovery."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.errors import UsageError
-from gitmem.transcripts import Event, Transcript, detect_format, discover, read
+from gitmem.base.errors import UsageError
+from gitmem.engines.transcripts import Event, Transcript, detect_format, discover, read
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from gitmem import config
+from gitmem.base import config
 from gitmem.api import MemoryRepo
-from gitmem.errors import ConflictError, SecurityError, ValidationError
-from gitmem.writepath import Plan
+from gitmem.base.errors import ConflictError, SecurityError, ValidationError
+from gitmem.guards.writepath import Plan
 from tests.conftest import NOW, ROOT
 
 T = config.parse_time(NOW)
@@ -47,7 +47,7 @@ def test_one_commit_with_trailers_and_worktree_follows(repo: MemoryRepo, repo_di
 
 
 def test_automated_growth_over_amplitude_is_refused(repo: MemoryRepo, repo_dir: Path) -> None:
-    from gitmem.errors import CheckFailed
+    from gitmem.base.errors import CheckFailed
 
     before = commits(repo_dir)
     with pytest.raises(CheckFailed, match="5%"):
@@ -150,7 +150,7 @@ WRITER = textwrap.dedent("""
     import sys
     sys.path.insert(0, {root!r})
     from gitmem.api import MemoryRepo
-    from gitmem.config import parse_time
+    from gitmem.base.config import parse_time
     repo = MemoryRepo.open(sys.argv[1])
     n, count = int(sys.argv[2]), int(sys.argv[3])
     for i in range(count):

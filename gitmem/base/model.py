@@ -1,0 +1,177 @@
+"""Values: memories and their closed sets of types, domains, tiers and bands."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets as _random
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, Literal, get_args
+
+from gitmem.base.errors import ValidationError
+
+MemoryType = Literal["fact", "preference", "decision", "skill", "error", "emotion", "pattern", "reflection"]
+Domain = Literal["user", "self", "relationship", "world", "project"]
+Tier = Literal["working", "short", "long", "archive"]
+Band = Literal["core", "active", "background", "fading"]
+
+TYPES: tuple[str, ...] = get_args(MemoryType)
+DOMAINS: tuple[str, ...] = get_args(Domain)
+TIERS: tuple[str, ...] = get_args(Tier)
+BANDS: tuple[str, ...] = get_args(Band)
+
+ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,127}")
+MEMORY_DIR = "memory"
+ARCHIVE_DIR = "archive"
+
+# Front matter keys in the order gitmem writes them (DESIGN.md section 3).
+KEY_ORDER = ("id", "type", "domain", "tier", "band", "importance", "created", "last_accessed",
+             "reinforced", "keywords", "tags", "links", "source", "source_id")
+
+
+def iso(moment: datetime) -> str:
+    """A UTC datetime as the ISO string gitmem stores (seconds, 'Z')."""
+    return moment.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def is_valid_id(value: str) -> bool:
+    """True for ids that can be a file name: [a-z0-9-], at most 128 characters."""
+    return bool(ID_RE.fullmatch(value)) and "--" not in value[:2]
+
+
+def check_id(value: str) -> str:
+    """Return ``value`` if it is a valid memory id, else raise ValidationError."""
+    if not isinstance(value, str) or not is_valid_id(value):
+        raise ValidationError(f"invalid memory id: {value!r}",
+                              hint="ids use lower-case letters, digits and '-', start with a letter or digit, at most 128 characters")
+    return value
+
+
+def new_id(moment: datetime, seed: str | None = None) -> str:
+    """``m-YYYY-MM-DD-xxxxxx``: random, or derived from ``seed`` so re-imports are idempotent."""
+    tail = hashlib.sha256(seed.encode()).hexdigest()[:10] if seed is not None else _random.token_hex(5)
+    return f"m-{moment:%Y-%m-%d}-{tail}"
+
+
+def shard(memory_id: str) -> str:
+    """Two hex digits that spread a domain's memories over 256 folders.
+
+    A commit rewrites every tree on the changed path; with one flat folder of
+    20k memories that is a 1 MB tree object per write. Sharded, a one-memory
+    commit costs about the same at 1k and at 100k memories (as git's own
+    objects/ folder does it).
+    """
+    return hashlib.sha1(memory_id.encode()).hexdigest()[:2]
+
+
+def memory_path(domain: str, memory_id: str, archived: bool = False) -> str:
+    """Repository path of a memory file: ``memory/<domain>/<shard>/<id>.md``."""
+    return f"{ARCHIVE_DIR if archived else MEMORY_DIR}/{domain}/{shard(memory_id)}/{memory_id}.md"
+
+
+def legacy_path(domain: str, memory_id: str, archived: bool = False) -> str:
+    """The unsharded path a person may use for a hand-written memory."""
+    return f"{ARCHIVE_DIR if archived else MEMORY_DIR}/{domain}/{memory_id}.md"
+
+
+@dataclass(frozen=True)
+class Link:
+    to: str
+    relation: str
+
+
+@dataclass(frozen=True)
+class Memory:
+    """One memory: its front matter fields and its Markdown body."""
+
+    id: str
+    content: str
+    type: str = "fact"
+    domain: str = "user"
+    tier: str = "short"
+    band: str = "active"
+    importance: float = 0.5
+    created: str = ""
+    last_accessed: str = ""
+    reinforced: int = 0
+    keywords: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    links: tuple[Link, ...] = ()
+    source: str = ""
+    source_id: str | None = None
+    path: str = ""
+    extra: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
+
+    @property
+    def archived(self) -> bool:
+        return self.tier == "archive"
+
+    def front_matter(self) -> dict[str, Any]:
+        """Front matter mapping in gitmem's key order; unknown keys a person added are kept."""
+        data: dict[str, Any] = {
+            "id": self.id, "type": self.type, "domain": self.domain, "tier": self.tier, "band": self.band,
+            "importance": round(self.importance, 4), "created": self.created, "last_accessed": self.last_accessed,
+            "reinforced": self.reinforced, "keywords": list(self.keywords),
+        }
+        if self.tags:
+            data["tags"] = list(self.tags)
+        if self.links:
+            data["links"] = [{"to": l.to, "relation": l.relation} for l in self.links]
+        data["source"] = self.source
+        if self.source_id is not None:
+            data["source_id"] = self.source_id
+        for key, value in self.extra:
+            data.setdefault(key, value)
+        return data
+
+    def with_(self, **changes: Any) -> "Memory":
+        return replace(self, **changes)
+
+
+def _str_tuple(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, (list, tuple)):
+        return tuple(str(v) for v in value if v is not None)
+    return (str(value),)
+
+
+def _links(value: Any) -> tuple[Link, ...]:
+    out = []
+    for item in value or ():
+        if isinstance(item, dict) and item.get("to"):
+            out.append(Link(str(item["to"]), str(item.get("relation") or "related")))
+        elif isinstance(item, str):
+            out.append(Link(item, "related"))
+    return tuple(out)
+
+
+def _num(value: Any, default: float) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def memory_from(data: dict[str, Any], body: str, path: str) -> Memory:
+    """A Memory from parsed front matter; tolerant of hand edits (bad values fall back)."""
+    known = set(KEY_ORDER)
+    stem = path.rsplit("/", 1)[-1].removesuffix(".md")
+    mid = str(data.get("id") or stem)
+    domain = str(data.get("domain") or (path.split("/")[1] if path.count("/") >= 2 else "user"))
+    try:
+        reinforced = int(data.get("reinforced") or 0)
+    except (TypeError, ValueError):
+        reinforced = 0
+    source_id = data.get("source_id")
+    return Memory(
+        id=mid, content=body.strip("\n"), type=str(data.get("type") or "fact"), domain=domain,
+        tier=str(data.get("tier") or ("archive" if path.startswith(ARCHIVE_DIR + "/") else "short")),
+        band=str(data.get("band") or "active"), importance=min(1.0, max(0.0, _num(data.get("importance"), 0.5))),
+        created=str(data.get("created") or ""), last_accessed=str(data.get("last_accessed") or data.get("created") or ""),
+        reinforced=reinforced, keywords=_str_tuple(data.get("keywords")), tags=_str_tuple(data.get("tags")),
+        links=_links(data.get("links")), source=str(data.get("source") or ""),
+        source_id=None if source_id is None else str(source_id), path=path,
+        extra=tuple((k, v) for k, v in data.items() if k not in known),
+    )

@@ -1,0 +1,155 @@
+"""Decay: fold the access log, recompute bands, move tiers, archive — ONE commit.
+
+Decay computes from the stored base importance and the date, never from its
+own previous output, so a second run with the same clock changes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from gitmem.engines import bands
+from gitmem.store import documents, memories
+from gitmem.base import events
+from gitmem.base.config import Config, parse_time
+from gitmem.base.errors import DocumentError
+from gitmem.base.gitio import Git
+from gitmem.base.model import Memory, iso, memory_path
+from gitmem.engines.recall import ACCESS_LOG
+from gitmem.guards.writepath import Plan, Store
+
+FOLDING = "access.folding.jsonl"
+
+
+@dataclass(frozen=True)
+class Move:
+    id: str
+    change: str            # "band active -> core", "tier short -> long", "archived (forgotten)", …
+
+
+@dataclass(frozen=True)
+class DecayReport:
+    commit: str | None
+    dry_run: bool
+    examined: int
+    accesses_folded: int
+    moves: tuple[Move, ...] = field(default=())
+
+    @property
+    def archived(self) -> tuple[str, ...]:
+        return tuple(m.id for m in self.moves if m.change.startswith("archived"))
+
+
+def _latest_access(paths: list[Path], now: datetime) -> dict[str, str]:
+    latest: dict[str, str] = {}
+    for path in paths:
+        for rec in events.read(path):
+            mid, at = rec.get("id"), rec.get("at")
+            if not isinstance(mid, str) or not isinstance(at, str):
+                continue
+            try:
+                if parse_time(at) > now:
+                    continue  # a replay with an earlier clock must not see the future
+            except Exception:
+                continue
+            if at > latest.get(mid, ""):
+                latest[mid] = at
+    return latest
+
+
+def _folded_sources(git: Git, rev: str) -> set[str]:
+    """Ids of memories a pattern was built from (reflect folds them into long-term)."""
+    out: set[str] = set()
+    for path, oid in git.files("patterns", rev):
+        if not path.endswith(".md"):
+            continue
+        try:
+            meta, _ = documents.split(path, documents.decode(path, git.blob(oid)))
+        except DocumentError:
+            continue
+        out.update(str(s) for s in meta.get("sources") or ())
+    return out
+
+
+def plan_decay(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[str, str]) -> tuple[dict[str, bytes | None], list[Move], int]:
+    """The file changes decay makes at ``rev``, the moves for the report, and memories examined."""
+    mc = cfg.memory
+    folded = _folded_sources(git, rev)
+    live: list[tuple[Memory, Memory, float]] = []   # (old, new, effective importance)
+    raw: dict[str, bytes] = {}
+    for path, data in memories.iter_files(git, rev):
+        try:
+            old = documents.read_memory(path, data)
+        except DocumentError:
+            continue
+        raw[old.id] = data
+        last = max(old.last_accessed, accesses.get(old.id, ""))
+        tier = old.tier
+        if tier == "short" and (old.reinforced >= 2 or old.id in folded):
+            tier = "long"
+        eff = bands.effective(old.importance, tier, last, now, mc)
+        band = bands.band(eff, mc)
+        unchanged = last == old.last_accessed and tier == old.tier and band == old.band
+        live.append((old, old if unchanged else old.with_(last_accessed=last, tier=tier, band=band), eff))
+    archive: dict[str, str] = {}
+    for old, new, eff in live:
+        if new.tier == "short" and eff < mc.forget_threshold and old.importance < mc.never_forget:
+            archive[old.id] = "archived (forgotten: effective importance under forget_threshold)"
+    for tier, cap in (("short", mc.max_short_term), ("long", mc.max_long_term)):
+        kept = sorted((t for t in live if t[1].tier == tier and t[0].id not in archive), key=lambda t: (t[2], t[0].id))
+        excess = len(kept) - cap
+        for old, _, _ in kept:
+            if excess <= 0:
+                break
+            if old.importance >= mc.never_forget:
+                continue
+            archive[old.id] = f"archived (over max_{tier}_term)"
+            excess -= 1
+    changes: dict[str, bytes | None] = {}
+    moves: list[Move] = []
+    for old, new, _ in live:
+        if old.id in archive:
+            new = new.with_(tier="archive")
+            changes[old.path] = None
+            changes[memory_path(old.domain, old.id, archived=True)] = memories.rewrite(git, rev, old, new, raw[old.id])
+            moves.append(Move(old.id, archive[old.id]))
+            continue
+        if new == old:
+            continue
+        changes[old.path] = memories.rewrite(git, rev, old, new, raw[old.id])
+        if new.band != old.band:
+            moves.append(Move(old.id, f"band {old.band} -> {new.band}"))
+        if new.tier != old.tier:
+            moves.append(Move(old.id, f"tier {old.tier} -> {new.tier}"))
+    return changes, moves, len(live)
+
+
+def run(store: Store, now: datetime, dry_run: bool = False) -> DecayReport:
+    """Decay the memory repository as of ``now``."""
+    state = store.state
+    log, folding = state / ACCESS_LOG, state / FOLDING
+    if not dry_run:
+        events.set_aside(log, folding)
+    accesses = _latest_access([folding, log], now)
+    report: dict[str, object] = {}
+
+    def planner(parent: str | None) -> Plan | None:
+        if parent is None:
+            return None
+        changes, moves, examined = plan_decay(store.git, parent, store.cfg, now, accesses)
+        report.update(moves=moves, examined=examined)
+        if dry_run or not changes:
+            return None
+        archived = sum(1 for m in moves if m.change.startswith("archived"))
+        return Plan(changes, f"gitmem: decay as of {iso(now)} ({len(moves)} moves, {archived} archived)",
+                    "memory.decay", auto=True,
+                    body="\n".join(f"{m.id}: {m.change}" for m in moves[:200]),
+                    trailers=(("Gitmem-Now", iso(now)),))
+
+    written = store.write(planner, now)
+    if not dry_run:
+        folding.unlink(missing_ok=True)
+    return DecayReport(written.commit, dry_run, int(report.get("examined", 0)), len(accesses),
+                       tuple(report.get("moves", ())))  # type: ignore[arg-type]

@@ -1,0 +1,572 @@
+"""Turn a transcript into an episode (what happened) and signals (what to remember).
+
+Pure functions over ``transcripts.Transcript``: no git, no files. Signals come
+only from the user's own words (events that are neither ``meta`` nor
+``sidechain``): explicit "remember …", corrections, decisions, preferences,
+facts about the person or the project, and reported failures, in English,
+French and Chinese. Files, commands and errors come from every tool call,
+sub-agents included, because a sub-agent's edits are the session's edits.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from typing import Iterable, Literal
+
+from gitmem.engines.transcripts import FILE_TOOLS, SHELL_TOOLS, Event, Transcript
+
+__all__ = ["Episode", "Signal", "SignalKind", "classify", "extract", "find_signals", "merge", "render", "slugify"]
+
+SignalKind = Literal["remember", "preference", "decision", "correction", "fact", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class Signal:
+    """A statement from the user worth remembering, with the line it came from."""
+
+    text: str
+    kind: SignalKind
+    line: int
+
+
+@dataclass(frozen=True)
+class Episode:
+    """A harvested session: its summary, what it touched, and its signals."""
+
+    session_id: str
+    slug: str
+    format: str
+    source_path: str
+    cwd: str | None
+    started: str | None
+    ended: str | None
+    summary: str
+    tags: tuple[str, ...]
+    files_touched: tuple[str, ...]
+    commands_run: tuple[str, ...]
+    errors: tuple[str, ...]
+    decisions: tuple[str, ...]
+    corrections: tuple[str, ...]
+    signals: tuple[Signal, ...]
+    user_turns: int
+    assistant_turns: int
+    tool_calls: int
+
+
+# Bounds: an episode document stays small whatever the session's size.
+MAX_ITEM = 200
+MAX_SUMMARY = 1200
+MAX_TAGS = 12
+MAX_SIGNALS = 200
+MAX_ERRORS = 60
+_RENDER_CAPS = {"decisions": 20, "corrections": 20, "files_touched": 50, "commands_run": 40, "errors": 20}
+
+_ASKED = "Asked: "
+_OUTCOME = "Outcome: "
+
+
+# --------------------------------------------------------------------------- small text helpers
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _clip(text: str, limit: int = MAX_ITEM) -> str:
+    text = _one_line(text)
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _dedup(items: Iterable[str]) -> tuple[str, ...]:
+    seen: set[str] = set()
+    out: list[str] = []
+    for item in items:
+        key = item.casefold()
+        if item and key not in seen:
+            seen.add(key)
+            out.append(item)
+    return tuple(out)
+
+
+def slugify(session_id: str) -> str:
+    """A file-name-safe ``[a-z0-9-]`` slug of a session id."""
+    ascii_id = unicodedata.normalize("NFKD", session_id).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_id.lower()).strip("-")[:80].strip("-")
+    return slug or "session"
+
+
+def _is_real_user(e: Event) -> bool:
+    return e.role == "user" and not e.meta and not e.sidechain
+
+
+# --------------------------------------------------------------------------- signals
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+# Sentence ends: Latin punctuation followed by a space, CJK punctuation anywhere, line breaks.
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+")
+_CODEY = re.compile(r"[{}()\[\];=<>|\\/$`#@*_]")
+
+_I = re.IGNORECASE
+_PATTERNS: tuple[tuple[SignalKind, re.Pattern[str]], ...] = (
+    ("remember", re.compile(
+        r"\b(?:remember|don'?t forget|do not forget|keep in mind|memori[sz]e|for future reference|make a note)\b"
+        r"|\bsave (?:this |that |it )?(?:in|to|into) (?:your |the )?memory\b|\bsave in memory\b"
+        r"|n['’]oublie pas|souviens-toi|rappelle-toi|\bretiens\b|garde (?:bien )?en (?:tête|mémoire)|mémorise|note bien"
+        r"|记住|記住|别忘了|別忘了|不要忘记|不要忘記|牢记|牢記|记下来|記下來|^(?:请|請|要)?记得|^(?:请|請|要)?記得", _I)),
+    ("correction", re.compile(
+        r"^(?:no|nope|wrong)\b[,.!:]?\s|^(?:actually|instead)\b[, ]|^(?:please\s+)?(?:don'?t|do not|stop)\b"
+        r"|\b(?:that'?s|that is|this is|it'?s|it is) (?:wrong|incorrect|not (?:right|correct|what i))"
+        r"|\bnot what i (?:asked|wanted|meant|said)\b|\bi (?:said|told you|asked (?:you )?to)\b|\binstead of\b"
+        r"|\b(?:use|do|try) \S+(?: \S+)? instead\b|\byou (?:forgot|missed|broke|deleted|removed)\b|\bshould(?:n'?t| not) have\b"
+        r"|\b(?:revert|undo) (?:that|this|it|the)\b"
+        r"|^non\b[,.!]?\s|^(?:en fait|plutôt)\b|\bnon,? plutôt\b|\bc['’]est (?:faux|pas (?:ça|bon|correct|juste|ce que))"
+        r"|^(?:ne|n['’])\s?\w+ pas\b|\bpas comme ça\b|\bau lieu de\b|\btu (?:as oublié|t['’]es trompé)|\bje t['’]ai (?:dit|demandé)\b"
+        r"|不对|不對|不是这样|不是這樣|错了|錯了|搞错|搞錯|不要|别再|別再|不应该|不應該|应该是|應該是|而不是|我说的是|我說的是"
+        r"|不是我要的|不希望|不需要|先不用|不用再|撤销|撤銷|回滚|回滾|改回", _I)),
+    ("decision", re.compile(
+        r"\blet'?s (?:go with|use|keep|stick with|switch to|choose|pick|adopt|settle on)\b"
+        r"|\bwe(?:'ll| will| are going to|'re going to) (?:use|go with|keep|adopt|switch to|stick with)\b"
+        r"|\b(?:i|we)(?:'ve| have)? decided\b|\b(?:i'll|i will|we'll|we will) go with\b|\bsettled on\b|\bthe decision is\b"
+        r"|\bon part sur\b|\bpartons sur\b|\bon (?:va )?(?:utilise|utiliser|prend|prendre|garde|garder|choisit)\b"
+        r"|\b(?:j['’]ai|on a|nous avons) décidé\b|\bdécidons\b|\ballons-y avec\b|\bon reste sur\b|\bva pour\b"
+        r"|决定|決定|就用|就这么定|就這麼定|采用|採用|我们用|我們用|选定|選定|确定用|確定用|就选|就選", _I)),
+    ("preference", re.compile(
+        r"\bi (?:really )?(?:prefer|like|liked|love|hate|dislike|can'?t stand)\b|\bi(?:'d| would) (?:rather|prefer)\b"
+        r"|\b(?:always|never)\b|\bfrom now on\b|\bgoing forward\b|\bin the future\b|\bmy preference\b"
+        r"|\b(?:reply|replay|respond|answer|speak|talk|write)\b.{0,30}\b(?:in|using) (?:chinese|english|french|spanish|german|japanese)\b"
+        r"|\bje (?:préfère|prefere|n['’]aime pas|déteste|veux toujours)\b|\bj['’](?:aime|adore|aimerais mieux)\b"
+        r"|\b(?:toujours|jamais)\b|\bdésormais\b|\bdorénavant\b|\bà l['’]avenir\b|\bà partir de maintenant\b"
+        r"|\b(?:réponds|parle|écris)\b.{0,20}\ben (?:français|anglais|chinois)\b"
+        r"|我(?:更)?喜欢|我(?:更)?喜歡|我偏好|我习惯|我習慣|我讨厌|我討厭|总是|總是|永远|永遠|一律|以后|以後|今后|今後"
+        r"|从现在开始|從現在開始|每次都|用中文|用英文|用繁體|用简体", _I)),
+    ("fact", re.compile(
+        r"\bmy (?:name|email|role|job|team|company|project|repo|repository|stack|os|timezone|server|domain|boss|manager)\b"
+        r"|\bi(?:'m| am) (?:a|an|the|working on|using|based in|responsible)\b|\bi work (?:at|on|for|with|in)\b"
+        r"|\bour (?:project|app|repo|stack|team|server|database|db|api|codebase|company|product|customers?|clients?)\b"
+        r"|\bthe (?:project|repo|app|server|database|api) (?:is|uses|runs|lives)\b|\bwe use\b|\bcall me\b"
+        r"|\b(?:is|are) (?:located|stored|deployed|hosted) (?:in|at|on)\b|\bthis is the (?:path|folder|directory|url)\b"
+        r"|\bje (?:suis|m['’]appelle|travaille)\b|\bmon (?:nom|projet|rôle|serveur|équipe|dépôt|entreprise)\b"
+        r"|\bnotre (?:projet|équipe|serveur|base|application|dépôt|api|entreprise|client)\b|\bappelle-moi\b|\bon utilise\b"
+        r"|我叫|我是|叫我|我的(?:名字|项目|項目|公司|工厂|工廠|团队|團隊|服务器|伺服器|邮箱|郵箱|客户|客戶)"
+        r"|我们的|我們的|我们公司|我們公司|项目(?:是|用|在)|項目(?:是|用|在)|路径(?:是|为)|路徑(?:是|為)", _I)),
+    ("error", re.compile(
+        r"\b(?:doesn'?t|does not|didn'?t|did not|isn'?t|is not|won'?t|still not|not) work(?:ing)?\b"
+        r"|\b(?:it|this|that|the \w+) (?:still )?(?:fails|crashes|breaks|is broken)\b|\bi (?:get|got|see|am getting) (?:an |the |this |a )?error\b"
+        r"|\bne (?:marche|fonctionne) (?:pas|plus)\b|\bça plante\b|\bj['’]ai (?:une|des) erreurs?\b"
+        r"|报错|報錯|出错|出錯|失败了|失敗了|不能用|没反应|沒反應|打不开|打不開|崩溃|崩潰|有问题|有問題", _I)),
+)
+
+_REMEMBER_LEAD = re.compile(
+    r"^(?:please\s+)?(?:remember|note|keep in mind|don'?t forget)(?:\s+that)?[\s:,-]+"
+    r"|^(?:n['’]oublie pas|souviens-toi|rappelle-toi|retiens)(?:\s+(?:que|qu['’]|de))?[\s:,-]*"
+    r"|^(?:请|請)?(?:记住|記住|别忘了|別忘了|记得|記得)[\s:：，,]*", _I)
+
+
+_FENCED = re.compile(r"```.*?(?:```|$)", re.S)
+_ENUMERATOR = re.compile(r"^(?:[-*•>]+|\(?\d{1,2}[.)、](?!\d)|[a-z]\)|[一二三四五六七八九十]+、)\s*")
+
+
+def _sentences(text: str) -> Iterable[str]:
+    for part in _SENTENCE_END.split(text):
+        if "\t" in part:
+            continue  # a row of pasted table data, not a statement
+        part = _ENUMERATOR.sub("", _one_line(part))
+        if part:
+            yield part
+
+
+def _worth_a_look(sentence: str) -> bool:
+    """Plausible prose: not too short, not pasted data or code, not a question."""
+    cjk = len(_CJK.findall(sentence))
+    if len(sentence) > 400 or (cjk < 4 and len(sentence) < 10):
+        return False
+    if sentence.endswith(("?", "？")) or "```" in sentence:
+        return False
+    return len(_CODEY.findall(sentence)) <= max(3, len(sentence) // 12)
+
+
+def classify(sentence: str) -> SignalKind | None:
+    """The kind of signal a sentence carries, or None (first matching kind wins)."""
+    for kind, pattern in _PATTERNS:
+        if pattern.search(sentence):
+            return kind
+    return None
+
+
+def _signal_text(kind: SignalKind, sentence: str) -> str:
+    if kind == "remember":
+        rest = _REMEMBER_LEAD.sub("", sentence, count=1).strip()
+        if len(rest) >= 6:
+            sentence = rest[0].upper() + rest[1:]
+    return _clip(sentence, 300)
+
+
+def find_signals(events: Iterable[Event]) -> tuple[Signal, ...]:
+    """Signals in the user's own words (meta and sidechain events are skipped)."""
+    found: list[Signal] = []
+    seen: set[str] = set()
+    for e in events:
+        if not _is_real_user(e):
+            continue
+        prose = _FENCED.sub("\n", e.text[:8000])  # pasted code is not a statement
+        for sentence in _sentences(prose):
+            if not _worth_a_look(sentence) or (kind := classify(sentence)) is None:
+                continue
+            text = _signal_text(kind, sentence)
+            if text.casefold() not in seen:
+                seen.add(text.casefold())
+                found.append(Signal(text, kind, e.line))
+            if len(found) >= MAX_SIGNALS:
+                return tuple(found)
+    return tuple(found)
+
+
+# --------------------------------------------------------------------------- tools, files, errors
+
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.M)
+_ERROR_LINE = re.compile(
+    r"^[ \t]*(?:E[ \t]+)?(?:[A-Za-z_][\w.]*(?:Error|Exception)\b(?::.*|$)|Error:.*|error(?:\[\w+\])?:.*"
+    r"|fatal:.*|FATAL:?.*|ERROR[: ].*|npm ERR!.*|panic:.*)", re.M)
+_ERROR_HINT = re.compile(r"rror|xception|atal|ERR|panic")
+_EXIT_ONLY = re.compile(r"^(?:Error: )?Exit code \d+$")
+_TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
+
+
+def _files(e: Event) -> list[str]:
+    tool = (e.tool or "").lower()
+    if tool in FILE_TOOLS:
+        first = e.text.split("\n", 1)[0].strip()
+        if first.startswith("{") and _is_json_object(e.text):
+            return []  # the call named no path (its input is rendered as JSON)
+        return [first] if first else []
+    if tool == "apply_patch":
+        return [m.strip() for m in _PATCH_FILE.findall(e.text)]
+    return []
+
+
+def _command(e: Event) -> str | None:
+    if (e.tool or "").lower() not in SHELL_TOOLS or not e.text.strip():
+        return None
+    if e.text.startswith("{") and _is_json_object(e.text):
+        return None  # the call carried no command (its input is rendered as JSON)
+    lines = [ln for ln in e.text.strip().splitlines() if ln.strip()]
+    text = lines[0].strip() + (" …" if len(lines) > 1 else "")
+    return _clip(text)
+
+
+def _is_json_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
+
+
+def _error_lines(text: str) -> list[str]:
+    """Obvious error lines in an output: exception lines, ``Error:``, ``fatal:``, …"""
+    head = text[:100_000]
+    if not _ERROR_HINT.search(head):  # cheap literal screen before the line regex
+        return []
+    return [m.group(0).strip() for m in _ERROR_LINE.finditer(head)][:3]
+
+
+def _tool_error(e: Event) -> str:
+    """One short line for a failed tool call: its most telling line."""
+    text = _TOOL_ERROR_TAG.sub("", e.text)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    telling = [ln for ln in _error_lines(text) if not _EXIT_ONLY.match(ln)]
+    if telling:
+        line = telling[-1]
+    elif lines and _EXIT_ONLY.match(lines[0]) and len(lines) > 1:
+        line = f"{lines[0]}: {lines[-1]}"
+    else:
+        line = lines[0] if lines else "failed"
+    return _clip(f"{e.tool}: {line}" if e.tool else line)
+
+
+def _errors(events: Iterable[Event]) -> tuple[str, ...]:
+    found: list[str] = []
+    for e in events:
+        if e.role == "tool_result" and e.is_error:
+            found.append(_tool_error(e))
+        elif e.role == "system" and e.is_error:
+            found.append(_clip(e.text.splitlines()[0] if e.text.strip() else "error"))
+        elif e.role == "tool_result" and ((e.tool or "").lower() in SHELL_TOOLS or e.tool is None):
+            found.extend(_clip(f"{e.tool}: {ln}" if e.tool else ln) for ln in _error_lines(e.text))
+        elif _is_real_user(e):
+            # An error the user pasted is what the session was about.
+            found.extend(_clip(ln) for ln in _error_lines(e.text)[:1])
+        if len(found) >= MAX_ERRORS * 2:
+            break
+    return _dedup(found)[:MAX_ERRORS]
+
+
+# --------------------------------------------------------------------------- tags
+
+_LANGUAGES = {
+    "py": "python", "ts": "typescript", "tsx": "typescript", "js": "javascript", "jsx": "javascript", "mjs": "javascript",
+    "cjs": "javascript", "vue": "vue", "svelte": "svelte", "go": "go", "rs": "rust", "java": "java", "kt": "kotlin",
+    "rb": "ruby", "php": "php", "cs": "csharp", "cpp": "cpp", "cc": "cpp", "hpp": "cpp", "c": "c", "h": "c",
+    "swift": "swift", "md": "markdown", "sql": "sql", "sh": "shell", "bash": "shell", "ps1": "powershell",
+    "html": "html", "css": "css", "scss": "css", "yaml": "yaml", "yml": "yaml", "toml": "toml", "json": "json",
+    "xml": "xml", "ipynb": "jupyter", "tf": "terraform", "dockerfile": "docker", "lua": "lua", "dart": "dart",
+}
+_SHELL_NOISE = frozenset({
+    "cd", "echo", "ls", "cat", "grep", "rg", "head", "tail", "sed", "awk", "find", "mkdir", "rm", "cp", "mv", "export",
+    "set", "source", "sleep", "wc", "sort", "uniq", "pwd", "true", "false", "test", "xargs", "tee", "chmod", "touch",
+    "which", "for", "do", "done", "if", "then", "fi", "while", "env", "sudo", "time", "printf", "dir", "type", "where",
+    "powershell", "cmd", "bash", "sh", "timeout", "tr", "cut", "diff", "stat", "du", "df", "file", "less", "more",
+})
+_STOP = frozenset("""
+the and for that this with you your are was were have has had not but all can will would should could what when
+where which who why how into from then than them they their there here also just like want need make please file
+files code some more only over such very much many any each other about after before again because being both
+does doing done down during few further its itself let lets now off once out own same she should so too under
+until use used using well while yes okay thanks thank sure need know think look see get got give take put way
+new add check help try run work working still right need make sure able going want wanted one two also ok
+avec pour dans que qui est pas les des une sur par plus mais comme cette tout fait faire sont été être aussi
+donc bien très peut nous vous ils elles leur leurs sans sous entre encore même alors fichier merci
+dont cant wont isnt doesnt didnt always never really maybe something anything everything
+remember call keep first oublie plutot desormais jamais toujours
+""".split())
+# Keys, hashes, ids and numbers are not topics (and a key must not become a tag).
+_ID_LIKE = re.compile(r"\d.*\d.*\d|^\d+$|[a-z]{16,}|^(?=.*\d).{10,}$")
+_PATHISH = re.compile(r"\S*[\\/]\S*")
+_WORD = re.compile(r"[A-Za-zÀ-ÿ][A-Za-zÀ-ÿ0-9_+#.-]{2,}")
+
+
+def _tag(word: str) -> str:
+    ascii_word = unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode().lower()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_word).strip("-")
+
+
+def _extension(path: str) -> str:
+    name = re.split(r"[\\/]", path)[-1].lower()
+    return name.rsplit(".", 1)[-1] if "." in name else name
+
+
+def _tags(events: list[Event], files: tuple[str, ...], commands: tuple[str, ...]) -> tuple[str, ...]:
+    tools = Counter(_tag(e.tool) for e in events if e.role == "tool_call" and e.tool)
+    langs = Counter(_LANGUAGES[ext] for f in files if (ext := _extension(f)) in _LANGUAGES)
+    progs: Counter[str] = Counter()
+    for command in commands:
+        for segment in re.split(r"&&|\|\||[;|]", command):
+            tokens = segment.split()
+            while tokens and "=" in tokens[0]:
+                tokens.pop(0)  # VAR=value before the program
+            if tokens:
+                prog = _tag(re.split(r"[\\/]", tokens[0])[-1])
+                if prog and prog not in _SHELL_NOISE and len(prog) <= 20 and not prog[0].isdigit():
+                    progs[prog] += 1
+    words: Counter[str] = Counter()
+    for e in events:
+        if _is_real_user(e) or (e.role == "summary" and not e.meta):
+            prose = _PATHISH.sub(" ", e.text[:1000])  # path and URL parts are not topics
+            for w in _WORD.findall(prose):
+                if (t := _tag(w)) and t not in _STOP and 4 <= len(t) <= 24 and not _ID_LIKE.search(t):
+                    words[t] += 1
+    ranked = [t for t, _ in langs.most_common(3)] + [t for t, _ in progs.most_common(4)]
+    ranked += [t for t, _ in words.most_common(5)] + [t for t, _ in tools.most_common(4)]
+    return _dedup(t for t in ranked if t)[:MAX_TAGS]
+
+
+# --------------------------------------------------------------------------- summary
+
+def _substantial(text: str) -> bool:
+    return len(_CJK.findall(text)) >= 4 or len(text.split()) >= 3
+
+
+def _first_request(events: list[Event]) -> str:
+    prompts = [e.text for e in events if _is_real_user(e) and e.text.strip()]
+    request = next((t for t in prompts if _substantial(t)), prompts[0] if prompts else None)
+    if request is None:
+        # No typed prompt: a slash command with arguments, a sub-agent's task,
+        # then a prompt the tool wrote (an expanded command, a cron job).
+        users = [e for e in events if e.role == "user" and e.text.strip()]
+        request = next((e.text for e in users if e.meta and e.text.startswith("/") and " " in e.text.strip()), None) \
+            or next((e.text for e in users if e.sidechain and not e.meta), None) \
+            or next((e.text for e in users if e.meta and not e.text.lstrip().startswith(_NOT_A_REQUEST)), "")
+    return _clip(_plain(request), 240)
+
+
+_NOT_A_REQUEST = ("<", "/", "[Request interrupted", "Caveat:", "Continue where you left off")
+_MARKDOWN_NOISE = re.compile(r"```\w*|\*\*|__|^#{1,6}\s+|^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*$", re.M)
+
+
+def _plain(text: str) -> str:
+    """Text without the Markdown markup that makes no sense on one line."""
+    return _MARKDOWN_NOISE.sub(" ", text)
+
+
+def _summary(events: list[Event]) -> str:
+    titles = [e.text for e in events if e.role == "summary" and not e.meta and e.text.strip()]
+    replies = [e.text for e in events if e.role == "assistant" and not e.meta and not e.sidechain and e.text.strip()]
+    if not replies:
+        replies = [e.text for e in events if e.role == "assistant" and not e.meta and e.text.strip()]
+    parts: list[str] = []
+    if titles:
+        parts.append(_clip(titles[-1], 400).rstrip(".") + ".")
+    if request := _first_request(events):
+        parts.append(_ASKED + request)
+    if replies:
+        parts.append(_OUTCOME + _clip(_plain(replies[-1]), 300))
+    return _clip(" ".join(parts), MAX_SUMMARY) if parts else "No conversation recorded."
+
+
+# --------------------------------------------------------------------------- extract
+
+def _turns(events: list[Event]) -> tuple[int, int]:
+    """(user turns, assistant turns): a user turn is one real prompt (one line);
+    an assistant turn is one stretch of replies and tool calls between prompts."""
+    user_lines: set[int] = set()
+    assistant = 0
+    in_reply = False
+    for e in events:
+        if e.sidechain:
+            continue
+        if _is_real_user(e):
+            user_lines.add(e.line)
+            in_reply = False
+        elif e.role in {"assistant", "tool_call"} and not e.meta:
+            if not in_reply:
+                assistant += 1
+            in_reply = True
+    return len(user_lines), assistant
+
+
+def extract(t: Transcript) -> Episode:
+    """Summarize a transcript into an episode with its signals."""
+    events = list(t.events)
+    files = _dedup(f for e in events if e.role == "tool_call" for f in _files(e))
+    commands = _dedup(c for e in events if e.role == "tool_call" and (c := _command(e)))
+    signals = find_signals(events)
+    user_turns, assistant_turns = _turns(events)
+    return Episode(
+        session_id=t.session_id, slug=slugify(t.session_id), format=t.format, source_path=t.path, cwd=t.cwd,
+        started=t.started, ended=t.ended, summary=_summary(events), tags=_tags(events, files, commands),
+        files_touched=files, commands_run=commands, errors=_errors(events),
+        decisions=_dedup(s.text for s in signals if s.kind == "decision"),
+        corrections=_dedup(s.text for s in signals if s.kind == "correction"),
+        signals=signals, user_turns=user_turns, assistant_turns=assistant_turns,
+        tool_calls=sum(1 for e in events if e.role == "tool_call"),
+    )
+
+
+# --------------------------------------------------------------------------- render
+
+def _md_text(text: str, limit: int = MAX_ITEM) -> str:
+    """Text for one line of the body that cannot open a comment (a layer marker) or a heading."""
+    text = _clip(text, limit).replace("<!--", "&lt;!--").replace("-->", "--&gt;")
+    return "\\" + text if text.startswith(("#", ">", "=", "-", "+", "*", "|")) else text
+
+
+def _code(text: str) -> str:
+    text = _clip(text)
+    run = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (run + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or run else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _section(title: str, items: tuple[str, ...], cap: int, code: bool) -> str:
+    lines = [f"## {title}", ""]
+    if not items:
+        lines.append("_None._")
+    for item in items[:cap]:
+        lines.append(f"- {_code(item) if code else _md_text(item)}")
+    if len(items) > cap:
+        lines.append(f"- … and {len(items) - cap} more")
+    return "\n".join(lines)
+
+
+def render(ep: Episode) -> tuple[dict[str, object], str]:
+    """Front matter (plain JSON-able values) and a bounded Markdown body for an episode document."""
+    front: dict[str, object] = {
+        "id": ep.slug,
+        "type": "episode",
+        "session": ep.session_id,
+        "format": ep.format,
+        "source_file": ep.source_path.replace("\\", "/").rsplit("/", 1)[-1],
+        "cwd": ep.cwd,
+        "date": ep.started[:10] if ep.started else None,
+        "started": ep.started,
+        "ended": ep.ended,
+        "tags": list(ep.tags),
+        "user_turns": ep.user_turns,
+        "assistant_turns": ep.assistant_turns,
+        "tool_calls": ep.tool_calls,
+        # counts only: the lists themselves are in the body, capped
+        "files_count": len(ep.files_touched),
+        "errors_count": len(ep.errors),
+        "signals_count": len(ep.signals),
+    }
+    summary = _md_text(ep.summary, MAX_SUMMARY)
+    sections = [
+        "## Summary\n\n" + summary,
+        _section("Decisions", ep.decisions, _RENDER_CAPS["decisions"], code=False),
+        _section("Corrections", ep.corrections, _RENDER_CAPS["corrections"], code=False),
+        _section("Files touched", ep.files_touched, _RENDER_CAPS["files_touched"], code=True),
+        _section("Commands", ep.commands_run, _RENDER_CAPS["commands_run"], code=True),
+        _section("Errors", ep.errors, _RENDER_CAPS["errors"], code=True),
+    ]
+    return front, "\n\n".join(sections) + "\n"
+
+
+# --------------------------------------------------------------------------- merge
+
+def _summary_parts(summary: str) -> tuple[str, str, str]:
+    """(title, request, outcome) of a summary written by ``_summary``."""
+    rest, _, outcome = summary.rpartition(_OUTCOME) if _OUTCOME in summary else (summary, "", "")
+    title, _, request = rest.partition(_ASKED) if _ASKED in rest else (rest, "", "")
+    return title.strip(), request.strip(), outcome.strip()
+
+
+def _merge_summary(old: str, new: str) -> str:
+    if old == "No conversation recorded.":
+        return new
+    if new == "No conversation recorded.":
+        return old
+    o_title, o_request, o_outcome = _summary_parts(old)
+    n_title, n_request, n_outcome = _summary_parts(new)
+    parts = [n_title or o_title]
+    if o_request or n_request:
+        parts.append(_ASKED + (o_request or n_request))
+    if n_outcome or o_outcome:
+        parts.append(_OUTCOME + (n_outcome or o_outcome))
+    return _clip(" ".join(p for p in parts if p), MAX_SUMMARY)
+
+
+def merge(old: Episode, new: Episode) -> Episode:
+    """Combine the episode of a session's earlier part with that of the lines added since.
+
+    Counts add up, lists are united (order kept, duplicates dropped), the start
+    and first request stay the old ones, the title and outcome become the new ones.
+    """
+    if old.session_id != new.session_id:
+        raise ValueError(f"cannot merge episodes of different sessions: {old.session_id} and {new.session_id}")
+    seen: set[tuple[str, str]] = set()
+    signals: list[Signal] = []
+    for s in (*old.signals, *new.signals):
+        key = (s.kind, s.text.casefold())
+        if key not in seen:
+            seen.add(key)
+            signals.append(s)
+    ends = [x for x in (old.ended, new.ended) if x]
+    return Episode(
+        session_id=old.session_id, slug=old.slug, format=new.format or old.format,
+        source_path=new.source_path or old.source_path, cwd=old.cwd or new.cwd,
+        started=old.started or new.started, ended=max(ends) if ends else None,
+        summary=_merge_summary(old.summary, new.summary),
+        tags=_dedup((*old.tags, *new.tags))[:MAX_TAGS],
+        files_touched=_dedup((*old.files_touched, *new.files_touched)),
+        commands_run=_dedup((*old.commands_run, *new.commands_run)),
+        errors=_dedup((*old.errors, *new.errors))[:MAX_ERRORS],
+        decisions=_dedup((*old.decisions, *new.decisions)),
+        corrections=_dedup((*old.corrections, *new.corrections)),
+        signals=tuple(signals[:MAX_SIGNALS]),
+        user_turns=old.user_turns + new.user_turns,
+        assistant_turns=old.assistant_turns + new.assistant_turns,
+        tool_calls=old.tool_calls + new.tool_calls,
+    )

@@ -1,0 +1,101 @@
+"""Provenance from git history: ``why`` one memory, and the weekly review."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from gitmem.base.gitio import CommitInfo, Git
+from gitmem.base.model import DOMAINS, Memory, legacy_path, memory_path
+
+EVENT_VERBS = {
+    "memory.create": "created", "memory.reinforce": "reinforced", "memory.decay": "decayed",
+    "memory.forget": "archived", "memory.import": "imported", "memory.link": "linked",
+    "memory.session_end": "kept from working memory", "harvest.session": "harvested",
+    "reflect.patterns": "folded into a pattern", "repo.rollback": "rolled back",
+    "render.sync_core": "core and layers rendered", "repo.init": "repository created",
+}
+
+
+@dataclass(frozen=True)
+class Step:
+    commit: str
+    time: str
+    event: str
+    subject: str
+    author: str
+    trailers: dict[str, str] = field(default_factory=dict)
+
+    def record(self) -> dict[str, object]:
+        """The step as JSON-able data (``--json`` output)."""
+        return {"commit": self.commit, "time": self.time, "event": self.event, "subject": self.subject,
+                "author": self.author, "trailers": self.trailers}
+
+
+@dataclass(frozen=True)
+class Why:
+    memory: Memory
+    source: str
+    steps: tuple[Step, ...]          # oldest first
+
+
+def _step(info: CommitInfo) -> Step:
+    trailers = info.trailers
+    event = trailers.get("Gitmem-Event", "person")
+    return Step(info.id, info.time, EVENT_VERBS.get(event, event), info.message.splitlines()[0], info.author, trailers)
+
+
+def why(git: Git, rev: str, memory: Memory) -> Why:
+    """Every commit that created, changed, moved or reverted ``memory``."""
+    paths = tuple(sorted({memory.path} | {f(d, memory.id, a) for f in (memory_path, legacy_path)
+                                          for d in DOMAINS for a in (False, True)}))
+    steps = [_step(info) for info in git.log(rev, path=paths)]
+    return Why(memory, memory.source, tuple(reversed(steps)))
+
+
+@dataclass(frozen=True)
+class Review:
+    since: str
+    counts: dict[str, int]
+    steps: tuple[Step, ...]          # newest first
+
+
+def parse_since(text: str, now: datetime) -> datetime:
+    """'7d', '12h', '2w' or an ISO date."""
+    from gitmem.base.config import parse_time
+    from gitmem.base.errors import UsageError
+
+    units = {"h": 1 / 24, "d": 1, "w": 7}
+    if text and text[-1] in units and text[:-1].isdigit():
+        return now - timedelta(days=int(text[:-1]) * units[text[-1]])
+    try:
+        return parse_time(text)
+    except UsageError:
+        raise UsageError(f"--since {text!r} is neither a duration (7d, 12h, 2w) nor an ISO date") from None
+
+
+def consolidate(git: Git, rev: str | None, since: datetime) -> Review:
+    """What changed in memory since ``since``, grouped by kind, with the commits."""
+    from gitmem.base.model import iso
+
+    stamp = iso(since)
+    steps: list[Step] = []
+    counts: dict[str, int] = {}
+    if rev is not None:
+        for info in git.log(rev):
+            if info.time < stamp:
+                break
+            step = _step(info)
+            steps.append(step)
+            n = 1
+            files = step.trailers.get("Gitmem-Files")
+            if step.event in ("created", "imported", "harvested") and files and files.isdigit():
+                n = int(files)
+            if step.event == "decayed":
+                body = info.message
+                counts["archived"] = counts.get("archived", 0) + body.count(": archived")
+                counts["band changes"] = counts.get("band changes", 0) + body.count(": band ")
+                counts["promoted to long-term"] = counts.get("promoted to long-term", 0) + body.count("tier short -> long")
+                continue
+            counts[step.event] = counts.get(step.event, 0) + n
+    return Review(stamp, counts, tuple(steps))

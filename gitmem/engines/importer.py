@@ -1,0 +1,166 @@
+"""Rows to import: JSONL lines, a MEMORY.md, or a .learnings/ folder.
+
+Parsing is separate from writing: each source yields ``Row`` values and
+``Skipped`` lines (with their line numbers), and the caller commits the rows
+in one commit.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gitmem.base.config import parse_time
+from gitmem.base.errors import UsageError
+from gitmem.base.model import DOMAINS, TYPES
+
+
+@dataclass(frozen=True)
+class Row:
+    line: int
+    content: str
+    id: str | None = None
+    created: str | None = None
+    tags: tuple[str, ...] = ()
+    type: str | None = None
+    domain: str | None = None
+    importance: float | None = None
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class Skipped:
+    line: int
+    reason: str
+
+
+def _row(obj: Any, line: int) -> Row | Skipped:
+    if not isinstance(obj, dict):
+        return Skipped(line, "not a JSON object")
+    content = obj.get("content")
+    if not isinstance(content, str) or not content.strip():
+        return Skipped(line, "no 'content' text")
+    if "\x00" in content:
+        return Skipped(line, "content holds a NUL character")
+    rid = obj.get("id")
+    if rid is not None and not isinstance(rid, (str, int)):
+        return Skipped(line, "'id' is not a string")
+    typ, dom = obj.get("type"), obj.get("domain")
+    if typ is not None and typ not in TYPES:
+        return Skipped(line, f"type {typ!r} is not one of {', '.join(TYPES)}")
+    if dom is not None and dom not in DOMAINS:
+        return Skipped(line, f"domain {dom!r} is not one of {', '.join(DOMAINS)}")
+    imp = obj.get("importance")
+    if imp is not None and (isinstance(imp, bool) or not isinstance(imp, (int, float)) or not 0 <= imp <= 1):
+        return Skipped(line, f"importance {imp!r} is not a number in [0, 1]")
+    created = obj.get("created")
+    if created is not None:
+        try:
+            created = parse_time(str(created)).isoformat().replace("+00:00", "Z")
+        except UsageError:
+            return Skipped(line, f"created {created!r} is not an ISO 8601 time")
+    tags = obj.get("tags") or ()
+    if isinstance(tags, str):
+        tags = (tags,)
+    if not isinstance(tags, (list, tuple)):
+        return Skipped(line, "'tags' is not a list")
+    src = obj.get("source")
+    return Row(line, content, None if rid is None else str(rid), created,
+               tuple(str(t) for t in tags if t is not None), typ, dom,
+               None if imp is None else float(imp), None if src is None else str(src))
+
+
+def read_jsonl(path: Path) -> tuple[list[Row], list[Skipped]]:
+    """Rows of a JSONL file; bad lines are reported with their line numbers, not fatal."""
+    rows: list[Row] = []
+    skipped: list[Skipped] = []
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}", hint="check the path") from None
+    for n, line in enumerate(raw.split(b"\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line.decode("utf-8"))
+        except UnicodeDecodeError:
+            skipped.append(Skipped(n, "not valid UTF-8"))
+            continue
+        except ValueError as exc:
+            skipped.append(Skipped(n, f"not valid JSON ({exc.msg})"))
+            continue
+        r = _row(obj, n)
+        (rows if isinstance(r, Row) else skipped).append(r)  # type: ignore[arg-type]
+    return rows, skipped
+
+
+def read_markdown(path: Path, default_type: str | None = None, source: str | None = None) -> list[Row]:
+    """A MEMORY.md-style file: one memory per top-level list item, else one per section."""
+    from gitmem.base import mdio
+
+    text = path.read_text(encoding="utf-8")
+    rows: list[Row] = []
+    src = source or f"import:{path.name}"
+    for section in mdio.sections(text):
+        tag = _tag(section.heading)
+        items = mdio.list_items(section.text)
+        if items:
+            for item, line in items:
+                rows.append(Row(section.line + line, item, tags=(tag,) if tag else (), type=default_type, source=src))
+        elif section.text.strip():
+            body = section.text.strip()
+            content = f"{section.heading}: {body}" if section.heading else body
+            rows.append(Row(section.line, content, tags=(tag,) if tag else (), type=default_type, source=src))
+    return rows
+
+
+def _tag(heading: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", heading.lower()).strip("-")[:40]
+
+
+_LEARNING_TYPES = {"errors": "error", "learnings": "skill", "feature_requests": "decision"}
+
+
+def read_learnings(folder: Path) -> list[Row]:
+    """A .learnings/ folder: each entry (a section) of each Markdown file is a memory."""
+    rows: list[Row] = []
+    for path in sorted(folder.glob("*.md")):
+        typ = _LEARNING_TYPES.get(path.stem.lower())
+        rows.extend(read_markdown(path, typ, f"import:.learnings/{path.name}"))
+    return rows
+
+
+def detect(path: Path) -> str:
+    """'jsonl', 'markdown' or 'learnings' for an import source."""
+    if path.is_dir():
+        return "learnings"
+    if path.suffix.lower() in (".md", ".markdown"):
+        return "markdown"
+    return "jsonl"
+
+
+def iter_rows(path: Path) -> tuple[list[Row], list[Skipped]]:
+    """Rows and skipped lines of any supported import source."""
+    if not path.exists():
+        raise UsageError(f"no such file or folder: {path}", hint="check the path")
+    kind = detect(path)
+    if kind == "learnings":
+        return read_learnings(path), []
+    if kind == "markdown":
+        return read_markdown(path), []
+    return read_jsonl(path)
+
+
+def export_record(memory: Any) -> dict[str, Any]:
+    """A memory as one JSONL export object (re-importable)."""
+    rec = {"id": memory.id, "content": memory.content, "created": memory.created, "tags": list(memory.tags),
+           "type": memory.type, "domain": memory.domain, "importance": memory.importance,
+           "source": memory.source, "tier": memory.tier, "band": memory.band, "reinforced": memory.reinforced,
+           "last_accessed": memory.last_accessed, "keywords": list(memory.keywords),
+           "links": [{"to": l.to, "relation": l.relation} for l in memory.links]}
+    if memory.source_id is not None:
+        rec["source_id"] = memory.source_id
+    return rec

@@ -1,0 +1,143 @@
+"""Recall: ranked search over the derived index, and the access log of hits.
+
+This path stays light: when the index already reflects HEAD (read from the
+ref files), no pygit2 is imported; only a stale index pays for syncing.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from collections import namedtuple
+
+TYPE_CHECKING = False  # typing costs milliseconds of every recall process: annotations only
+if TYPE_CHECKING:
+    from typing import Iterable, Sequence
+
+from gitmem.base import events, refs
+from gitmem.base.errors import NotARepoError
+from gitmem.store.index import Filters, Hit, Index, IndexCorrupt
+
+ACCESS_LOG = "access.jsonl"
+
+
+class Recalled(namedtuple("Recalled", "id score relevance content type domain importance tier band path "
+                                     "source_id via", defaults=(None,))):
+    """One recalled memory.
+
+    Fields: ``id``, ``content``, ``type``, ``domain``, ``tier``, ``band``,
+    ``path`` (str); ``score``, ``relevance``, ``importance`` (float);
+    ``source_id`` (str or None); ``via`` ("linked from <id>" when reached by
+    --expand, else None). A named tuple: this path imports neither
+    dataclasses nor typing.
+    """
+
+    __slots__ = ()
+
+    def record(self) -> dict[str, object]:
+        return {"id": self.id, "score": round(self.score, 4), "relevance": round(self.relevance, 4),
+                "content": self.content, "type": self.type, "domain": self.domain,
+                "importance": self.importance, "tier": self.tier, "band": self.band, "path": self.path,
+                "source_id": self.source_id, "via": self.via}
+
+
+def _git_dir(root: Path) -> Path:
+    gdir = refs.git_dir(root)
+    if gdir is None:
+        raise NotARepoError(f"{root} is not a git repository", hint=f"gitmem init {root}")
+    return gdir
+
+
+def open_index(root: Path, at: str | None = None) -> Index:
+    """The index for HEAD (synced if stale) or for ``at`` (a tag or commit)."""
+    gdir = _git_dir(root)
+    if at is None:
+        head = refs.head_commit(gdir)
+        path = gdir / "gitmem" / "index.sqlite"
+        if head is not None and path.exists():
+            try:
+                index = Index(path)
+                if index.get_meta("commit") == head:
+                    return index
+                index.close()
+            except IndexCorrupt:
+                pass
+    from gitmem.base.gitio import Git
+    from gitmem.store import indexer
+
+    git = Git(root)
+    if at is not None:
+        return indexer.open_at(git, at)
+    branch = git.head_branch()
+    if branch is not None:
+        return indexer.open_synced(git, git.tip(branch))
+    return indexer.open_synced(git, git.commit("HEAD").id)   # detached: what is checked out
+
+
+def _recalled(hit: Hit, via: str | None = None) -> Recalled:
+    r = hit.row
+    return Recalled(r.id, hit.score, hit.relevance, r.content, r.type, r.domain, r.importance, r.tier, r.band,
+                    r.path, r.source_id, via)
+
+
+def search(index: Index, query: str, k: int, filters: Filters, now: datetime, expand: bool = False) -> list[Recalled]:
+    """The ``k`` best memories for ``query``; with ``expand``, their links one hop out too."""
+    hits = [_recalled(h) for h in index.search(query, k=k, filters=filters, now=now)]
+    if not expand or not hits:
+        return hits
+    seen = {h.id for h in hits}
+    extra: list[Recalled] = []
+    for h in hits:
+        row = index.get(h.id)
+        for link in (row.links if row else ()):
+            if link in seen:
+                continue
+            target = index.get(link)
+            if target is None or (target.tier == "archive" and not filters.include_archive):
+                continue
+            seen.add(link)
+            extra.append(Recalled(target.id, 0.0, 0.0, target.content, target.type, target.domain,
+                                  target.importance, target.tier, target.band, target.path, target.source_id,
+                                  via=f"linked from {h.id}"))
+    return hits + extra
+
+
+def log_access(root: Path, ids: Iterable[str], now: datetime) -> None:
+    """Record recall hits; the next decay folds them into last_accessed (no commit now)."""
+    ids = list(ids)
+    if not ids:
+        return
+    path = events.state_dir(_git_dir(root)) / ACCESS_LOG
+    stamp = now.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    for memory_id in ids:
+        events.append(path, {"id": memory_id, "at": stamp})
+
+
+def recall(root: Path, query: str, k: int = 10, filters: Filters = Filters(), at: str | None = None,
+           expand: bool = False, now: datetime | None = None, log: bool = True) -> list[Recalled]:
+    """Open the index, search, and log the hits (not when recalling the past with ``at``)."""
+    from gitmem.base import config
+
+    now = now or config.now()
+    index = open_index(root, at)
+    try:
+        found = search(index, query, k, filters, now, expand)
+    finally:
+        index.close()
+    if log and at is None:
+        log_access(root, (r.id for r in found), now)
+    return found
+
+
+def recall_many(root: Path, queries: Sequence[str], k: int, filters: Filters, at: str | None, expand: bool,
+                now: datetime) -> Iterable[tuple[str, list[Recalled]]]:
+    """Many queries over one open index (``recall --batch``)."""
+    index = open_index(root, at)
+    try:
+        for q in queries:
+            found = search(index, q, k, filters, now, expand)
+            if at is None:
+                log_access(root, (r.id for r in found), now)
+            yield q, found
+    finally:
+        index.close()

@@ -1,0 +1,104 @@
+"""``gitmem demo``: build a memory repository from a built-in sample and show
+each thing gitmem does, with the real library and real commits."""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from datetime import timedelta
+from pathlib import Path
+from typing import Callable
+
+from gitmem.engines.initrepo import template_dir
+
+Say = Callable[[str], None]
+
+
+def _section(say: Say, title: str) -> None:
+    say("")
+    say(f"== {title} " + "=" * max(0, 60 - len(title)))
+
+
+def run(target: str | None, say: Say) -> int:
+    """Build the demo repository in ``target`` (or a new temporary folder) and narrate."""
+    from gitmem.base import config
+    from gitmem.api import MemoryRepo
+
+    sample = template_dir() / "demo"
+    root = Path(target) if target else Path(tempfile.mkdtemp(prefix="gitmem-demo-")) / "memory"
+    now = config.now()
+    _section(say, "1. init: a memory repository is a git repository")
+    r = MemoryRepo.init(root, now)
+    say(r.message + ("" if r.created else " (pick an empty folder to run the demo again)"))
+    if not r.created:
+        return 1
+    repo = MemoryRepo.open(root)
+    say("CLAUDE.md (4 fenced layers), gitmem.yaml (every default, commented), memory/, patterns/, episodes/, bank/")
+    say(f"pre-commit hooks installed: {'yes' if r.hooks_installed else 'no (pre-commit missing)'}")
+
+    _section(say, "2. import: a JSONL file becomes ONE commit; bad lines are reported, not fatal")
+    imp = repo.import_file(sample / "memories.jsonl", now=now)
+    say(f"{imp.created} memories created in commit {imp.commit[:12] if imp.commit else '-'}")
+    for line, reason in imp.skipped:
+        say(f"  memories.jsonl:{line}: skipped: {reason}")
+
+    _section(say, "3. remember: a similar memory is reinforced, a near-miss is not merged")
+    for text in ("Remember: the staging database is PostgreSQL 16 and it listens on port 5432.",
+                 "The staging database is PostgreSQL 16 and listens on port 5433.",
+                 "My email is sam@billing-corp.io; I prefer pytest over unittest."):
+        m = repo.remember(text, now=now)
+        extra = f" (PII replaced: {', '.join(m.stripped)})" if m.stripped else ""
+        say(f"{m.action:<10} {m.id}  importance {m.memory.importance:.2f}  \"{m.memory.content}\"{extra}")
+
+    _section(say, "4. recall: relevance, importance and recency together")
+    for hit in repo.recall("which port does the staging database use", k=3, now=now):
+        say(f"{hit.score:.3f}  {hit.id}  {' '.join(hit.content.split())[:80]}")
+
+    _section(say, "5. harvest: a Claude Code session becomes an episode and memories")
+    for res in repo.harvest([sample / "session-billing.jsonl"], now=now):
+        say(f"{res.status}: {res.episode} ({res.created} new memories, {res.reinforced} reinforced)")
+    again = repo.harvest([sample / "session-billing.jsonl"], now=now, rescan=True)
+    say(f"harvested again: {again[0].status} (no new commit)")
+    for res in repo.harvest([sample / "session-with-secret.jsonl"], now=now):
+        say(f"{res.status}: {Path(res.path).name}: {res.reason}")
+
+    _section(say, "6. link and why: every memory can say where it came from")
+    mems = {m.id: m for m in repo.list().memories}
+    a, b = mems.get("demo-8"), mems.get("demo-5")
+    if a and b:
+        repo.link(a.id, b.id, "related", now=now)
+        say(f"linked {a.id} -related-> {b.id}")
+        w = repo.why(a.id)
+        say(f"{a.id}: source {w.source}")
+        for s in w.steps:
+            say(f"  {s.commit[:12]}  {s.event:<12} {s.subject}")
+
+    _section(say, "7. reflect and sync-core: patterns, CLAUDE.md layers, core for the next session")
+    ref = repo.reflect(now=now)
+    say(f"reflect: {len(ref.created)} patterns from {len(ref.consumed)} memories (patterns/, patterns.md)")
+    sync = repo.sync_core(now=now)
+    say(f"sync-core: CLAUDE.md Layers 2 and 3 regenerated in commit {sync.commit[:12] if sync.commit else '-'}")
+    say(repo.load_core(900).text.rstrip())
+
+    _section(say, "8. decay: what is not used fades, and is archived, never deleted")
+    later = now + timedelta(days=60)
+    dec = repo.decay(now=later)
+    say(f"decay as of {later:%Y-%m-%d}: {len(dec.moves)} changes, {len(dec.archived)} archived "
+        f"in commit {dec.commit[:12] if dec.commit else '-'}")
+    for move in dec.moves[:5]:
+        say(f"  {move.id}: {move.change}")
+    say("recall still finds archived memories when asked: gitmem recall --all QUERY")
+
+    _section(say, "9. git is the audit log: one commit per change")
+    try:
+        log = subprocess.run(["git", "log", "--oneline", "-n", "15"], cwd=root, capture_output=True, text=True, check=True)
+        say(log.stdout.rstrip())
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    _section(say, "next")
+    say(f"cd {root}")
+    for cmd in ("gitmem list", "gitmem recall --all 'export timeout'", "gitmem why demo-8", "gitmem consolidate",
+                "git log --stat -3", "cat CLAUDE.md"):
+        say(f"  {cmd}")
+    return 0
+

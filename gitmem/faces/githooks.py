@@ -1,0 +1,476 @@
+"""Entry points of gitmem's pre-commit hooks: ``gitmem hook NAME [FILE...]``.
+
+These run on every ``git commit`` in a memory repository, so this module and
+what it imports on the way stay light: no pygit2, ruamel.yaml or markdown-it,
+and gitmem.base.config only when its JSON cache cannot answer (``_cached_settings``).
+Each check is imported when a file it cares about is staged.
+
+Hooks (``NAME``):
+
+- ``pii``        strip PII in the staged files, like a formatter: rewrite, report, fail
+- ``secrets``    report every secret by file, line, column and kind; fail
+- ``layers``     validate the four layers of each CLAUDE.md
+- ``layers-msg`` at the commit-msg stage: an automated commit (``Gitmem-Auto: true``)
+                 without ``Gitmem-Approved-By`` may not change Layers 1 and 4
+- ``amplitude``  an existing file may not grow past ``sediment.amplitude_max``
+- ``config``     validate gitmem.yaml
+- ``all``        the above (but layers-msg) in one process, routing files by name
+
+Output: ``gitmem-<hook>: <file>:<line>: <problem>`` lines, then ``hint:`` lines.
+Exit 0 when every check passes, 1 when one fails, 2 on bad usage.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+# typing itself costs an import on every commit; annotations need it only for mypy
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from gitmem.guards.pii import Finding
+
+HINTS = {
+    "pii": "PII was replaced by placeholders in the working tree: review with `git diff`, "
+           "then `git add` and commit again",
+    "secrets": "remove the secret and rotate it if it was real; "
+               "a known-safe value goes in pii.allowlist in gitmem.yaml",
+    "layers": "each `<!-- gitmem:layer N name -->` marker once, in order 1-4, closed by `<!-- /gitmem:layer -->`; "
+              "text placed in layers 2 and 3 must be escaped (gitmem.guards.layers.escape)",
+    "layers-msg": "Layers 1 and 4 change by a person's commit, or add a `Gitmem-Approved-By: NAME` trailer",
+    "amplitude": "the limit is sediment.amplitude_max in gitmem.yaml; for a deliberate larger edit: "
+                 "GITMEM_ALLOW_GROWTH=1 git commit …",
+    "config": "each field's meaning and range is commented in a fresh gitmem.yaml (`gitmem init`); "
+              "`gitmem check config` lists every problem",
+}
+_DOCUMENT = re.compile(r"\.(?:md|markdown|ya?ml)$", re.IGNORECASE)
+_AMPLITUDE_SCOPE = re.compile(r"(?:^|/)CLAUDE\.md$|^(?:bank|skills)/")
+_BINARY_SNIFF = 8000  # bytes git itself looks at to call a file binary
+
+
+class Report:
+    """Problems and hints collected by the checks, printed once at the end."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.failed: list[str] = []  # hooks that found problems, in order
+
+    def problem(self, hook: str, path: str | None, line: int | None, message: str, col: int | None = None) -> None:
+        where = ":".join(str(part) for part in (path, line, col) if part is not None)
+        self.lines.append(f"gitmem-{hook}: {where + ': ' if where else ''}{message}")
+        if hook not in self.failed:
+            self.failed.append(hook)
+
+    def note(self, hook: str, path: str | None, message: str) -> None:
+        """A warning: printed, but the check still passes."""
+        self.lines.append(f"gitmem-{hook}: {path + ': ' if path else ''}warning: {message}")
+
+    def finish(self, extra_hints: dict[str, str] | None = None) -> int:
+        hints = {**HINTS, **(extra_hints or {})}
+        out = self.lines + [f"hint: {hints[hook]}" for hook in self.failed if hook in hints]
+        if out:
+            print("\n".join(out))
+        return 1 if self.failed else 0
+
+
+class Settings:
+    """The few config values the hooks need, from gitmem.yaml.
+
+    A plain class, not a frozen dataclass: importing dataclasses (it pulls in
+    inspect) is one of the largest costs of a hook run.
+    """
+
+    __slots__ = ("allow_values", "allow_patterns", "disabled_kinds", "amplitude_max")
+
+    def __init__(self, allow_values: Sequence[str], allow_patterns: Sequence[str],
+                 disabled_kinds: Sequence[str], amplitude_max: float) -> None:
+        self.allow_values = frozenset(allow_values)
+        self.allow_patterns = tuple(allow_patterns)
+        self.disabled_kinds = frozenset(disabled_kinds)
+        self.amplitude_max = float(amplitude_max)
+
+
+class Run:
+    """One hook invocation: the repository root, its settings (loaded once) and the report."""
+
+    def __init__(self, root: str, report: Report) -> None:
+        self.root = root
+        self.report = report
+        self._settings: Settings | None = None
+        self.scans: dict[str, tuple[str, list[Finding]]] = {}
+        self._texts: dict[str, str | None] = {}
+
+    def settings(self) -> Settings:
+        if self._settings is None:
+            self._settings = _cached_settings(self.root) or _loaded_settings(self.root)
+        return self._settings
+
+    def read(self, path: str) -> str | None:
+        """A staged text file as pre-commit leaves it in the work tree; None if binary or gone."""
+        if path not in self._texts:
+            self._texts[path] = self._read(path)
+        return self._texts[path]
+
+    def _read(self, path: str) -> str | None:
+        try:
+            with open(os.path.join(self.root, path), "rb") as fh:
+                data = fh.read()
+        except (FileNotFoundError, IsADirectoryError):
+            return None
+        if b"\0" in data[:_BINARY_SNIFF]:
+            return None
+        # surrogateescape: a stray non-UTF-8 byte survives a rewrite unchanged.
+        return data.decode("utf-8", "surrogateescape")
+
+    def write(self, path: str, text: str) -> None:
+        with open(os.path.join(self.root, path), "wb") as fh:
+            fh.write(text.encode("utf-8", "surrogateescape"))
+        self._texts[path] = text
+
+
+# --- config -----------------------------------------------------------------
+
+def _cached_settings(root: str) -> Settings | None:
+    """Settings from the JSON cache gitmem.base.config.load keeps under .git/gitmem/.
+
+    Loading the schema (gitmem.base.settings: hashlib, pathlib, a dozen dataclasses)
+    costs more than every check of a typical commit together, so the hooks
+    read the cache config.load wrote when it is present and matches gitmem.yaml
+    byte for byte.
+    Anything unexpected returns None and the caller goes through config.load.
+    """
+    try:
+        with open(os.path.join(root, "gitmem.yaml"), "rb") as fh:
+            raw = fh.read()
+        with open(os.path.join(root, ".git", "gitmem", "config.json"), encoding="utf-8") as fh:
+            import json
+
+            cached = json.load(fh)
+        # schema 1 is gitmem.base.config.SCHEMA_VERSION as of this writing; after a bump
+        # this reads None and config.load (slower, always right) takes over.
+        if cached.get("schema") != 1 or cached.get("sha256") != _sha256(raw):
+            return None
+        pii, sediment = cached["data"]["pii"], cached["data"]["sediment"]
+        return Settings(pii["allowlist"]["values"], pii["allowlist"]["patterns"],
+                        pii["disabled_kinds"], sediment["amplitude_max"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _sha256(data: bytes) -> str:
+    try:  # CPython 3.11's builtin module: hashlib would load OpenSSL first
+        from _sha256 import sha256
+    except ImportError:
+        from hashlib import sha256
+    return str(sha256(data).hexdigest())
+
+
+def _loaded_settings(root: str) -> Settings:
+    from pathlib import Path
+
+    from gitmem.base import config
+
+    cfg = config.load(Path(root))  # ConfigError propagates: the hooks fail closed
+    return Settings(cfg.pii.allowlist.values, cfg.pii.allowlist.patterns,
+                    cfg.pii.disabled_kinds, cfg.sediment.amplitude_max)
+
+
+# --- checks -----------------------------------------------------------------
+
+def _findings(run: Run, path: str, text: str) -> list[Finding]:
+    """Secrets and enabled PII kinds in ``text``; one scan per file even when two checks ask."""
+    cached = run.scans.get(path)
+    if cached is not None and cached[0] == text:
+        return cached[1]
+    from gitmem.guards import pii
+
+    s = run.settings()
+    allow = pii.Allowlist(values=s.allow_values, patterns=s.allow_patterns)
+    found = [f for f in pii.scan(text, allow) if f.secret or f.kind not in s.disabled_kinds]
+    run.scans[path] = (text, found)
+    return found
+
+
+def check_secrets(run: Run, files: Sequence[str]) -> None:
+    """Report each secret by place and kind, never its value."""
+    for path in files:
+        text = run.read(path)
+        if text is None:
+            continue
+        for f in _findings(run, path, text):
+            if f.secret:
+                line, col = _position(text, f.start)
+                run.report.problem("secrets", path, line, f.kind, col=col)
+
+
+def check_pii(run: Run, files: Sequence[str]) -> None:
+    """Replace PII by typed placeholders in the work tree, like a formatter."""
+    for path in files:
+        text = run.read(path)
+        if text is None:
+            continue
+        found = [f for f in _findings(run, path, text) if not f.secret]
+        if not found:
+            continue
+        run.write(path, strip(text, found, _yaml_end(path, text)))
+        kinds = ", ".join(sorted({f.kind for f in found}))
+        run.report.problem("pii", path, _position(text, found[0].start)[0],
+                           f"replaced {len(found)} PII value(s) ({kinds}) by placeholders; re-stage the file")
+
+
+def check_layers(run: Run, files: Sequence[str]) -> None:
+    """Structure of every CLAUDE.md given."""
+    if not files:
+        return
+    from gitmem.guards import layers
+
+    for path in files:
+        text = run.read(path)
+        if text is not None:
+            for line, message in layers.find_problems(text):
+                run.report.problem("layers", path, line, message)
+
+
+def check_layers_msg(run: Run, files: Sequence[str]) -> None:
+    """At commit-msg: an automated commit may change Layers 1 and 4 only with an approval."""
+    if len(files) != 1:
+        run.report.problem("layers-msg", None, None, "expected the commit message file as the only argument")
+        return
+    with open(files[0], encoding="utf-8", errors="replace") as fh:
+        automated, approved = trailers(fh.read())
+    if not automated or approved:
+        return
+    from gitmem.base import diffs
+    from gitmem.guards import layers
+
+    staged = diffs.git(run.root, "diff", "--cached", "--name-only", "-z", "--no-renames",
+                       "--", "CLAUDE.md", "*/CLAUDE.md").decode("utf-8", "surrogateescape")
+    paths = [p for p in staged.split("\0") if p]
+    blobs = diffs.read_blobs(run.root, [rev for p in paths for rev in (f"HEAD:{p}", f":{p}")])
+    for i, path in enumerate(paths):
+        old, new = blobs[2 * i], blobs[2 * i + 1]
+        if old is None:
+            continue  # a new CLAUDE.md has no person's layers to protect yet
+        if new is None:
+            run.report.problem("layers-msg", path, None, "deleted by an automated commit without Gitmem-Approved-By")
+            continue
+        for line, message in layers.protected_changes(old.decode("utf-8", "replace"), new.decode("utf-8", "replace")):
+            run.report.problem("layers-msg", path, line, message)
+
+
+def check_amplitude(run: Run, files: Sequence[str]) -> None:
+    """Existing files may not grow past sediment.amplitude_max in one commit."""
+    if not files:
+        return
+    from gitmem.guards import amplitude
+
+    for problem in amplitude.check_staged(run.root, files, run.settings().amplitude_max):
+        run.report.problem("amplitude", None, None, problem)
+
+
+def check_config(run: Run, files: Sequence[str]) -> None:
+    """Validate each gitmem.yaml: field, value and allowed range; unknown keys warn."""
+    if not files:
+        return
+    from gitmem.base import config
+    from gitmem.base.errors import ConfigError
+
+    for path in files:
+        text = run.read(path)
+        if text is None:
+            continue
+        try:
+            checked = config.check_text(text, path)
+        except ConfigError as exc:
+            run.report.problem("config", None, None, exc.message)
+            continue
+        for problem in checked.problems:
+            run.report.problem("config", path, _key_line(text, problem.field), str(problem))
+        for warning in checked.warnings:
+            run.report.note("config", path, warning)
+
+
+def check_all(run: Run, files: Sequence[str]) -> None:
+    """Every pre-commit check over the files it concerns, in one process."""
+    configs = [p for p in files if p == "gitmem.yaml"]
+    check_config(run, configs)
+    if run.report.failed:
+        return  # the other checks would run with a config the person is fixing
+    texts = [p for p in files if run.read(p) is not None]
+    check_secrets(run, texts)
+    check_pii(run, [p for p in texts if _DOCUMENT.search(p)])
+    check_layers(run, [p for p in files if _is_claude_md(p)])
+    check_amplitude(run, [p for p in files if _AMPLITUDE_SCOPE.search(p)])
+
+
+CHECKS: dict[str, Callable[[Run, Sequence[str]], None]] = {
+    "pii": check_pii,
+    "secrets": check_secrets,
+    "layers": lambda run, files: check_layers(run, [p for p in files if _is_claude_md(p)]),
+    "layers-msg": check_layers_msg,
+    "amplitude": check_amplitude,
+    "config": lambda run, files: check_config(run, [p for p in files if os.path.basename(p) == "gitmem.yaml"]),
+    "all": check_all,
+}
+
+
+def main(argv: list[str]) -> int:
+    """Run hook ``argv[0]`` over the files ``argv[1:]``; returns the exit code."""
+    if not argv or argv[0] not in CHECKS:
+        print(f"usage: gitmem hook {{{','.join(CHECKS)}}} [FILE...]", file=sys.stderr)
+        return 2
+    name, files = argv[0], argv[1:]
+    root, prefix = _repo_root()
+    report = Report()
+    run = Run(root, report)
+    if name != "layers-msg":
+        files = [os.path.normpath(os.path.join(prefix, p)).replace(os.sep, "/") for p in files]
+    from gitmem.base.errors import GitmemError
+
+    try:
+        CHECKS[name](run, files)
+    except GitmemError as exc:  # e.g. an invalid gitmem.yaml: fail closed, say why
+        report.problem("all" if name == "all" else name, None, None, exc.message)
+        return report.finish({name: exc.hint} if exc.hint else None)
+    return report.finish()
+
+
+# --- helpers ----------------------------------------------------------------
+
+def _repo_root() -> tuple[str, str]:
+    """The work tree's top and the current directory relative to it.
+
+    pre-commit runs hooks from the top, where ``.git`` is: no git process needed.
+    """
+    cwd = os.getcwd()
+    if os.path.exists(os.path.join(cwd, ".git")):
+        return cwd, ""
+    import subprocess
+
+    try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True,
+                             check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return cwd, ""
+    return top, os.path.relpath(cwd, top)
+
+
+def _is_claude_md(path: str) -> bool:
+    return os.path.basename(path) == "CLAUDE.md"
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of a character offset."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text.count("\n", 0, offset) + 1, offset - line_start + 1
+
+
+def trailers(message: str) -> tuple[bool, bool]:
+    """(automated, approved) from a commit message.
+
+    ``Gitmem-Auto: true`` counts anywhere in the message (erring towards the
+    check); ``Gitmem-Approved-By:`` only in the closing trailer block, where
+    ``git log --format=%(trailers)`` shows it in the audit trail.
+    """
+    message = message.split("# ------------------------ >8 ------------------------", 1)[0]
+    lines = [line.rstrip() for line in message.split("\n") if not line.startswith("#")]
+    automated = any(re.fullmatch(r"(?i)gitmem-auto[ \t]*:[ \t]*(?:true|yes|1)", line.strip()) for line in lines)
+    while lines and not lines[-1]:
+        lines.pop()
+    block: list[str] = []
+    while lines and lines[-1]:
+        block.append(lines.pop())
+    approved = any(re.match(r"(?i)gitmem-approved-by[ \t]*:[ \t]*\S", line) for line in block)
+    return automated, approved
+
+
+def _key_line(text: str, dotted: str) -> int | None:
+    """Line of a dotted key in YAML text: each part searched below the previous, deeper indented."""
+    lines = text.split("\n")
+    start, indent = 0, -1
+    found = None
+    for part in dotted.split("."):
+        key = re.compile(rf"^([ \t]*)(?:{re.escape(part)}|['\"]{re.escape(part)}['\"])[ \t]*:")
+        for i in range(start, len(lines)):
+            m = key.match(lines[i])
+            if m and len(m[1]) > indent:
+                found, start, indent = i, i + 1, len(m[1])
+                break
+        else:
+            return found + 1 if found is not None else None
+    return found + 1 if found is not None else None
+
+
+# --- PII replacement, careful with YAML ---------------------------------------
+
+def _yaml_end(path: str, text: str) -> int:
+    """Where YAML ends: all of a .yaml file, the front matter of a Markdown file, else 0."""
+    if re.search(r"\.ya?ml$", path, re.IGNORECASE):
+        return len(text)
+    if not (text.startswith("---\n") or text.startswith("---\r\n")):
+        return 0
+    fence = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE).search(text, 4)
+    return fence.start() if fence else 0
+
+
+# Where a YAML plain scalar begins: start of line, after `- `, `key: `, `[`, `{` or `,`.
+_SCALAR_START = re.compile(r"(?:^|[-:[{,])[ \t]*$")
+
+
+def strip(text: str, found: Sequence[Finding], yaml_end: int = 0) -> str:
+    """``text`` with each finding replaced by its typed placeholder (``[EMAIL]``, ``[HOME]``).
+
+    Inside YAML (before ``yaml_end``) a plain scalar that would begin with a
+    placeholder is single-quoted whole, because ``email: [EMAIL]`` would turn a
+    string into a list.
+    """
+    from gitmem.guards import pii
+
+    spans = _disjoint(found)
+    out, pos, i = [], 0, 0
+    while i < len(spans):
+        f = spans[i]
+        out.append(text[pos:f.start])
+        prefix = text[text.rfind("\n", 0, f.start) + 1:f.start]
+        if f.start >= yaml_end or not _SCALAR_START.search(prefix):
+            out.append(pii.placeholder(f.kind))
+            pos, i = f.end, i + 1
+            continue
+        end = _scalar_end(text, f.end, flow=prefix.rstrip().endswith(("[", "{", ",")))
+        inner = [g for g in spans[i:] if g.start < end]
+        end = max(end, inner[-1].end)
+        scalar = _replace(text, inner, f.start, end)
+        body = scalar.rstrip(" \t")
+        out.append("'" + body.replace("'", "''") + "'" + scalar[len(body):])
+        pos, i = end, i + len(inner)
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _disjoint(found: Sequence[Finding]) -> list[Finding]:
+    """Findings by position, dropping any that overlaps an earlier one."""
+    spans: list[Finding] = []
+    for f in sorted(found, key=lambda f: (f.start, -f.end)):
+        if not spans or f.start >= spans[-1].end:
+            spans.append(f)
+    return spans
+
+
+def _replace(text: str, spans: Sequence[Finding], start: int, end: int) -> str:
+    from gitmem.guards import pii
+
+    out, pos = [], start
+    for f in spans:
+        out += [text[pos:f.start], pii.placeholder(f.kind)]
+        pos = f.end
+    return "".join(out) + text[pos:end]
+
+
+def _scalar_end(text: str, pos: int, flow: bool) -> int:
+    """End of the YAML plain scalar running at ``pos``: before a comment, or `,]}` in a flow."""
+    stop = re.compile(r"\r?\n|[ \t]#|[,\]}]" if flow else r"\r?\n|[ \t]#").search(text, pos)
+    return stop.start() if stop else len(text)
+

@@ -1,0 +1,70 @@
+"""The amplitude limit: memory grows slowly, a few percent of a file per change.
+
+The sedimentation seed's rule: an automated write may grow an existing file by
+at most ``sediment.amplitude_max`` (5 %); larger changes are split into batches
+by the write path. The pre-commit hook applies the same limit to every staged
+change, and a person who means a bigger edit says so with
+``GITMEM_ALLOW_GROWTH=1 git commit …``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gitmem.base import diffs
+
+# typing and pathlib cost imports on the hooks' hot path; annotations only
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+OVERRIDE = "GITMEM_ALLOW_GROWTH=1 git commit …"
+
+
+def growth(old_text: str, new_text: str) -> float:
+    """Net growth relative to the old size: (lines added - lines removed) / lines in old.
+
+    Negative when the file shrinks; infinite when an empty file gains lines. A
+    file that did not exist before has no old text: the caller decides (new
+    files pass the limit).
+    """
+    return _ratio(diffs.count_lines(old_text), diffs.count_lines(new_text))
+
+
+def _ratio(old: int, new: int) -> float:
+    if old == 0:
+        return 0.0 if new == 0 else float("inf")
+    return (new - old) / old
+
+
+def check_staged(repo_root: Path | str, paths: Sequence[str], max_ratio: float) -> list[str]:
+    """Problems of the staged change of ``paths``: each existing file grown past ``max_ratio``.
+
+    New files and deletions pass. ``GITMEM_ALLOW_GROWTH=1`` in the environment
+    lets everything pass. Each problem names the file, its old line count, the
+    lines added and removed, the ratio and the override.
+    """
+    over = [(c.path, c.old, c.new) for c in diffs.staged_line_counts(repo_root, paths)
+            if c.old is not None and c.new is not None and _ratio(c.old, c.new) > max_ratio]
+    if not over:
+        return []
+    # Only a failing commit pays for gitmem.base.config's import and for unidiff.
+    from gitmem.base.config import env_amplitude_override
+
+    if env_amplitude_override():
+        return []
+    stats = {s.path: s for s in diffs.staged_stats(repo_root, [path for path, _, _ in over])}
+    problems = []
+    for path, old, new in over:
+        stat = stats.get(path)
+        added, removed = (stat.added, stat.removed) if stat else (max(new - old, 0), 0)
+        problems.append(describe(path, old, added, removed, max_ratio))
+    return problems
+
+
+def describe(path: str, old_lines: int, added: int, removed: int, max_ratio: float) -> str:
+    """One over-limit file, with the way to commit it anyway."""
+    ratio = _ratio(old_lines, old_lines + added - removed)
+    grown = "grows an empty file" if ratio == float("inf") else f"grows by {ratio:.1%}"
+    return (f"{path}: {grown} ({old_lines} lines before, {added} added, {removed} removed; "
+            f"limit {max_ratio:.1%}); split the change, or commit it anyway with {OVERRIDE}")

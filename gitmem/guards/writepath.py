@@ -1,0 +1,262 @@
+"""The one write path: a set of file changes becomes ONE commit on a branch.
+
+Every writer (CLI, MCP server, daemon, hooks) comes through ``Store.write``.
+Before the commit object exists, in this order: sandbox, guard, PII, amplitude,
+layers (DESIGN.md section 4). The caller gives a *planner*: a function of the
+branch tip that returns the changes. It runs under the write lock against the
+current tip and runs again if the tip moved (compare-and-swap failed), so an
+update computed from a stale read can never overwrite a newer one.
+
+When the branch is the checked-out one, the work tree and index follow for the
+changed paths; a person's uncommitted edits in those paths refuse the write.
+A journal under .git/gitmem/ lets the next writer finish a work-tree update a
+killed writer left half done.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from gitmem.base import config as config_mod
+from gitmem.base import events
+from gitmem.guards import guard, sandbox
+from gitmem.base.config import Config
+from gitmem.base.errors import CheckFailed, ConflictError, SecretError
+from gitmem.base.gitio import CasFailed, Git
+from gitmem.guards.lock import exclusive
+from gitmem.base.model import iso
+
+MAX_ATTEMPTS = 50
+AMPLITUDE_SCOPE = ("bank/", "skills/")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one commit changes and how its message reads."""
+
+    changes: Mapping[str, bytes | None]
+    subject: str
+    event: str
+    auto: bool = False
+    session: str | None = None
+    approved_by: str | None = None
+    trailers: tuple[tuple[str, str], ...] = ()
+    body: str = ""
+    result: Any = None
+
+
+@dataclass(frozen=True)
+class Written:
+    """The outcome: the commit (None when nothing changed), the plan, PII that was stripped."""
+
+    commit: str | None
+    branch: str
+    plan: Plan | None
+    stripped: tuple[tuple[str, tuple[str, ...]], ...] = field(default=())
+
+    @property
+    def result(self) -> Any:
+        return self.plan.result if self.plan is not None else None
+
+
+Planner = Callable[[str | None], Plan | None]
+
+
+def message(plan: Plan, count: int) -> str:
+    """Commit message: subject, optional body, then Gitmem-* trailers."""
+    trailers = [("Gitmem-Event", plan.event)]
+    if plan.auto:
+        trailers.append(("Gitmem-Auto", "true"))
+    if plan.session:
+        trailers.append(("Gitmem-Session", plan.session))
+    if plan.approved_by:
+        trailers.append(("Gitmem-Approved-By", plan.approved_by))
+    trailers.append(("Gitmem-Files", str(count)))
+    trailers.extend(plan.trailers)
+    text = plan.subject.strip().splitlines()[0][:200] + "\n\n"
+    if plan.body.strip():
+        text += plan.body.strip() + "\n\n"
+    return text + "\n".join(f"{k}: {' '.join(str(v).split())}" for k, v in trailers) + "\n"
+
+
+class Store:
+    """A memory repository's git store and the write path into it."""
+
+    def __init__(self, root: Path, cfg: Config) -> None:
+        self.git = Git(root)
+        self.root = self.git.root
+        self.cfg = cfg
+        self.state = events.state_dir(self.git.git_dir)
+
+    def default_branch(self) -> str:
+        """The checked-out branch, where memory is written unless a caller names another."""
+        branch = self.git.head_branch()
+        if branch is None:
+            raise ConflictError("HEAD is detached, so there is no branch to write memory to",
+                                hint="check out a branch first (git switch main), then run the command again")
+        return branch
+
+    def write(self, planner: Planner, now: datetime, branch: str | None = None) -> Written:
+        """Run ``planner`` against the tip and commit its plan; see the module docstring."""
+        branch = branch or self.default_branch()
+        checked_out = not self.git.repo.is_bare and self.git.head_branch() == branch
+        guard.check_disk(self.root, self.cfg.sediment.min_free_mb)
+        with exclusive(self.state / "write.lock"):
+            if checked_out:
+                self._recover_worktree(branch)
+            for _ in range(MAX_ATTEMPTS):
+                parent = self.git.tip(branch)
+                plan = planner(parent)
+                if plan is None or not plan.changes:
+                    return Written(None, branch, plan)
+                changes, stripped = self._check(plan, parent, checked_out, now)
+                tree = self.git.build_tree(parent, changes)
+                if parent is not None and tree == self.git.tree_id(parent):
+                    return Written(None, branch, plan, stripped)
+                if checked_out:
+                    self._refuse_dirty(parent, changes)
+                    self._journal(branch, parent, changes)
+                try:
+                    commit = self.git.create_commit(branch, tree, parent, message(plan, len(changes)), now)
+                except CasFailed:
+                    continue
+                if checked_out and self.git.sync_worktree(changes):
+                    self._journal_done()
+                events.log_event(self.git.git_dir, "write", iso(now), commit=commit, branch=branch,
+                                 kind=plan.event, files=len(changes))
+                return Written(commit, branch, plan, stripped)
+        raise ConflictError(f"branch {branch!r} kept moving; gave up after {MAX_ATTEMPTS} attempts",
+                            hint="another program is committing to it in a loop; try again when it stops")
+
+    # --- the steps before the commit -------------------------------------------
+    def _check(self, plan: Plan, parent: str | None, checked_out: bool, now: datetime) -> tuple[dict[str, bytes | None], tuple]:
+        allowed = self.cfg.paths.allowed_dirs
+        narrowed = config_mod.env_allowed_dirs()
+        max_bytes = self.cfg.sediment.max_content_bytes
+        seen_dirs: set[str] = set()
+        for path, data in plan.changes.items():
+            folder = path.rpartition("/")[0]
+            fresh = folder not in seen_dirs   # a folder's symlinks are checked once per write
+            seen_dirs.add(folder)
+            sandbox.check_path(path, allowed, narrowed, self.root if checked_out else None, check_folders=fresh)
+            # in the tree only folders matter: a blob written over a symlink entry replaces it
+            if fresh and folder and self.git.is_symlink(folder, parent):
+                from gitmem.base.errors import SecurityError
+
+                raise SecurityError(f"refusing to write through a symlink in the repository: {path!r}")
+            if data is not None:
+                guard.check_content(path, data, max_bytes)
+        changes, stripped = self._pii(plan, now)
+        self._amplitude(plan, changes, parent)
+        self._layers(plan, changes, parent)
+        return changes, stripped
+
+    def _pii(self, plan: Plan, now: datetime) -> tuple[dict[str, bytes | None], tuple]:
+        from gitmem.guards import redact
+
+        out: dict[str, bytes | None] = {}
+        stripped = []
+        found_secrets: list[tuple[str, str]] = []
+        for path, data in plan.changes.items():
+            if data is None or not path.endswith(guard.TEXT_SUFFIXES):
+                out[path] = data
+                continue
+            result = redact.redact_document(path, data.decode("utf-8"), self.cfg)
+            found_secrets.extend((path, where) for where in result.secrets)
+            if result.kinds:
+                stripped.append((path, result.kinds))
+            out[path] = result.text.encode("utf-8")
+        if found_secrets:
+            kinds = sorted({w.split(" at ")[0] for _, w in found_secrets})
+            events.log_event(self.git.git_dir, "secret.rejected", iso(now), event_kind=plan.event,
+                             session=plan.session, findings=[f"{p}: {w}" for p, w in found_secrets])
+            listing = "; ".join(f"{p}: {w}" for p, w in found_secrets[:10])
+            raise SecretError(f"secret found ({', '.join(kinds)}), nothing written: {listing}",
+                              [(p, w) for p, w in found_secrets],
+                              hint="remove the secret from the input (and rotate it if it was real)")
+        return out, tuple(stripped)
+
+    def _amplitude(self, plan: Plan, changes: Mapping[str, bytes | None], parent: str | None) -> None:
+        # Sedimentation targets may grow only slowly under automation. Queuing the
+        # excess in .gitmem/pending/ belongs to the sedimentation engine; until
+        # it exists an over-limit automated write is refused, never truncated.
+        if not plan.auto or parent is None:
+            return
+        limit = self.cfg.sediment.amplitude_max
+        for path, data in changes.items():
+            if data is None or not path.startswith(AMPLITUDE_SCOPE):
+                continue
+            old = self.git.read(path, parent)
+            if old is None:
+                continue
+            from gitmem.guards.amplitude import growth
+
+            ratio = growth(old.decode("utf-8", "replace"), data.decode("utf-8", "replace"))
+            if ratio > limit:
+                raise CheckFailed(f"{path}: an automated write may grow it by {limit:.0%} at most, this grows it by {ratio:.0%}",
+                                  [path], hint="split the change into smaller batches")
+
+    def _layers(self, plan: Plan, changes: Mapping[str, bytes | None], parent: str | None) -> None:
+        data = changes.get("CLAUDE.md")
+        if data is None:
+            return
+        from gitmem.guards import layers
+
+        old = self.git.read("CLAUDE.md", parent) if parent else None
+        problems = layers.check_change(old.decode("utf-8", "replace") if old is not None else None,
+                                       data.decode("utf-8"), automated=plan.auto, approved=bool(plan.approved_by))
+        if problems:
+            raise CheckFailed("CLAUDE.md: " + "; ".join(problems), problems,
+                              hint="Layers 1 and 4 change only by a person, or with Gitmem-Approved-By")
+
+    # --- work tree ---------------------------------------------------------
+    def _refuse_dirty(self, parent: str | None, changes: Mapping[str, bytes | None]) -> None:
+        paths = sorted(changes)
+        staged = self.git.staged_changes(parent, paths)
+        dirty = [p for p in paths if p in staged or self.git.worktree_hash(p) != self.git.tree_entry_hash(parent, p)]
+        if dirty:
+            raise ConflictError(
+                "uncommitted changes in " + ", ".join(dirty[:5]) + (" …" if len(dirty) > 5 else "") + "; nothing was written",
+                hint="commit or stash your edits to those files (git status), then run the command again")
+
+    def _journal_path(self) -> Path:
+        return self.state / "worktree-journal.json"
+
+    def _journal(self, branch: str, parent: str | None, changes: Mapping[str, bytes | None]) -> None:
+        tmp = self._journal_path().with_suffix(".tmp")
+        tmp.write_text(json.dumps({"branch": branch, "parent": parent, "paths": sorted(changes)}))
+        os.replace(tmp, self._journal_path())
+
+    def _journal_done(self) -> None:
+        try:
+            self._journal_path().unlink()
+        except FileNotFoundError:
+            pass
+
+    def _recover_worktree(self, branch: str) -> None:
+        """Finish the work-tree and index update of a writer killed after its commit."""
+        try:
+            journal = json.loads(self._journal_path().read_text())
+        except (FileNotFoundError, ValueError):
+            return
+        tip = self.git.tip(branch)
+        if journal.get("branch") == branch and tip is not None and tip != journal.get("parent"):
+            todo: dict[str, bytes | None] = {}
+            index_only = set()
+            for path in journal.get("paths", []):
+                stale = self.git.tree_entry_hash(journal.get("parent"), path)
+                fresh = self.git.tree_entry_hash(tip, path)
+                here = self.git.worktree_hash(path)
+                if here == stale:  # still the old content: ours to update
+                    todo[path] = self.git.read(path, tip)
+                elif here == fresh and self.git.index_hash(path) != fresh:
+                    todo[path] = self.git.read(path, tip)
+                    index_only.add(path)
+            if todo and not self.git.sync_worktree(todo, frozenset(index_only)):
+                return
+        self._journal_done()

@@ -1,0 +1,604 @@
+"""The derived recall index: memories in SQLite with an FTS5 table, and ranking.
+
+The index is per clone (``.git/gitmem/index.sqlite``), never committed, and
+always rebuildable from git; a file that is not a valid index raises
+``IndexCorrupt`` so the caller can rebuild it.
+
+Ranking (DESIGN.md section 5, Generative Agents style) is a weighted sum of
+three normalised parts, relevance dominant:
+
+    score = 0.75 * relevance + 0.15 * importance + 0.10 * recency
+
+- relevance: the lexical relevance of this query, divided by the best
+  candidate's, so 1.0 is the best match (see ``_relevance``);
+- importance: the memory's base importance, 0..1, as stored;
+- recency: ``0.5 ** (hours since last_accessed / 168)``, a one-week half-life
+  (0.9959 per hour, close to Generative Agents' 0.995): a memory used today
+  outranks an equally relevant one untouched for a month.
+
+Importance and recency are not min-max normalised across the candidates: a
+few seconds between two imports must not turn into the full 0..1 range.
+
+Lexical relevance, computed for the top ``_CANDIDATES`` FTS5 matches:
+
+1. FTS5 bm25 (k1 1.2, b 0.75) over the query's content words, OR semantics,
+   stop words dropped (they cost most of the query time and carry no topic),
+   porter stemming, over three equally weighted columns: content, keywords
+   and tags, CJK bigrams;
+2. times ``1 + coverage`` (the share of distinct query terms the memory holds)
+   and ``1 + 0.3 * adjacency`` (the share of neighbouring query-term pairs that
+   are neighbours in the memory too): a memory that answers the whole question
+   beats one that repeats a single word of it many times;
+3. plus context from the memory's neighbours in its source. Memories harvested
+   from one session or imported from one file are numbered (``…#L120``,
+   ``conv-26:D1:3``); a turn that answers a question rarely repeats the
+   question's words, so a memory gains half the score of the memory before
+   it in the same source (the nearest lower number), and a tenth of the one
+   after it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+from collections import namedtuple
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from functools import lru_cache
+from pathlib import Path
+
+from gitmem.base import textnorm
+from gitmem.base.errors import GitmemError
+
+TYPE_CHECKING = False  # typing costs ~5 ms of a whole-process recall: annotations only
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    _T = TypeVar("_T")
+
+SCHEMA_VERSION = "2"
+# Meta keys are the caller's (the indexed commit, its own versions); this one
+# is the table layout's, named so that no caller's key collides with it.
+_SCHEMA_KEY = "gitmem.store.index.schema"
+
+# Weights of the final score; they sum to 1 so a score reads as 0..1.
+W_RELEVANCE = 0.75
+W_IMPORTANCE = 0.15
+W_RECENCY = 0.10
+RECENCY_HALF_LIFE_HOURS = 168.0
+
+# bm25 column weights: content, keywords + tags, CJK bigrams.
+# Keywords count like content: the importer fills them with the content's
+# own words, where a higher weight only double-counts (measured on the dev
+# split: weight 2 lost 0.02 R@5), while a keyword or tag the text lacks still
+# makes the memory findable by it.
+_BM25_WEIGHTS = (1.0, 1.0, 1.0)
+# How many FTS5 matches the reranker looks at (at least 2k): the dev split
+# scores the same from 20 to all matches, and each one costs Python time.
+_CANDIDATES = 30
+# ORDER BY bm25(...) lets SQLite keep a top-N heap; ORDER BY rank sorts every match.
+_BM25 = f"bm25(memory_fts, {', '.join(map(str, _BM25_WEIGHTS))})"
+_COVERAGE_WEIGHT = 1.0
+_ADJACENCY_WEIGHT = 0.3
+_CONTEXT_FROM_PREVIOUS = 0.5
+_CONTEXT_FROM_NEXT = 0.1
+
+# Lists are stored joined by the ASCII unit separator: faster to read back
+# than JSON, and no keyword, tag or id contains it.
+_SEPARATOR = "\x1f"
+
+_HIDDEN_TIERS = ("archive",)
+_HIDDEN_BANDS = ("background", "fading")
+
+# A number ending a source id orders the memories of that source; the part
+# before it must end in a character that is not a hex digit, so a random
+# hex id ("m-2026-11-29-3f9a12") never looks like a sequence.
+_SEQUENCE = re.compile(r"^(.*[^0-9a-fA-F])(\d{1,9})$")
+
+_SCHEMA = (
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    """CREATE TABLE memory (
+    rid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    path TEXT NOT NULL,
+    content TEXT NOT NULL,
+    keys TEXT NOT NULL,          -- keywords and tags, for the FTS keys column
+    cjk TEXT NOT NULL,           -- CJK bigrams, for the FTS cjk column
+    terms TEXT NOT NULL,         -- " stem stem … ": no stop words, space padded, for the reranker
+    type TEXT NOT NULL,
+    domain TEXT NOT NULL,
+    tier TEXT NOT NULL,
+    band TEXT NOT NULL,
+    importance REAL NOT NULL,
+    created TEXT NOT NULL,
+    last_accessed TEXT NOT NULL,
+    accessed_ts REAL,            -- last_accessed as epoch seconds, NULL if unparseable
+    keywords TEXT NOT NULL,      -- lists joined by _SEPARATOR
+    tags TEXT NOT NULL,
+    links TEXT NOT NULL,
+    source_id TEXT,
+    seq_key TEXT,
+    seq_pos INTEGER
+    )""",
+    "CREATE INDEX memory_seq ON memory (seq_key, seq_pos)",
+    """CREATE VIRTUAL TABLE memory_fts USING fts5 (
+    content, keys, cjk,
+    content='memory', content_rowid='rid',
+    tokenize='porter unicode61 remove_diacritics 2'
+    )""",
+    f"INSERT INTO meta VALUES ('{_SCHEMA_KEY}', '{SCHEMA_VERSION}')",
+)
+
+_ROW_COLUMNS = (
+    "id, path, content, type, domain, tier, band, importance, created, "
+    "last_accessed, keywords, tags, source_id, links"
+)
+
+
+class IndexCorrupt(GitmemError):
+    """The index file is not a valid recall index; rebuild it from git."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        super().__init__(
+            f"recall index {path} is unusable: {problem}",
+            hint="gitmem index rebuild",
+        )
+
+
+class IndexRow(namedtuple("IndexRow", "id path content type domain tier band importance created last_accessed "
+                                       "keywords tags source_id links", defaults=((), (), None, ()))):
+    """One memory as the index stores it.
+
+    Fields: ``id``, ``path``, ``content``, ``type``, ``domain``, ``tier``,
+    ``band`` (str); ``importance`` (float, 0..1); ``created``,
+    ``last_accessed`` (ISO 8601 str); ``keywords``, ``tags``, ``links``
+    (tuples of str, default empty); ``source_id`` (str or None).
+
+    The values of this module are named tuples, not dataclasses or
+    typing.NamedTuple: recall runs as a whole process per query, and importing
+    either costs more than the query itself.
+
+    ``source_id`` is where the memory came from when that is an id of its own
+    (an import row id, ``session:<id>#L<line>``); a number ending it orders
+    the memories of one source, which recall uses as conversational context.
+    """
+
+    __slots__ = ()
+
+
+class Filters(namedtuple("Filters", "type domain tier band include_archive include_background",
+                         defaults=(None, None, None, None, False, False))):
+    """Restrictions on a search; archive and background memories are opt-in.
+
+    Fields: ``type``, ``domain``, ``tier``, ``band`` (str or None: no
+    restriction); ``include_archive``, ``include_background`` (bool).
+    """
+
+    __slots__ = ()
+
+
+class Hit(namedtuple("Hit", "id path score relevance row")):
+    """One search result: ``score`` ranks, ``relevance`` is its lexical part (0..1); ``row`` is the IndexRow."""
+
+    __slots__ = ()
+
+
+# fts: the FTS5 MATCH expression; terms: distinct stems and bigrams, for coverage;
+# pairs: neighbouring query stems (a frozenset of pairs); prefixes: lone CJK characters
+_Query = namedtuple("_Query", "fts terms pairs prefixes")
+# importance; accessed_ts (epoch seconds or None); lexical: bm25 x coverage x adjacency
+# (0 for a context-only follower); next_rid: the next memory of the same source, when known
+_Candidate = namedtuple("_Candidate", "importance accessed_ts lexical next_rid")
+
+
+_OK = 4  # the column of _gather's rows that tells whether the row passes the filters
+
+
+class Index:
+    """The recall index of one clone: upkeep and ranked search."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = str(path)
+        self._depth = 0
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise IndexCorrupt(self.path, str(exc)) from exc
+        try:
+            self._open()
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            if _is_busy(exc):
+                raise
+            raise IndexCorrupt(self.path, str(exc)) from exc
+
+    def _open(self) -> None:
+        db = self._db
+        # derived data: a crash may lose the last write but never corrupts it
+        db.execute("PRAGMA synchronous = NORMAL")
+        # reading pages through a memory map saves a system call per page, the
+        # larger part of a search's cost once the file outgrows the page cache
+        db.execute("PRAGMA mmap_size = 1073741824")
+        db.execute("PRAGMA cache_size = -32768")
+        if not _tables(db):
+            if self.path != ":memory:":
+                db.execute("PRAGMA journal_mode = WAL")  # readers never wait for upkeep
+            with self.transaction():
+                if not _tables(db):  # another process may have created it meanwhile
+                    for statement in _SCHEMA:
+                        db.execute(statement)
+        tables = _tables(db)
+        if not {"meta", "memory", "memory_fts"} <= tables:
+            raise IndexCorrupt(self.path, "tables missing")
+        found = db.execute("SELECT value FROM meta WHERE key = ?", (_SCHEMA_KEY,)).fetchone()
+        if found is None or found[0] != SCHEMA_VERSION:
+            raise IndexCorrupt(self.path, f"schema {found[0] if found else 'unknown'}, expected {SCHEMA_VERSION}")
+
+    # ------------------------------------------------------------ upkeep
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Group upserts, deletes and meta updates into one transaction.
+
+        Nested uses join the outermost one; an exception rolls it all back.
+        """
+        outer = self._depth == 0
+        if outer:
+            self._call(self._db.execute, "BEGIN IMMEDIATE")
+        self._depth += 1
+        try:
+            yield
+        except BaseException:
+            self._depth -= 1
+            if outer:
+                self._db.execute("ROLLBACK")
+            raise
+        self._depth -= 1
+        if outer:
+            self._call(self._db.execute, "COMMIT")
+
+    def upsert(self, rows: Iterable[IndexRow], meta: dict[str, str] | None = None) -> int:
+        """Insert or replace memories by id, in one transaction; returns how many."""
+        n = 0
+        with self.transaction():
+            for row in rows:
+                self._call(self._upsert_one, row)
+                n += 1
+            for key, value in (meta or {}).items():
+                self.set_meta(key, value)
+        return n
+
+    def _upsert_one(self, row: IndexRow) -> None:
+        self._unindex(row.id)
+        keys = " ".join((*row.keywords, *row.tags))
+        text = f"{row.content}\n{keys}"
+        cjk = textnorm.cjk_terms(text)
+        seq = _sequence(row.source_id or row.id)
+        cur = self._db.execute(
+            "INSERT INTO memory (id, path, content, keys, cjk, terms, type, domain, tier, band,"
+            " importance, created, last_accessed, accessed_ts, keywords, tags, links, source_id,"
+            " seq_key, seq_pos) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                row.id, row.path, row.content, keys, cjk, _terms(text, cjk),
+                row.type, row.domain, row.tier, row.band, float(row.importance),
+                row.created, row.last_accessed, _epoch(row.last_accessed),
+                _join(row.keywords), _join(row.tags), _join(row.links), row.source_id,
+                seq[0] if seq else None, seq[1] if seq else None,
+            ),
+        )  # fmt: skip
+        self._db.execute(
+            "INSERT INTO memory_fts (rowid, content, keys, cjk) SELECT rid, content, keys, cjk"
+            " FROM memory WHERE rid = ?",
+            (cur.lastrowid,),
+        )
+
+    def _unindex(self, memory_id: str) -> bool:
+        # external-content FTS5 needs the old values to remove their postings
+        found = self._db.execute(
+            "SELECT rid, content, keys, cjk FROM memory WHERE id = ?", (memory_id,)
+        ).fetchone()
+        if found is None:
+            return False
+        self._db.execute(
+            "INSERT INTO memory_fts (memory_fts, rowid, content, keys, cjk) VALUES ('delete', ?, ?, ?, ?)",
+            found,
+        )
+        self._db.execute("DELETE FROM memory WHERE rid = ?", (found[0],))
+        return True
+
+    def delete(self, ids: Iterable[str], meta: dict[str, str] | None = None) -> int:
+        """Remove memories by id, in one transaction; returns how many existed."""
+        n = 0
+        with self.transaction():
+            for memory_id in ids:
+                n += self._call(self._unindex, memory_id)
+            for key, value in (meta or {}).items():
+                self.set_meta(key, value)
+        return n
+
+    def clear(self) -> None:
+        """Remove every memory and every meta value (the layout's version stays)."""
+        with self.transaction():
+            self._call(self._db.execute, "DELETE FROM memory")
+            self._call(self._db.execute, "INSERT INTO memory_fts (memory_fts) VALUES ('delete-all')")
+            self._call(self._db.execute, "DELETE FROM meta WHERE key != ?", (_SCHEMA_KEY,))
+
+    def get_meta(self, key: str) -> str | None:
+        """A stored meta value (such as the indexed commit id), or None."""
+        found = self._call(self._db.execute, "SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if found is None else str(found[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Store a meta value; inside ``transaction()`` it commits with the rest."""
+        self._call(
+            self._db.execute,
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def count(self) -> int:
+        """How many memories the index holds."""
+        return int(self._call(self._db.execute, "SELECT count(*) FROM memory").fetchone()[0])
+
+    def get(self, memory_id: str) -> IndexRow | None:
+        """One stored memory by id, or None."""
+        found = self._call(self._db.execute, f"SELECT {_ROW_COLUMNS} FROM memory WHERE id = ?", (memory_id,)).fetchone()
+        return None if found is None else _row(found)
+
+    def rows(self) -> Iterator[IndexRow]:
+        """Every stored memory, by id."""
+        cur = self._call(self._db.execute, f"SELECT {_ROW_COLUMNS} FROM memory ORDER BY id")
+        for found in cur:
+            yield _row(found)
+
+    def close(self) -> None:
+        """Close the database; the object is unusable afterwards."""
+        self._db.close()
+
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ search
+
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        filters: Filters = Filters(),
+        now: datetime | None = None,
+    ) -> list[Hit]:
+        """The ``k`` best memories for ``query``, best first (see the module doc).
+
+        Any text is a valid query: FTS5 syntax in it is taken literally. A
+        query made only of stop words matches nothing and returns [].
+        """
+        parsed = _parse_query(query)
+        if parsed is None or k <= 0:
+            return []
+        candidates = self._candidates(parsed, max(_CANDIDATES, 2 * k), filters)
+        if not candidates:
+            return []
+        relevance = _relevance(candidates)
+        best = max(relevance.values())
+        if best <= 0:
+            return []
+        moment = (now or datetime.now(timezone.utc)).timestamp()
+        scored = sorted(_scores(relevance, best, candidates, moment, k), key=lambda t: (-t[0], -t[1], t[2]))[:k]
+        rows = self._rows_by_rid([rid for _, _, rid in scored])
+        return [Hit(rows[rid].id, rows[rid].path, score, rel, rows[rid]) for score, rel, rid in scored]
+
+    def _candidates(self, query: _Query, limit: int, filters: Filters) -> dict[int, _Candidate]:
+        """The ``limit`` best bm25 matches that pass the filters, and their followers.
+
+        A follower is the next memory of the same source, the likely answer to
+        a match that asked something; it enters with no lexical score of its
+        own and gains from its predecessor in ``_relevance``.
+        """
+        # Ranking the bare FTS5 matches and filtering the few survivors is much
+        # cheaper than joining every match to its row first; only when the
+        # filters threw some out is the exact (joined) ranking needed.
+        m_sql, m_params = _filter_sql(filters, "m")
+        n_sql, n_params = _filter_sql(filters, "n")
+        ranked = f"SELECT rowid, {_BM25} AS b FROM memory_fts WHERE memory_fts MATCH ? ORDER BY b LIMIT ?"
+        rows = self._gather(ranked, (query.fts, limit), query, m_sql, m_params, n_sql, n_params)
+        # two memories may claim one source position, so count distinct matches
+        if len({row[0] for row in rows}) == limit and not all(row[_OK] for row in rows):
+            ranked = (
+                f"SELECT m.rid AS rowid, {_BM25} AS b FROM memory_fts JOIN memory AS m ON m.rid = memory_fts.rowid"
+                f" WHERE memory_fts MATCH ?{m_sql} ORDER BY b LIMIT ?"
+            )
+            rows = self._gather(ranked, (query.fts, *m_params, limit), query, m_sql, m_params, n_sql, n_params)
+        out: dict[int, _Candidate] = {}
+        followers = []
+        for rid, importance, ts, lexical, ok, n_rid, n_importance, n_ts in rows:
+            if ok:
+                out[rid] = _Candidate(importance, ts, lexical, n_rid)
+                if n_rid is not None:
+                    followers.append((n_rid, _Candidate(n_importance, n_ts, 0.0, None)))
+        for rid, c in followers:
+            out.setdefault(rid, c)
+        return out
+
+    def _gather(
+        self, ranked: str, ranked_params: tuple[object, ...], query: _Query,
+        m_sql: str, m_params: tuple[object, ...], n_sql: str, n_params: tuple[object, ...],
+    ) -> list[tuple[Any, ...]]:  # fmt: skip
+        """The ``ranked`` matches' lexical scores, whether each passes the filters, and followers."""
+        lexical, lexical_params = _lexical_sql(query)
+        return self._call(
+            self._db.execute,
+            f"SELECT m.rid, m.importance, m.accessed_ts, {lexical}, (1{m_sql}), n.rid, n.importance, n.accessed_ts"
+            f" FROM ({ranked}) AS f JOIN memory AS m ON m.rid = f.rowid"
+            # the next number of the same source, not just +1: harvested
+            # memories carry transcript line numbers, with gaps between them
+            " LEFT JOIN memory AS n ON n.seq_key = m.seq_key AND n.seq_pos = (SELECT min(x.seq_pos)"
+            f" FROM memory AS x WHERE x.seq_key = m.seq_key AND x.seq_pos > m.seq_pos){n_sql}",
+            (*lexical_params, *m_params, *ranked_params, *n_params),
+        ).fetchall()
+
+    def _rows_by_rid(self, rids: list[int]) -> dict[int, IndexRow]:
+        marks = ",".join("?" * len(rids))
+        cur = self._call(self._db.execute, f"SELECT rid, {_ROW_COLUMNS} FROM memory WHERE rid IN ({marks})", rids)
+        return {found[0]: _row(found[1:]) for found in cur}
+
+    def _call(self, fn: Callable[..., _T], *args: Any) -> _T:
+        """Run one database call, turning a damaged file into IndexCorrupt."""
+        try:
+            return fn(*args)
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and not _looks_corrupt(exc):
+                raise
+            raise IndexCorrupt(self.path, str(exc)) from exc
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _tables(db: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+
+
+def _is_busy(exc: sqlite3.Error) -> bool:
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+def _looks_corrupt(exc: sqlite3.Error) -> bool:
+    text = str(exc).lower()
+    return any(word in text for word in ("malformed", "corrupt", "not a database", "no such table", "no such column"))
+
+
+def _sequence(source: str) -> tuple[str, int] | None:
+    found = _SEQUENCE.match(source)
+    return (found.group(1), int(found.group(2))) if found else None
+
+
+def _terms(text: str, cjk: str) -> str:
+    stop, stem = textnorm.STOP_WORDS, textnorm.stem
+    stems = " ".join([stem(w) for w in textnorm.words(text) if w not in stop])
+    # padded so that instr(terms, ' word ') finds whole terms
+    return f" {stems} {cjk} " if cjk else f" {stems} "
+
+
+def _join(items: tuple[str, ...]) -> str:
+    return _SEPARATOR.join(items)
+
+
+def _split(text: str) -> tuple[str, ...]:
+    return tuple(text.split(_SEPARATOR)) if text else ()
+
+
+def _epoch(stamp: str) -> float | None:
+    try:
+        moment = datetime.fromisoformat(stamp.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.timestamp()
+
+
+def _row(found: Sequence[Any]) -> IndexRow:
+    (mid, path, content, typ, domain, tier, band, importance, created, accessed, keywords, tags, source, links) = found
+    return IndexRow(
+        mid, path, content, typ, domain, tier, band, importance, created, accessed,
+        _split(keywords), _split(tags), source, _split(links),
+    )  # fmt: skip
+
+
+def _parse_query(query: str) -> _Query | None:
+    """The FTS5 expression and rerank terms of a free-text query, or None.
+
+    Every term is a quoted FTS5 string, so user text can never be read as
+    FTS5 syntax (AND, NEAR, column filters, prefixes).
+    """
+    words = [w for w in textnorm.words(query) if w not in textnorm.STOP_WORDS and (len(w) > 1 or w.isdigit())]
+    words = list(dict.fromkeys(words))
+    grams: list[str] = []
+    prefixes: list[str] = []
+    for run in textnorm.cjk_runs(query):
+        if len(run) == 1:
+            prefixes.append(run)  # a lone character: the bigrams it starts, and itself
+        else:
+            grams.extend(g for g in textnorm.bigrams(run) if not textnorm.is_stop_bigram(g))
+    grams = list(dict.fromkeys(grams))
+    parts = [f'"{w}"' for w in words + grams] + [f'"{p}"*' for p in dict.fromkeys(prefixes)]
+    if not parts:
+        return None
+    stems = [textnorm.stem(w) for w in words]
+    terms = tuple(dict.fromkeys(stems + grams + prefixes))
+    return _Query(" OR ".join(parts), terms, frozenset(zip(stems, stems[1:])), tuple(dict.fromkeys(prefixes)))
+
+
+def _lexical_sql(query: _Query) -> tuple[str, tuple[str, ...]]:
+    """SQL for bm25 times the coverage and adjacency bonuses (module doc, step 2).
+
+    Evaluated by SQLite over the padded ``terms`` column, so the candidates'
+    text never has to become Python strings.
+    """
+    # a lone CJK character matches every term it starts; other terms whole
+    needles = [f" {t}" if t in query.prefixes else f" {t} " for t in query.terms]
+    covered = " + ".join("(instr(m.terms, ?) > 0)" for _ in needles)
+    sql = f"(-f.b * (1.0 + {_COVERAGE_WEIGHT / len(needles)!r} * ({covered}))"
+    if query.pairs:
+        needles += [f" {a} {b} " for a, b in sorted(query.pairs)]
+        adjacent = " + ".join("(instr(m.terms, ?) > 0)" for _ in query.pairs)
+        sql += f" * (1.0 + {_ADJACENCY_WEIGHT / len(query.pairs)!r} * ({adjacent}))"
+    return sql + ")", tuple(needles)
+
+
+def _relevance(candidates: dict[int, _Candidate]) -> dict[int, float]:
+    """Lexical score plus context from the neighbours in the source (step 3)."""
+    out = {rid: c.lexical for rid, c in candidates.items()}
+    for rid, c in candidates.items():
+        follower = candidates.get(c.next_rid) if c.next_rid is not None else None
+        if follower is not None:
+            out[c.next_rid] += _CONTEXT_FROM_PREVIOUS * c.lexical  # type: ignore[index]
+            out[rid] += _CONTEXT_FROM_NEXT * follower.lexical
+    return out
+
+
+def _scores(
+    relevance: dict[int, float], best: float, candidates: dict[int, _Candidate], now: float, k: int
+) -> Iterator[tuple[float, float, int]]:
+    """(score, normalised relevance, rid) of every candidate that can reach the top ``k``."""
+    # importance and recency add at most 1 - W_RELEVANCE, so a memory whose
+    # relevance is that far below the k-th best cannot overtake it
+    kth = sorted(relevance.values(), reverse=True)[:k][-1] / best
+    floor = kth - (1.0 - W_RELEVANCE) / W_RELEVANCE
+    per_hour = math.log(0.5) / RECENCY_HALF_LIFE_HOURS
+    for rid, rel in relevance.items():
+        r = rel / best
+        if rel <= 0 or r < floor:
+            continue
+        c = candidates[rid]
+        recency = 0.0 if c.accessed_ts is None else math.exp(per_hour * max(0.0, (now - c.accessed_ts) / 3600.0))
+        importance = min(1.0, max(0.0, c.importance))
+        yield W_RELEVANCE * r + W_IMPORTANCE * importance + W_RECENCY * recency, r, rid
+
+
+@lru_cache(maxsize=64)
+def _filter_sql(filters: Filters, alias: str) -> tuple[str, tuple[object, ...]]:
+    """SQL conditions on table ``alias`` for ``filters``, each led by AND.
+
+    Archived and background memories stay out unless the filters ask for
+    them, by a flag or by naming that tier or band.
+    """
+    clauses: list[str] = []
+    params: list[object] = []
+    for column in ("type", "domain", "tier", "band"):
+        value = getattr(filters, column)
+        if value is not None:
+            clauses.append(f"{alias}.{column} = ?")
+            params.append(value)
+    if filters.tier is None and not filters.include_archive:
+        clauses.append(f"{alias}.tier NOT IN ({','.join('?' * len(_HIDDEN_TIERS))})")
+        params.extend(_HIDDEN_TIERS)
+    if filters.band is None and not filters.include_background:
+        clauses.append(f"{alias}.band NOT IN ({','.join('?' * len(_HIDDEN_BANDS))})")
+        params.extend(_HIDDEN_BANDS)
+    return "".join(" AND " + c for c in clauses), tuple(params)

@@ -1,0 +1,133 @@
+"""Keeps the derived recall index in step with git.
+
+The index (``.git/gitmem/index.sqlite``) is never committed. It records the
+commit it reflects; bringing it to another commit applies the tree diff
+between the two (a few rows), and anything odd — a missing or corrupt file, an
+indexed commit that no longer exists — rebuilds it from the tree.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from gitmem.store import documents, memories
+from gitmem.base.errors import DocumentError, GitmemError
+from gitmem.base.gitio import Git
+from gitmem.store.index import Index, IndexCorrupt, IndexRow
+from gitmem.base.model import ARCHIVE_DIR, MEMORY_DIR, Memory
+
+META_COMMIT = "commit"
+SCHEMA = "2"  # bump when what rows carry changes: old indexes rebuild themselves
+
+
+def index_file(git: Git, name: str = "index.sqlite") -> Path:
+    path = git.git_dir / "gitmem" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def row(m: Memory) -> IndexRow:
+    """A memory as an index row."""
+    return IndexRow(id=m.id, path=m.path, content=m.content, type=m.type, domain=m.domain, tier=m.tier,
+                    band=m.band, importance=m.importance, created=m.created, last_accessed=m.last_accessed,
+                    keywords=m.keywords, tags=m.tags, links=tuple(l.to for l in m.links),
+                    # a numbered source (session:<id>#L120, import:<file>#L3) orders the memories
+                    # of one source, which recall uses as context around a hit
+                    source_id=m.source_id or (m.source if m.source[-1:].isdigit() else None))
+
+
+def _is_memory_path(path: str) -> bool:
+    return path.endswith(".md") and (path.startswith(MEMORY_DIR + "/") or path.startswith(ARCHIVE_DIR + "/"))
+
+
+def _remove(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+
+
+def _open(path: Path) -> Index:
+    try:
+        return Index(path)
+    except IndexCorrupt:
+        _remove(path)
+        return Index(path)
+
+
+def rebuild_file(git: Git, rev: str | None) -> Index:
+    """Delete the index file and build it anew from the tree at ``rev``."""
+    path = index_file(git)
+    _remove(path)
+    index = Index(path)
+    rebuild(index, git, rev)
+    return index
+
+
+def _rows(git: Git, rev: str, paths: Iterable[str]) -> tuple[list[IndexRow], list[str]]:
+    rows, problems = [], []
+    for path in paths:
+        data = git.read(path, rev)
+        if data is None:
+            continue
+        try:
+            rows.append(row(documents.read_memory(path, data)))
+        except DocumentError as exc:
+            problems.append(str(exc))
+    return rows, problems
+
+
+def rebuild(index: Index, git: Git, rev: str | None) -> int:
+    """Empty the index and fill it from the tree at ``rev``."""
+    index.clear()
+    if rev is None:
+        index.set_meta(META_COMMIT, "")
+        return 0
+    rows: list[IndexRow] = []
+    for path, data in memories.iter_files(git, rev, include_archive=True):
+        try:
+            rows.append(row(documents.read_memory(path, data)))
+        except DocumentError:
+            continue  # reported by `gitmem list`; an unreadable file is not recallable
+    index.upsert(rows, meta={META_COMMIT: rev, "schema": SCHEMA})
+    return len(rows)
+
+
+def sync(index: Index, git: Git, rev: str | None) -> int:
+    """Bring ``index`` to ``rev`` incrementally; returns the number of rows touched."""
+    indexed = index.get_meta(META_COMMIT)
+    if indexed == (rev or "") and index.get_meta("schema") == SCHEMA:
+        return 0
+    if not indexed or rev is None or index.get_meta("schema") != SCHEMA:
+        return rebuild(index, git, rev)
+    try:
+        changes = [c for c in git.diff(indexed, rev) if _is_memory_path(c.path)]
+    except GitmemError:
+        return rebuild(index, git, rev)
+    deleted = {c.path for c in changes if c.status == "D"}
+    upserts, _ = _rows(git, rev, [c.path for c in changes if c.status != "D"])
+    gone = {p.rsplit("/", 1)[-1][:-3] for p in deleted} - {r.id for r in upserts}
+    with index.transaction():
+        index.delete(gone)
+        index.upsert(upserts, meta={META_COMMIT: rev})
+    return len(gone) + len(upserts)
+
+
+def open_synced(git: Git, rev: str | None) -> Index:
+    """The clone's index brought to ``rev`` (rebuilt when missing or corrupt)."""
+    index = _open(index_file(git))
+    try:
+        sync(index, git, rev)
+    except IndexCorrupt:
+        index.close()
+        index = _open(index_file(git))
+        rebuild(index, git, rev)
+    return index
+
+
+def open_at(git: Git, rev: str) -> Index:
+    """A separate index of the memory as it was at ``rev`` (cached per commit)."""
+    commit = git.commit(rev).id
+    index = _open(index_file(git, f"at-{commit[:16]}.sqlite"))
+    if index.get_meta(META_COMMIT) != commit:
+        rebuild(index, git, commit)
+    return index

@@ -1,0 +1,87 @@
+"""Memories in a tree: find, iterate, and the file changes that create or move them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+from gitmem.store import documents
+from gitmem.base.errors import DocumentError, NotFoundError
+from gitmem.base.gitio import Git
+from gitmem.base.model import ARCHIVE_DIR, DOMAINS, MEMORY_DIR, Memory, check_id, legacy_path, memory_path
+
+
+@dataclass(frozen=True)
+class Listing:
+    memories: tuple[Memory, ...]
+    problems: tuple[str, ...]      # one line per file that could not be read
+
+
+def locate(git: Git, rev: str | None, memory_id: str, include_archive: bool = True, anywhere: bool = True) -> str | None:
+    """Path of memory ``memory_id`` at ``rev`` (live first, then archive), or None.
+
+    With ``anywhere`` a file a person filed under a folder of their own naming
+    is found too; that walks the tree, so writers checking that a new id is
+    free pass False (the canonical paths are the only ones gitmem writes).
+    """
+    check_id(memory_id)
+    if rev is None:
+        return None
+    for archived in ((False, True) if include_archive else (False,)):
+        for domain in DOMAINS:
+            for path in (memory_path(domain, memory_id, archived), legacy_path(domain, memory_id, archived)):
+                if git.tree_entry_hash(rev, path) is not None:
+                    return path
+    if not anywhere:
+        return None
+    for folder in (MEMORY_DIR, ARCHIVE_DIR) if include_archive else (MEMORY_DIR,):
+        for path, _ in git.files(folder, rev):
+            if path.endswith(f"/{memory_id}.md"):
+                return path
+    return None
+
+
+def load(git: Git, rev: str | None, memory_id: str, include_archive: bool = True) -> Memory:
+    """The memory ``memory_id`` at ``rev``; NotFoundError when there is none."""
+    path = locate(git, rev, memory_id, include_archive)
+    if path is None:
+        raise NotFoundError(f"no memory with id {memory_id!r}", hint="`gitmem list` shows the ids")
+    data = git.read(path, rev)  # type: ignore[arg-type]
+    assert data is not None
+    return documents.read_memory(path, data)
+
+
+def iter_files(git: Git, rev: str | None, include_archive: bool = False) -> Iterator[tuple[str, bytes]]:
+    """(path, content) of every memory file at ``rev``."""
+    if rev is None:
+        return
+    folders = (MEMORY_DIR, ARCHIVE_DIR) if include_archive else (MEMORY_DIR,)
+    for folder in folders:
+        for path, data in git.blobs(folder, rev):
+            if path.endswith(".md"):
+                yield path, data
+
+
+def listing(git: Git, rev: str | None, include_archive: bool = False) -> Listing:
+    """Every readable memory at ``rev``; unreadable files become problems, not crashes."""
+    out, problems = [], []
+    for path, data in iter_files(git, rev, include_archive):
+        try:
+            out.append(documents.read_memory(path, data))
+        except DocumentError as exc:
+            problems.append(str(exc))
+    out.sort(key=lambda m: (m.created, m.id))
+    return Listing(tuple(out), tuple(problems))
+
+
+def render(memory: Memory) -> bytes:
+    return documents.render_memory(memory).encode("utf-8")
+
+
+def rewrite(git: Git, rev: str, old: Memory, new: Memory, data: bytes | None = None) -> bytes:
+    """New file bytes for ``new``, keeping the comments and order of ``old``'s file (``data``, if known)."""
+    if data is None:
+        data = git.read(old.path, rev)
+    text = documents.decode(old.path, data or b"")
+    body = None if new.content == old.content else new.content.strip("\n") + "\n"
+    return documents.update_text(old.path, text, documents.memory_changes(old, new), body).encode("utf-8")
