@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from gitmem.engines import bands
+from gitmem.engines import memorize
 from gitmem.base import config as config_mod
 from gitmem.store import documents, memories
 from gitmem.guards import guard
@@ -129,16 +129,19 @@ class MemoryRepo:
         reason = enc.reason if importance is None else "given"
 
         def plan(parent: str | None) -> Plan | None:
-            if dedupe and memory_id is None and parent is not None:
-                dup = self.similar_memory(text, dom, parent, enc.keywords)
-                if dup is not None:
-                    return self._reinforce_plan(dup, parent, now, session, auto)
             mid = memory_id or new_id(now)
+            mem = memorize.new_memory(mid, text, typ, dom, imp, iso(now), now, self.cfg.memory,
+                                      keywords=enc.keywords, tags=tuple(tags), source=source or "user")
+            batch = memorize.Batch(self._lookup(parent), now, self.cfg.memory)
+            outcome = batch.add(mem, dedupe=dedupe and memory_id is None)
+            if outcome.action == "reinforced":
+                new = outcome.memory
+                return Plan(self._changes(batch, parent), f"gitmem: reinforce {new.id} ({new.reinforced}x)",
+                            "memory.reinforce", auto=auto, session=session,
+                            trailers=(("Gitmem-Memory", new.id),), result=("reinforced", new))
             if memories.locate(self.git, parent, mid, anywhere=False) is not None:
                 raise ValidationError(f"a memory with id {mid!r} exists already", hint="choose another --id, or omit it")
-            mem = bands.new_memory(mid, text, typ, dom, imp, iso(now), now, self.cfg.memory,
-                                   keywords=enc.keywords, tags=tuple(tags), source=source or "user")
-            return Plan({mem.path: memories.render(mem)}, f"gitmem: remember {mid} ({typ}, {dom})",
+            return Plan(self._changes(batch, parent), f"gitmem: remember {mid} ({typ}, {dom})",
                         "memory.create", auto=auto, session=session,
                         trailers=(("Gitmem-Memory", mid),), result=("created", mem))
 
@@ -166,11 +169,69 @@ class MemoryRepo:
         found = encode.find_duplicate(text, cands, threshold) if threshold else encode.find_duplicate(text, cands)
         return memories.load(self.git, rev, found, include_archive=False) if found else None
 
-    def _reinforce_plan(self, old: Memory, parent: str, now: datetime, session: str | None, auto: bool) -> Plan:
-        new = bands.reinforce(old, now, self.cfg.memory)
-        return Plan({old.path: memories.rewrite(self.git, parent, old, new)},
-                    f"gitmem: reinforce {old.id} ({old.reinforced + 1}x)", "memory.reinforce", auto=auto,
-                    session=session, trailers=(("Gitmem-Memory", old.id),), result=("reinforced", new))
+    def _lookup(self, parent: str | None) -> memorize.Lookup | None:
+        """The stored-duplicate lookup at ``parent`` that the reinforce-or-create rule asks."""
+        if parent is None:
+            return None
+        return lambda mem: self.similar_memory(mem.content, mem.domain, parent, mem.keywords)
+
+    def _changes(self, batch: memorize.Batch, parent: str | None) -> dict[str, bytes | None]:
+        """The file changes that write a batch: new files rendered, reinforced ones rewritten in place."""
+        changes: dict[str, bytes | None] = {}
+        for planned in batch.planned.values():
+            if planned.stored is None:
+                changes[planned.memory.path] = memories.render(planned.memory)
+            else:
+                changes[planned.stored.path] = memories.rewrite(self.git, parent, planned.stored, planned.memory)
+        return changes
+
+    # --- working memory ------------------------------------------------------------
+    @property
+    def _working_log(self) -> Path:
+        from gitmem.engines.working import WORKING_LOG
+
+        return self.store.state / WORKING_LOG
+
+    def note(self, text: str, *, importance: float | None = None, type: str | None = None,
+             domain: str | None = None, now: datetime | None = None) -> Any:
+        """Keep ``text`` for this session only (no commit): a working note."""
+        from gitmem.base import events
+        from gitmem.engines import working
+
+        n = working.note(text, importance, type, domain, now or config_mod.now(), self.cfg.sediment.max_content_bytes)
+        events.append(self._working_log, n.__dict__)
+        return n
+
+    def notes(self) -> list[Any]:
+        """The working notes of the current session, oldest first."""
+        from gitmem.engines import working
+
+        return working.notes_from(self._working_log)
+
+    def session_end(self, now: datetime | None = None, session: str | None = None) -> Any:
+        """Move the working notes that matter into short-term memory (one commit), drop the rest."""
+        from gitmem.base import events
+        from gitmem.engines import working
+
+        now = now or config_mod.now()
+        pending = self._working_log.with_suffix(".ending")
+        events.set_aside(self._working_log, pending)
+        all_notes = working.notes_from(pending)
+        keep = working.kept(all_notes, self.cfg.memory)
+        kept_ids: list[str] = []
+
+        def plan(parent: str | None) -> Plan | None:
+            batch = memorize.Batch(self._lookup(parent), now, self.cfg.memory)
+            kept_ids[:] = [batch.add(working.to_memory(n, now, self.cfg.memory, session)).memory.id for n in keep]
+            changes = self._changes(batch, parent)
+            if not changes:
+                return None
+            return Plan(changes, f"gitmem: session end, {len(keep)} working notes kept", "memory.session_end",
+                        session=session, body=f"{len(all_notes) - len(keep)} notes dropped")
+
+        written = self.store.write(plan, now)
+        pending.unlink(missing_ok=True)
+        return working.SessionEnd(tuple(dict.fromkeys(kept_ids)), len(all_notes) - len(keep), written.commit)
 
     def forget(self, memory_id: str, now: datetime | None = None) -> Forgotten:
         """Move a memory to archive/ (git keeps its history), in one commit."""
@@ -223,32 +284,22 @@ class MemoryRepo:
                 mid, source_id = new_id(config_mod.parse_time(created), seed), r.id
             imp = r.importance if r.importance is not None else enc.importance
             dom = r.domain or enc.domain
-            good.append((r, bands.new_memory(mid, text, r.type or enc.type, dom, imp, created, now, self.cfg.memory,
-                                             keywords=enc.keywords, tags=r.tags, source_id=source_id,
-                                             source=r.source or f"import:{src.name}#L{r.line}")))
+            good.append((r, memorize.new_memory(mid, text, r.type or enc.type, dom, imp, created, now, self.cfg.memory,
+                                                keywords=enc.keywords, tags=r.tags, source_id=source_id,
+                                                source=r.source or f"import:{src.name}#L{r.line}")))
             if progress is not None and (n % 200 == 0 or n == total):
                 progress(n, total)
         counts = {"created": 0, "reinforced": 0, "unchanged": 0}
 
         def plan(parent: str | None) -> Plan | None:
             counts.update(created=0, reinforced=0, unchanged=0)
-            changes: dict[str, bytes | None] = {}
-            batch: dict[str, Memory] = {}
+            batch = memorize.Batch(self._lookup(parent) if dedupe else None, now, self.cfg.memory)
             for _, mem in good:
-                if mem.path in changes or memories.locate(self.git, parent, mem.id, anywhere=False) is not None:
+                if mem.id in batch.planned or memories.locate(self.git, parent, mem.id, anywhere=False) is not None:
                     counts["unchanged"] += 1
                     continue
-                if dedupe:
-                    target = self._import_duplicate(mem, parent, batch)
-                    if target is not None:
-                        target = bands.reinforce(target, now, self.cfg.memory)
-                        batch[target.id] = target
-                        changes[target.path] = memories.render(target)
-                        counts["reinforced"] += 1
-                        continue
-                    batch[mem.id] = mem
-                changes[mem.path] = memories.render(mem)
-                counts["created"] += 1
+                counts[batch.add(mem, dedupe=dedupe).action] += 1
+            changes = self._changes(batch, parent)
             if not changes:
                 return None
             return Plan(changes, f"gitmem: import {len(changes)} memories from {src.name}", "memory.import",
@@ -259,21 +310,6 @@ class MemoryRepo:
         written = self.store.write(plan, now)
         return Imported(counts["created"], counts["reinforced"], counts["unchanged"], tuple(sorted(bad)),
                         written.commit, tuple(m.id for _, m in good))
-
-    def _import_duplicate(self, mem: Memory, parent: str | None, batch: dict[str, Memory]) -> Memory | None:
-        from gitmem.engines import encode
-
-        local = [(m.id, m.content) for m in batch.values() if m.domain == mem.domain]
-        found = encode.find_duplicate(mem.content, local)
-        if found is not None:
-            return batch[found]
-        if parent is None:
-            return None
-        existing = self.similar_memory(mem.content, mem.domain, parent, mem.keywords)
-        if existing is not None and existing.id in batch:
-            return batch[existing.id]
-        return existing
-
 
     # --- lifecycle -----------------------------------------------------------------
     def recall(self, query: str, k: int = 10, *, type: str | None = None, domain: str | None = None,
@@ -293,9 +329,34 @@ class MemoryRepo:
 
     def decay(self, now: datetime | None = None, dry_run: bool = False) -> Any:
         """Fold the access log, recompute bands and tiers, archive what is forgotten: ONE commit."""
+        from gitmem.base import events
         from gitmem.engines import decay
+        from gitmem.engines.recall import ACCESS_LOG
 
-        return decay.run(self.store, now or config_mod.now(), dry_run)
+        now = now or config_mod.now()
+        log, folding = self.store.state / ACCESS_LOG, self.store.state / decay.FOLDING
+        if not dry_run:
+            events.set_aside(log, folding)
+        accesses = decay.latest_access([folding, log], now)
+        report: dict[str, Any] = {}
+
+        def plan(parent: str | None) -> Plan | None:
+            if parent is None:
+                return None
+            changes, moves, examined = decay.plan_decay(self.git, parent, self.cfg, now, accesses)
+            report.update(moves=tuple(moves), examined=examined)
+            if dry_run or not changes:
+                return None
+            archived = sum(1 for m in moves if m.change.startswith("archived"))
+            return Plan(changes, f"gitmem: decay as of {iso(now)} ({len(moves)} moves, {archived} archived)",
+                        "memory.decay", auto=True, body="\n".join(f"{m.id}: {m.change}" for m in moves[:200]),
+                        trailers=(("Gitmem-Now", iso(now)),))
+
+        written = self.store.write(plan, now)
+        if not dry_run:
+            folding.unlink(missing_ok=True)
+        return decay.DecayReport(written.commit, dry_run, int(report.get("examined", 0)), len(accesses),
+                                 report.get("moves", ()))
 
     def link(self, a: str, b: str, relation: str = "related", now: datetime | None = None) -> Written:
         """Link two memories with a typed relation; both ends record it (one commit)."""

@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from gitmem.engines import bands
+from gitmem.engines import memorize as bands
 from gitmem.store import documents, frontmatter, memories
 from gitmem.base import events
 from gitmem.base.errors import GitmemError, SecretError, UsageError

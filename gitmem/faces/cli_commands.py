@@ -85,9 +85,7 @@ def cmd_remember(args: Any) -> int:
     text = sys.stdin.read() if args.text == "-" else args.text
     repo = _repo(args)
     if args.working:
-        from gitmem.engines import working
-
-        note = working.add(repo, text, importance=args.importance, type=args.type, domain=args.domain, now=_now(args))
+        note = repo.note(text, importance=args.importance, type=args.type, domain=args.domain, now=_now(args))
         if args.json:
             emit_json({"id": note.id, "action": "working", "importance": note.importance})
         else:
@@ -484,11 +482,9 @@ def _session_args(p: Any) -> None:
 
 @command("session", "session start (report pending work, load core) / session end (keep working notes that matter)", _session_args)
 def cmd_session(args: Any) -> int:
-    from gitmem.engines import working
-
     repo = _repo(args)
     if args.action == "end":
-        r = working.end(repo, _now(args), args.session)
+        r = repo.session_end(_now(args), args.session)
         if args.json:
             emit_json({"kept": list(r.kept), "dropped": r.dropped, "commit": r.commit})
         else:
@@ -496,7 +492,7 @@ def cmd_session(args: Any) -> int:
                 + (f", commit {r.commit[:12]}" if r.commit else ""))
         return 0
     pending = repo.pending_reflections()
-    leftover = len(working.notes(repo))
+    leftover = len(repo.notes())
     if args.json:
         emit_json({"pending_reflections": pending, "working_notes": leftover,
                    "reflect_due": pending >= repo.cfg.memory.reflect_trigger})
