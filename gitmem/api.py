@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
+from gitmem.base import clock
 from gitmem.engines import memorize
 from gitmem.base import config as config_mod
 from gitmem.store import documents, memories
@@ -71,7 +72,7 @@ class MemoryRepo:
     @staticmethod
     def init(path: str | Path, now: datetime | None = None, install_hooks: bool = True) -> InitResult:
         """Create a memory repository (a no-op with a message on an existing one)."""
-        return init_repo(Path(path), now or config_mod.now(), install_hooks)
+        return init_repo(Path(path), now or clock.now(), install_hooks)
 
     # --- reading ---------------------------------------------------------------
     @property
@@ -114,7 +115,7 @@ class MemoryRepo:
         """Encode ``text``: reinforce a similar memory if one exists, else create one (one commit)."""
         from gitmem.engines import encode
 
-        now = now or config_mod.now()
+        now = now or clock.now()
         max_bytes = self.cfg.sediment.max_content_bytes
         text = guard.check_text(text, "memory text", max_bytes).strip()
         _check_choice("type", type, TYPES)
@@ -198,7 +199,7 @@ class MemoryRepo:
         from gitmem.base import events
         from gitmem.engines import working
 
-        n = working.note(text, importance, type, domain, now or config_mod.now(), self.cfg.sediment.max_content_bytes)
+        n = working.note(text, importance, type, domain, now or clock.now(), self.cfg.sediment.max_content_bytes)
         events.append(self._working_log, n.__dict__)
         return n
 
@@ -213,7 +214,7 @@ class MemoryRepo:
         from gitmem.base import events
         from gitmem.engines import working
 
-        now = now or config_mod.now()
+        now = now or clock.now()
         pending = self._working_log.with_suffix(".ending")
         events.set_aside(self._working_log, pending)
         all_notes = working.notes_from(pending)
@@ -235,7 +236,7 @@ class MemoryRepo:
 
     def forget(self, memory_id: str, now: datetime | None = None) -> Forgotten:
         """Move a memory to archive/ (git keeps its history), in one commit."""
-        now = now or config_mod.now()
+        now = now or clock.now()
         check_id(memory_id)
 
         def plan(parent: str | None) -> Plan | None:
@@ -262,7 +263,7 @@ class MemoryRepo:
         """
         from gitmem.engines import encode, importer
 
-        now = now or config_mod.now()
+        now = now or clock.now()
         src = Path(path)
         rows, skipped = importer.iter_rows(src)
         max_bytes = self.cfg.sediment.max_content_bytes
@@ -281,7 +282,7 @@ class MemoryRepo:
             if r.id is not None and is_valid_id(r.id):
                 mid, source_id = r.id, None
             else:
-                mid, source_id = new_id(config_mod.parse_time(created), seed), r.id
+                mid, source_id = new_id(clock.parse_time(created), seed), r.id
             imp = r.importance if r.importance is not None else enc.importance
             dom = r.domain or enc.domain
             good.append((r, memorize.new_memory(mid, text, r.type or enc.type, dom, imp, created, now, self.cfg.memory,
@@ -325,7 +326,7 @@ class MemoryRepo:
         filters = Filters(type=type, domain=domain, tier=tier, band=band,
                           include_archive=include_archive or tier == "archive",
                           include_background=include_background or band in ("background", "fading"))
-        return recall.recall(self.root, query, k, filters, at, expand, now or config_mod.now())
+        return recall.recall(self.root, query, k, filters, at, expand, now or clock.now())
 
     def decay(self, now: datetime | None = None, dry_run: bool = False) -> Any:
         """Fold the access log, recompute bands and tiers, archive what is forgotten: ONE commit."""
@@ -333,7 +334,7 @@ class MemoryRepo:
         from gitmem.engines import decay
         from gitmem.engines.recall import ACCESS_LOG
 
-        now = now or config_mod.now()
+        now = now or clock.now()
         log, folding = self.store.state / ACCESS_LOG, self.store.state / decay.FOLDING
         if not dry_run:
             events.set_aside(log, folding)
@@ -362,7 +363,7 @@ class MemoryRepo:
         """Link two memories with a typed relation; both ends record it (one commit)."""
         from gitmem.engines import links
 
-        now = now or config_mod.now()
+        now = now or clock.now()
         links.check_relation(relation)
         if check_id(a) == check_id(b):
             raise ValidationError("a memory cannot link to itself")
@@ -393,7 +394,7 @@ class MemoryRepo:
         """The weekly review: what was created, reinforced, decayed, archived, promoted."""
         from gitmem.engines import history
 
-        now = now or config_mod.now()
+        now = now or clock.now()
         return history.consolidate(self.git, self.head, history.parse_since(since, now))
 
     def core_items(self) -> list[Any]:
@@ -423,7 +424,7 @@ class MemoryRepo:
         from gitmem.store import patterns
         from gitmem.engines import render
 
-        now = now or config_mod.now()
+        now = now or clock.now()
         core = self.load_core()
 
         def plan(parent: str | None) -> Plan | None:
@@ -461,7 +462,7 @@ class MemoryRepo:
         from gitmem.store import patterns
         from gitmem.engines import reflect
 
-        now = now or config_mod.now()
+        now = now or clock.now()
         info: dict[str, Any] = {}
 
         def plan(parent: str | None) -> Plan | None:

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.base import config
+from gitmem.base import clock
 from gitmem.api import MemoryRepo
 from tests.conftest import NOW, bench_dir, run_cli
 
-T = config.parse_time(NOW)
+T = clock.parse_time(NOW)
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
 # Fabricated credentials in real vendor formats (random characters, not live keys).
 AWS_KEY = "AKIA" + "Q7XZ4RT2LMWP9KVB"

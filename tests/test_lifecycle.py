@@ -11,12 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gitmem.base import clock
 from gitmem.engines import decay as bands
 from gitmem.base import config
 from gitmem.api import MemoryRepo
 from tests.conftest import NOW, run_cli
 
-T = config.parse_time(NOW)
+T = clock.parse_time(NOW)
 
 
 def commits(repo_dir: Path) -> int:

@@ -14,7 +14,8 @@ from functools import lru_cache
 
 from gitmem.store import documents, memories
 from gitmem.base import events
-from gitmem.base.config import Config, parse_time
+from gitmem.base.clock import parse_time
+from gitmem.base.config import Config
 from gitmem.base.config import Memory as MemoryConfig
 from gitmem.base.errors import DocumentError, UsageError
 from gitmem.base.gitio import Git

@@ -20,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
+from gitmem.base import clock
 from gitmem.engines import memorize as bands
 from gitmem.store import documents, frontmatter, memories
 from gitmem.base import events
@@ -209,10 +210,10 @@ def harvest(repo: Any, paths: Iterable[Path], fmt: str = "auto", limit: int = DE
     ``rescan`` ignores the per-clone cursor (after a rollback, say); the
     episodes' line counts still keep it idempotent.
     """
-    from gitmem.base import config
+
     from gitmem.engines import transcripts
 
-    now = now or config.now()
+    now = now or clock.now()
     if fmt not in ("auto", "claude-code", "openclaw", "jsonl"):
         raise UsageError(f"unknown format {fmt!r}", hint="use auto, claude-code, openclaw or jsonl")
     if limit < 0:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gitmem.base.config import parse_time
+from gitmem.base.clock import parse_time
 from gitmem.base.errors import UsageError
 from gitmem.base.model import DOMAINS, TYPES
 

@@ -43,9 +43,9 @@ def err(text: str) -> None:
 
 
 def _now(args: Any) -> Any:
-    from gitmem.base import config
+    from gitmem.base import clock
 
-    return config.now(getattr(args, "now", None))
+    return clock.now(getattr(args, "now", None))
 
 
 def _repo(args: Any) -> Any:
