@@ -22,6 +22,7 @@ from gitmem.base.errors import NotFoundError, UsageError, ValidationError
 from gitmem.engines.initrepo import InitResult, init as init_repo
 from gitmem.base.repodir import find_root
 from gitmem.store.memories import Listing
+from gitmem.base.kinds import check_choice
 from gitmem.base.model import DOMAINS, TYPES, Memory, check_id, is_valid_id, iso, memory_path, new_id
 from gitmem.guards.writepath import Plan, Store, Written
 
@@ -93,8 +94,8 @@ class MemoryRepo:
     def list(self, type: str | None = None, domain: str | None = None, include_archive: bool = False,
              at: str | None = None) -> Listing:
         """Memories (oldest first) and the files that could not be read."""
-        _check_choice("type", type, TYPES)
-        _check_choice("domain", domain, DOMAINS)
+        check_choice("type", type, TYPES)
+        check_choice("domain", domain, DOMAINS)
         found = memories.listing(self.git, self._rev(at), include_archive)
         kept = tuple(m for m in found.memories
                      if (type is None or m.type == type) and (domain is None or m.domain == domain))
@@ -118,8 +119,8 @@ class MemoryRepo:
         now = now or clock.now()
         max_bytes = self.cfg.sediment.max_content_bytes
         text = guard.check_text(text, "memory text", max_bytes).strip()
-        _check_choice("type", type, TYPES)
-        _check_choice("domain", domain, DOMAINS)
+        check_choice("type", type, TYPES)
+        check_choice("domain", domain, DOMAINS)
         if importance is not None:
             guard.check_range("importance", importance, 0.0, 1.0)
         if memory_id is not None:
@@ -321,8 +322,8 @@ class MemoryRepo:
         from gitmem.engines import recall
         from gitmem.store.index import Filters
 
-        _check_choice("type", type, TYPES)
-        _check_choice("domain", domain, DOMAINS)
+        check_choice("type", type, TYPES)
+        check_choice("domain", domain, DOMAINS)
         filters = Filters(type=type, domain=domain, tier=tier, band=band,
                           include_archive=include_archive or tier == "archive",
                           include_background=include_background or band in ("background", "fading"))
@@ -536,8 +537,3 @@ class ReflectResult:
 def _neg(stamp: str) -> str:
     """Sort key putting later ISO times first."""
     return "".join(chr(0x10FFFF - ord(c)) for c in stamp)
-
-
-def _check_choice(name: str, value: str | None, allowed: Sequence[str]) -> None:
-    if value is not None and value not in allowed:
-        raise UsageError(f"{name} {value!r} is not one of: {', '.join(allowed)}")

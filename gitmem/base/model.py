@@ -7,19 +7,17 @@ import re
 import secrets as _random
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from gitmem.base.errors import ValidationError
+from gitmem.base.kinds import BANDS, DOMAINS, TIERS, TYPES
 
 MemoryType = Literal["fact", "preference", "decision", "skill", "error", "emotion", "pattern", "reflection"]
 Domain = Literal["user", "self", "relationship", "world", "project"]
 Tier = Literal["working", "short", "long", "archive"]
 Band = Literal["core", "active", "background", "fading"]
 
-TYPES: tuple[str, ...] = get_args(MemoryType)
-DOMAINS: tuple[str, ...] = get_args(Domain)
-TIERS: tuple[str, ...] = get_args(Tier)
-BANDS: tuple[str, ...] = get_args(Band)
+__all__ = ["BANDS", "DOMAINS", "TIERS", "TYPES"]  # re-exported: the closed sets live in gitmem.base.kinds
 
 ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,127}")
 MEMORY_DIR = "memory"

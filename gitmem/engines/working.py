@@ -17,7 +17,7 @@ from gitmem.base.config import Memory as MemoryConfig
 from gitmem.engines import memorize
 from gitmem.base import events
 from gitmem.guards import guard
-from gitmem.base.errors import UsageError
+from gitmem.base.kinds import check_choice
 from gitmem.base.model import DOMAINS, TYPES, Memory, iso, new_id
 
 WORKING_LOG = "working.jsonl"
@@ -49,9 +49,8 @@ def note(text: str, importance: float | None, type: str | None, domain: str | No
     if importance is not None:
         guard.check_range("importance", importance, 0.0, 1.0)
     enc = encode.encode(text)
-    for name, value, allowed in (("type", type, TYPES), ("domain", domain, DOMAINS)):
-        if value is not None and value not in allowed:
-            raise UsageError(f"{name} {value!r} is not one of: {', '.join(allowed)}")
+    check_choice("type", type, TYPES)
+    check_choice("domain", domain, DOMAINS)
     return Note(f"w-{secrets.token_hex(4)}", text, enc.importance if importance is None else float(importance),
                 type or enc.type, domain or enc.domain, iso(now))
 
