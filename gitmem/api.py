@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator, Sequence
 from gitmem.base import clock
 from gitmem.engines import memorize
 from gitmem.base import config as config_mod
-from gitmem.store import documents, memories
+from gitmem.store import documents, formats, memories
 from gitmem.guards import guard
 from gitmem.base.config import Config
 from gitmem.base.errors import NotFoundError, UsageError, ValidationError
@@ -64,6 +64,7 @@ class MemoryRepo:
         self.cfg = cfg if cfg is not None else config_mod.load(self.root)
         self.store = Store(self.root, self.cfg)
         self.git = self.store.git
+        self.format = formats.check(self.git.read(formats.STATE_FILE, self.head) if self.head else None)
 
     @classmethod
     def open(cls, repo: str | Path | None = None) -> "MemoryRepo":
