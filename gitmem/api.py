@@ -7,7 +7,6 @@ between threads: open one per thread (or per request).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -23,37 +22,10 @@ from gitmem.engines.initrepo import InitResult, init as init_repo
 from gitmem.base.repodir import find_root
 from gitmem.store.memories import Listing
 from gitmem.base.kinds import check_choice
-from gitmem.base.model import DOMAINS, TYPES, Memory, check_id, is_valid_id, iso, memory_path, new_id
+from gitmem.base.model import DOMAINS, TYPES, Forgotten, Imported, Memory, Reflected, Remembered, check_id, is_valid_id, iso, memory_path, new_id
 from gitmem.guards.writepath import Plan, Store, Written
 
 Progress = Callable[[int, int], None]
-
-
-@dataclass(frozen=True)
-class Remembered:
-    id: str
-    action: str                 # "created" or "reinforced"
-    commit: str | None
-    memory: Memory
-    reason: str = ""            # why this importance (the encoder's rule)
-    stripped: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Imported:
-    created: int
-    reinforced: int
-    unchanged: int
-    skipped: tuple[tuple[int, str], ...]     # (line, reason)
-    commit: str | None
-    ids: tuple[str, ...] = field(default=(), repr=False)
-
-
-@dataclass(frozen=True)
-class Forgotten:
-    id: str
-    commit: str | None
-    path: str
 
 
 class MemoryRepo:
@@ -104,10 +76,8 @@ class MemoryRepo:
 
     def export(self, include_archive: bool = True) -> Iterator[dict[str, Any]]:
         """Every memory as a JSON-able record (re-importable with `gitmem import`)."""
-        from gitmem.engines.importer import export_record
-
         for m in self.list(include_archive=include_archive).memories:
-            yield export_record(m)
+            yield m.to_record()
 
     # --- writing ---------------------------------------------------------------
     def remember(self, text: str, *, type: str | None = None, domain: str | None = None,
@@ -499,7 +469,7 @@ class MemoryRepo:
                         body="consumed: " + ", ".join(result.consumed[:100]) if result.consumed else "")
 
         written = self.store.write(plan, now)
-        return ReflectResult(written.commit, tuple(info.get("created", ())), tuple(info.get("updated", ())),
+        return Reflected(written.commit, tuple(info.get("created", ())), tuple(info.get("updated", ())),
                              tuple(info.get("consumed", ())), int(info.get("pending", 0)))
 
     def reflection_prompt(self, limit: int = 20) -> str:
@@ -524,15 +494,6 @@ class MemoryRepo:
         from gitmem.engines import harvest
 
         return harvest.harvest(self, [Path(p) for p in paths], fmt, signals, whole, now, progress, rescan)
-
-
-@dataclass(frozen=True)
-class ReflectResult:
-    commit: str | None
-    created: tuple[str, ...]
-    updated: tuple[str, ...]
-    consumed: tuple[str, ...]
-    pending: int
 
 
 def _neg(stamp: str) -> str:

@@ -152,15 +152,3 @@ def iter_rows(path: Path) -> tuple[list[Row], list[Skipped]]:
     if kind == "markdown":
         return read_markdown(path), []
     return read_jsonl(path)
-
-
-def export_record(memory: Any) -> dict[str, Any]:
-    """A memory as one JSONL export object (re-importable)."""
-    rec = {"id": memory.id, "content": memory.content, "created": memory.created, "tags": list(memory.tags),
-           "type": memory.type, "domain": memory.domain, "importance": memory.importance,
-           "source": memory.source, "tier": memory.tier, "band": memory.band, "reinforced": memory.reinforced,
-           "last_accessed": memory.last_accessed, "keywords": list(memory.keywords),
-           "links": [{"to": l.to, "relation": l.relation} for l in memory.links]}
-    if memory.source_id is not None:
-        rec["source_id"] = memory.source_id
-    return rec

@@ -66,15 +66,6 @@ def repo_of(args: Any) -> MemoryRepo:
     return MemoryRepo.open(getattr(args, "repo", None))
 
 
-def memory_record(m: Any) -> dict[str, Any]:
-    """A memory as the JSON record ``show``, ``list`` and ``remember --json`` print."""
-    from gitmem.engines.importer import export_record
-
-    rec = export_record(m)
-    rec["path"] = m.path
-    return rec
-
-
 def choices(name: str) -> tuple[str, ...]:
     """A closed set of the model (types, domains, tiers, bands) for a verb's ``choices``."""
     from gitmem.base import kinds

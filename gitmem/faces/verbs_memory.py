@@ -7,7 +7,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 from gitmem.faces.console import command, emit_json, err, json_flag, now_of, out, progress_bar, repo_of
-from gitmem.faces.console import choices, memory_record
+from gitmem.faces.console import choices
 
 # --- init / demo -------------------------------------------------------------------
 
@@ -76,8 +76,7 @@ def cmd_remember(args: Any) -> int:
     r = repo.remember(text, type=args.type, domain=args.domain, importance=args.importance, source=args.source,
                       memory_id=args.memory_id, tags=args.tags, dedupe=not args.no_dedupe, now=now_of(args))
     if args.json:
-        emit_json({"id": r.id, "action": r.action, "commit": r.commit, "reason": r.reason,
-                   "stripped": list(r.stripped), "memory": memory_record(r.memory)})
+        emit_json(r.to_json())
         return 0
     out(r.id)
     detail = f"{r.action} {r.memory.type}/{r.memory.domain} importance {r.memory.importance:.2f}"
@@ -101,7 +100,7 @@ def cmd_show(args: Any) -> int:
 
     m = repo_of(args).show(args.id, at=args.at)
     if args.json:
-        emit_json(memory_record(m))
+        emit_json(m.to_json())
     else:
         out(f"# {m.path}")
         out(documents.render_memory(m).rstrip("\n"))
@@ -122,7 +121,7 @@ def cmd_list(args: Any) -> int:
     for problem in listing.problems:
         err(f"warning: skipped unreadable file {problem}")
     if args.json:
-        emit_json([memory_record(m) for m in listing.memories])
+        emit_json([m.to_json() for m in listing.memories])
         return 0
     for m in listing.memories:
         text = " ".join(m.content.split())
@@ -139,7 +138,7 @@ def _forget_args(p: Any) -> None:
 def cmd_forget(args: Any) -> int:
     r = repo_of(args).forget(args.id, now=now_of(args))
     if args.json:
-        emit_json({"id": r.id, "commit": r.commit, "path": r.path})
+        emit_json(r.to_json())
     else:
         out(f"{r.id} archived to {r.path}" if r.commit else f"{r.id} was already archived")
     return 0
@@ -157,8 +156,7 @@ def cmd_import(args: Any) -> int:
     for line, reason in r.skipped:
         err(f"{args.file}:{line}: skipped: {reason}")
     if args.json:
-        emit_json({"created": r.created, "reinforced": r.reinforced, "unchanged": r.unchanged,
-                   "skipped": [{"line": l, "reason": why} for l, why in r.skipped], "commit": r.commit})
+        emit_json(r.to_json())
     else:
         out(f"imported {r.created} created, {r.reinforced} reinforced, {r.unchanged} unchanged, "
             f"{len(r.skipped)} skipped" + (f" in commit {r.commit[:12]}" if r.commit else " (nothing to commit)"))

@@ -208,8 +208,7 @@ def cmd_reflect(args: Any) -> int:
         return 0
     r = repo.reflect(now=now_of(args), auto=args.auto)
     if args.json:
-        emit_json({"commit": r.commit, "created": list(r.created), "updated": list(r.updated),
-                   "consumed": list(r.consumed), "pending": r.pending})
+        emit_json(r.to_json())
         return 0
     for slug in r.created:
         out(f"new pattern: patterns/{slug}.md")
