@@ -7,9 +7,11 @@ between threads: open one per thread (or per request).
 
 from __future__ import annotations
 
+import builtins
+
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from gitmem.base import clock
 from gitmem.engines import memorize
@@ -24,6 +26,14 @@ from gitmem.store.memories import Listing
 from gitmem.base.kinds import check_choice
 from gitmem.base.model import DOMAINS, TYPES, Forgotten, Imported, Memory, Reflected, Remembered, check_id, is_valid_id, iso, memory_path, new_id
 from gitmem.guards.writepath import Plan, Store, Written
+
+if TYPE_CHECKING:
+    from gitmem.engines.decay import DecayReport
+    from gitmem.engines.history import Review, Why
+    from gitmem.engines.links import Graph
+    from gitmem.engines.recall import Recalled
+    from gitmem.engines.render import CoreItem, EpisodeLine, Rendered
+    from gitmem.engines.working import Note, SessionEnd
 
 Progress = Callable[[int, int], None]
 
@@ -152,7 +162,7 @@ class MemoryRepo:
         """The file changes that write a batch: new files rendered, reinforced ones rewritten in place."""
         changes: dict[str, bytes | None] = {}
         for planned in batch.planned.values():
-            if planned.stored is None:
+            if planned.stored is None or parent is None:
                 changes[planned.memory.path] = memories.render(planned.memory)
             else:
                 changes[planned.stored.path] = memories.rewrite(self.git, parent, planned.stored, planned.memory)
@@ -166,7 +176,7 @@ class MemoryRepo:
         return self.store.state / WORKING_LOG
 
     def note(self, text: str, *, importance: float | None = None, type: str | None = None,
-             domain: str | None = None, now: datetime | None = None) -> Any:
+             domain: str | None = None, now: datetime | None = None) -> Note:
         """Keep ``text`` for this session only (no commit): a working note."""
         from gitmem.base import events
         from gitmem.engines import working
@@ -175,13 +185,13 @@ class MemoryRepo:
         events.append(self._working_log, n.__dict__)
         return n
 
-    def notes(self) -> list[Any]:
+    def notes(self) -> builtins.list[Note]:
         """The working notes of the current session, oldest first."""
         from gitmem.engines import working
 
         return working.notes_from(self._working_log)
 
-    def session_end(self, now: datetime | None = None, session: str | None = None) -> Any:
+    def session_end(self, now: datetime | None = None, session: str | None = None) -> SessionEnd:
         """Move the working notes that matter into short-term memory (one commit), drop the rest."""
         from gitmem.base import events
         from gitmem.engines import working
@@ -191,7 +201,7 @@ class MemoryRepo:
         events.set_aside(self._working_log, pending)
         all_notes = working.notes_from(pending)
         keep = working.kept(all_notes, self.cfg.memory)
-        kept_ids: list[str] = []
+        kept_ids: builtins.list[str] = []
 
         def plan(parent: str | None) -> Plan | None:
             batch = memorize.Batch(self._lookup(parent), now, self.cfg.memory)
@@ -239,7 +249,7 @@ class MemoryRepo:
         src = Path(path)
         rows, skipped = importer.iter_rows(src)
         max_bytes = self.cfg.sediment.max_content_bytes
-        good: list[tuple[importer.Row, Memory]] = []
+        good: builtins.list[tuple[importer.Row, Memory]] = []
         bad = [(s.line, s.reason) for s in skipped]
         total = len(rows)
         for n, r in enumerate(rows, 1):
@@ -288,7 +298,7 @@ class MemoryRepo:
     def recall(self, query: str, k: int = 10, *, type: str | None = None, domain: str | None = None,
                tier: str | None = None, band: str | None = None, include_archive: bool = False,
                include_background: bool = False, at: str | None = None, expand: bool = False,
-               now: datetime | None = None) -> list[Any]:
+               now: datetime | None = None) -> builtins.list[Recalled]:
         """Memories ranked by relevance, importance and recency; hits go to the access log."""
         from gitmem.engines import recall
         from gitmem.store.index import Filters
@@ -300,7 +310,7 @@ class MemoryRepo:
                           include_background=include_background or band in ("background", "fading"))
         return recall.recall(self.root, query, k, filters, at, expand, now or clock.now())
 
-    def decay(self, now: datetime | None = None, dry_run: bool = False) -> Any:
+    def decay(self, now: datetime | None = None, dry_run: bool = False) -> DecayReport:
         """Fold the access log, recompute bands and tiers, archive what is forgotten: ONE commit."""
         from gitmem.base import events
         from gitmem.engines import decay
@@ -350,26 +360,26 @@ class MemoryRepo:
 
         return self.store.write(plan, now)
 
-    def graph(self, include_archive: bool = False) -> Any:
+    def graph(self, include_archive: bool = False) -> Graph:
         """The link graph of the memories."""
         from gitmem.engines import links
 
         return links.graph(list(self.list(include_archive=include_archive).memories))
 
-    def why(self, memory_id: str) -> Any:
+    def why(self, memory_id: str) -> Why:
         """Where a memory came from and every commit that touched it."""
         from gitmem.engines import history
 
         return history.why(self.git, self.head, self.show(memory_id))  # type: ignore[arg-type]
 
-    def consolidate(self, since: str = "7d", now: datetime | None = None) -> Any:
+    def consolidate(self, since: str = "7d", now: datetime | None = None) -> Review:
         """The weekly review: what was created, reinforced, decayed, archived, promoted."""
         from gitmem.engines import history
 
         now = now or clock.now()
         return history.consolidate(self.git, self.head, history.parse_since(since, now))
 
-    def core_items(self) -> list[Any]:
+    def core_items(self) -> builtins.list[CoreItem]:
         """Core-band memories, best first (importance, then most recently used)."""
         from gitmem.engines.recall import open_index
         from gitmem.engines.render import CoreItem
@@ -382,7 +392,7 @@ class MemoryRepo:
         rows.sort(key=lambda r: (-r.importance, _neg(r.last_accessed), r.id))
         return [CoreItem(r.id, r.type, r.domain, r.importance, r.content) for r in rows]
 
-    def load_core(self, max_chars: int | None = None) -> Any:
+    def load_core(self, max_chars: int | None = None) -> Rendered:
         """Core memories for a session start, whole items within ``max_chars`` (default budgets.core_chars)."""
         from gitmem.engines import render
 
@@ -413,7 +423,7 @@ class MemoryRepo:
 
         return self.store.write(plan, now)
 
-    def _episode_lines(self, rev: str | None, limit: int = 30) -> list[Any]:
+    def _episode_lines(self, rev: str | None, limit: int = 30) -> builtins.list[EpisodeLine]:
         from gitmem.engines.render import EpisodeLine
 
         found = []
@@ -429,7 +439,7 @@ class MemoryRepo:
         found.sort(key=lambda e: (e.date, e.path), reverse=True)
         return found[:limit]
 
-    def reflect(self, now: datetime | None = None, auto: bool = False) -> Any:
+    def reflect(self, now: datetime | None = None, auto: bool = False) -> Reflected:
         """Group similar memories no pattern holds yet into patterns (one commit)."""
         from gitmem.store import patterns
         from gitmem.engines import reflect
@@ -489,7 +499,7 @@ class MemoryRepo:
         return sum(1 for m in self.list().memories if m.id not in consumed and m.created > last)
 
     def harvest(self, paths: Sequence[str | Path], fmt: str = "auto", signals: int = 20, whole: bool = False,
-                now: datetime | None = None, progress: Progress | None = None, rescan: bool = False) -> list[Any]:
+                now: datetime | None = None, progress: Progress | None = None, rescan: bool = False) -> builtins.list[Any]:
         """Harvest agent transcripts into episodes and memories (one commit per session)."""
         from gitmem.engines import harvest
 

@@ -199,7 +199,7 @@ def fields_table(cls: type = Config, prefix: str = "") -> list[tuple[str, Any, d
     for f in dataclasses.fields(cls):
         name = f"{prefix}{f.name}"
         if f.default_factory is not dataclasses.MISSING:  # a nested section
-            rows.extend(fields_table(f.default_factory, name + "."))
+            rows.extend(fields_table(f.default_factory, name + "."))  # type: ignore[arg-type]  # a section's factory is its dataclass
         else:
             rows.append((name, f.default, dict(f.metadata)))
     return rows
@@ -222,7 +222,7 @@ def _build(cls: type, data: Any, prefix: str, problems: list[Problem], warnings:
         dotted = f"{prefix}{name}"
         raw = data[name]
         if f.default_factory is not dataclasses.MISSING:
-            values[name] = _build(f.default_factory, raw, dotted + ".", problems, warnings)
+            values[name] = _build(f.default_factory, raw, dotted + ".", problems, warnings)  # type: ignore[arg-type]  # a section's factory is its dataclass
             continue
         value = _coerce(dotted, f.default, f.metadata, raw, problems)
         if value is not None:

@@ -47,7 +47,7 @@ def _parsed(stamp: str) -> datetime | None:
 def effective(base: float, tier: str, last_accessed: str, now: datetime, cfg: MemoryConfig) -> float:
     """base x decay_base^days, and for short-term also x (1 - decay_rate)^(whole weeks unaccessed)."""
     days = days_between(last_accessed, now)
-    value = base * cfg.decay_base ** days
+    value: float = base * cfg.decay_base ** days
     if tier == "short":
         value *= (1.0 - cfg.decay_rate) ** int(days // cfg.short_term_days)
     return max(0.0, min(1.0, value))

@@ -90,7 +90,7 @@ def read_jsonl(path: Path) -> tuple[list[Row], list[Skipped]]:
             skipped.append(Skipped(n, "not valid UTF-8"))
             continue
         except ValueError as exc:
-            skipped.append(Skipped(n, f"not valid JSON ({exc.msg})"))
+            skipped.append(Skipped(n, f"not valid JSON ({getattr(exc, 'msg', exc)})"))
             continue
         r = _row(obj, n)
         (rows if isinstance(r, Row) else skipped).append(r)  # type: ignore[arg-type]

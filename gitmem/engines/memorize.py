@@ -26,8 +26,8 @@ def new_memory(memory_id: str, content: str, type: str, domain: str, importance:
 
     ``fields`` sets the rest (keywords, tags, source, source_id).
     """
-    return Memory(id=memory_id, content=content, type=type, domain=domain, tier="short",  # type: ignore[arg-type]
-                  band=band(importance, cfg), importance=round(importance, 4), created=created,  # type: ignore[arg-type]
+    return Memory(id=memory_id, content=content, type=type, domain=domain, tier="short",
+                  band=band(importance, cfg), importance=round(importance, 4), created=created,
                   last_accessed=iso(now), path=memory_path(domain, memory_id), **fields)  # type: ignore[arg-type]  # fields are Memory's own keywords
 
 
@@ -36,7 +36,7 @@ def reinforce(memory: Memory, now: datetime, cfg: MemoryConfig) -> Memory:
     capped at 1), counted once more, last accessed now, band to match."""
     imp = min(1.0, round(memory.importance * (1.0 + cfg.reinforce_boost), 4))
     return memory.with_(importance=imp, reinforced=memory.reinforced + 1, last_accessed=iso(now),
-                        band=band(imp, cfg))  # type: ignore[arg-type]
+                        band=band(imp, cfg))
 
 
 class Planned(NamedTuple):

@@ -83,12 +83,12 @@ def cmd_index(args: Any) -> int:
         index = indexer.rebuild_file(repo.git, repo.head)
     else:
         index = indexer.open_synced(repo.git, repo.head)
-    info = {"rows": index.count(), "commit": index.get_meta("commit"), "path": str(indexer.index_file(repo.git))}
+    rows, commit, path = index.count(), index.get_meta("commit"), str(indexer.index_file(repo.git))
     index.close()
     if args.json:
-        emit_json(info)
+        emit_json({"rows": rows, "commit": commit, "path": path})
     else:
-        out(f"{info['rows']} memories indexed at commit {(info['commit'] or '-')[:12]} ({info['path']})")
+        out(f"{rows} memories indexed at commit {(commit or '-')[:12]} ({path})")
     return 0
 
 

@@ -134,7 +134,7 @@ class Store:
                             hint="another program is committing to it in a loop; try again when it stops")
 
     # --- the steps before the commit -------------------------------------------
-    def _check(self, plan: Plan, parent: str | None, checked_out: bool, now: datetime) -> tuple[dict[str, bytes | None], tuple]:
+    def _check(self, plan: Plan, parent: str | None, checked_out: bool, now: datetime) -> tuple[dict[str, bytes | None], tuple[tuple[str, tuple[str, ...]], ...]]:
         allowed = self.cfg.paths.allowed_dirs
         narrowed = config_mod.env_allowed_dirs()
         max_bytes = self.cfg.sediment.max_content_bytes
@@ -156,7 +156,7 @@ class Store:
         self._layers(plan, changes, parent)
         return changes, stripped
 
-    def _pii(self, plan: Plan, now: datetime) -> tuple[dict[str, bytes | None], tuple]:
+    def _pii(self, plan: Plan, now: datetime) -> tuple[dict[str, bytes | None], tuple[tuple[str, tuple[str, ...]], ...]]:
         from gitmem.guards import redact
 
         out: dict[str, bytes | None] = {}
