@@ -24,6 +24,7 @@ from typing import Any, Callable, Mapping
 
 from gitmem.base import config as config_mod
 from gitmem.base import events
+from gitmem.guards import amplitude
 from gitmem.guards import guard, sandbox
 from gitmem.base.config import Config
 from gitmem.base.errors import CheckFailed, ConflictError, SecretError
@@ -32,7 +33,6 @@ from gitmem.guards.lock import exclusive
 from gitmem.base.model import iso
 
 MAX_ATTEMPTS = 50
-AMPLITUDE_SCOPE = ("bank/", "skills/")
 
 
 @dataclass(frozen=True)
@@ -189,17 +189,14 @@ class Store:
             return
         limit = self.cfg.sediment.amplitude_max
         for path, data in changes.items():
-            if data is None or not path.startswith(AMPLITUDE_SCOPE):
+            if data is None or not amplitude.in_scope(path):
                 continue
             old = self.git.read(path, parent)
             if old is None:
                 continue
-            from gitmem.guards.amplitude import growth
-
-            ratio = growth(old.decode("utf-8", "replace"), data.decode("utf-8", "replace"))
-            if ratio > limit:
-                raise CheckFailed(f"{path}: an automated write may grow it by {limit:.0%} at most, this grows it by {ratio:.0%}",
-                                  [path], hint="split the change into smaller batches")
+            problem = amplitude.check_write(path, old.decode("utf-8", "replace"), data.decode("utf-8", "replace"), limit)
+            if problem is not None:
+                raise CheckFailed(problem, [path], hint="split the change into smaller batches")
 
     def _layers(self, plan: Plan, changes: Mapping[str, bytes | None], parent: str | None) -> None:
         data = changes.get("CLAUDE.md")
