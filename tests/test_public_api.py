@@ -103,3 +103,20 @@ def test_importing_gitmem_loads_nothing_heavy() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
+
+
+def test_every_install_hint_names_our_distribution() -> None:
+    """The name gitmem on the package index belongs to another project: a hint must never install it."""
+    import re
+
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert meta["project"]["name"] == "gitmem-agent"
+    wrong_hint = re.compile(r"(?:pip|pipx|uv pip|uv tool) install (?:--\S+ )*['\"]?gitmem(?![-\w])")
+    checked = 0
+    for path in [ROOT / "README.md", ROOT / ".pre-commit-hooks.yaml", *ROOT.glob("hooks/*"),
+                 *ROOT.glob("templates/**/*"), *ROOT.glob("gitmem/**/*.py")]:
+        if path.is_file():
+            checked += 1
+            text = path.read_text(encoding="utf-8", errors="replace")
+            assert not wrong_hint.search(text), f"{path.relative_to(ROOT)}: {wrong_hint.search(text)}"
+    assert checked > 40

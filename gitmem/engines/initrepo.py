@@ -46,7 +46,7 @@ def template_dir() -> Path:
     checkout = Path(__file__).resolve().parents[2] / "templates"
     if checkout.is_dir():
         return checkout
-    raise UsageError("gitmem's templates are missing from this installation", hint="reinstall gitmem")
+    raise UsageError("gitmem's templates are missing from this installation", hint="reinstall gitmem: pip install --force-reinstall gitmem-agent")
 
 
 def initial_files() -> dict[str, bytes]:

@@ -38,5 +38,5 @@ def check(state: bytes | None) -> int:
     version = format_of(state)
     if version > FORMAT:
         raise UsageError(f"this memory repository has format {version}; this gitmem reads formats up to {FORMAT}",
-                         hint="upgrade gitmem (pip install --upgrade gitmem)")
+                         hint="upgrade gitmem (pip install --upgrade gitmem-agent)")
     return version
