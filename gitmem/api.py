@@ -24,7 +24,7 @@ from gitmem.engines.initrepo import InitResult, init as init_repo
 from gitmem.base.repodir import find_root
 from gitmem.store.memories import Listing
 from gitmem.base.kinds import check_choice
-from gitmem.base.model import DOMAINS, TYPES, Forgotten, Imported, Memory, Reflected, Remembered, check_id, is_valid_id, iso, memory_path, new_id
+from gitmem.base.model import DOMAINS, TYPES, Forgotten, Imported, Memory, Reflected, Remembered, check_id, iso, memory_path, new_id
 from gitmem.guards.writepath import Plan, Store, Written
 
 if TYPE_CHECKING:
@@ -243,41 +243,19 @@ class MemoryRepo:
         faded. A row id that is a valid file id becomes the memory's id, any other
         id is kept as ``source_id``. Re-importing the same file changes nothing.
         """
-        from gitmem.engines import encode, importer
+        from gitmem.engines import importer
 
         now = now or clock.now()
         src = Path(path)
         rows, skipped = importer.iter_rows(src)
-        max_bytes = self.cfg.sediment.max_content_bytes
-        good: builtins.list[tuple[importer.Row, Memory]] = []
-        bad = [(s.line, s.reason) for s in skipped]
-        total = len(rows)
-        for n, r in enumerate(rows, 1):
-            try:
-                text = guard.check_text(r.content, f"line {r.line} content", max_bytes).strip()
-                enc = encode.encode(text)
-            except ValidationError as exc:
-                bad.append((r.line, exc.message))
-                continue
-            created = r.created or iso(now)
-            seed = f"{src.name}:{r.line}:{r.id or ''}:{text}"
-            if r.id is not None and is_valid_id(r.id):
-                mid, source_id = r.id, None
-            else:
-                mid, source_id = new_id(clock.parse_time(created), seed), r.id
-            imp = r.importance if r.importance is not None else enc.importance
-            dom = r.domain or enc.domain
-            good.append((r, memorize.new_memory(mid, text, r.type or enc.type, dom, imp, created, now, self.cfg.memory,
-                                                keywords=enc.keywords, tags=r.tags, source_id=source_id,
-                                                source=r.source or f"import:{src.name}#L{r.line}")))
-            if progress is not None and (n % 200 == 0 or n == total):
-                progress(n, total)
+        good, refused = importer.to_memories(rows, src.name, now, self.cfg, progress)
+        bad = [(s.line, s.reason) for s in (*skipped, *refused)]
         counts = {"created": 0, "reinforced": 0, "unchanged": 0}
 
         def plan(parent: str | None) -> Plan | None:
             counts.update(created=0, reinforced=0, unchanged=0)
             batch = memorize.Batch(self._lookup(parent) if dedupe else None, now, self.cfg.memory)
-            for _, mem in good:
+            for mem in good:
                 if mem.id in batch.planned or memories.locate(self.git, parent, mem.id, anywhere=False) is not None:
                     counts["unchanged"] += 1
                     continue
@@ -292,7 +270,7 @@ class MemoryRepo:
 
         written = self.store.write(plan, now)
         return Imported(counts["created"], counts["reinforced"], counts["unchanged"], tuple(sorted(bad)),
-                        written.commit, tuple(m.id for _, m in good))
+                        written.commit, tuple(m.id for m in good))
 
     # --- lifecycle -----------------------------------------------------------------
     def recall(self, query: str, k: int = 10, *, type: str | None = None, domain: str | None = None,

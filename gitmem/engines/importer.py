@@ -10,12 +10,16 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Sequence
 
 from gitmem.base.clock import parse_time
-from gitmem.base.errors import UsageError
-from gitmem.base.model import DOMAINS, TYPES
+from gitmem.base.config import Config
+from gitmem.base.errors import UsageError, ValidationError
+from gitmem.base.model import DOMAINS, TYPES, Memory, is_valid_id, iso, new_id
+from gitmem.engines import memorize
+from gitmem.guards import guard
 
 
 @dataclass(frozen=True)
@@ -152,3 +156,38 @@ def iter_rows(path: Path) -> tuple[list[Row], list[Skipped]]:
     if kind == "markdown":
         return read_markdown(path), []
     return read_jsonl(path)
+
+
+def to_memories(rows: Sequence[Row], source_name: str, now: datetime, cfg: Config,
+                progress: Callable[[int, int], None] | None = None) -> tuple[list[Memory], list[Skipped]]:
+    """The new memories ``rows`` become, and the rows refused (content too big, not text).
+
+    Each row keeps its ``created``; its last access is ``now``, so old data is
+    not born faded. A row id that is a valid file id becomes the memory's id,
+    any other id is kept as ``source_id``; generated ids are derived from the
+    source, line and content, so a re-import plans the same memories.
+    """
+    from gitmem.engines import encode
+
+    good: list[Memory] = []
+    refused: list[Skipped] = []
+    total = len(rows)
+    for n, r in enumerate(rows, 1):
+        try:
+            text = guard.check_text(r.content, f"line {r.line} content", cfg.sediment.max_content_bytes).strip()
+            enc = encode.encode(text)
+        except ValidationError as exc:
+            refused.append(Skipped(r.line, exc.message))
+            continue
+        created = r.created or iso(now)
+        if r.id is not None and is_valid_id(r.id):
+            mid, source_id = r.id, None
+        else:
+            mid, source_id = new_id(parse_time(created), f"{source_name}:{r.line}:{r.id or ''}:{text}"), r.id
+        importance = r.importance if r.importance is not None else enc.importance
+        good.append(memorize.new_memory(mid, text, r.type or enc.type, r.domain or enc.domain, importance, created,
+                                        now, cfg.memory, keywords=enc.keywords, tags=r.tags, source_id=source_id,
+                                        source=r.source or f"import:{source_name}#L{r.line}"))
+        if progress is not None and (n % 200 == 0 or n == total):
+            progress(n, total)
+    return good, refused
