@@ -204,9 +204,12 @@ class Store:
             return
         from gitmem.guards import layers
 
+        # Whatever the Plan says about Gitmem-Auto, a write through this path is
+        # gitmem's, never a person's own commit: only a person's approval
+        # (review accept, rollback: Gitmem-Approved-By) may touch Layers 1 and 4.
         old = self.git.read("CLAUDE.md", parent) if parent else None
         problems = layers.check_change(old.decode("utf-8", "replace") if old is not None else None,
-                                       data.decode("utf-8"), automated=plan.auto, approved=bool(plan.approved_by))
+                                       data.decode("utf-8"), automated=True, approved=bool(plan.approved_by))
         if problems:
             raise CheckFailed("CLAUDE.md: " + "; ".join(problems), problems,
                               hint="Layers 1 and 4 change only by a person, or with Gitmem-Approved-By")
