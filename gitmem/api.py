@@ -181,7 +181,10 @@ class MemoryRepo:
         from gitmem.base import events
         from gitmem.engines import working
 
-        n = working.note(text, importance, type, domain, now or clock.now(), self.cfg.sediment.max_content_bytes)
+        now = now or clock.now()
+        max_bytes = self.cfg.sediment.max_content_bytes
+        text = self.store.redact_text(guard.check_text(text, "note", max_bytes), "working note", "memory.working", now)
+        n = working.note(text, importance, type, domain, now, max_bytes)
         events.append(self._working_log, n.__dict__)
         return n
 

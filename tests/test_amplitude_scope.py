@@ -83,3 +83,20 @@ def test_the_library_write_path_never_changes_layer_one_without_approval(repo_di
     assert (repo_dir / "CLAUDE.md").read_text() == old
     approved = Plan({"CLAUDE.md": forged.encode()}, "accept review", "review.accept", approved_by="Test Person")
     assert repo.store.write(lambda parent: approved, now).commit is not None
+
+
+def test_working_memory_gets_the_same_checks_as_a_write(repo_dir: Path) -> None:
+    """A secret in a working note is refused and never kept in clear; PII becomes a placeholder."""
+    from gitmem.api import MemoryRepo
+    from gitmem.base.errors import SecretError
+
+    repo = MemoryRepo.open(repo_dir)
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    with pytest.raises(SecretError):
+        repo.note(f"the deploy token is {token}")
+    state = repo.store.state
+    leaked = [p for p in state.rglob("*") if p.is_file() and token.encode() in p.read_bytes()]
+    assert not leaked and repo.notes() == []
+    kept = repo.note("mail the report to priya.natarajan@corp-mail.net every friday")
+    assert "natarajan" not in kept.text and "[EMAIL]" in kept.text
+    assert repo.session_end().commit is not None or kept.importance < repo.cfg.memory.working_keep

@@ -172,14 +172,29 @@ class Store:
                 stripped.append((path, result.kinds))
             out[path] = result.text.encode("utf-8")
         if found_secrets:
-            kinds = sorted({w.split(" at ")[0] for _, w in found_secrets})
-            events.log_event(self.git.git_dir, "secret.rejected", iso(now), event_kind=plan.event,
-                             session=plan.session, findings=[f"{p}: {w}" for p, w in found_secrets])
-            listing = "; ".join(f"{p}: {w}" for p, w in found_secrets[:10])
-            raise SecretError(f"secret found ({', '.join(kinds)}), nothing written: {listing}",
-                              [(p, w) for p, w in found_secrets],
-                              hint="remove the secret from the input (and rotate it if it was real)")
+            self._reject(found_secrets, plan.event, plan.session, now)
         return out, tuple(stripped)
+
+    def redact_text(self, text: str, what: str, event: str, now: datetime, session: str | None = None) -> str:
+        """``text`` with PII replaced by placeholders, for a value kept outside a commit (working memory).
+
+        The same checks as a write: a secret refuses it, logs ``secret.rejected``
+        and raises ``SecretError``; nothing is kept.
+        """
+        from gitmem.guards import redact
+
+        result = redact.redact_text(text, self.cfg)
+        if result.secrets:
+            self._reject([(what, where) for where in result.secrets], event, session, now)
+        return result.text
+
+    def _reject(self, found: list[tuple[str, str]], event: str, session: str | None, now: datetime) -> None:
+        kinds = sorted({w.split(" at ")[0] for _, w in found})
+        events.log_event(self.git.git_dir, "secret.rejected", iso(now), event_kind=event,
+                         session=session, findings=[f"{p}: {w}" for p, w in found])
+        listing = "; ".join(f"{p}: {w}" for p, w in found[:10])
+        raise SecretError(f"secret found ({', '.join(kinds)}), nothing written: {listing}", list(found),
+                          hint="remove the secret from the input (and rotate it if it was real)")
 
     def _amplitude(self, plan: Plan, changes: Mapping[str, bytes | None], parent: str | None) -> None:
         # Sedimentation targets may grow only slowly under automation. Queuing the
