@@ -24,13 +24,16 @@ from gitmem.base.model import Memory, memory_path
 FOLDING = "access.folding.jsonl"
 
 
+def days_between(earlier: str, now: datetime) -> int:
+    """Whole days from an ISO time to ``now`` (0 when unparseable, in the future or under a day).
 
-def days_between(earlier: str, now: datetime) -> float:
-    """Days from an ISO time to ``now`` (0 when unparseable or in the future)."""
+    DESIGN.md section 5 counts whole days: a memory written a minute ago has
+    not decayed at all, so a fact at the core threshold stays core until a day passes.
+    """
     then = _parsed(earlier)
-    if then is None:
-        return 0.0
-    return max(0.0, (now - then).total_seconds() / 86400.0)
+    if then is None or then >= now:
+        return 0
+    return (now - then).days
 
 
 @lru_cache(maxsize=65536)
@@ -49,7 +52,7 @@ def effective(base: float, tier: str, last_accessed: str, now: datetime, cfg: Me
     days = days_between(last_accessed, now)
     value: float = base * cfg.decay_base ** days
     if tier == "short":
-        value *= (1.0 - cfg.decay_rate) ** int(days // cfg.short_term_days)
+        value *= (1.0 - cfg.decay_rate) ** (days // cfg.short_term_days)
     return max(0.0, min(1.0, value))
 
 
