@@ -84,6 +84,13 @@ class MemoryRepo:
                      if (type is None or m.type == type) and (domain is None or m.domain == domain))
         return Listing(kept, found.problems)
 
+    def effective_importance(self, memory: Memory, now: datetime | None = None) -> float:
+        """The importance decay sees now (base x 0.99^whole days, and the weekly cost for short-term)."""
+        from gitmem.engines import decay
+
+        value = decay.effective(memory.importance, memory.tier, memory.last_accessed, now or clock.now(), self.cfg.memory)
+        return round(value, 4)
+
     def export(self, include_archive: bool = True) -> Iterator[dict[str, Any]]:
         """Every memory as a JSON-able record (re-importable with `gitmem import`)."""
         for m in self.list(include_archive=include_archive).memories:

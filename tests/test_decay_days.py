@@ -43,3 +43,21 @@ def test_effective_importance_follows_whole_days_and_weeks() -> None:
         pytest.approx(0.8 * 0.99 ** 6)
     assert decay.effective(0.8, "short", "2026-11-29T12:00:00Z", T + timedelta(days=7), cfg) == \
         pytest.approx(0.8 * 0.99 ** 7 * 0.9)
+
+
+def test_show_and_list_report_the_effective_importance(repo: MemoryRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from conftest import run_cli
+
+    r = repo.remember("The nightly backup runs at 02:00 UTC", importance=0.8, now=T)
+    root = str(repo.root)
+    code, out, _ = run_cli(["--repo", root, "--now", "2026-12-09T12:00:00Z", "show", r.id, "--json"], capsys)
+    shown = json.loads(out)
+    assert code == 0 and shown["importance"] == 0.8
+    assert shown["effective_importance"] == pytest.approx(0.8 * 0.99 ** 10 * 0.9, abs=1e-4)
+    code, out, _ = run_cli(["--repo", root, "--now", "2026-12-09T12:00:00Z", "list", "--json"], capsys)
+    listed = {m["id"]: m for m in json.loads(out)}
+    assert listed[r.id]["effective_importance"] == shown["effective_importance"]
+    code, out, _ = run_cli(["--repo", root, "--now", "2026-12-09T12:00:00Z", "list"], capsys)
+    assert "0.80 -> 0.65" in out

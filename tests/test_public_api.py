@@ -21,6 +21,7 @@ METHODS = {
     "consolidate": "since, now",
     "core_items": "",
     "decay": "now, dry_run",
+    "effective_importance": "memory, now",
     "export": "include_archive",
     "forget": "memory_id, now",
     "graph": "include_archive",

@@ -98,11 +98,13 @@ def _show_args(p: Any) -> None:
 def cmd_show(args: Any) -> int:
     from gitmem.store import documents
 
-    m = repo_of(args).show(args.id, at=args.at)
+    repo = repo_of(args)
+    m = repo.show(args.id, at=args.at)
+    effective = repo.effective_importance(m, now_of(args))
     if args.json:
-        emit_json(m.to_json())
+        emit_json({**m.to_json(), "effective_importance": effective})
     else:
-        out(f"# {m.path}")
+        out(f"# {m.path}  (importance {m.importance:.2f}, effective now {effective:.2f})")
         out(documents.render_memory(m).rstrip("\n"))
     return 0
 
@@ -117,15 +119,18 @@ def _list_args(p: Any) -> None:
 
 @command("list", "list memories", _list_args)
 def cmd_list(args: Any) -> int:
-    listing = repo_of(args).list(type=args.type, domain=args.domain, include_archive=args.archived, at=args.at)
+    repo = repo_of(args)
+    listing = repo.list(type=args.type, domain=args.domain, include_archive=args.archived, at=args.at)
     for problem in listing.problems:
         err(f"warning: skipped unreadable file {problem}")
+    now = now_of(args)
     if args.json:
-        emit_json([m.to_json() for m in listing.memories])
+        emit_json([{**m.to_json(), "effective_importance": repo.effective_importance(m, now)} for m in listing.memories])
         return 0
     for m in listing.memories:
         text = " ".join(m.content.split())
-        out(f"{m.id}\t{m.type}/{m.domain}\t{m.tier}/{m.band}\t{m.importance:.2f}\t{text[:70]}")
+        effective = repo.effective_importance(m, now)
+        out(f"{m.id}\t{m.type}/{m.domain}\t{m.tier}/{m.band}\t{m.importance:.2f} -> {effective:.2f}\t{text[:70]}")
     return 0
 
 
