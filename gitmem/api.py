@@ -368,13 +368,14 @@ class MemoryRepo:
         return history.consolidate(self.git, self.head, history.parse_since(since, now))
 
     def core_items(self) -> builtins.list[CoreItem]:
-        """Core-band memories, best first (importance, then most recently used)."""
+        """Core-band memories and those at or above ``never_forget``, best first (importance, then most recently used)."""
         from gitmem.engines.recall import open_index
         from gitmem.engines.render import CoreItem
 
         index = open_index(self.root)
         try:
-            rows = [r for r in index.rows() if r.band == "core" and r.tier != "archive"]
+            keep = self.cfg.memory.never_forget   # at or above it: always loaded, whatever the band
+            rows = [r for r in index.rows() if r.tier != "archive" and (r.band == "core" or r.importance >= keep)]
         finally:
             index.close()
         rows.sort(key=lambda r: (-r.importance, _neg(r.last_accessed), r.id))

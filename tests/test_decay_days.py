@@ -61,3 +61,12 @@ def test_show_and_list_report_the_effective_importance(repo: MemoryRepo, capsys:
     assert listed[r.id]["effective_importance"] == shown["effective_importance"]
     code, out, _ = run_cli(["--repo", root, "--now", "2026-12-09T12:00:00Z", "list"], capsys)
     assert "0.80 -> 0.65" in out
+
+
+def test_a_never_forget_memory_fades_in_band_but_stays_in_load_core(repo: MemoryRepo) -> None:
+    r = repo.remember("My daughter is allergic to peanuts", importance=0.95, now=T)
+    repo.decay(now=T + timedelta(days=400))
+    m = repo.show(r.id)
+    assert m.tier != "archive" and m.band in ("background", "fading")
+    assert r.id in [item.id for item in repo.core_items()]
+    assert r.id in repo.load_core().text
