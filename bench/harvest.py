@@ -20,8 +20,9 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from gitmem.engines.episodes import extract
-from gitmem.engines.transcripts import detect_format, discover, read
+from gitmem.engines.harvest.episodes import extract
+from gitmem.engines.harvest.reader import read
+from gitmem.engines.harvest.sources import detect_format, discover
 
 
 def default_folder() -> Path:

@@ -11,18 +11,22 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.engines.episodes import Episode, Signal, classify, extract, find_signals, merge, render, slugify
-from gitmem.engines.transcripts import Event, Transcript, discover, read
+from tests.conftest import bench_dir
+
+from gitmem.engines.harvest.episodes import Episode, extract, merge, render, slugify
+from gitmem.engines.harvest.signals import Signal, classify, find_signals
+from gitmem.engines.harvest.reader import read
+from gitmem.engines.harvest.sources import Event, Transcript, discover
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
 SECTIONS = ["## Summary", "## Decisions", "## Corrections", "## Files touched", "## Commands", "## Errors"]
 
 
-def bench_dir() -> Path:
-    env = os.environ.get("GITMEM_BENCH_DIR")
-    path = Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "bench" / "sessions"
-    if not path.is_dir():
-        pytest.skip(f"bench transcripts not found at {path}")
+def bench_sessions() -> Path:
+    """The shared folder of real transcripts (never copied into the repository)."""
+    path = bench_dir("sessions")
+    if path is None:
+        pytest.skip("bench transcripts are not beside the project (set GITMEM_BENCH_DIR)")
     return path
 
 
@@ -42,7 +46,7 @@ def user(line: int, text: str, **flags: bool) -> Event:
 # --------------------------------------------------------------------------- real transcripts
 
 def test_bench_every_file_extracts_and_renders_bounded() -> None:
-    files = discover([bench_dir()])
+    files = discover([bench_sessions()])
     assert len(files) == 25
     for path in files:
         ep = extract(read(path))
@@ -59,14 +63,14 @@ def test_bench_every_file_extracts_and_renders_bounded() -> None:
 
 
 def test_bench_signals_come_only_from_real_user_lines() -> None:
-    for path in discover([bench_dir()]):
+    for path in discover([bench_sessions()]):
         t = read(path)
         real_lines = {e.line for e in t.events if e.role == "user" and not e.meta and not e.sidechain}
         assert {s.line for s in extract(t).signals} <= real_lines, path.name
 
 
 def test_bench_known_episode_contents() -> None:
-    base = bench_dir()
+    base = bench_sessions()
     t = read(base / "claude-code" / "Jason-liu-0219__32f3c7dd-c38c-46fb-96d2-3dd5fd527967.jsonl")
     summaries = [e for e in t.events if e.role == "summary"]
     own = [e.text for e in summaries if not e.meta]

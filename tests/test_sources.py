@@ -10,23 +10,25 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import bench_dir
+
 from gitmem.base.errors import UsageError
-from gitmem.engines.transcripts import Event, Transcript, detect_format, discover, read
+from gitmem.engines.harvest.reader import read
+from gitmem.engines.harvest.sources import Event, Transcript, detect_format, discover
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
 
 
-def bench_dir() -> Path:
+def bench_sessions() -> Path:
     """The shared folder of real transcripts (never copied into the repository)."""
-    env = os.environ.get("GITMEM_BENCH_DIR")
-    path = Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "bench" / "sessions"
-    if not path.is_dir():
-        pytest.skip(f"bench transcripts not found at {path}")
+    path = bench_dir("sessions")
+    if path is None:
+        pytest.skip("bench transcripts are not beside the project (set GITMEM_BENCH_DIR)")
     return path
 
 
 def bench_files() -> list[Path]:
-    return discover([bench_dir()])
+    return discover([bench_sessions()])
 
 
 def texts(t: Transcript, role: str | None = None) -> list[str]:
