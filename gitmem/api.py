@@ -26,6 +26,8 @@ from gitmem.guards.writepath import Plan, Store, Written
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import builtins
+
     from gitmem.engines.harvest.planning import Harvested
 
 Progress = Callable[[int, int], None]
@@ -521,7 +523,7 @@ class MemoryRepo:
 
     def harvest(self, paths: Sequence[str | Path], fmt: str = "auto", signals: int = 20, whole: bool = False,
                 now: datetime | None = None, progress: Progress | None = None,
-                rescan: bool = False) -> list[Harvested]:
+                rescan: bool = False) -> builtins.list[Harvested]:
         """Harvest agent transcripts into episodes and memories (one commit per session).
 
         A session holding a secret is rejected whole (an alert event is logged);
@@ -533,7 +535,7 @@ class MemoryRepo:
         now = now or config_mod.now()
         files = planning.transcript_files(paths, fmt, signals)
         cursors = planning.Cursors(self.store.state)
-        results: list[Harvested] = []
+        results: builtins.list[Harvested] = []
         for n, path in enumerate(files, 1):
             stamp = cursors.stamp(path)
             if not rescan and cursors.unchanged(stamp):

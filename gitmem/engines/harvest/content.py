@@ -145,10 +145,11 @@ def render_call(name: str, args: Any) -> str:
     scan over the events sees all of the input.
     """
     if isinstance(args, str):
+        text = args
         try:
-            args = json.loads(args)  # OpenAI-style tool calls carry their arguments as a JSON string
+            args = json.loads(text)  # OpenAI-style tool calls carry their arguments as a JSON string
         except (ValueError, RecursionError):
-            return args
+            return text
     if not isinstance(args, dict):
         return compact_json(args) if args is not None else ""
     lname = name.lower()

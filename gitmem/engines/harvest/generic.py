@@ -24,7 +24,8 @@ _ROLE_ALIASES: dict[str, Role] = {
 
 def read_record(st: Reading, line: int, rec: dict[str, Any]) -> None:
     """Add the events of one generic JSONL record to ``st``."""
-    msg = rec.get("message") if isinstance(rec.get("message"), dict) else rec
+    nested = rec.get("message")
+    msg: dict[str, Any] = nested if isinstance(nested, dict) else rec
     role = _ROLE_ALIASES.get(str(msg.get("role", rec.get("role", ""))))
     ts = iso_time(next((rec[k] for k in ("timestamp", "time", "ts", "created_at", "date") if k in rec), None))
     st.stamp(ts)

@@ -52,7 +52,8 @@ def read_record(st: Reading, line: int, rec: dict[str, Any]) -> None:
         if isinstance(rec.get("name"), str):
             st.add(line, "summary", rec["name"], ts)
     elif kind == "custom" and rec.get("customType") == "openclaw:prompt-error":
-        data = rec.get("data") if isinstance(rec.get("data"), dict) else {}
+        found = rec.get("data")
+        data: dict[str, Any] = found if isinstance(found, dict) else {}
         st.add(line, "system", f"prompt error: {data.get('error', 'unknown')}", ts, is_error=True, meta=True)
     # model_change, thinking_level_change, label, other custom state: nothing to remember
 
