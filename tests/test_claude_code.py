@@ -1,0 +1,136 @@
+"""Tests for gitmem.engines.harvest.claude_code: Claude Code records become events."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gitmem.engines.harvest.reader import read
+from gitmem.engines.harvest.sources import Transcript, discover
+from tests.conftest import bench_dir
+
+FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
+
+
+def bench_sessions() -> Path:
+    """The shared folder of real transcripts (never copied into the repository)."""
+    path = bench_dir("sessions")
+    if path is None:
+        pytest.skip("bench transcripts are not beside the project (set GITMEM_BENCH_DIR)")
+    return path
+
+
+def bench_files() -> list[Path]:
+    return discover([bench_sessions()])
+
+
+def texts(t: Transcript, role: str | None = None) -> list[str]:
+    return [e.text for e in t.events if role is None or e.role == role]
+
+
+def test_claude_code_v1_shapes() -> None:
+    t = read(FIXTURES / "claude-code" / "v1_session.jsonl")
+    assert (t.format, t.session_id, t.version, t.cwd) == ("claude-code", "0a1b2c3d-1111-4222-8333-444455556666", "1.0.98", "/home/dev/shop")
+    real = [e for e in t.events if e.role == "user" and not e.meta and not e.sidechain]
+    assert [e.text for e in real] == [
+        "The checkout page crashes when the cart is empty. Please fix it. We use pytest for tests.",
+        "no, don't touch stats.py, it is generated code",
+    ]
+    assert any(e.meta and e.text == "/init" for e in t.events)
+    assert any(e.meta and e.text.startswith("[Request interrupted") for e in t.events)
+    # the top summary names a leaf of another session
+    assert [(e.text, e.meta) for e in t.events if e.role == "summary"] == [("Earlier chat about the cart page", True)]
+    bash = next(e for e in t.events if e.role == "tool_call" and e.tool == "Bash")
+    assert bash.text == "python -m pytest tests/test_checkout.py -q"
+    failed = next(e for e in t.events if e.role == "tool_result" and e.is_error)
+    assert failed.tool == "Bash" and "ZeroDivisionError" in failed.text
+    side = [e for e in t.events if e.sidechain]
+    assert {e.role for e in side} == {"user", "tool_call", "tool_result", "assistant"}
+    assert "SECRET-REASONING-SHOULD-NOT-APPEAR" not in "".join(texts(t))
+
+
+def test_claude_code_v2_record_and_block_types() -> None:
+    t = read(FIXTURES / "claude-code" / "v2_session.jsonl")
+    assert t.skipped == 0 and t.version == "2.1.41"
+    assert t.started == "2026-03-02T09:00:00.000Z"
+    roles = {(e.role, e.text) for e in t.events}
+    assert ("summary", "Set up Hugo blog") in roles  # ai-title
+    assert ("summary", "Set up a Hugo blog with the PaperMod theme; the build passes.") in roles  # away_summary
+    assert ("summary", "Hugo blog setup with PaperMod") in roles  # leaf in this file: not meta
+    assert ("system", "Pull request #42: https://git.example.test/dev/blog/pull/42") in roles
+    assert ("tool_result", "[tool: WebFetch]") in roles
+    assert ("tool_result", "[image]") in roles
+    write = next(e for e in t.events if e.tool == "Write" and e.role == "tool_call")
+    assert write.text.splitlines()[0] == "/home/dev/blog/content/_index.md"
+    multi = next(e for e in t.events if e.tool == "MultiEdit" and e.role == "tool_call")
+    assert "title = 'Dev notes'" in multi.text
+    notebook = next(e for e in t.events if e.tool == "NotebookEdit" and e.role == "tool_call")
+    assert notebook.text.startswith("/home/dev/blog/analysis.ipynb")
+    errors = [e.text for e in t.events if e.is_error]
+    assert "lint hook failed: exit 1" in errors and "API error 529 (retry 1/10)" in errors
+    assert any("issue with the selected model" in x for x in errors)  # synthetic API-error reply
+    user = [e for e in t.events if e.role == "user"]
+    typed = [e.text for e in user if not e.meta]
+    assert typed == ["Let's go with Hugo for the blog. Remember that the site deploys from the gh-pages branch.",
+                     "Non, plutôt le thème PaperMod. Je préfère les thèmes sobres."]
+    assert any(e.meta and e.text.startswith("<ide_opened_file>") for e in user)
+    assert any(e.meta and e.text == "[document: notes.txt]\ntheme notes: dark mode" for e in user)
+    assert any(e.meta and e.text == "/model opus" for e in user)
+    compact = [e for e in t.events if e.role == "summary" and e.text.startswith("This session is being continued")]
+    assert compact and compact[0].meta
+    assert "PRIVATE-THOUGHT-2" not in "".join(texts(t))
+    assert not any("Building sites" in x for x in texts(t))  # progress records are not events
+
+
+def test_claude_code_projects_tree_and_subagent() -> None:
+    root = FIXTURES / "claude-code" / "projects"
+    files = discover([root])
+    assert [f.name for f in files] == ["11111111-aaaa-4bbb-8ccc-000000000001.jsonl", "agent-a1b2c3d4e5.jsonl"]
+    main, sub = (read(f) for f in files)
+    assert main.session_id == "11111111-aaaa-4bbb-8ccc-000000000001"
+    assert sub.session_id == "11111111-aaaa-4bbb-8ccc-000000000001-agent-a1b2c3d4e5"
+    assert all(e.sidechain for e in sub.events) and not any(e.sidechain for e in main.events)
+
+
+def test_toolUseResult_fills_an_empty_tool_result() -> None:
+    path = FIXTURES / "claude-code" / "v2_session.jsonl"
+    t = read(path)
+    notebook_result = next(e for e in t.events if e.role == "tool_result" and e.tool == "NotebookEdit")
+    assert notebook_result.text == ""  # no toolUseResult on that record: stays empty, but present
+    write_result = next(e for e in t.events if e.role == "tool_result" and e.tool == "Write")
+    assert write_result.text.startswith("File created successfully")
+
+
+def test_attachment_and_document_text_surface_as_meta_events() -> None:
+    t = read(FIXTURES / "claude-code" / "v2_session.jsonl")
+    meta_text = "\n".join(e.text for e in t.events if e.meta)
+    assert "baseURL = 'https://blog.test/'" in meta_text
+    assert "theme notes: dark mode" in meta_text
+
+
+def test_bench_subagent_files_get_their_own_session_id() -> None:
+    agents = [p for p in bench_files() if "__agent-" in p.name]
+    assert len(agents) == 3
+    for path in agents:
+        t = read(path)
+        assert "-agent-" in t.session_id
+        assert all(e.sidechain for e in t.events)
+
+
+def test_bench_thinking_text_never_reaches_events() -> None:
+    for path in bench_files():
+        thoughts: set[str] = set()
+        for raw in path.read_bytes().split(b"\n"):
+            if not raw.strip():
+                continue
+            rec = json.loads(raw)
+            msg = rec.get("message") if isinstance(rec.get("message"), dict) else {}
+            for block in msg.get("content") or []:
+                if isinstance(block, dict) and block.get("type") == "thinking" and len(block.get("thinking", "")) > 20:
+                    thoughts.add(block["thinking"])
+        if thoughts:
+            surfaced = set(texts(read(path)))
+            assert not thoughts & surfaced, path.name
+
