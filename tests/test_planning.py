@@ -1,4 +1,4 @@
-"""Harvest: transcripts become episodes and memories; a secret rejects the session."""
+"""Tests for gitmem.engines.harvest.planning and MemoryRepo.harvest: one commit per session; a secret rejects it."""
 
 from __future__ import annotations
 
@@ -8,8 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.base import config
 from gitmem.api import MemoryRepo
+from gitmem.base import config
+from gitmem.base.errors import UsageError
+from gitmem.engines import memorize
+from gitmem.engines.harvest import planning
+from gitmem.engines.harvest.signals import Signal
 from tests.conftest import NOW, bench_dir, run_cli
 
 T = config.parse_time(NOW)
@@ -138,3 +142,177 @@ def test_every_bench_transcript(tmp_path: Path) -> None:
     assert rejected == []   # the bench files were screened for secrets by hand: a rejection is a false positive
     again = repo.harvest([sessions], now=T, rescan=True)
     assert all(r.status == "unchanged" for r in again)
+
+
+# --------------------------------------------------------------------------- the planning engine, on values
+
+
+def session_of(tmp_path: Path, turns: list[tuple[str, object]] = TURNS, sid: str = "sess-plan") -> planning.Session:
+    return planning.read_session(claude_session(tmp_path / f"{sid}.jsonl", sid, turns), "auto", None)
+
+
+def empty_batch(repo: MemoryRepo) -> memorize.Batch:
+    return memorize.Batch(None, T, repo.cfg.memory)
+
+
+def test_transcript_files_checks_the_request(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="unknown transcript format"):
+        planning.transcript_files([tmp_path], "yaml", 20)
+    with pytest.raises(UsageError, match="--signals"):
+        planning.transcript_files([tmp_path], "auto", -1)
+    with pytest.raises(UsageError, match="no such file or folder"):
+        planning.transcript_files([tmp_path / "missing"], "auto", 20)
+    src = claude_session(tmp_path / "a.jsonl", "sess-a", TURNS)
+    assert planning.transcript_files([tmp_path, src], "claude-code", 0) == [src]
+
+
+def test_draft_of_a_new_session_plans_the_episode_and_fills_the_batch(repo: MemoryRepo, tmp_path: Path) -> None:
+    session = session_of(tmp_path)
+    batch = empty_batch(repo)
+    d = planning.draft(session, None, batch, 20, False, T)
+    assert d.status == "harvested" and d.episode == "episodes/2026/11/sess-plan.md"
+    assert list(d.changes) == [d.episode]
+    assert b"lines_harvested: 5" in d.changes[d.episode]  # type: ignore[operator]
+    assert d.created == len(batch.planned) >= 2 and d.reinforced == 0
+    assert d.subject.startswith("gitmem: harvest session sess-plan (")
+    assert d.trailers == (("Gitmem-Source", "claude-code:sess-plan.jsonl"),)
+    assert all(p.memory.source.startswith("session:sess-plan#L") for p in batch.planned.values())
+    assert all(p.memory.tags[0] == "harvest" for p in batch.planned.values())
+
+
+def test_draft_against_a_covering_episode_is_unchanged(repo: MemoryRepo, tmp_path: Path) -> None:
+    session = session_of(tmp_path)
+    stored = planning.StoredEpisode("episodes/2026/11/sess-plan.md", session.transcript.end_line)
+    batch = empty_batch(repo)
+    d = planning.draft(session, stored, batch, 20, False, T)
+    assert (d.status, d.episode, d.changes, batch.planned) == ("unchanged", stored.path, {}, {})
+
+
+def test_draft_of_a_grown_session_takes_only_the_new_signals(repo: MemoryRepo, tmp_path: Path) -> None:
+    session = session_of(tmp_path, TURNS + [("user", "We decided to use Redis for the upload queue.")])
+    stored = planning.StoredEpisode("episodes/2026/10/sess-plan.md", 5)
+    batch = empty_batch(repo)
+    d = planning.draft(session, stored, batch, 20, False, T)
+    assert d.status == "updated" and d.episode == stored.path   # the episode keeps its place
+    assert [p.memory.content for p in batch.planned.values()] == ["We decided to use Redis for the upload queue."]
+    assert [p.memory.type for p in batch.planned.values()] == ["decision"]
+
+
+def test_draft_whole_keeps_one_summary_memory_on_first_harvest_only(repo: MemoryRepo, tmp_path: Path) -> None:
+    session = session_of(tmp_path)
+    batch = empty_batch(repo)
+    assert planning.draft(session, None, batch, 20, True, T).created == 1
+    [planned] = batch.planned.values()
+    assert planned.memory.content == session.episode.summary and planned.memory.tags == ("harvest", "fact")
+    again = empty_batch(repo)
+    assert planning.draft(session, planning.StoredEpisode("e.md", 1), again, 20, True, T).created == 0
+
+
+def test_draft_with_zero_signals_writes_the_episode_only(repo: MemoryRepo, tmp_path: Path) -> None:
+    batch = empty_batch(repo)
+    d = planning.draft(session_of(tmp_path), None, batch, 0, False, T)
+    assert d.status == "harvested" and d.created == 0 and batch.planned == {}
+
+
+def test_duplicate_signals_in_one_session_reinforce_within_the_batch(repo: MemoryRepo, tmp_path: Path) -> None:
+    turns: list[tuple[str, object]] = [("user", "Always run the linter before committing code."),
+                                       ("user", "Always run the linter before committing any code.")]
+    batch = empty_batch(repo)
+    d = planning.draft(session_of(tmp_path, turns), None, batch, 20, False, T)
+    assert (d.created, d.reinforced) == (1, 1)
+    [planned] = batch.planned.values()
+    assert planned.memory.reinforced == 1
+
+
+def test_pick_keeps_the_most_important_in_transcript_order() -> None:
+    signals = [Signal("The build is slow on Mondays.", "fact", 1),
+               Signal("Remember: the deploy key lives in the vault.", "remember", 2),
+               Signal("I prefer tabs.", "preference", 3)]
+    assert planning.pick(signals, 0) == []
+    two = planning.pick(signals, 2)
+    assert len(two) == 2 and [s.line for s in two] == sorted(s.line for s in two)
+    assert signals[1] in two
+    assert planning.pick(signals, 10) == signals
+
+
+def test_outcome_is_unchanged_without_a_commit(tmp_path: Path) -> None:
+    session = session_of(tmp_path)
+    d = planning.Draft("harvested", "episodes/x.md", {}, 2, 1)
+    assert planning.outcome(session, None, None).status == "unchanged"
+    assert planning.outcome(session, d, None).status == "unchanged"
+    done = planning.outcome(session, d, "abc123")
+    assert (done.status, done.commit, done.episode, done.created, done.reinforced) == ("harvested", "abc123", "episodes/x.md", 2, 1)
+    assert set(done.to_json()) == {"path", "session", "status", "commit", "episode", "created", "reinforced", "reason"}
+
+
+def test_rejected_session_and_its_alert_never_hold_the_secret(tmp_path: Path) -> None:
+    session = session_of(tmp_path, TURNS + [("user", f"token {GH_TOKEN}")], sid="sess-leak2")
+    assert session.secrets
+    alert, rejected = session.alert(), session.rejected()
+    assert GH_TOKEN not in json.dumps(alert) and GH_TOKEN not in rejected.reason
+    assert alert["session"] == "sess-leak2" and alert["kinds"]
+    assert rejected.status == "rejected" and "nothing written" in rejected.reason
+
+
+def test_find_episode_at_a_commit(repo: MemoryRepo, tmp_path: Path) -> None:
+    assert planning.find_episode(repo.git, None, "sess-0003") is None
+    assert planning.find_episode(repo.git, repo.head, "sess-0003") is None
+    [r] = repo.harvest([claude_session(tmp_path / "f.jsonl", "sess-0003", TURNS)], now=T)
+    found = planning.find_episode(repo.git, repo.head, "sess-0003")
+    assert found == planning.StoredEpisode(r.episode, 5)
+
+
+# --------------------------------------------------------------------------- the cursor
+
+def test_cursors_record_and_recognise_an_unchanged_file(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    src = claude_session(tmp_path / "c.jsonl", "sess-c", TURNS)
+    cursors = planning.Cursors(state)
+    stamp = cursors.stamp(src)
+    assert not cursors.unchanged(stamp)
+    cursors.record(stamp)
+    assert planning.Cursors(state).unchanged(planning.Cursors.stamp(src))   # written at once
+    with src.open("a") as fh:
+        fh.write("\n")
+    assert not planning.Cursors(state).unchanged(planning.Cursors.stamp(src))
+    assert not (state / (planning.CURSOR_FILE + ".tmp")).exists()
+
+
+@pytest.mark.parametrize("content", ["{not json", "[1, 2]", ""])
+def test_a_damaged_cursor_file_counts_as_empty(tmp_path: Path, content: str) -> None:
+    (tmp_path / planning.CURSOR_FILE).write_text(content)
+    assert planning.Cursors(tmp_path).marks == {}
+
+
+# --------------------------------------------------------------------------- the use case, end to end
+
+def test_harvest_reinforces_a_memory_that_exists(repo: MemoryRepo, tmp_path: Path) -> None:
+    repo.remember("We decided to use Redis for the upload queue.", now=T)
+    src = claude_session(tmp_path / "r.jsonl", "sess-r", [("user", "We decided to use Redis for the upload queue.")])
+    [r] = repo.harvest([src], now=T)
+    assert (r.status, r.created, r.reinforced) == ("harvested", 0, 1)
+    [mem] = [m for m in repo.list().memories if "Redis" in m.content]
+    assert mem.reinforced == 1
+
+
+def test_harvest_survives_a_line_nested_too_deep(repo: MemoryRepo, tmp_path: Path) -> None:
+    src = claude_session(tmp_path / "d.jsonl", "sess-deep", TURNS)
+    with src.open("a") as fh:
+        fh.write("[" * 100_000 + "\n")
+    [r] = repo.harvest([src], now=T)
+    assert r.status == "harvested"
+
+
+def test_harvest_reports_progress_and_a_failed_file(repo: MemoryRepo, tmp_path: Path) -> None:
+    good = claude_session(tmp_path / "good.jsonl", "sess-g", TURNS)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("this is not json\nnor this\n")
+    seen: list[tuple[int, int]] = []
+    results = repo.harvest([good, bad], now=T, progress=lambda n, total: seen.append((n, total)))
+    assert seen == [(1, 2), (2, 2)]
+    by = {Path(r.path).name: r for r in results}
+    assert by["good.jsonl"].status == "harvested"
+    assert by["bad.jsonl"].status == "failed" and "not a JSONL transcript" in by["bad.jsonl"].reason
+    again = {Path(r.path).name: r.status for r in repo.harvest([good, bad], now=T)}
+    assert again == {"good.jsonl": "unchanged", "bad.jsonl": "failed"}   # a failure is retried, not cursored
