@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from gitmem.engines.harvest.claude_code import read_record
 from gitmem.engines.harvest.reader import read
-from gitmem.engines.harvest.sources import Transcript, discover
+from gitmem.engines.harvest.sources import Event, Reading, Transcript, discover
 from tests.conftest import bench_dir
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
@@ -134,3 +135,90 @@ def test_bench_thinking_text_never_reaches_events() -> None:
             surfaced = set(texts(read(path)))
             assert not thoughts & surfaced, path.name
 
+
+
+# --------------------------------------------------------------------------- one record at a time
+
+def events_of(*records: dict[str, object]) -> tuple[Reading, list[Event]]:
+    st = Reading("claude-code")
+    for n, rec in enumerate(records, 1):
+        read_record(st, n, rec)
+    return st, st.events
+
+
+def user_rec(content: object, **fields: object) -> dict[str, object]:
+    return {"type": "user", "sessionId": "s", "message": {"role": "user", "content": content}, **fields}
+
+
+def test_identity_fields_come_from_the_first_record_that_has_them() -> None:
+    st, _ = events_of({"type": "file-history-snapshot"},
+                      user_rec("hi", cwd="/w", version="2.1.0", agentId="a1", uuid="u1", timestamp="2026-01-01T00:00:00Z"),
+                      user_rec("again", sessionId="other", cwd="/x", version="9", uuid="u2"))
+    assert (st.session_id, st.agent_id, st.cwd, st.version) == ("s", "a1", "/w", "2.1.0")
+    assert st.uuids == {"u1", "u2"} and st.started == "2026-01-01T00:00:00Z"
+
+
+def test_memory_shortcut_becomes_a_remember_prompt() -> None:
+    _, events = events_of(user_rec("<user-memory-input>deploys go through the staging gate</user-memory-input>"))
+    assert [(e.role, e.text, e.meta) for e in events] == [("user", "Remember: deploys go through the staging gate", False)]
+
+
+def test_slash_command_wrappers_are_meta_and_read_as_the_command() -> None:
+    _, events = events_of(user_rec("<command-message>review</command-message>\n<command-name>/review</command-name>\n"
+                                   "<command-args>PR 12</command-args>"))
+    assert [(e.text, e.meta) for e in events] == [("/review PR 12", True)]
+
+
+def test_system_reminders_are_split_from_the_prompt() -> None:
+    _, events = events_of(user_rec("Fix the login bug.<system-reminder>Files changed: a.py</system-reminder>"))
+    assert [(e.text, e.meta) for e in events] == [("<system-reminder>Files changed: a.py</system-reminder>", True),
+                                                  ("Fix the login bug.", False)]
+
+
+def test_injected_prefixes_and_flags_mark_meta() -> None:
+    _, events = events_of(user_rec("[Request interrupted by user]"), user_rec("typed", isMeta=True),
+                          user_rec([{"type": "text", "text": "summary of before"}], isCompactSummary=True))
+    assert [(e.role, e.meta) for e in events] == [("user", True), ("user", True), ("summary", True)]
+
+
+def test_tool_use_and_result_pair_by_id_and_thinking_is_dropped() -> None:
+    _, events = events_of(
+        {"type": "assistant", "message": {"content": [
+            {"type": "thinking", "thinking": "PRIVATE"}, {"type": "text", "text": "Running it."},
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make"}}]}},
+        user_rec([{"type": "tool_result", "tool_use_id": "t1", "content": "ok", "is_error": True}]))
+    assert [(e.role, e.tool, e.text, e.is_error) for e in events] == [
+        ("assistant", None, "Running it.", False), ("tool_call", "Bash", "make", False), ("tool_result", "Bash", "ok", True)]
+
+
+def test_synthetic_assistant_replies_are_system_errors() -> None:
+    _, events = events_of({"type": "assistant", "isApiErrorMessage": True,
+                           "message": {"model": "<synthetic>", "content": "API Error: 400"}})
+    assert [(e.role, e.text, e.is_error, e.meta) for e in events] == [("system", "API Error: 400", True, True)]
+
+
+@pytest.mark.parametrize(("record", "expected"), [
+    ({"subtype": "away_summary", "content": "Worked on auth."}, ("summary", "Worked on auth.", False, False)),
+    ({"subtype": "api_error", "error": {"status": 529}, "retryAttempt": 2, "maxRetries": 10},
+     ("system", "API error 529 (retry 2/10)", True, True)),
+    ({"subtype": "stop_hook_summary", "hookErrors": ["hook failed"]}, ("system", "hook failed", True, True)),
+    ({"subtype": "local_command", "content": "<local-command-stdout>done</local-command-stdout>"},
+     ("system", "done", False, True)),
+    ({"subtype": "informational", "content": "careful", "level": "error"}, ("system", "careful", True, True)),
+])
+def test_system_records(record: dict[str, object], expected: tuple[str, str, bool, bool]) -> None:
+    _, events = events_of({"type": "system", **record})
+    assert [(e.role, e.text, e.is_error, e.meta) for e in events] == [expected]
+
+
+def test_titles_pull_requests_and_silent_record_types() -> None:
+    _, events = events_of({"type": "ai-title", "aiTitle": "Fix login"},
+                          {"type": "pr-link", "prNumber": 7, "prUrl": "https://example.com/pr/7"},
+                          {"type": "progress", "data": {"out": "x"}}, {"type": "queue-operation", "content": "q"},
+                          {"type": "last-prompt"}, {"type": "permission-mode"}, {"type": "brand-new-type", "text": "t"})
+    assert [(e.role, e.text) for e in events] == [("summary", "Fix login"), ("system", "Pull request #7: https://example.com/pr/7")]
+
+
+def test_a_summary_remembers_its_leaf_for_settling() -> None:
+    st, events = events_of({"type": "summary", "summary": "Earlier work", "leafUuid": "u-9"})
+    assert st.summary_leaves == {0: "u-9"} and events[0].role == "summary"

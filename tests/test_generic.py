@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from gitmem.engines.harvest.generic import read_record
 from gitmem.engines.harvest.reader import read
+from gitmem.engines.harvest.sources import Event, Reading
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
 
@@ -54,3 +56,51 @@ def test_crlf_line_endings(tmp_path: Path) -> None:
     t = read(path)
     assert [e.text for e in t.events] == ["one", "two"] and t.skipped == 0
 
+
+
+# --------------------------------------------------------------------------- one line at a time
+
+def events_of(*records: dict[str, object]) -> tuple[Reading, list[Event]]:
+    st = Reading("jsonl")
+    for n, rec in enumerate(records, 1):
+        read_record(st, n, rec)
+    return st, st.events
+
+
+@pytest.mark.parametrize(("role", "expected"), [
+    ("human", "user"), ("ai", "assistant"), ("model", "assistant"), ("bot", "assistant"), ("developer", "system"),
+    ("function", "tool_result"), ("toolResult", "tool_result"), ("summary", "summary"),
+])
+def test_role_aliases(role: str, expected: str) -> None:
+    _, events = events_of({"role": role, "content": "text"})
+    assert [e.role for e in events] == [expected]
+
+
+def test_unknown_roles_are_not_messages_but_still_give_identity() -> None:
+    st, events = events_of({"role": "narrator", "content": "x", "conversation_id": "c-1", "cwd": "/w", "ts": 1772422300})
+    assert events == [] and (st.session_id, st.cwd, st.started) == ("c-1", "/w", "2026-03-02T03:31:40.000Z")
+
+
+def test_first_session_key_wins() -> None:
+    st, _ = events_of({"role": "user", "content": "a", "session": "first"}, {"role": "user", "content": "b", "session_id": "second"})
+    assert st.session_id == "first"
+
+
+def test_flags_and_nested_message_shape() -> None:
+    _, events = events_of({"message": {"role": "tool", "name": "grep", "content": "no match", "isError": True},
+                           "isSidechain": True, "isMeta": True})
+    assert [(e.role, e.tool, e.is_error, e.sidechain, e.meta) for e in events] == [("tool_result", "grep", True, True, True)]
+
+
+def test_tool_call_role_renders_its_input() -> None:
+    _, events = events_of({"role": "tool_call", "tool": "bash", "arguments": {"command": "make test"}})
+    assert [(e.role, e.tool, e.text) for e in events] == [("tool_call", "bash", "make test")]
+
+
+def test_blocks_skip_reasoning_and_images_and_split_tool_traffic() -> None:
+    _, events = events_of({"role": "assistant", "content": [
+        {"type": "reasoning", "text": "PRIVATE"}, {"type": "image", "data": "AAAA"}, "loose text",
+        {"type": "text", "text": "Done."}, {"type": "tool_use", "name": "Read", "input": {"path": "a.md"}},
+        {"type": "tool_result", "content": "body", "is_error": True}, 7]})
+    assert [(e.role, e.text) for e in events] == [("tool_call", "a.md"), ("tool_result", "body"),
+                                                  ("assistant", "loose text\nDone.")]
