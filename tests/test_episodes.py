@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import bench_dir
 
 from gitmem.engines.harvest.episodes import Episode, extract, merge, render, slugify
-from gitmem.engines.harvest.signals import Signal, classify, find_signals
+from gitmem.engines.harvest.signals import Signal
 from gitmem.engines.harvest.reader import read
 from gitmem.engines.harvest.sources import Event, Transcript, discover
 
@@ -28,10 +28,6 @@ def bench_sessions() -> Path:
     if path is None:
         pytest.skip("bench transcripts are not beside the project (set GITMEM_BENCH_DIR)")
     return path
-
-
-def signals_of(name: str) -> list[tuple[str, str]]:
-    return [(s.kind, s.text) for s in extract(read(FIXTURES / "jsonl" / name)).signals]
 
 
 def transcript(*events: Event, session_id: str = "s-1") -> Transcript:
@@ -245,3 +241,129 @@ def test_merge_refuses_different_sessions() -> None:
     b = extract(transcript(user(1, "hello there friend"), session_id="b"))
     with pytest.raises(ValueError, match="different sessions"):
         merge(a, b)
+
+
+# --------------------------------------------------------------------------- files, commands, errors
+
+def call(line: int, tool: str, text: str, **flags: bool) -> Event:
+    return Event(line, "tool_call", text, None, tool, **flags)
+
+
+def result(line: int, tool: str | None, text: str, **flags: bool) -> Event:
+    return Event(line, "tool_result", text, None, tool, **flags)
+
+
+def test_files_from_file_tools_and_patches_deduplicated() -> None:
+    ep = extract(transcript(call(1, "Write", "src/a.py\nx = 1"), call(2, "edit", "src/a.py\ny"),
+                            call(3, "Read", '{"limit": 5}'), call(4, "apply_patch", "*** Begin Patch\n*** Update File: b.go\n"
+                                                                                     "@@\n*** Add File: c.md\n*** End Patch"),
+                            call(5, "WebFetch", "https://example.com/a.py")))
+    assert ep.files_touched == ("src/a.py", "b.go", "c.md")
+    assert ep.tool_calls == 5
+
+
+def test_commands_keep_their_first_line_and_skip_json_inputs() -> None:
+    ep = extract(transcript(call(1, "Bash", "pytest -q\n{\"env\": {\"CI\": \"1\"}}"), call(2, "exec", "make"),
+                            call(3, "bash", '{"description": "no command"}'), call(4, "Bash", "   "), call(5, "bash", "make")))
+    assert ep.commands_run == ("pytest -q …", "make")
+
+
+def test_errors_from_failed_tools_system_errors_and_pasted_tracebacks() -> None:
+    ep = extract(transcript(
+        result(1, "Bash", "Exit code 2\nsomething went wrong", is_error=True),
+        result(2, "Bash", "collected 3 items\nE   AssertionError: expected 2\nError: Exit code 1", is_error=True),
+        result(3, None, "<tool_use_error>File has not been read yet</tool_use_error>", is_error=True),
+        Event(4, "system", "API error 529", None, is_error=True),
+        user(5, "I get this:\nTraceback (most recent call last):\nValueError: bad input"),
+        result(6, "Read", "ValueError: in a file being read, not an error"),
+    ))
+    assert ep.errors == ("Bash: Exit code 2: something went wrong", "Bash: E AssertionError: expected 2",
+                         "File has not been read yet", "API error 529", "ValueError: bad input")
+
+
+def test_errors_are_deduplicated_and_capped() -> None:
+    events = [result(n, "Bash", f"fatal: failure number {n}", is_error=True) for n in range(1, 100)]
+    events += [result(200, "Bash", "fatal: failure number 1", is_error=True)]
+    ep = extract(transcript(*events))
+    assert len(ep.errors) == 60 and len(set(ep.errors)) == 60
+
+
+# --------------------------------------------------------------------------- tags, summary, turns
+
+def test_tags_rank_languages_programs_words_then_tools() -> None:
+    ep = extract(transcript(user(1, "Migrate the billing service to Postgres; the billing tests are flaky."),
+                            call(2, "Write", "svc/app.py\nx"), call(3, "Write", "web/ui.tsx\ny"),
+                            call(4, "Bash", "CI=1 ./node_modules/.bin/jest --watch && cd web && ls"),
+                            call(5, "Bash", "docker compose up | tee log")))
+    assert ep.tags[:2] == ("python", "typescript") or ep.tags[:2] == ("typescript", "python")
+    assert "jest" in ep.tags and "docker" in ep.tags and "billing" in ep.tags
+    assert "cd" not in ep.tags and "ls" not in ep.tags and "tee" not in ep.tags
+    assert ep.tags.index("billing") < ep.tags.index("write")
+
+
+def test_tags_leave_out_ids_paths_and_stop_words() -> None:
+    ep = extract(transcript(user(1, "Check commit 3f9a1c2e4b5d6 in /srv/deploy/releases and please make sure thanks")))
+    assert not any(t in ep.tags for t in ("3f9a1c2e4b5d6", "srv", "deploy", "releases", "please", "make", "sure"))
+    assert ep.tags == ("commit",)
+
+
+def test_summary_from_title_request_and_last_reply_without_markdown() -> None:
+    ep = extract(transcript(Event(1, "summary", "Fix flaky upload test", None), user(2, "ok"),
+                            user(3, "Please fix the **flaky** upload test"),
+                            Event(4, "assistant", "Looking.", None),
+                            Event(5, "assistant", "## Done\nThe `clock` is injected.", None)))
+    assert ep.summary == "Fix flaky upload test. Asked: Please fix the flaky upload test Outcome: Done The `clock` is injected."
+
+
+def test_summary_request_falls_back_to_a_slash_command_then_a_subagent_task() -> None:
+    ep = extract(transcript(user(1, "/review PR 12", meta=True), user(2, "<command-name>", meta=True)))
+    assert ep.summary == "Asked: /review PR 12"
+    ep = extract(transcript(user(1, "Audit the auth module for injection", sidechain=True)))
+    assert ep.summary == "Asked: Audit the auth module for injection"
+
+
+def test_turns_count_prompts_by_line_and_reply_stretches() -> None:
+    ep = extract(transcript(user(1, "first part"), user(1, "second block of the same prompt"),
+                            Event(2, "assistant", "a", None), call(3, "bash", "ls"), Event(4, "assistant", "b", None),
+                            user(5, "next"), Event(6, "assistant", "c", None),
+                            Event(7, "assistant", "side", None, sidechain=True), Event(8, "assistant", "note", None, meta=True)))
+    assert (ep.user_turns, ep.assistant_turns) == (2, 2)
+
+
+# --------------------------------------------------------------------------- render and merge details
+
+def test_render_front_matter_values() -> None:
+    ep = replace(extract(transcript(user(1, "Always use UTC."))), source_path="C:\\Users\\x\\s.jsonl",
+                 started="2026-03-02T03:31:40Z", ended="2026-03-02T04:00:00Z")
+    front, _ = render(ep)
+    assert front["source_file"] == "s.jsonl" and front["date"] == "2026-03-02" and front["type"] == "episode"
+    assert (front["signals_count"], front["user_turns"]) == (1, 1)
+    assert render(replace(ep, started=None))[0]["date"] is None
+
+
+def test_render_caps_lists_and_says_how_many_more() -> None:
+    ep = replace(extract(transcript()), files_touched=tuple(f"f{n}.py" for n in range(53)))
+    _, body = render(ep)
+    assert "- `f49.py`" in body and "- `f50.py`" not in body and "- … and 3 more" in body
+
+
+def test_render_fences_code_holding_backticks() -> None:
+    ep = replace(extract(transcript()), commands_run=("echo `date`", "`x`"))
+    _, body = render(ep)
+    assert "- `` echo `date` ``" in body and "- `` `x` ``" in body
+
+
+def test_merge_summary_keeps_a_recorded_one_over_nothing() -> None:
+    empty = extract(transcript())
+    talk = extract(transcript(user(1, "Please rotate the logs daily"), Event(2, "assistant", "Rotating.", None)))
+    assert merge(empty, talk).summary == talk.summary
+    assert merge(talk, empty).summary == talk.summary
+
+
+def test_merge_keeps_the_latest_end_and_unites_signals_by_kind_and_text() -> None:
+    a = replace(extract(transcript(user(1, "Always use UTC."))), ended="2026-01-02T00:00:00Z")
+    b = replace(extract(transcript(user(9, "always use utc."), user(10, "We decided to keep Flask."))), ended="2026-01-01T00:00:00Z")
+    m = merge(a, b)
+    assert m.ended == "2026-01-02T00:00:00Z"
+    assert [(s.kind, s.line) for s in m.signals] == [("preference", 1), ("decision", 10)]
+    assert m.signals[0] == Signal("Always use UTC.", "preference", 1)

@@ -108,3 +108,70 @@ def test_signals_are_deduplicated_and_keep_first_line() -> None:
     events = [user(3, "Always use UTC timestamps."), user(9, "always use UTC timestamps.")]
     assert find_signals(events) == (Signal("Always use UTC timestamps.", "preference", 3),)
 
+
+
+# --------------------------------------------------------------------------- text helpers
+
+def test_one_line_and_clip() -> None:
+    assert one_line("  a\n\tb   c ") == "a b c"
+    assert clip("short") == "short"
+    assert clip("x" * 250) == "x" * 199 + "…" and len(clip("x" * 250)) == 200
+    assert clip("word " * 10, 12) == "word word w…"
+    assert clip("a" * 10 + "   " + "b" * 10, 12) == "aaaaaaaaaa…"   # no trailing space before the ellipsis
+
+
+def test_is_own_words() -> None:
+    assert is_own_words(user(1, "hi"))
+    assert not is_own_words(user(1, "hi", meta=True))
+    assert not is_own_words(user(1, "hi", sidechain=True))
+    assert not is_own_words(Event(1, "assistant", "hi", None))
+
+
+# --------------------------------------------------------------------------- what is, and is not, a signal
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Remember that the VPN drops at midnight.", "The VPN drops at midnight."),
+    ("please remember: invoices are due on the 5th", "Invoices are due on the 5th"),
+    ("n'oublie pas que le serveur redémarre le lundi", "Le serveur redémarre le lundi"),
+    ("记住：周五不要发布新版本", "周五不要发布新版本"),
+    ("Remember this.", "Remember this."),   # nothing left worth keeping after the lead: kept whole
+])
+def test_remember_lead_is_cut(text: str, expected: str) -> None:
+    [signal] = find_signals([user(1, text)])
+    assert (signal.kind, signal.text) == ("remember", expected)
+
+
+def test_each_sentence_of_a_prompt_is_looked_at_and_lists_lose_their_markers() -> None:
+    found = find_signals([user(4, "Thanks for the fix. Always use UTC in logs!\n- We decided to keep Flask.\n"
+                                   "2) My name is Ana and I maintain the API.")])
+    assert [(s.kind, s.text, s.line) for s in found] == [
+        ("preference", "Always use UTC in logs!", 4), ("decision", "We decided to keep Flask.", 4),
+        ("fact", "My name is Ana and I maintain the API.", 4)]
+
+
+def test_fenced_code_long_sentences_and_code_like_text_are_not_signals() -> None:
+    assert find_signals([user(1, "```python\nalways = True  # never\n```")]) == ()
+    assert find_signals([user(1, "Always " + "really " * 80 + "check.")]) == ()
+    assert find_signals([user(1, "always {x} = [y]; $z | `w` <v> #u @t")]) == ()
+
+
+def test_short_cjk_sentences_count_when_latin_ones_would_not() -> None:
+    assert [s.kind for s in find_signals([user(1, "以后用中文")])] == ["preference"]
+    assert find_signals([user(1, "never!")]) == ()
+
+
+def test_signals_are_capped_per_session() -> None:
+    events = [user(n, f"Always run check number {n} before merging.") for n in range(1, MAX_SIGNALS + 50)]
+    found = find_signals(events)
+    assert len(found) == MAX_SIGNALS and found[-1].line == MAX_SIGNALS
+
+
+def test_only_the_head_of_a_huge_prompt_is_read() -> None:
+    text = "filler words here. " * 500 + "Always deploy on Tuesdays."
+    assert find_signals([user(1, text)]) == ()
+
+
+def test_the_first_matching_kind_wins() -> None:
+    assert classify("Remember: we decided to use Go.") == "remember"
+    assert classify("No, we decided to use Go.") == "correction"
+    assert classify("We decided to always use Go.") == "decision"
