@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 import pytest
 
-from gitmem.engines.harvest.content import (UNBOUNDED, attachment_text, block_text, compact_json, content_text,
+from gitmem.engines.harvest.content import (SHELL_TOOLS, UNBOUNDED, attachment_text, block_text, compact_json, content_text,
                                             document_text, iso_time, render_call, strings)
 
 
@@ -154,3 +154,19 @@ def test_render_call_json_string_arguments_and_odd_inputs() -> None:
     assert render_call("tool", None) == ""
     assert render_call("tool", [1, "two"]) == '[1,"two"]'
     assert render_call("Search", {"query": "q", "limit": 3}) == '{"query":"q","limit":3}'
+
+
+@pytest.mark.parametrize("tool", sorted(SHELL_TOOLS))
+def test_every_shell_tool_name_renders_its_command_case_blind(tool: str) -> None:
+    assert render_call(tool.upper(), {"command": "whoami", "timeout": 3}) == "whoami"
+
+
+@pytest.mark.parametrize("key", ["file_path", "path", "file", "notebook_path", "filePath", "filename"])
+def test_every_path_key_of_a_file_tool_leads(key: str) -> None:
+    assert render_call("write_file", {key: "notes.md", "content": "body"}) == "notes.md\nbody"
+
+
+def test_file_tool_bodies_come_in_a_fixed_order_then_the_other_strings() -> None:
+    args = {"text": "t", "insert_text": "i", "content": "c", "file_path": "p", "mode": "append", "n": 2}
+    assert render_call("Edit", args).splitlines() == ["p", "c", "i", "t", "append"]
+    assert render_call("Edit", {"file_path": "", "path": "q.txt"}) == "q.txt"   # an empty path is no path

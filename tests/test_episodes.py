@@ -35,8 +35,8 @@ def transcript(*events: Event, session_id: str = "s-1") -> Transcript:
                       ended=None, events=tuple(events), end_offset=0, end_line=len(events), skipped=0)
 
 
-def user(line: int, text: str, **flags: bool) -> Event:
-    return Event(line, "user", text, None, **flags)
+def user(line: int, text: str, *, meta: bool = False, sidechain: bool = False) -> Event:
+    return Event(line, "user", text, None, meta=meta, sidechain=sidechain)
 
 
 # --------------------------------------------------------------------------- real transcripts

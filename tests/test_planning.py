@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Sequence
 
 import pytest
 
@@ -28,7 +29,7 @@ def commits(root: Path) -> int:
                               check=True).stdout)
 
 
-def claude_session(path: Path, sid: str, turns: list[tuple[str, object]]) -> Path:
+def claude_session(path: Path, sid: str, turns: Sequence[tuple[str, object]]) -> Path:
     lines, parent = [], None
     for n, (kind, content) in enumerate(turns):
         uid = f"{sid}-{n}"
@@ -42,7 +43,7 @@ def claude_session(path: Path, sid: str, turns: list[tuple[str, object]]) -> Pat
     return path
 
 
-TURNS = [
+TURNS: list[tuple[str, object]] = [
     ("user", "Please fix the flaky upload test. Remember that the CI runner has only 2 cores."),
     ("assistant", [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "pytest tests/test_upload.py"}}]),
     ("user", [{"type": "tool_result", "tool_use_id": "t1", "content": "1 failed: test_upload_retry", "is_error": True}]),
@@ -55,7 +56,7 @@ def test_session_becomes_one_commit_with_episode_and_memories(repo: MemoryRepo, 
     src = claude_session(tmp_path / "s1.jsonl", "sess-0001", TURNS)
     before = commits(repo_dir)
     [r] = repo.harvest([src], now=T)
-    assert r.status == "harvested" and r.created >= 2
+    assert r.status == "harvested" and r.created >= 2 and r.episode is not None
     assert commits(repo_dir) == before + 1
     episode = (repo_dir / r.episode).read_text()
     assert r.episode.startswith("episodes/2026/11/") and "pytest tests/test_upload.py" in episode
@@ -259,7 +260,7 @@ def test_find_episode_at_a_commit(repo: MemoryRepo, tmp_path: Path) -> None:
     assert planning.find_episode(repo.git, repo.head, "sess-0003") is None
     [r] = repo.harvest([claude_session(tmp_path / "f.jsonl", "sess-0003", TURNS)], now=T)
     found = planning.find_episode(repo.git, repo.head, "sess-0003")
-    assert found == planning.StoredEpisode(r.episode, 5)
+    assert r.episode is not None and found == planning.StoredEpisode(r.episode, 5)
 
 
 # --------------------------------------------------------------------------- the cursor

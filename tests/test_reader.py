@@ -97,7 +97,7 @@ def test_explicit_format_overrides_detection() -> None:
     t = read(FIXTURES / "jsonl" / "signals_en.jsonl", fmt="jsonl")
     assert t.format == "jsonl"
     with pytest.raises(UsageError, match="unknown transcript format"):
-        read(FIXTURES / "jsonl" / "signals_en.jsonl", fmt="yaml")  # type: ignore[arg-type]
+        read(FIXTURES / "jsonl" / "signals_en.jsonl", fmt="yaml")
 
 
 def test_truncated_last_line_is_left_for_the_next_read(tmp_path: Path) -> None:

@@ -27,8 +27,8 @@ def signals_of(name: str) -> list[tuple[str, str]]:
     return [(s.kind, s.text) for s in find_signals(read(FIXTURES / "jsonl" / name).events)]
 
 
-def user(line: int, text: str, **flags: bool) -> Event:
-    return Event(line, "user", text, None, **flags)
+def user(line: int, text: str, *, meta: bool = False, sidechain: bool = False) -> Event:
+    return Event(line, "user", text, None, meta=meta, sidechain=sidechain)
 
 
 def test_bench_signals_come_only_from_real_user_lines() -> None:

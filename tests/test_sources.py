@@ -229,3 +229,37 @@ def test_discover_of_nothing_is_empty_and_a_missing_path_is_an_error(tmp_path: P
     with pytest.raises(UsageError, match="no such transcript file or folder") as info:
         discover([tmp_path / "missing"])
     assert "Claude Code projects folder" in (info.value.hint or "")
+
+
+def test_discover_lists_a_file_once_however_it_is_named(tmp_path: Path) -> None:
+    (tmp_path / "d").mkdir()
+    f = tmp_path / "d" / "s.jsonl"
+    f.write_text("")
+    assert discover([f, tmp_path / "d", tmp_path, f]) == [f]
+
+
+# --------------------------------------------------------------------------- values and properties
+
+def test_events_and_transcripts_are_frozen_values() -> None:
+    e = Event(1, "user", "hi", None)
+    with pytest.raises(AttributeError):
+        e.text = "changed"  # type: ignore[misc]  # the point of the test: frozen
+    assert e == Event(1, "user", "hi", None) and hash(e) == hash(Event(1, "user", "hi", None))
+
+
+@pytest.mark.parametrize("cut", [0, 1, 5, 9, 10, 17, 30, 31])
+def test_split_records_resumed_at_a_line_end_gives_the_same_records(cut: int) -> None:
+    data = b'{"a": 1}\n{"bb": 22}\n\nbad\n{"c": [3]}\n'
+    whole, end, last, bad = split_records(data, 0, 0)
+    assert (end, last, bad) == (len(data), 5, 1)
+    start = data.rfind(b"\n", 0, cut) + 1 if cut else 0
+    head, pos, line, _ = split_records(data[:start], 0, 0)
+    tail, tail_end, tail_last, _ = split_records(data, pos, line)
+    assert head + tail == whole and (tail_end, tail_last) == (end, last)
+
+
+def test_bench_files_are_detected_as_the_folder_they_sit_in() -> None:
+    files = bench_files()
+    assert files
+    for path in files:
+        assert detect_format(path) == ("openclaw" if path.parent.name == "openclaw" else "claude-code"), path.name
