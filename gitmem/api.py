@@ -533,7 +533,7 @@ class MemoryRepo:
         from gitmem.engines.harvest import planning
 
         now = now or config_mod.now()
-        files = planning.transcript_files(paths, fmt, signals)
+        files = planning.list_transcripts(paths, fmt, signals)
         cursors = planning.Cursors(self.store.state)
         results: builtins.list[Harvested] = []
         for n, path in enumerate(files, 1):
@@ -578,7 +578,7 @@ class MemoryRepo:
             written = self.store.write(plan, now)
         except SecretError as exc:
             return planning.Harvested(str(path), session.transcript.session_id, "rejected", reason=exc.message)
-        return planning.outcome(session, drafts[0] if drafts else None, written.commit)
+        return planning.report(session, drafts[0] if drafts else None, written.commit)
 
 
 @dataclass(frozen=True)

@@ -158,13 +158,13 @@ def empty_batch(repo: MemoryRepo) -> memorize.Batch:
 
 def test_transcript_files_checks_the_request(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="unknown transcript format"):
-        planning.transcript_files([tmp_path], "yaml", 20)
+        planning.list_transcripts([tmp_path], "yaml", 20)
     with pytest.raises(UsageError, match="--signals"):
-        planning.transcript_files([tmp_path], "auto", -1)
+        planning.list_transcripts([tmp_path], "auto", -1)
     with pytest.raises(UsageError, match="no such file or folder"):
-        planning.transcript_files([tmp_path / "missing"], "auto", 20)
+        planning.list_transcripts([tmp_path / "missing"], "auto", 20)
     src = claude_session(tmp_path / "a.jsonl", "sess-a", TURNS)
-    assert planning.transcript_files([tmp_path, src], "claude-code", 0) == [src]
+    assert planning.list_transcripts([tmp_path, src], "claude-code", 0) == [src]
 
 
 def test_draft_of_a_new_session_plans_the_episode_and_fills_the_batch(repo: MemoryRepo, tmp_path: Path) -> None:
@@ -236,12 +236,12 @@ def test_pick_keeps_the_most_important_in_transcript_order() -> None:
     assert planning.pick(signals, 10) == signals
 
 
-def test_outcome_is_unchanged_without_a_commit(tmp_path: Path) -> None:
+def test_report_is_unchanged_without_a_commit(tmp_path: Path) -> None:
     session = session_of(tmp_path)
     d = planning.Draft("harvested", "episodes/x.md", {}, 2, 1)
-    assert planning.outcome(session, None, None).status == "unchanged"
-    assert planning.outcome(session, d, None).status == "unchanged"
-    done = planning.outcome(session, d, "abc123")
+    assert planning.report(session, None, None).status == "unchanged"
+    assert planning.report(session, d, None).status == "unchanged"
+    done = planning.report(session, d, "abc123")
     assert (done.status, done.commit, done.episode, done.created, done.reinforced) == ("harvested", "abc123", "episodes/x.md", 2, 1)
     assert set(done.to_json()) == {"path", "session", "status", "commit", "episode", "created", "reinforced", "reason"}
 

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from gitmem.guards.pii import Allowlist
 
 __all__ = ["CURSOR_FILE", "DEFAULT_SIGNALS", "EPISODE_DIR", "Cursors", "Draft", "Harvested", "Session", "Status",
-           "StoredEpisode", "draft", "find_episode", "outcome", "pick", "read_session", "transcript_files"]
+           "StoredEpisode", "draft", "find_episode", "list_transcripts", "pick", "read_session", "report"]
 
 CURSOR_FILE = "harvest-cursor.json"
 EPISODE_DIR = "episodes"
@@ -107,7 +107,7 @@ class Draft:
     trailers: tuple[tuple[str, str], ...] = ()
 
 
-def transcript_files(paths: Iterable[Path | str], fmt: str, limit: int) -> list[Path]:
+def list_transcripts(paths: Iterable[Path | str], fmt: str, limit: int) -> list[Path]:
     """The transcript files under ``paths`` (files, or folders walked), after checking the request."""
     check_format(fmt)
     if limit < 0:
@@ -197,7 +197,7 @@ def draft(session: Session, stored: StoredEpisode | None, batch: memorize.Batch,
                  (("Gitmem-Source", f"{t.format}:{session.path.name}"),))
 
 
-def outcome(session: Session, drafted: Draft | None, commit: str | None) -> Harvested:
+def report(session: Session, drafted: Draft | None, commit: str | None) -> Harvested:
     """The result of one session's write: ``unchanged`` unless a commit landed."""
     path, sid = str(session.path), session.transcript.session_id
     if drafted is None:
