@@ -170,3 +170,12 @@ def test_file_tool_bodies_come_in_a_fixed_order_then_the_other_strings() -> None
     args = {"text": "t", "insert_text": "i", "content": "c", "file_path": "p", "mode": "append", "n": 2}
     assert render_call("Edit", args).splitlines() == ["p", "c", "i", "t", "append"]
     assert render_call("Edit", {"file_path": "", "path": "q.txt"}) == "q.txt"   # an empty path is no path
+
+
+def test_iso_time_passes_any_string_through_untouched() -> None:
+    assert iso_time("yesterday") == "yesterday"   # a tool's own clock format is kept, not guessed
+    assert iso_time(" ") == " "
+
+
+def test_strings_of_an_attachment_list_keep_order_across_levels() -> None:
+    assert attachment_text([{"a": "1"}, "2", [{"b": ["3", {"c": "4"}]}], "5"]) == "1\n2\n3\n4\n5"

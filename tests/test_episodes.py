@@ -367,3 +367,61 @@ def test_merge_keeps_the_latest_end_and_unites_signals_by_kind_and_text() -> Non
     assert m.ended == "2026-01-02T00:00:00Z"
     assert [(s.kind, s.line) for s in m.signals] == [("preference", 1), ("decision", 10)]
     assert m.signals[0] == Signal("Always use UTC.", "preference", 1)
+
+
+@pytest.mark.parametrize("lead", ["#", ">", "=", "-", "+", "*", "|"])
+def test_render_escapes_every_line_start_that_markdown_would_read_as_structure(lead: str) -> None:
+    ep = replace(extract(transcript()), decisions=(f"{lead} not structure",))
+    _, body = render(ep)
+    assert f"- \\{lead} not structure" in body
+
+
+def test_render_closes_comments_too() -> None:
+    ep = replace(extract(transcript()), corrections=("a --> b",))
+    assert "- a --&gt; b" in render(ep)[1]
+
+
+def test_render_of_an_empty_episode_says_none_in_every_list() -> None:
+    _, body = render(extract(transcript()))
+    assert body.count("_None._") == 5 and body.startswith("## Summary\n\nNo conversation recorded.")
+    assert body.endswith("\n") and not body.endswith("\n\n")
+
+
+def test_render_is_stable() -> None:
+    ep = extract(read(FIXTURES / "claude-code" / "v2_session.jsonl"))
+    assert render(ep) == render(ep)
+
+
+@pytest.mark.parametrize(("session_id", "slug"), [
+    ("abc", "abc"), ("  --abc--  ", "abc"), ("A.B.C", "a-b-c"), ("", "session"), ("---", "session"),
+    ("x" * 79 + "-y", "x" * 79),   # cut at 80, then no trailing dash
+])
+def test_slugify_edges(session_id: str, slug: str) -> None:
+    assert slugify(session_id) == slug
+
+
+def test_merge_takes_the_new_format_and_path_and_caps_tags() -> None:
+    old = replace(extract(transcript()), tags=tuple(f"old{n}" for n in range(10)), format="jsonl", source_path="a.jsonl",
+                  cwd="/old", started="2026-01-01T00:00:00Z")
+    new = replace(extract(transcript()), tags=tuple(f"new{n}" for n in range(10)), format="claude-code",
+                  source_path="b.jsonl", cwd="/new", started="2026-02-01T00:00:00Z")
+    m = merge(old, new)
+    assert (m.format, m.source_path, m.cwd, m.started) == ("claude-code", "b.jsonl", "/old", "2026-01-01T00:00:00Z")
+    assert len(m.tags) == 12 and m.tags[:10] == old.tags
+
+
+def test_merge_summary_keeps_the_first_request_and_the_latest_outcome() -> None:
+    old = extract(transcript(user(1, "Please migrate the database"), Event(2, "assistant", "Started.", None)))
+    new = extract(transcript(Event(3, "summary", "DB migration", None), Event(4, "assistant", "Finished.", None)))
+    assert merge(old, new).summary == "DB migration. Asked: Please migrate the database Outcome: Finished."
+
+
+def test_a_pasted_error_counts_once_per_prompt() -> None:
+    ep = extract(transcript(user(1, "fatal: not a git repository\nfatal: second line\nError: third")))
+    assert ep.errors == ("fatal: not a git repository",)
+
+
+def test_sidechain_prompts_give_no_signals_but_their_tools_count() -> None:
+    ep = extract(transcript(user(1, "Always use tabs in this repo.", sidechain=True),
+                            Event(2, "tool_call", "a.py\nx", None, "Write", sidechain=True)))
+    assert ep.signals == () and ep.files_touched == ("a.py",) and ep.user_turns == 0 and ep.tool_calls == 1

@@ -263,3 +263,22 @@ def test_bench_files_are_detected_as_the_folder_they_sit_in() -> None:
     assert files
     for path in files:
         assert detect_format(path) == ("openclaw" if path.parent.name == "openclaw" else "claude-code"), path.name
+
+
+def test_discover_sorts_by_path_text_across_folders(tmp_path: Path) -> None:
+    for name in ("b/z.jsonl", "a-b/y.jsonl", "a/x.jsonl", "A/w.jsonl"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("")
+    found = [str(p.relative_to(tmp_path)).replace(os.sep, "/") for p in discover([tmp_path])]
+    assert found == sorted(found) and len(found) == 4
+
+
+def test_discover_takes_path_strings(tmp_path: Path) -> None:
+    (tmp_path / "s.jsonl").write_text("")
+    assert discover([str(tmp_path)]) == [tmp_path / "s.jsonl"]  # type: ignore[list-item]  # callers pass CLI strings
+
+
+def test_a_fresh_reading_holds_nothing() -> None:
+    st = Reading("openclaw")
+    assert (st.events, st.tools, st.uuids, st.summary_leaves) == ([], {}, set(), {})
+    assert (st.session_id, st.agent_id, st.cwd, st.version, st.started, st.ended) == (None,) * 6
