@@ -11,7 +11,7 @@ import pytest
 
 from gitmem.base.errors import UsageError
 from gitmem.engines.harvest.reader import read
-from gitmem.engines.harvest.sources import Event, Transcript, detect_format, discover
+from gitmem.engines.harvest.sources import FORMATS, Event, Transcript, detect_format, discover
 from tests.conftest import bench_dir
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
@@ -247,3 +247,19 @@ def test_secrets_surface_in_user_text_tool_input_and_tool_output() -> None:
     generic = read(FIXTURES / "jsonl" / "secrets.jsonl")
     assert "N7RGKNLI5MP2rdfqr6R7wIH3qS3205ZxauEKa4Ca" in "\n".join(texts(generic, "user"))
 
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_format_has_a_reader_and_forcing_one_never_crashes(fmt: str) -> None:
+    files = sorted(FIXTURES.rglob("*.jsonl"))
+    assert files
+    for path in files:
+        t = read(path, fmt=fmt)
+        assert t.format == fmt and t.skipped >= 0, path.name
+
+
+def test_a_line_nested_too_deep_is_a_bad_line(tmp_path: Path) -> None:
+    path = tmp_path / "deep.jsonl"
+    path.write_text('{"role": "user", "content": "hello"}\n' + "[" * 100_000 + "\n")
+    t = read(path)
+    assert [e.text for e in t.events] == ["hello"] and t.skipped == 1

@@ -11,16 +11,15 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
 
 from gitmem.base.errors import UsageError
 from gitmem.engines.harvest import claude_code, generic, openclaw
-from gitmem.engines.harvest.sources import (Event, Format, Reading, Transcript, check_format, detect_format, not_jsonl,
-                                            open_transcript, split_records)
+from gitmem.engines.harvest.sources import (Event, Format, Reading, RecordReader, Transcript, check_format, detect_format,
+                                            not_jsonl, open_transcript, split_records)
 
 __all__ = ["read"]
 
-_READERS: dict[str, Callable[[Reading, int, dict[str, Any]], None]] = {
+_READERS: dict[Format, RecordReader] = {
     "claude-code": claude_code.read_record, "openclaw": openclaw.read_record, "jsonl": generic.read_record,
 }
 

@@ -30,11 +30,11 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Iterable, Literal, get_args
+from typing import Any, BinaryIO, Callable, Iterable, Literal, get_args
 
 from gitmem.base.errors import UsageError
 
-__all__ = ["FORMATS", "Event", "Format", "Reading", "Role", "Transcript", "check_format", "detect_format",
+__all__ = ["FORMATS", "Event", "Format", "Reading", "RecordReader", "Role", "Transcript", "check_format", "detect_format",
            "discover", "loads", "not_jsonl", "open_transcript", "split_records"]
 
 Format = Literal["claude-code", "openclaw", "jsonl"]
@@ -107,6 +107,10 @@ class Reading:
                 self.started = ts
             if self.ended is None or ts > self.ended:
                 self.ended = ts
+
+
+# What a format module provides: add the events of one JSON record (numbered by its line) to a Reading.
+RecordReader = Callable[[Reading, int, dict[str, Any]], None]
 
 
 def check_format(fmt: str) -> Format | Literal["auto"]:
