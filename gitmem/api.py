@@ -29,6 +29,7 @@ from gitmem.guards.writepath import Plan, Store, Written
 
 if TYPE_CHECKING:
     from gitmem.engines.decay import DecayReport
+    from gitmem.engines.harvest.planning import Harvested
     from gitmem.engines.history import Review, Why
     from gitmem.engines.links import Graph
     from gitmem.engines.recall import Recalled
@@ -488,11 +489,63 @@ class MemoryRepo:
         return sum(1 for m in self.list().memories if m.id not in consumed and m.created > last)
 
     def harvest(self, paths: Sequence[str | Path], fmt: str = "auto", signals: int = 20, whole: bool = False,
-                now: datetime | None = None, progress: Progress | None = None, rescan: bool = False) -> builtins.list[Any]:
-        """Harvest agent transcripts into episodes and memories (one commit per session)."""
-        from gitmem.engines import harvest
+                now: datetime | None = None, progress: Progress | None = None,
+                rescan: bool = False) -> builtins.list[Harvested]:
+        """Harvest agent transcripts into episodes and memories (one commit per session).
 
-        return harvest.harvest(self, [Path(p) for p in paths], fmt, signals, whole, now, progress, rescan)
+        A session holding a secret is rejected whole (an alert event is logged);
+        a file unchanged since it was harvested is skipped unless ``rescan``.
+        """
+        from gitmem.base.errors import GitmemError
+        from gitmem.engines.harvest import planning
+
+        now = now or clock.now()
+        files = planning.list_transcripts(paths, fmt, signals)
+        cursors = planning.Cursors(self.store.state)
+        results: builtins.list[Harvested] = []
+        for n, path in enumerate(files, 1):
+            stamp = cursors.stamp(path)
+            if not rescan and cursors.unchanged(stamp):
+                results.append(planning.Harvested(str(path), "", "unchanged"))
+            else:
+                try:
+                    r = self._harvest_file(path, fmt, signals, whole, now)
+                except GitmemError as exc:
+                    r = planning.Harvested(str(path), "", "failed", reason=exc.message)
+                results.append(r)
+                if r.status in ("harvested", "updated", "unchanged"):
+                    cursors.record(stamp)
+            if progress is not None:
+                progress(n, len(files))
+        return results
+
+    def _harvest_file(self, path: Path, fmt: str, signals: int, whole: bool, now: datetime) -> Harvested:
+        """One transcript: screened, then its episode and memories in one commit at most."""
+        from gitmem.base import events
+        from gitmem.base.errors import SecretError
+        from gitmem.engines.harvest import planning
+        from gitmem.guards.redact import allowlist
+
+        session = planning.read_session(path, fmt, allowlist(self.cfg))
+        if session.secrets:
+            events.log_event(self.git.git_dir, "secret.rejected", iso(now), **session.alert())
+            return session.rejected()
+        drafts: builtins.list[planning.Draft] = []
+
+        def plan(parent: str | None) -> Plan | None:
+            batch = memorize.Batch(self._lookup(parent), now, self.cfg.memory)
+            stored = planning.find_episode(self.git, parent, session.episode.slug)
+            drafts[:] = [planning.draft(session, stored, batch, signals, whole, now)]
+            if drafts[0].status == "unchanged":
+                return None
+            return Plan({**drafts[0].changes, **self._changes(batch, parent)}, drafts[0].subject, "harvest.session",
+                        auto=True, session=session.transcript.session_id, trailers=drafts[0].trailers)
+
+        try:
+            written = self.store.write(plan, now)
+        except SecretError as exc:
+            return planning.Harvested(str(path), session.transcript.session_id, "rejected", reason=exc.message)
+        return planning.report(session, drafts[0] if drafts else None, written.commit)
 
 
 def _neg(stamp: str) -> str:

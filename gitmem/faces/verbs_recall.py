@@ -292,9 +292,7 @@ def cmd_harvest(args: Any) -> int:
                                   progress_bar("harvest"), args.rescan)
     bad = [r for r in results if r.status in ("rejected", "failed")]
     if args.json:
-        emit_json([{"path": r.path, "session": r.session_id, "status": r.status, "commit": r.commit,
-                    "episode": r.episode, "created": r.created, "reinforced": r.reinforced, "reason": r.reason}
-                   for r in results])
+        emit_json([r.to_json() for r in results])
     else:
         for r in results:
             if r.status == "unchanged":
