@@ -19,7 +19,7 @@ from gitmem.guards import guard
 from gitmem.base.config import Config
 from gitmem.base.errors import NotFoundError, UsageError, ValidationError
 from gitmem.engines.initrepo import InitResult, init as init_repo
-from gitmem.base.repodir import find_root
+from gitmem.base.state import find_root
 from gitmem.store.memories import Listing
 from gitmem.base.model import DOMAINS, TYPES, Memory, check_id, is_valid_id, iso, memory_path, new_id
 from gitmem.guards.writepath import Plan, Store, Written
@@ -66,7 +66,7 @@ class MemoryRepo:
     @classmethod
     def open(cls, repo: str | Path | None = None) -> "MemoryRepo":
         """Open the memory repository named by --repo, GITMEM_DIR or the working folder."""
-        return cls(find_root(repo))
+        return cls(find_root(repo, env_dir=config_mod.env_repo_dir()))
 
     @staticmethod
     def init(path: str | Path, now: datetime | None = None, install_hooks: bool = True) -> InitResult:

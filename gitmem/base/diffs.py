@@ -1,5 +1,6 @@
-"""What a staged change does to each file, read from git. The only module that imports unidiff.
+"""What a staged change does to each file. The only module that imports unidiff.
 
+git's output comes from gitmem.base.gitio; this module counts and parses it.
 Two views, because the pre-commit hooks must stay fast:
 
 - ``staged_line_counts`` reads the HEAD and staged blobs through one
@@ -13,9 +14,10 @@ Two views, because the pre-commit hooks must stay fast:
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from gitmem.base.gitio import read_blobs, staged_patch
 
 # typing and pathlib cost imports on the hooks' hot path; annotations only
 TYPE_CHECKING = False
@@ -49,42 +51,6 @@ def count_lines(data: bytes | str) -> int:
     return data.count(newline) + (1 if data and not data.endswith(newline) else 0)  # type: ignore[arg-type]
 
 
-def git(root: Path | str, *args: str, stdin: bytes | None = None) -> bytes:
-    """Run git in ``root`` and return its output; a failure is a GitmemError quoting git."""
-    done = subprocess.run(["git", *args], cwd=root, input=stdin, capture_output=True)
-    if done.returncode != 0:
-        from gitmem.base.errors import GitmemError
-
-        message = done.stderr.decode("utf-8", "replace").strip() or f"exit code {done.returncode}"
-        raise GitmemError(f"git {args[0]} failed: {message}", hint="check the repository with `git status`")
-    return done.stdout
-
-
-def read_blobs(root: Path | str, revs: Sequence[str]) -> list[bytes | None]:
-    """Contents of ``rev:path``-style objects in one git process; None where missing."""
-    safe = [rev for rev in revs if "\n" not in rev]
-    out = git(root, "cat-file", "--batch", stdin="".join(f"{rev}\n" for rev in safe).encode()) if safe else b""
-    found: dict[str, bytes | None] = {}
-    pos = 0
-    for rev in safe:
-        end = out.index(b"\n", pos)
-        header = out[pos:end].split()
-        pos = end + 1
-        if len(header) == 3 and header[1] != b"missing":
-            size = int(header[2])
-            found[rev] = out[pos:pos + size]
-            pos += size + 1  # the content is followed by a newline
-        else:
-            found[rev] = None
-    # `cat-file --batch` reads one name per line, so a path holding a newline
-    # (legal in git, absurd in a memory repository) is read on its own.
-    for rev in revs:
-        if rev not in found:
-            done = subprocess.run(["git", "cat-file", "blob", rev], cwd=root, capture_output=True)
-            found[rev] = done.stdout if done.returncode == 0 else None
-    return [found[rev] for rev in revs]
-
-
 def staged_line_counts(root: Path | str, paths: Iterable[str]) -> list[LineCounts]:
     """Line counts of each path at HEAD and in the index (the staged version)."""
     paths = list(paths)
@@ -102,9 +68,7 @@ def staged_stats(root: Path | str, paths: Sequence[str]) -> list[FileStat]:
     """Added and removed lines per file of ``git diff --cached`` over ``paths``."""
     if not paths:
         return []
-    patch = git(root, "diff", "--cached", "--no-renames", "--no-ext-diff", "--no-color",
-                "--no-textconv", "--", *paths)
-    return parse_patch(patch.decode("utf-8", "surrogateescape"))
+    return parse_patch(staged_patch(root, paths))
 
 
 def parse_patch(text: str) -> list[FileStat]:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gitmem.base.errors import GitmemError
+from gitmem.base.gitio import Trailers
 
 
 @dataclass(frozen=True)
@@ -55,31 +56,33 @@ def _history_problems(repo: Any, rev_range: str) -> list[str]:
     git = repo.git
     stop = git.commit(base).id if base else None
     problems = []
+    commits = []
     for info in git.log(tip or "HEAD", path="CLAUDE.md"):
         if info.id == stop:
             break
-        trailers = info.trailers
-        if trailers.get("Gitmem-Auto") != "true" or not info.parents:
+        commits.append(info)
+    found = git.trailers([info.id for info in commits])
+    for info in commits:
+        trailers = found.get(info.id, Trailers())
+        if not trailers.flag("Gitmem-Auto") or not info.parents:
             continue
         old = git.read("CLAUDE.md", info.parents[0])
         new = git.read("CLAUDE.md", info.id)
         if old is None or new is None:
             continue
         found = layers.check_change(old.decode("utf-8", "replace"), new.decode("utf-8", "replace"),
-                                    automated=True, approved=bool(trailers.get("Gitmem-Approved-By")))
+                                    automated=True, approved=trailers.has("Gitmem-Approved-By"))
         problems.extend(f"commit {info.id[:12]}: {p}" for p in found)
     return problems
 
 
 def check_amplitude(repo: Any) -> Report:
     """The staged changes of the memory repository against the amplitude limit."""
-    import subprocess
-
+    from gitmem.base.gitio import staged_names
     from gitmem.guards import amplitude
 
-    names = subprocess.run(["git", "diff", "--cached", "--name-only", "-z"], cwd=repo.root,
-                           capture_output=True, check=False).stdout.decode().split("\0")
-    problems = tuple(amplitude.check_staged(repo.root, [n for n in names if n], repo.cfg.sediment.amplitude_max))
+    names = staged_names(repo.root)
+    problems = tuple(amplitude.check_staged(repo.root, names, repo.cfg.sediment.amplitude_max))
     return Report(not problems, problems)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from gitmem.engines import bands
 from gitmem.store import documents, memories
-from gitmem.base import events
+from gitmem.base import state as state_mod
 from gitmem.base.config import Config, parse_time
 from gitmem.base.errors import DocumentError
 from gitmem.base.gitio import Git
@@ -45,7 +45,7 @@ class DecayReport:
 def _latest_access(paths: list[Path], now: datetime) -> dict[str, str]:
     latest: dict[str, str] = {}
     for path in paths:
-        for rec in events.read(path):
+        for rec in state_mod.read(path):
             mid, at = rec.get("id"), rec.get("at")
             if not isinstance(mid, str) or not isinstance(at, str):
                 continue
@@ -131,7 +131,7 @@ def run(store: Store, now: datetime, dry_run: bool = False) -> DecayReport:
     state = store.state
     log, folding = state / ACCESS_LOG, state / FOLDING
     if not dry_run:
-        events.set_aside(log, folding)
+        state_mod.set_aside(log, folding)
     accesses = _latest_access([folding, log], now)
     report: dict[str, object] = {}
 

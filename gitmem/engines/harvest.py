@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from gitmem.engines import bands
 from gitmem.store import documents, frontmatter, memories
-from gitmem.base import events
+from gitmem.base import state
 from gitmem.base.errors import GitmemError, SecretError, UsageError
 from gitmem.base.model import Memory, iso, new_id
 from gitmem.guards.writepath import Plan
@@ -166,7 +166,7 @@ def harvest_file(repo: Any, path: Path, fmt: str, limit: int, whole: bool, now: 
     secrets = find_secrets(path, repo.cfg)
     if secrets:
         kinds = sorted({s.split(" at ")[0] for s in secrets})
-        events.log_event(repo.git.git_dir, "secret.rejected", iso(now), source=str(path), session=t.session_id,
+        state.log_event(repo.git.root, "secret.rejected", iso(now), source=str(path), session=t.session_id,
                          kinds=kinds, where=secrets[:20])
         return Harvested(str(path), t.session_id, "rejected", reason=f"secret in session ({', '.join(secrets[:5])}); nothing written")
     result: dict[str, Any] = {}

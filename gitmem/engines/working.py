@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from gitmem.engines import bands
-from gitmem.base import events
+from gitmem.base import state
 from gitmem.guards import guard
 from gitmem.base.errors import UsageError
 from gitmem.base.model import DOMAINS, TYPES, iso, new_id
@@ -39,7 +39,7 @@ class SessionEnd:
 
 
 def _path(repo: Any) -> Any:
-    return events.state_dir(repo.git.git_dir) / WORKING_LOG
+    return state.shared_dir(repo.git.root) / WORKING_LOG
 
 
 def notes(repo: Any) -> list[Note]:
@@ -60,7 +60,7 @@ def add(repo: Any, text: str, importance: float | None, type: str | None, domain
             raise UsageError(f"{name} {value!r} is not one of: {', '.join(allowed)}")
     note = Note(f"w-{secrets.token_hex(4)}", text, enc.importance if importance is None else float(importance),
                 type or enc.type, domain or enc.domain, iso(now))
-    events.append(_path(repo), note.__dict__)
+    state.append(_path(repo), note.__dict__)
     return note
 
 
@@ -72,7 +72,7 @@ def end(repo: Any, now: datetime, session: str | None = None) -> SessionEnd:
 
     path = _path(repo)
     pending = path.with_suffix(".ending")
-    events.set_aside(path, pending)
+    state.set_aside(path, pending)
     all_notes = notes_from(pending)
     keep = [n for n in all_notes if n.importance >= repo.cfg.memory.working_keep]
     kept_ids: list[str] = []
@@ -104,7 +104,7 @@ def end(repo: Any, now: datetime, session: str | None = None) -> SessionEnd:
 def notes_from(path: Any) -> list[Note]:
     """Notes stored in a working log file (a torn line is skipped)."""
     out = []
-    for rec in events.read(path):
+    for rec in state.read(path):
         try:
             out.append(Note(str(rec["id"]), str(rec["text"]), float(rec["importance"]), str(rec["type"]),
                             str(rec["domain"]), str(rec["at"])))

@@ -1,64 +1,68 @@
-"""The only module that imports pygit2: reading trees and writing commits.
+"""Reading trees and writing commits with pygit2 (imported here, lazily).
 
 Commits are built from the parent tree by rewriting only the trees along the
 changed paths (a one-file commit costs the same at 1k and 100k files) and the
 ref moves by compare-and-swap: ``create_commit`` fails when the branch tip is
 no longer the parent we built on, so a concurrent writer is never lost.
+
+pygit2 is imported inside the functions: importing it costs ~80 ms, which a
+recall served by a fresh index and the hooks never pay.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections import namedtuple
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator, Mapping
 
-import pygit2
-from pygit2.enums import DeltaStatus, FileMode, ObjectType, SortMode
+from gitmem.base.errors import CasFailed, ConflictError, NotFoundError, SecurityError
+from gitmem.base.gitio.command import changed_in_index, update_index
+from gitmem.base.gitio.heads import common_dir
+from gitmem.base.gitio.trailers import read_commits
 
-from gitmem.base.errors import ConflictError, NotFoundError, SecurityError
+TYPE_CHECKING = False  # typing costs milliseconds on the recall path: annotations only
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping, Sequence
+
+    import pygit2
+
+    from gitmem.base.gitio.trailers import Trailers
 
 DEFAULT_NAME = "gitmem"
 DEFAULT_EMAIL = "gitmem@localhost"
+LARGE_INDEX_BYTES = 100 * 1024   # about 2k entries: from here git's C code beats reading the index into libgit2
 
 
-class CasFailed(Exception):
-    """The branch moved while we built the commit; rebuild and retry."""
+class CommitInfo(namedtuple("CommitInfo", "id message author time parents")):
+    """One commit: ``id``, ``message``, ``author`` ("Name <email>"), ``time`` (ISO, UTC) and ``parents`` (ids)."""
 
-
-@dataclass(frozen=True)
-class CommitInfo:
-    id: str
-    message: str
-    author: str
-    time: str
-    parents: tuple[str, ...]
+    __slots__ = ()
 
     @property
-    def trailers(self) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for line in self.message.strip().splitlines():
-            key, sep, value = line.partition(": ")
-            if sep and key.startswith("Gitmem-"):
-                out[key] = value.strip()
-        return out
+    def subject(self) -> str:
+        """The first line of the message."""
+        return str(self.message).split("\n", 1)[0]
 
 
-@dataclass(frozen=True)
-class PathChange:
-    status: str          # "A", "M", "D"
-    path: str
+class PathChange(namedtuple("PathChange", "status path")):
+    """One file of a diff: ``status`` "A", "M" or "D", and its ``path``."""
+
+    __slots__ = ()
 
 
 def init(root: Path, branch: str = "main") -> "Git":
     """Create a new non-bare repository with ``branch`` as its unborn HEAD."""
+    import pygit2
+
     pygit2.init_repository(str(root), bare=False, initial_head=branch)
     return Git(root)
 
 
 def discover(start: Path) -> Path | None:
     """The work tree root of the git repository containing ``start``."""
+    import pygit2
+
     found = pygit2.discover_repository(str(start))
     if not found:
         return None
@@ -70,12 +74,15 @@ class Git:
     """One repository opened by path; not shared between threads."""
 
     def __init__(self, root: Path) -> None:
+        import pygit2
+
         try:
             self.repo = pygit2.Repository(str(root))
         except pygit2.GitError:
             raise NotFoundError(f"not a git repository: {root}") from None
         self.root = Path(self.repo.workdir or root)
         self.git_dir = Path(self.repo.path)
+        self.common_dir = common_dir(self.git_dir)
         self._commits: dict[str, pygit2.Commit] = {}
 
     # --- reading -----------------------------------------------------------
@@ -96,6 +103,8 @@ class Git:
         return _info(c)
 
     def _commit(self, rev: str) -> pygit2.Commit:
+        import pygit2
+
         # Commits are immutable: a full id resolves once (bulk reads ask thousands of times).
         cached = self._commits.get(rev)
         if cached is not None:
@@ -116,6 +125,8 @@ class Git:
 
     def read(self, path: str, rev: str) -> bytes | None:
         """Bytes of ``path`` at ``rev``, or None when it is not there."""
+        from pygit2.enums import ObjectType
+
         tree = self._commit(rev).tree
         try:
             entry = tree[path]
@@ -134,6 +145,8 @@ class Git:
             yield path, entry.data
 
     def _entries(self, prefix: str, rev: str) -> Iterator[tuple[str, pygit2.Object]]:
+        from pygit2.enums import FileMode, ObjectType
+
         tree = self._commit(rev).tree
         try:
             sub = tree[prefix] if prefix else tree
@@ -156,6 +169,8 @@ class Git:
 
     def is_symlink(self, path: str, rev: str | None) -> bool:
         """True when ``path`` or one of its parent folders is a symlink in the tree at ``rev``."""
+        from pygit2.enums import FileMode
+
         if rev is None:
             return False
         tree = self._commit(rev).tree
@@ -171,6 +186,8 @@ class Git:
 
     def diff(self, old: str | None, new: str) -> list[PathChange]:
         """Files added, modified or deleted between two commits (old None: the empty tree)."""
+        from pygit2.enums import DeltaStatus
+
         new_tree = self._commit(new).tree
         if old is None:
             diff = new_tree.diff_to_tree(swap=True)
@@ -190,6 +207,8 @@ class Git:
 
     def log(self, rev: str, path: str | tuple[str, ...] | None = None, limit: int | None = None) -> Iterator[CommitInfo]:
         """Commits reachable from ``rev``, newest first; with ``path`` (or several), only those that changed it."""
+        from pygit2.enums import SortMode
+
         try:
             start = self._commit(rev).id
         except NotFoundError:
@@ -202,6 +221,10 @@ class Git:
             count += 1
             if limit is not None and count >= limit:
                 return
+
+    def trailers(self, ids: Sequence[str]) -> dict[str, Trailers]:
+        """The trailers of each commit in ``ids``, read by git's trailer parser (one process)."""
+        return read_commits(self.root, ids)
 
     def patch(self, rev: str, path: str | None = None) -> str:
         """Unified diff of a commit against its first parent (optionally one path)."""
@@ -227,6 +250,8 @@ class Git:
         return str(self._build(base, {tuple(p.split("/")): d for p, d in changes.items()}))
 
     def _build(self, base: pygit2.Tree | None, changes: dict[tuple[str, ...], bytes | None]) -> pygit2.Oid:
+        from pygit2.enums import FileMode
+
         repo = self.repo
         tb = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
         nested: dict[str, dict[tuple[str, ...], bytes | None]] = {}
@@ -259,6 +284,8 @@ class Git:
         return tb.write()
 
     def signature(self, when: datetime) -> pygit2.Signature:
+        import pygit2
+
         cfg = self.repo.config
         try:
             name, email = cfg["user.name"], cfg["user.email"]
@@ -269,6 +296,8 @@ class Git:
 
     def create_commit(self, branch: str, tree: str, parent: str | None, message: str, when: datetime) -> str:
         """Commit ``tree`` on ``branch`` if its tip is still ``parent``; else raise CasFailed."""
+        import pygit2
+
         sig = self.signature(when)
         ref = f"refs/heads/{branch}"
         current = self.tip(branch)
@@ -277,20 +306,25 @@ class Git:
         try:
             oid = self.repo.create_commit(ref, sig, sig, message, pygit2.Oid(hex=tree),
                                           [pygit2.Oid(hex=parent)] if parent else [])
-        except pygit2.GitError as exc:
-            text = str(exc)
-            if "current tip" in text or "first parent" in text or "exists" in text:
+        except pygit2.GitError:
+            # Lost the race: another writer moved the branch (or holds its lock) between
+            # our check and libgit2's. Told apart by the refs, not by libgit2's wording.
+            if self.tip(branch) != parent:
                 raise CasFailed(branch) from None
-            if "lock" in text.lower():
+            if self._ref_lock(ref).exists():
                 self._clear_stale_ref_lock(ref)
                 raise CasFailed(branch) from None
             raise
         return str(oid)
 
+    def _ref_lock(self, ref: str) -> Path:
+        # Branches live in the folder every work tree shares.
+        return self.common_dir / (ref + ".lock")
+
     def _clear_stale_ref_lock(self, ref: str) -> None:
         # Only called while holding gitmem's write lock: a ref lock older than a few
         # seconds was left by a killed writer, not by a live git process.
-        lock = self.git_dir / (ref + ".lock")
+        lock = self._ref_lock(ref)
         try:
             import time
 
@@ -301,6 +335,8 @@ class Git:
 
     def set_ref(self, name: str, target: str, old: str | None) -> None:
         """Point ``name`` at ``target`` if it still points at ``old`` (None: must not exist)."""
+        import pygit2
+
         refs = self.repo.references
         current = refs.get(name)
         if (str(current.target) if current is not None else None) != old:
@@ -313,6 +349,9 @@ class Git:
             ref.delete()
 
     def create_tag(self, name: str, rev: str, message: str, when: datetime) -> str:
+        import pygit2
+        from pygit2.enums import ObjectType
+
         target = self._commit(rev).id
         try:
             return str(self.repo.create_tag(name, target, ObjectType.COMMIT, self.signature(when), message))
@@ -322,6 +361,8 @@ class Git:
     # --- work tree -----------------------------------------------------------
     def worktree_hash(self, path: str) -> str | None:
         """Blob id of the work tree file at ``path`` (None when absent)."""
+        import pygit2
+
         full = self.root / path
         try:
             if full.is_symlink():
@@ -333,7 +374,7 @@ class Git:
     def staged_changes(self, rev: str | None, paths: list[str]) -> set[str]:
         """Paths whose index entry differs from their blob at ``rev`` (a person staged something)."""
         if rev is not None and _index_size(self.git_dir) > LARGE_INDEX_BYTES:
-            found = _git_lines(self.root, ["diff-index", "--cached", "--name-only", "-z", rev, "--", *paths])
+            found = changed_in_index(self.root, rev, paths)
             if found is not None:
                 return set(found)
         return {p for p in paths if self.index_hash(p) != self.tree_entry_hash(rev, p)}
@@ -355,7 +396,8 @@ class Git:
     def sync_worktree(self, changes: Mapping[str, bytes | None], index_only: frozenset[str] = frozenset()) -> bool:
         """Write changed paths into the work tree and the index; False when the index was locked.
 
-        Files are written to a temporary name under .git/gitmem/ and renamed
+        Files are written to a temporary name under the work tree's git dir
+        (``gitmem/tmp``, beside the work tree's other private files) and renamed
         into place, so a reader (or a crash) never sees half a file. Paths in
         ``index_only`` already hold the right content and only need the index.
         """
@@ -385,9 +427,11 @@ class Git:
         return self._update_index(changes)
 
     def _update_index(self, changes: Mapping[str, bytes | None]) -> bool:
+        import pygit2
+
         # libgit2 rewrites a 100k-entry index in ~180 ms; git's own update-index
         # does it in ~40 ms (index v4), worth its ~5 ms start-up on big indexes.
-        if _index_size(self.git_dir) > LARGE_INDEX_BYTES and _update_index_with_git(self.root, list(changes)):
+        if _index_size(self.git_dir) > LARGE_INDEX_BYTES and update_index(self.root, changes):
             return True
         lock = self.git_dir / "index.lock"
         for attempt in range(50):
@@ -415,49 +459,12 @@ class Git:
                     pass
         return False
 
-LARGE_INDEX_BYTES = 100 * 1024   # about 2k entries: from here git's C code beats reading the index into libgit2
-
-
-def _git_lines(root: Path, args: list[str]) -> list[str] | None:
-    """NUL-separated output of a git command, or None when git is missing or fails."""
-    import subprocess
-
-    try:
-        done = subprocess.run(["git", *args], cwd=root, capture_output=True, timeout=120)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if done.returncode != 0:
-        return None
-    return [p for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
-
 
 def _index_size(git_dir: Path) -> int:
     try:
         return (git_dir / "index").stat().st_size
     except OSError:
         return 0
-
-
-def _update_index_with_git(root: Path, paths: list[str]) -> bool:
-    """``git update-index`` for the changed paths; False when git is missing or fails."""
-    import subprocess
-
-    try:
-        done = subprocess.run(["git", "update-index", "--add", "--remove", "-z", "--stdin"], cwd=root,
-                              input=("\0".join(paths) + "\0").encode(), capture_output=True, timeout=120)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 0
-
-
-def use_index_v4(root: Path) -> None:
-    """Switch a new repository's index to version 4 (path compression: half the bytes to rewrite)."""
-    import subprocess
-
-    try:
-        subprocess.run(["git", "update-index", "--index-version", "4"], cwd=root, capture_output=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        pass  # version 2 works too, only slower at 100k files
 
 
 def _prune_empty(folder: Path, root: Path) -> None:

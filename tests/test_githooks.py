@@ -41,19 +41,6 @@ def test_main_without_a_known_hook_is_a_usage_error(capsys: pytest.CaptureFixtur
     assert "usage: gitmem hook" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("message", "expected"), [
-    ("Update patterns\n\nGitmem-Auto: true\n", (True, False)),
-    ("Update\n\nGitmem-Event: x\ngitmem-auto: TRUE\nGitmem-Approved-By: Alice\n", (True, True)),
-    ("Update\n\nGitmem-Approved-By: Alice\n\nGitmem-Auto: true\n", (True, False)),  # approval not in trailers
-    ("Fix a typo in my rules\n", (False, False)),
-    ("Update\n\nGitmem-Auto: true\n# Gitmem-Approved-By: commented out\n", (True, False)),
-    ("Update\n\nGitmem-Auto: false\n", (False, False)),
-    ("Update\n\nGitmem-Auto: true\nGitmem-Approved-By:\n", (True, False)),
-])
-def test_trailers(message: str, expected: tuple[bool, bool]) -> None:
-    assert hooks.trailers(message) == expected
-
-
 def test_key_line_finds_nested_fields() -> None:
     text = "hebbian:\n  decay: 0.02\nmemory:\n  decay_base: 2\n  tiers:\n    core: 0.1\n"
     assert hooks._key_line(text, "memory.tiers.core") == 6
