@@ -47,8 +47,9 @@ class FileStat:
 
 def count_lines(data: bytes | str) -> int:
     """Lines as git counts them: a last line without a newline still counts."""
-    newline = b"\n" if isinstance(data, bytes) else "\n"
-    return data.count(newline) + (1 if data and not data.endswith(newline) else 0)  # type: ignore[arg-type]
+    if isinstance(data, bytes):
+        return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    return data.count("\n") + (1 if data and not data.endswith("\n") else 0)
 
 
 def staged_line_counts(root: Path | str, paths: Iterable[str]) -> list[LineCounts]:
@@ -73,7 +74,7 @@ def staged_stats(root: Path | str, paths: Sequence[str]) -> list[FileStat]:
 
 def parse_patch(text: str) -> list[FileStat]:
     """Per-file counts of a unified diff (git's or any other), parsed with unidiff."""
-    from unidiff import PatchSet  # several ms to import: only paid when a diff is parsed
+    from unidiff.patch import PatchSet  # several ms to import: only paid when a diff is parsed
 
     stats = []
     for patched in PatchSet(text):

@@ -55,7 +55,7 @@ def _history_problems(repo: Any, rev_range: str) -> list[str]:
     base, _, tip = rev_range.partition("..")
     git = repo.git
     stop = git.commit(base).id if base else None
-    problems = []
+    problems: list[str] = []
     commits = []
     for info in git.log(tip or "HEAD", path="CLAUDE.md"):
         if info.id == stop:

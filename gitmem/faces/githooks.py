@@ -165,7 +165,7 @@ def _cached_settings(root: str) -> Settings | None:
 
 def _sha256(data: bytes) -> str:
     try:  # CPython 3.11's builtin module: hashlib would load OpenSSL first
-        from _sha256 import sha256
+        from _sha256 import sha256  # type: ignore[import-not-found]  # CPython's private module has no stub
     except ImportError:
         from hashlib import sha256
     return str(sha256(data).hexdigest())

@@ -125,14 +125,14 @@ class Git:
 
     def read(self, path: str, rev: str) -> bytes | None:
         """Bytes of ``path`` at ``rev``, or None when it is not there."""
-        from pygit2.enums import ObjectType
+        import pygit2
 
         tree = self._commit(rev).tree
         try:
             entry = tree[path]
         except KeyError:
             return None
-        return entry.data if entry.type == ObjectType.BLOB else None
+        return entry.data if isinstance(entry, pygit2.Blob) else None
 
     def files(self, prefix: str, rev: str) -> Iterator[tuple[str, str]]:
         """(path, blob id) of every file under ``prefix`` at ``rev``."""
@@ -144,28 +144,30 @@ class Git:
         for path, entry in self._entries(prefix, rev):
             yield path, entry.data
 
-    def _entries(self, prefix: str, rev: str) -> Iterator[tuple[str, pygit2.Object]]:
-        from pygit2.enums import FileMode, ObjectType
+    def _entries(self, prefix: str, rev: str) -> Iterator[tuple[str, pygit2.Blob]]:
+        import pygit2
+        from pygit2.enums import FileMode
 
         tree = self._commit(rev).tree
         try:
             sub = tree[prefix] if prefix else tree
         except KeyError:
             return
-        if sub.type != ObjectType.TREE:
+        if not isinstance(sub, pygit2.Tree):
             return
-        stack = [(prefix.rstrip("/"), sub)]
+        stack: list[tuple[str, pygit2.Tree]] = [(prefix.rstrip("/"), sub)]
         while stack:
             base, node = stack.pop()
             for entry in node:
-                path = f"{base}/{entry.name}" if base else entry.name
-                if entry.type == ObjectType.TREE:
+                path = f"{base}/{entry.name}" if base else str(entry.name)
+                if isinstance(entry, pygit2.Tree):
                     stack.append((path, entry))
-                elif entry.filemode in (FileMode.BLOB, FileMode.BLOB_EXECUTABLE):
+                elif isinstance(entry, pygit2.Blob) and entry.filemode in (FileMode.BLOB, FileMode.BLOB_EXECUTABLE):
                     yield path, entry
 
     def blob(self, oid: str) -> bytes:
-        return self.repo[oid].data
+        """The content of the blob ``oid``."""
+        return bytes(self.repo[oid].read_raw())
 
     def is_symlink(self, path: str, rev: str | None) -> bool:
         """True when ``path`` or one of its parent folders is a symlink in the tree at ``rev``."""
@@ -250,6 +252,7 @@ class Git:
         return str(self._build(base, {tuple(p.split("/")): d for p, d in changes.items()}))
 
     def _build(self, base: pygit2.Tree | None, changes: dict[tuple[str, ...], bytes | None]) -> pygit2.Oid:
+        import pygit2
         from pygit2.enums import FileMode
 
         repo = self.repo
@@ -275,8 +278,9 @@ class Git:
             if entry is not None and entry.filemode != FileMode.TREE:
                 raise ConflictError(f"cannot create folder {name!r}: a file of that name exists")
             subtree = repo[entry.id] if entry is not None else None
-            oid = self._build(subtree, sub)
-            if len(repo[oid]) == 0:
+            oid = self._build(subtree if isinstance(subtree, pygit2.Tree) else None, sub)
+            built = repo[oid]
+            if isinstance(built, pygit2.Tree) and len(built) == 0:
                 if entry is not None:
                     tb.remove(name)
             else:
@@ -288,7 +292,7 @@ class Git:
 
         cfg = self.repo.config
         try:
-            name, email = cfg["user.name"], cfg["user.email"]
+            name, email = str(cfg["user.name"]), str(cfg["user.email"])
         except (KeyError, pygit2.GitError):
             name, email = DEFAULT_NAME, DEFAULT_EMAIL
         stamp = int(when.replace(tzinfo=when.tzinfo or timezone.utc).timestamp())
