@@ -260,7 +260,7 @@ def _cache_path(root: Path) -> Path | None:
     from gitmem.base.state import config_cache_path
 
     try:
-        return config_cache_path(root)
+        return Path(config_cache_path(root))
     except (NotARepoError, OSError):
         return None
 
@@ -289,6 +289,7 @@ def load(root: Path) -> Config:
     try:
         if cache is None:
             return checked.config
+        cache.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps({"sha256": digest, "schema": SCHEMA_VERSION, "data": to_data(checked.config)}))
         tmp.replace(cache)

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 from gitmem.base.errors import NotARepoError
 
-TYPE_CHECKING = False  # typing costs milliseconds on the recall and hook paths: annotations only
+TYPE_CHECKING = False  # typing and pathlib cost milliseconds on the hook path: annotations only
 if TYPE_CHECKING:
+    from os import PathLike
+    from pathlib import Path
     from typing import Any, Iterator
 
 STATE_DIR = "gitmem"
@@ -35,19 +36,26 @@ EVENTS_LOG = "events.jsonl"
 INDEX_FILE = "index.sqlite"
 CONFIG_CACHE = "config.json"
 
-_dirs: dict[str, tuple[Path, Path]] = {}
+_dirs: dict[str, tuple[str, str]] = {}
 
 
-def git_dirs(root: Path | str) -> tuple[Path, Path]:
+def git_dirs(root: str | PathLike[str]) -> tuple[Path, Path]:
     """(git dir, common git dir) of the work tree at ``root``, cached per process; NotARepoError outside git."""
+    from pathlib import Path
+
+    git_dir, common = _git_dirs(root)
+    return Path(git_dir), Path(common)
+
+
+def _git_dirs(root: str | PathLike[str]) -> tuple[str, str]:
     key = os.path.abspath(root)
     found = _dirs.get(key)
     if found is None:
         from gitmem.base.gitio.heads import read_git_dirs
 
-        found = read_git_dirs(Path(key))
+        found = read_git_dirs(key)
         if found is None:
-            raise NotARepoError(f"{root} is not a git repository", hint=f"gitmem init {root}")
+            raise NotARepoError(f"{os.fspath(root)} is not a git repository", hint=f"gitmem init {os.fspath(root)}")
         _dirs[key] = found
     return found
 
@@ -57,27 +65,30 @@ def forget_git_dirs() -> None:
     _dirs.clear()
 
 
-def shared_dir(root: Path | str) -> Path:
+def shared_dir(root: str | PathLike[str]) -> Path:
     """``<common git dir>/gitmem/``, shared by every work tree of the clone; created on demand."""
     return _made(git_dirs(root)[1] / STATE_DIR)
 
 
-def worktree_dir(root: Path | str) -> Path:
+def worktree_dir(root: str | PathLike[str]) -> Path:
     """``<git dir>/gitmem/``, private to the work tree at ``root``; created on demand."""
     return _made(git_dirs(root)[0] / STATE_DIR)
 
 
-def index_path(root: Path | str) -> Path:
+def index_path(root: str | PathLike[str]) -> Path:
     """The recall index of the work tree at ``root`` (it mirrors that work tree's HEAD)."""
     return worktree_dir(root) / INDEX_FILE
 
 
-def config_cache_path(root: Path | str) -> Path:
-    """The validated-config cache of the work tree at ``root`` (keyed by gitmem.yaml's digest)."""
-    return worktree_dir(root) / CONFIG_CACHE
+def config_cache_path(root: str | PathLike[str]) -> str:
+    """The validated-config cache of the work tree at ``root`` (keyed by gitmem.yaml's digest).
+
+    A ``str``, and no folder is created: the hooks read it without importing pathlib.
+    """
+    return os.path.join(_git_dirs(root)[0], STATE_DIR, CONFIG_CACHE)
 
 
-def events_path(root: Path | str) -> Path:
+def events_path(root: str | PathLike[str]) -> Path:
     """The event log (alerts, writes) of the clone."""
     return shared_dir(root) / EVENTS_LOG
 
@@ -132,7 +143,7 @@ def read(path: Path) -> Iterator[dict[str, Any]]:
         return
 
 
-def log_event(root: Path | str, event: str, at: str, **fields: Any) -> None:
+def log_event(root: str | PathLike[str], event: str, at: str, **fields: Any) -> None:
     """Record an event (``secret.rejected``, ``write``, …) in the clone's events.jsonl."""
     append(events_path(root), {"event": event, "at": at, **fields})
 
@@ -150,6 +161,8 @@ def find_root(explicit: str | Path | None = None, cwd: Path | None = None, env_d
 
     NotARepoError with a hint when there is none.
     """
+    from pathlib import Path
+
     given = explicit if explicit is not None else env_dir
     if given is not None:
         path = Path(given).expanduser()

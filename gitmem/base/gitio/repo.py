@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import os
 from collections import namedtuple
-from datetime import datetime, timezone
-from pathlib import Path
 
 from gitmem.base.errors import CasFailed, ConflictError, NotFoundError, SecurityError
 from gitmem.base.gitio.command import changed_in_index, update_index
@@ -24,6 +22,8 @@ from gitmem.base.gitio.trailers import read_commits
 TYPE_CHECKING = False  # typing costs milliseconds on the recall path: annotations only
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
+    from datetime import datetime
+    from pathlib import Path
 
     import pygit2
 
@@ -66,6 +66,8 @@ def discover(start: Path) -> Path | None:
     found = pygit2.discover_repository(str(start))
     if not found:
         return None
+    from pathlib import Path
+
     repo = pygit2.Repository(found)
     return Path(repo.workdir) if repo.workdir else None
 
@@ -80,9 +82,11 @@ class Git:
             self.repo = pygit2.Repository(str(root))
         except pygit2.GitError:
             raise NotFoundError(f"not a git repository: {root}") from None
+        from pathlib import Path  # pathlib and pygit2 are only paid by a process that opens a Git
+
         self.root = Path(self.repo.workdir or root)
         self.git_dir = Path(self.repo.path)
-        self.common_dir = common_dir(self.git_dir)
+        self.common_dir = Path(common_dir(self.git_dir))
         self._commits: dict[str, pygit2.Commit] = {}
 
     # --- reading -----------------------------------------------------------
@@ -295,6 +299,8 @@ class Git:
             name, email = str(cfg["user.name"]), str(cfg["user.email"])
         except (KeyError, pygit2.GitError):
             name, email = DEFAULT_NAME, DEFAULT_EMAIL
+        from datetime import timezone
+
         stamp = int(when.replace(tzinfo=when.tzinfo or timezone.utc).timestamp())
         return pygit2.Signature(name, email, stamp, 0)
 
@@ -494,6 +500,8 @@ def _touches(c: pygit2.Commit, path: str) -> bool:
 
 
 def _info(c: pygit2.Commit) -> CommitInfo:
+    from datetime import datetime, timezone
+
     when = datetime.fromtimestamp(c.commit_time, timezone.utc).isoformat().replace("+00:00", "Z")
     return CommitInfo(str(c.id), c.message, f"{c.author.name} <{c.author.email}>", when,
                       tuple(str(p) for p in c.parent_ids))
