@@ -316,9 +316,10 @@ class Git:
         try:
             oid = self.repo.create_commit(ref, sig, sig, message, pygit2.Oid(hex=tree),
                                           [pygit2.Oid(hex=parent)] if parent else [])
-        except pygit2.GitError:
-            # Lost the race: another writer moved the branch (or holds its lock) between
-            # our check and libgit2's. Told apart by the refs, not by libgit2's wording.
+        except (pygit2.GitError, OSError):
+            # Lost the race: another writer moved the branch (or holds its lock: libgit2
+            # raises OSError then) between our check and libgit2's. Told apart by the
+            # refs and the lock file, not by libgit2's wording.
             if self.tip(branch) != parent:
                 raise CasFailed(branch) from None
             if self._ref_lock(ref).exists():
