@@ -216,7 +216,8 @@ def cmd_check(args: Any) -> int:
     if args.what == "config":
         report = checks.check_config(find_root(getattr(args, "repo", None), env_dir=env_repo_dir()))
     else:
-        report = checks.run(_repo(args), args.what, rev_range=args.rev_range)
+        repo = _repo(args)
+        report = checks.run(args.what, repo.root, repo.cfg, repo.git, rev_range=args.rev_range)
     if args.json:
         emit_json({"ok": report.ok, "problems": list(report.problems), "warnings": list(report.warnings)})
     else:
