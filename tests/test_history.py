@@ -24,13 +24,18 @@ def git(root: Path, *args: str, env: dict[str, str] | None = None) -> str:
     return done.stdout.strip()
 
 
+def head(repo: MemoryRepo) -> str:
+    assert repo.head is not None
+    return repo.head
+
+
 # --- why ----------------------------------------------------------------------------------
 
 def test_why_lists_creation_then_reinforcement(repo: MemoryRepo) -> None:
     first = repo.remember("The staging database listens on port 5432.", now=NOW)
     again = repo.remember("Remember: the staging database listens on port 5432.", now=NOW + timedelta(hours=1))
     assert again.action == "reinforced"
-    found = history.why(repo.git, repo.head, repo.show(first.id))
+    found = history.why(repo.git, head(repo), repo.show(first.id))
     assert [s.event for s in found.steps] == ["created", "reinforced"]
     assert found.steps[0].commit == first.commit and found.steps[1].commit == again.commit
     assert found.memory.id == first.id and found.source == found.memory.source
@@ -41,7 +46,7 @@ def test_why_lists_creation_then_reinforcement(repo: MemoryRepo) -> None:
 def test_why_follows_a_move_to_the_archive(repo: MemoryRepo) -> None:
     made = repo.remember("A fact to be archived later.", now=NOW)
     repo.forget(made.id, now=NOW + timedelta(days=1))
-    found = history.why(repo.git, repo.head, repo.show(made.id))
+    found = history.why(repo.git, head(repo), repo.show(made.id))
     assert [s.event for s in found.steps] == ["created", "archived"]
 
 
@@ -58,7 +63,7 @@ def test_why_counts_a_persons_commit(repo: MemoryRepo) -> None:
 
 def test_step_record_is_json_data(repo: MemoryRepo) -> None:
     made = repo.remember("Records are plain data.", now=NOW)
-    step = history.why(repo.git, repo.head, repo.show(made.id)).steps[0]
+    step = history.why(repo.git, head(repo), repo.show(made.id)).steps[0]
     record = step.record()
     assert set(record) == {"commit", "time", "event", "subject", "author", "trailers"}
     assert record["time"] == "2026-11-29T12:00:00Z"
@@ -145,10 +150,10 @@ def test_consolidate_of_an_unborn_branch_is_empty(tmp_path: Path) -> None:
 def test_consolidate_reads_the_decay_summary(repo: MemoryRepo) -> None:
     from gitmem.base.gitio import Git
 
-    head = repo.head
+    tip = head(repo)
     g = Git(repo.root)
-    tree = g.tree_id(head)
-    made = g.create_commit("main", tree, head, "gitmem: decay\n\nm-1: archived\nm-2: band warm -> cool\n"
+    tree = g.tree_id(tip)
+    made = g.create_commit("main", tree, tip, "gitmem: decay\n\nm-1: archived\nm-2: band warm -> cool\n"
                            "m-3: band hot -> warm\nm-4: tier short -> long\n\nGitmem-Event: memory.decay\n", NOW)
     review = history.consolidate(g, made, NOW - timedelta(days=1))
     assert review.counts["archived"] == 1

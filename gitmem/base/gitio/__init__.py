@@ -4,6 +4,7 @@
   lazily: recall served by a fresh index and the hooks never load it);
 - ``command``: every git process (``git diff --cached``, ``cat-file --batch``,
   ``update-index``, ``rev-parse``, ``stripspace``, ``interpret-trailers``…);
+- ``trees``: a commit's tree rewritten along the changed paths only;
 - ``heads``: the git dir, the common git dir and HEAD, read from files;
 - ``trailers``: the one trailer reader, git's own parser, for a message
   being committed and for commits already made.

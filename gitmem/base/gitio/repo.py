@@ -14,9 +14,10 @@ from __future__ import annotations
 import os
 from collections import namedtuple
 
-from gitmem.base.errors import CasFailed, ConflictError, NotFoundError, SecurityError
+from gitmem.base.errors import CasFailed, ConflictError, NotFoundError
 from gitmem.base.gitio.command import changed_in_index, update_index
 from gitmem.base.gitio.heads import common_dir
+from gitmem.base.gitio.trees import build
 from gitmem.base.gitio.trailers import read_commits
 
 TYPE_CHECKING = False  # typing costs milliseconds on the recall path: annotations only
@@ -99,10 +100,12 @@ class Git:
         return None
 
     def tip(self, branch: str) -> str | None:
+        """The commit ``branch`` points at, or None when it does not exist (yet)."""
         ref = self.repo.references.get(f"refs/heads/{branch}")
         return str(ref.target) if ref is not None else None
 
     def commit(self, rev: str) -> CommitInfo:
+        """The commit ``rev`` names (id, branch, tag, ``HEAD~2``…); NotFoundError when none."""
         c = self._commit(rev)
         return _info(c)
 
@@ -125,6 +128,7 @@ class Git:
         return commit
 
     def tree_id(self, rev: str) -> str:
+        """The id of the tree of commit ``rev``."""
         return str(self._commit(rev).tree.id)
 
     def read(self, path: str, rev: str) -> bytes | None:
@@ -244,54 +248,21 @@ class Git:
         return "".join(text)
 
     def branches(self, prefix: str = "") -> list[str]:
+        """Local branch names starting with ``prefix``, sorted."""
         return sorted(b for b in self.repo.branches.local if b.startswith(prefix))
 
     def tags(self, prefix: str = "") -> list[str]:
+        """Tag names starting with ``prefix``, sorted."""
         return sorted(r[len("refs/tags/"):] for r in self.repo.references if r.startswith("refs/tags/" + prefix))
 
     # --- writing -----------------------------------------------------------
     def build_tree(self, base_rev: str | None, changes: Mapping[str, bytes | None]) -> str:
         """Tree id of ``base_rev``'s tree with ``changes`` applied (None deletes)."""
         base = self._commit(base_rev).tree if base_rev else None
-        return str(self._build(base, {tuple(p.split("/")): d for p, d in changes.items()}))
-
-    def _build(self, base: pygit2.Tree | None, changes: dict[tuple[str, ...], bytes | None]) -> pygit2.Oid:
-        import pygit2
-        from pygit2.enums import FileMode
-
-        repo = self.repo
-        tb = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
-        nested: dict[str, dict[tuple[str, ...], bytes | None]] = {}
-        for parts, data in changes.items():
-            if len(parts) > 1:
-                nested.setdefault(parts[0], {})[parts[1:]] = data
-                continue
-            name = parts[0]
-            if data is None:
-                if tb.get(name) is not None:
-                    tb.remove(name)
-            else:
-                existing = tb.get(name)
-                if existing is not None and existing.filemode == FileMode.TREE:
-                    raise ConflictError(f"cannot write file {name!r}: a folder of that name exists")
-                tb.insert(name, repo.create_blob(data), FileMode.BLOB)
-        for name, sub in nested.items():
-            entry = tb.get(name)
-            if entry is not None and entry.filemode == FileMode.LINK:
-                raise SecurityError(f"refusing to write under {name!r}: it is a symlink in the repository")
-            if entry is not None and entry.filemode != FileMode.TREE:
-                raise ConflictError(f"cannot create folder {name!r}: a file of that name exists")
-            subtree = repo[entry.id] if entry is not None else None
-            oid = self._build(subtree if isinstance(subtree, pygit2.Tree) else None, sub)
-            built = repo[oid]
-            if isinstance(built, pygit2.Tree) and len(built) == 0:
-                if entry is not None:
-                    tb.remove(name)
-            else:
-                tb.insert(name, oid, FileMode.TREE)
-        return tb.write()
+        return str(build(self.repo, base, {tuple(p.split("/")): d for p, d in changes.items()}))
 
     def signature(self, when: datetime) -> pygit2.Signature:
+        """The configured identity (or gitmem's own) at ``when`` (a naive time is UTC)."""
         import pygit2
 
         cfg = self.repo.config
@@ -355,11 +326,13 @@ class Git:
         refs.create(name, pygit2.Oid(hex=target), force=current is not None)
 
     def delete_ref(self, name: str) -> None:
+        """Delete the ref ``name`` when it exists."""
         ref = self.repo.references.get(name)
         if ref is not None:
             ref.delete()
 
     def create_tag(self, name: str, rev: str, message: str, when: datetime) -> str:
+        """An annotated tag on ``rev``; ConflictError when ``name`` exists."""
         import pygit2
         from pygit2.enums import ObjectType
 
@@ -391,12 +364,14 @@ class Git:
         return {p for p in paths if self.index_hash(p) != self.tree_entry_hash(rev, p)}
 
     def index_hash(self, path: str) -> str | None:
+        """Blob id of ``path`` in the index (None when it is not staged)."""
         idx = self.repo.index
         idx.read(False)
         entry = idx[path] if path in idx else None
         return str(entry.id) if entry is not None else None
 
     def tree_entry_hash(self, rev: str | None, path: str) -> str | None:
+        """Blob id of ``path`` at ``rev`` (None when absent or ``rev`` is None)."""
         if rev is None:
             return None
         try:
