@@ -51,6 +51,12 @@ def _git_dirs(root: str | PathLike[str]) -> tuple[str, str]:
     key = os.path.abspath(root)
     found = _dirs.get(key)
     if found is None:
+        dot = os.path.join(key, ".git")
+        if os.path.isdir(dot):
+            # A main work tree: its .git folder is both (only a linked work tree's has a
+            # commondir), and the hooks are spared importing gitio for it.
+            _dirs[key] = found = (dot, dot)
+            return found
         from gitmem.base.gitio.heads import read_git_dirs
 
         found = read_git_dirs(key)
