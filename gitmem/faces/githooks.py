@@ -242,10 +242,13 @@ def check_layers_msg(run: Run, files: Sequence[str]) -> None:
     if len(files) != 1:
         run.report.problem("layers-msg", None, None, "expected the commit message file as the only argument")
         return
+    with open(files[0], encoding="utf-8", errors="replace") as fh:
+        message = fh.read()
+    if "gitmem-auto" not in message.lower():
+        return  # a person's commit: no trailer can say otherwise, and git's parser is not started
     from gitmem.base import gitio
 
-    with open(files[0], encoding="utf-8", errors="replace") as fh:
-        found = gitio.read_message(run.root, fh.read())
+    found = gitio.read_message(run.root, message)
     if not found.flag("Gitmem-Auto") or found.has("Gitmem-Approved-By"):
         return
     from gitmem.guards import layers
