@@ -14,35 +14,27 @@ Two views, because the pre-commit hooks must stay fast:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections import namedtuple
 
 from gitmem.base.gitio import read_blobs, staged_patch
 
-# typing and pathlib cost imports on the hooks' hot path; annotations only
+# typing, dataclasses and pathlib cost imports on the hooks' hot path: named tuples, annotations only
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
     from pathlib import Path
 
 
-@dataclass(frozen=True)
-class LineCounts:
-    """Lines of a file at HEAD and in the index; None where it does not exist."""
+class LineCounts(namedtuple("LineCounts", "path old new")):
+    """Lines of a file at HEAD (``old``) and in the index (``new``); None where it does not exist."""
 
-    path: str
-    old: int | None
-    new: int | None
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class FileStat:
-    """One file of a unified diff: lines added and removed, and whether it is new or gone."""
+class FileStat(namedtuple("FileStat", "path added removed is_new is_deleted")):
+    """One file of a unified diff: lines ``added`` and ``removed``, ``is_new``, ``is_deleted``."""
 
-    path: str
-    added: int
-    removed: int
-    is_new: bool
-    is_deleted: bool
+    __slots__ = ()
 
 
 def count_lines(data: bytes | str) -> int:
