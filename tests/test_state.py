@@ -214,3 +214,29 @@ def test_find_root_expands_the_home_folder(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setenv("HOME", str(tmp_path))
     mem = make_memory_repo(tmp_path / "mem")
     assert state.find_root("~/mem") == mem.resolve()
+
+
+# --- a memory repository with a linked work tree, end to end ----------------------------------
+
+def test_memory_repository_in_a_linked_worktree(tmp_path: Path) -> None:
+    from gitmem.api import MemoryRepo
+    from gitmem.base.config import parse_time
+
+    now = parse_time("2026-11-29T12:00:00Z")
+    main = tmp_path / "mem"
+    MemoryRepo.init(main, now, install_hooks=False)
+    wt = tmp_path / "wt"
+    git(main, "worktree", "add", "-q", "-b", "side", str(wt))
+    state.forget_git_dirs()
+    ours, theirs = MemoryRepo.open(main), MemoryRepo.open(wt)
+    ours.remember("The staging database listens on port 5432.", now=now)
+    theirs.remember("Deploys happen on Tuesday afternoons.", now=now)
+    assert [h.content for h in theirs.recall("deploys tuesday", now=now)][:1] == ["Deploys happen on Tuesday afternoons."]
+    assert not [h for h in theirs.recall("staging database port", now=now) if "5432" in h.content]
+    assert [h for h in ours.recall("staging database port", now=now) if "5432" in h.content]
+    assert state.index_path(wt).exists() and state.index_path(main).exists()
+    assert state.index_path(wt) != state.index_path(main)
+    writes = [r for r in state.read(state.events_path(main)) if r["event"] == "write"]
+    assert {r["branch"] for r in writes} == {"main", "side"}          # one event log for the clone
+    assert not (Path(git(wt, "rev-parse", "--path-format=absolute", "--git-dir")) / "gitmem" / "events.jsonl").exists()
+    assert git(wt, "status", "--porcelain") == "" and git(main, "status", "--porcelain") == ""
