@@ -21,7 +21,7 @@ from gitmem.guards import guard
 from gitmem.base.config import Config
 from gitmem.base.errors import NotFoundError, UsageError, ValidationError
 from gitmem.engines.initrepo import InitResult, init as init_repo
-from gitmem.base.repodir import find_root
+from gitmem.base.state import find_root
 from gitmem.store.memories import Listing
 from gitmem.base.kinds import check_choice
 from gitmem.base.model import DOMAINS, TYPES, Forgotten, Imported, Memory, Reflected, Remembered, check_id, iso, memory_path, new_id
@@ -52,7 +52,7 @@ class MemoryRepo:
     @classmethod
     def open(cls, repo: str | Path | None = None) -> "MemoryRepo":
         """Open the memory repository named by --repo, GITMEM_DIR or the working folder."""
-        return cls(find_root(repo))
+        return cls(find_root(repo, env_dir=config_mod.env_repo_dir()))
 
     @staticmethod
     def init(path: str | Path, now: datetime | None = None, install_hooks: bool = True) -> InitResult:
@@ -186,14 +186,14 @@ class MemoryRepo:
     def note(self, text: str, *, importance: float | None = None, type: str | None = None,
              domain: str | None = None, now: datetime | None = None) -> Note:
         """Keep ``text`` for this session only (no commit): a working note."""
-        from gitmem.base import events
+        from gitmem.base import state
         from gitmem.engines import working
 
         now = now or clock.now()
         max_bytes = self.cfg.sediment.max_content_bytes
         text = self.store.redact_text(guard.check_text(text, "note", max_bytes), "working note", "memory.working", now)
         n = working.note(text, importance, type, domain, now, max_bytes)
-        events.append(self._working_log, n.__dict__)
+        state.append(self._working_log, n.__dict__)
         return n
 
     def notes(self) -> builtins.list[Note]:
@@ -204,12 +204,12 @@ class MemoryRepo:
 
     def session_end(self, now: datetime | None = None, session: str | None = None) -> SessionEnd:
         """Move the working notes that matter into short-term memory (one commit), drop the rest."""
-        from gitmem.base import events
+        from gitmem.base import state
         from gitmem.engines import working
 
         now = now or clock.now()
         pending = self._working_log.with_suffix(".ending")
-        events.set_aside(self._working_log, pending)
+        state.set_aside(self._working_log, pending)
         all_notes = working.notes_from(pending)
         keep = working.kept(all_notes, self.cfg.memory)
         kept_ids: builtins.list[str] = []
@@ -301,14 +301,14 @@ class MemoryRepo:
 
     def decay(self, now: datetime | None = None, dry_run: bool = False) -> DecayReport:
         """Fold the access log, recompute bands and tiers, archive what is forgotten: ONE commit."""
-        from gitmem.base import events
+        from gitmem.base import state
         from gitmem.engines import decay
         from gitmem.engines.recall import ACCESS_LOG
 
         now = now or clock.now()
         log, folding = self.store.state / ACCESS_LOG, self.store.state / decay.FOLDING
         if not dry_run:
-            events.set_aside(log, folding)
+            state.set_aside(log, folding)
         accesses = decay.latest_access([folding, log], now)
         report: dict[str, Any] = {}
 
@@ -521,14 +521,14 @@ class MemoryRepo:
 
     def _harvest_file(self, path: Path, fmt: str, signals: int, whole: bool, now: datetime) -> Harvested:
         """One transcript: screened, then its episode and memories in one commit at most."""
-        from gitmem.base import events
+        from gitmem.base import state
         from gitmem.base.errors import SecretError
         from gitmem.engines.harvest import planning
         from gitmem.guards.redact import allowlist
 
         session = planning.read_session(path, fmt, allowlist(self.cfg))
         if session.secrets:
-            events.log_event(self.git.git_dir, "secret.rejected", iso(now), **session.alert())
+            state.log_event(self.git.root, "secret.rejected", iso(now), **session.alert())
             return session.rejected()
         drafts: builtins.list[planning.Draft] = []
 

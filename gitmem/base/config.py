@@ -278,8 +278,15 @@ def check_text(text: str, path: str = CONFIG_FILE) -> Checked:
     return check_data(data)
 
 
-def _cache_path(root: Path) -> Path:
-    return root / ".git" / "gitmem" / "config.json"
+def _cache_path(root: Path) -> Path | None:
+    """Where the validated config is cached (per work tree, found through git); None outside git."""
+    from gitmem.base.errors import NotARepoError
+    from gitmem.base.state import config_cache_path
+
+    try:
+        return Path(config_cache_path(root))
+    except (NotARepoError, OSError):
+        return None
 
 
 def load(root: Path) -> Config:
@@ -292,7 +299,7 @@ def load(root: Path) -> Config:
     digest = hashlib.sha256(raw).hexdigest()
     cache = _cache_path(root)
     try:
-        cached = json.loads(cache.read_text())
+        cached = json.loads(cache.read_text()) if cache is not None else {}
         if cached.get("sha256") == digest and cached.get("schema") == SCHEMA_VERSION:
             return check_data(cached["data"]).config
     except (OSError, ValueError, KeyError, TypeError):
@@ -304,6 +311,8 @@ def load(root: Path) -> Config:
             hint="run `gitmem check config` for the full list, then fix gitmem.yaml",
         )
     try:
+        if cache is None:
+            return checked.config
         cache.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps({"sha256": digest, "schema": SCHEMA_VERSION, "data": to_data(checked.config)}))

@@ -1,5 +1,6 @@
-"""What a staged change does to each file, read from git. The only module that imports unidiff.
+"""What a staged change does to each file. The only module that imports unidiff.
 
+git's output comes from gitmem.base.gitio; this module counts and parses it.
 Two views, because the pre-commit hooks must stay fast:
 
 - ``staged_line_counts`` reads the HEAD and staged blobs through one
@@ -13,76 +14,34 @@ Two views, because the pre-commit hooks must stay fast:
 
 from __future__ import annotations
 
-import subprocess
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections import namedtuple
 
-# typing and pathlib cost imports on the hooks' hot path; annotations only
+from gitmem.base.gitio import read_blobs, staged_patch
+
+# typing, dataclasses and pathlib cost imports on the hooks' hot path: named tuples, annotations only
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
     from pathlib import Path
 
 
-@dataclass(frozen=True)
-class LineCounts:
-    """Lines of a file at HEAD and in the index; None where it does not exist."""
+class LineCounts(namedtuple("LineCounts", "path old new")):
+    """Lines of a file at HEAD (``old``) and in the index (``new``); None where it does not exist."""
 
-    path: str
-    old: int | None
-    new: int | None
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class FileStat:
-    """One file of a unified diff: lines added and removed, and whether it is new or gone."""
+class FileStat(namedtuple("FileStat", "path added removed is_new is_deleted")):
+    """One file of a unified diff: lines ``added`` and ``removed``, ``is_new``, ``is_deleted``."""
 
-    path: str
-    added: int
-    removed: int
-    is_new: bool
-    is_deleted: bool
+    __slots__ = ()
 
 
 def count_lines(data: bytes | str) -> int:
     """Lines as git counts them: a last line without a newline still counts."""
-    newline = b"\n" if isinstance(data, bytes) else "\n"
-    return data.count(newline) + (1 if data and not data.endswith(newline) else 0)  # type: ignore[arg-type]
-
-
-def git(root: Path | str, *args: str, stdin: bytes | None = None) -> bytes:
-    """Run git in ``root`` and return its output; a failure is a GitmemError quoting git."""
-    done = subprocess.run(["git", *args], cwd=root, input=stdin, capture_output=True)
-    if done.returncode != 0:
-        from gitmem.base.errors import GitmemError
-
-        message = done.stderr.decode("utf-8", "replace").strip() or f"exit code {done.returncode}"
-        raise GitmemError(f"git {args[0]} failed: {message}", hint="check the repository with `git status`")
-    return done.stdout
-
-
-def read_blobs(root: Path | str, revs: Sequence[str]) -> list[bytes | None]:
-    """Contents of ``rev:path``-style objects in one git process; None where missing."""
-    safe = [rev for rev in revs if "\n" not in rev]
-    out = git(root, "cat-file", "--batch", stdin="".join(f"{rev}\n" for rev in safe).encode()) if safe else b""
-    found: dict[str, bytes | None] = {}
-    pos = 0
-    for rev in safe:
-        end = out.index(b"\n", pos)
-        header = out[pos:end].split()
-        pos = end + 1
-        if len(header) == 3 and header[1] != b"missing":
-            size = int(header[2])
-            found[rev] = out[pos:pos + size]
-            pos += size + 1  # the content is followed by a newline
-        else:
-            found[rev] = None
-    # `cat-file --batch` reads one name per line, so a path holding a newline
-    # (legal in git, absurd in a memory repository) is read on its own.
-    for rev in revs:
-        if rev not in found:
-            done = subprocess.run(["git", "cat-file", "blob", rev], cwd=root, capture_output=True)
-            found[rev] = done.stdout if done.returncode == 0 else None
-    return [found[rev] for rev in revs]
+    if isinstance(data, bytes):
+        return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    return data.count("\n") + (1 if data and not data.endswith("\n") else 0)
 
 
 def staged_line_counts(root: Path | str, paths: Iterable[str]) -> list[LineCounts]:
@@ -102,14 +61,12 @@ def staged_stats(root: Path | str, paths: Sequence[str]) -> list[FileStat]:
     """Added and removed lines per file of ``git diff --cached`` over ``paths``."""
     if not paths:
         return []
-    patch = git(root, "diff", "--cached", "--no-renames", "--no-ext-diff", "--no-color",
-                "--no-textconv", "--", *paths)
-    return parse_patch(patch.decode("utf-8", "surrogateescape"))
+    return parse_patch(staged_patch(root, paths))
 
 
 def parse_patch(text: str) -> list[FileStat]:
     """Per-file counts of a unified diff (git's or any other), parsed with unidiff."""
-    from unidiff import PatchSet  # several ms to import: only paid when a diff is parsed
+    from unidiff.patch import PatchSet  # several ms to import: only paid when a diff is parsed
 
     stats = []
     for patched in PatchSet(text):

@@ -14,7 +14,9 @@ code 1 and prints ``gitmem: error: …`` then ``hint: …``.
     ├── SecurityError         a path outside the sandbox, a symlink leading out
     ├── SecretError           a secret was found; the write is aborted
     ├── ConflictError         uncommitted edits in the way, or a lost race after retries
-    └── CheckFailed           a check (layers, amplitude, pii config) found problems
+    ├── CheckFailed           a check (layers, amplitude, pii config) found problems
+    ├── CasFailed             the branch moved while a commit was built (retried by the write path)
+    └── GitError              a git command failed or git could not be run
 """
 
 from __future__ import annotations
@@ -88,3 +90,19 @@ class CheckFailed(GitmemError):
     def __init__(self, message: str, problems: list[str], hint: str | None = None) -> None:
         super().__init__(message, hint)
         self.problems = problems
+
+
+class CasFailed(ConflictError):
+    """The branch moved while we built the commit; rebuild and retry.
+
+    Raised by the compare-and-swap of a ref; the write path retries, and only
+    a writer that loses every retry reports a ConflictError to the user.
+    """
+
+    def __init__(self, ref: str) -> None:
+        super().__init__(f"{ref} moved while a commit was being built", hint="run the command again")
+        self.ref = ref
+
+
+class GitError(GitmemError):
+    """A git command failed (the message quotes git) or git could not be started."""

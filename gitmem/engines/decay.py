@@ -13,7 +13,7 @@ from pathlib import Path
 from functools import lru_cache
 
 from gitmem.store import documents, memories
-from gitmem.base import events
+from gitmem.base import state
 from gitmem.base.clock import parse_time
 from gitmem.base.config import Config
 from gitmem.base.config import Memory as MemoryConfig
@@ -90,7 +90,7 @@ def latest_access(paths: list[Path], now: datetime) -> dict[str, str]:
     """The latest access of each memory id in the access logs ``paths``, none after ``now``."""
     latest: dict[str, str] = {}
     for path in paths:
-        for rec in events.read(path):
+        for rec in state.read(path):
             mid, at = rec.get("id"), rec.get("at")
             if not isinstance(mid, str) or not isinstance(at, str):
                 continue

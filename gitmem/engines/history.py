@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from gitmem.base.gitio import CommitInfo, Git
+from gitmem.base.gitio import CommitInfo, Git, Trailers
 from gitmem.base.model import DOMAINS, Memory, legacy_path, memory_path
 
 EVENT_VERBS = {
@@ -39,17 +39,27 @@ class Why:
     steps: tuple[Step, ...]          # oldest first
 
 
-def _step(info: CommitInfo) -> Step:
-    trailers = info.trailers
-    event = trailers.get("Gitmem-Event", "person")
-    return Step(info.id, info.time, EVENT_VERBS.get(event, event), info.message.splitlines()[0], info.author, trailers)
+def _step(info: CommitInfo, trailers: Trailers) -> Step:
+    event = trailers.get("Gitmem-Event") or "person"
+    return Step(info.id, info.time, EVENT_VERBS.get(event, event), info.subject, info.author,
+                trailers.last_values())
+
+
+def steps_of(git: Git, infos: list[CommitInfo]) -> list[tuple[Step, Trailers]]:
+    """Each commit as a step, with every trailer it carries (read by git in one process)."""
+    found = git.trailers([info.id for info in infos])
+    out = []
+    for info in infos:
+        trailers = found.get(info.id, Trailers())
+        out.append((_step(info, trailers), trailers))
+    return out
 
 
 def why(git: Git, rev: str, memory: Memory) -> Why:
     """Every commit that created, changed, moved or reverted ``memory``."""
     paths = tuple(sorted({memory.path} | {f(d, memory.id, a) for f in (memory_path, legacy_path)
                                           for d in DOMAINS for a in (False, True)}))
-    steps = [_step(info) for info in git.log(rev, path=paths)]
+    steps = [step for step, _ in steps_of(git, list(git.log(rev, path=paths)))]
     return Why(memory, memory.source, tuple(reversed(steps)))
 
 
@@ -81,21 +91,23 @@ def consolidate(git: Git, rev: str | None, since: datetime) -> Review:
     stamp = iso(since)
     steps: list[Step] = []
     counts: dict[str, int] = {}
+    infos: list[CommitInfo] = []
     if rev is not None:
         for info in git.log(rev):
             if info.time < stamp:
                 break
-            step = _step(info)
-            steps.append(step)
-            n = 1
-            files = step.trailers.get("Gitmem-Files")
-            if step.event in ("created", "imported", "harvested") and files and files.isdigit():
-                n = int(files)
-            if step.event == "decayed":
-                body = info.message
-                counts["archived"] = counts.get("archived", 0) + body.count(": archived")
-                counts["band changes"] = counts.get("band changes", 0) + body.count(": band ")
-                counts["promoted to long-term"] = counts.get("promoted to long-term", 0) + body.count("tier short -> long")
-                continue
-            counts[step.event] = counts.get(step.event, 0) + n
+            infos.append(info)
+    for info, (step, trailers) in zip(infos, steps_of(git, infos)):
+        steps.append(step)
+        n = 1
+        files = trailers.get("Gitmem-Files")
+        if step.event in ("created", "imported", "harvested") and files and files.isdigit():
+            n = int(files)
+        if step.event == "decayed":
+            body = info.message
+            counts["archived"] = counts.get("archived", 0) + body.count(": archived")
+            counts["band changes"] = counts.get("band changes", 0) + body.count(": band ")
+            counts["promoted to long-term"] = counts.get("promoted to long-term", 0) + body.count("tier short -> long")
+            continue
+        counts[step.event] = counts.get(step.event, 0) + n
     return Review(stamp, counts, tuple(steps))

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from dataclasses import dataclass
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
 
 from gitmem.base import gitio
-from gitmem.base.repodir import is_memory_repo
+from gitmem.base.state import is_memory_repo
 from gitmem.store.formats import FORMAT
 from gitmem.base.errors import UsageError
 from gitmem.base.model import DOMAINS
@@ -84,14 +82,13 @@ def install_git_hooks(path: Path) -> bool:
     """Make a person's own `git commit` run gitmem's checks: the pre-commit
     framework for the pre-commit stage, a plain commit-msg script for the
     layer rule. False when pre-commit could not be installed."""
-    try:
-        done = subprocess.run([sys.executable, "-m", "pre_commit", "install", "--hook-type", "pre-commit"],
-                              cwd=path, capture_output=True, text=True, timeout=120)
-    except (OSError, subprocess.TimeoutExpired):
+    installed = gitio.install_pre_commit(path)
+    hooks = gitio.hooks_dir(path)
+    if hooks is None:
         return False
-    target = Path(gitio.Git(path).git_dir) / "hooks" / "commit-msg"
+    target = Path(hooks) / "commit-msg"
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes((template_dir() / "hooks" / "commit-msg").read_bytes())
         target.chmod(0o755)
-    return done.returncode == 0
+    return installed

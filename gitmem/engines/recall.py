@@ -15,8 +15,8 @@ if TYPE_CHECKING:
     from typing import Iterable, Sequence
 
 from gitmem.base import clock
-from gitmem.base import events, refs
-from gitmem.base.errors import NotARepoError
+from gitmem.base import state
+from gitmem.base.gitio import head_commit
 from gitmem.store.index import Filters, Hit, Index, IndexCorrupt
 
 ACCESS_LOG = "access.jsonl"
@@ -42,19 +42,12 @@ class Recalled(namedtuple("Recalled", "id score relevance content type domain im
                 "source_id": self.source_id, "via": self.via}
 
 
-def _git_dir(root: Path) -> Path:
-    gdir = refs.git_dir(root)
-    if gdir is None:
-        raise NotARepoError(f"{root} is not a git repository", hint=f"gitmem init {root}")
-    return gdir
-
-
 def open_index(root: Path, at: str | None = None) -> Index:
     """The index for HEAD (synced if stale) or for ``at`` (a tag or commit)."""
-    gdir = _git_dir(root)
+    gdir = state.git_dirs(root)[0]
     if at is None:
-        head = refs.head_commit(gdir)
-        path = gdir / "gitmem" / "index.sqlite"
+        head = head_commit(gdir)
+        path = state.index_path(root)
         if head is not None and path.exists():
             try:
                 index = Index(path)
@@ -108,10 +101,10 @@ def log_access(root: Path, ids: Iterable[str], now: datetime) -> None:
     ids = list(ids)
     if not ids:
         return
-    path = events.state_dir(_git_dir(root)) / ACCESS_LOG
+    path = state.shared_dir(root) / ACCESS_LOG
     stamp = now.replace(microsecond=0).isoformat().replace("+00:00", "Z")
     for memory_id in ids:
-        events.append(path, {"id": memory_id, "at": stamp})
+        state.append(path, {"id": memory_id, "at": stamp})
 
 
 def recall(root: Path, query: str, k: int = 10, filters: Filters = Filters(), at: str | None = None,

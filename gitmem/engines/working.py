@@ -15,7 +15,7 @@ from pathlib import Path
 
 from gitmem.base.config import Memory as MemoryConfig
 from gitmem.engines import memorize
-from gitmem.base import events
+from gitmem.base import state
 from gitmem.guards import guard
 from gitmem.base.kinds import check_choice
 from gitmem.base.model import DOMAINS, TYPES, Memory, iso, new_id
@@ -72,7 +72,7 @@ def to_memory(n: Note, now: datetime, cfg: MemoryConfig, session: str | None) ->
 def notes_from(path: Path) -> list[Note]:
     """Notes stored in a working log file (a torn line is skipped)."""
     out = []
-    for rec in events.read(path):
+    for rec in state.read(path):
         try:
             out.append(Note(str(rec["id"]), str(rec["text"]), float(rec["importance"]), str(rec["type"]),
                             str(rec["domain"]), str(rec["at"])))

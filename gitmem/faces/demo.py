@@ -3,7 +3,6 @@ each thing gitmem does, with the real library and real commits."""
 
 from __future__ import annotations
 
-import subprocess
 import tempfile
 from datetime import timedelta
 from pathlib import Path
@@ -90,11 +89,9 @@ def run(target: str | None, say: Say) -> int:
     say("recall still finds archived memories when asked: gitmem recall --all QUERY")
 
     _section(say, "9. git is the audit log: one commit per change")
-    try:
-        log = subprocess.run(["git", "log", "--oneline", "-n", "15"], cwd=root, capture_output=True, text=True, check=True)
-        say(log.stdout.rstrip())
-    except (OSError, subprocess.CalledProcessError):
-        pass
+    from gitmem.base.gitio import short_log
+
+    say(short_log(root, 15))
     _section(say, "next")
     say(f"cd {root}")
     for cmd in ("gitmem list", "gitmem recall --all 'export timeout'", "gitmem why demo-8", "gitmem consolidate",

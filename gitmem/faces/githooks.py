@@ -133,18 +133,21 @@ class Run:
 # --- config -----------------------------------------------------------------
 
 def _cached_settings(root: str) -> Settings | None:
-    """Settings from the JSON cache gitmem.base.config.load keeps under .git/gitmem/.
+    """Settings from the JSON cache gitmem.base.config.load keeps (gitmem.base.state.config_cache_path).
 
-    Loading the schema (gitmem.base.settings: hashlib, pathlib, a dozen dataclasses)
+    Loading the schema (gitmem.base.config: hashlib, pathlib, a dozen dataclasses)
     costs more than every check of a typical commit together, so the hooks
     read the cache config.load wrote when it is present and matches gitmem.yaml
     byte for byte.
     Anything unexpected returns None and the caller goes through config.load.
     """
+    from gitmem.base.errors import GitmemError
+    from gitmem.base.state import config_cache_path
+
     try:
         with open(os.path.join(root, "gitmem.yaml"), "rb") as fh:
             raw = fh.read()
-        with open(os.path.join(root, ".git", "gitmem", "config.json"), encoding="utf-8") as fh:
+        with open(config_cache_path(root), encoding="utf-8") as fh:
             import json
 
             cached = json.load(fh)
@@ -155,13 +158,13 @@ def _cached_settings(root: str) -> Settings | None:
         pii, sediment = cached["data"]["pii"], cached["data"]["sediment"]
         return Settings(pii["allowlist"]["values"], pii["allowlist"]["patterns"],
                         pii["disabled_kinds"], sediment["amplitude_max"])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, GitmemError):
         return None
 
 
 def _sha256(data: bytes) -> str:
     try:  # CPython 3.11's builtin module: hashlib would load OpenSSL first
-        from _sha256 import sha256
+        from _sha256 import sha256  # type: ignore[import-not-found]  # CPython's private module has no stub
     except ImportError:
         from hashlib import sha256
     return str(sha256(data).hexdigest())
@@ -239,16 +242,18 @@ def check_layers_msg(run: Run, files: Sequence[str]) -> None:
         run.report.problem("layers-msg", None, None, "expected the commit message file as the only argument")
         return
     with open(files[0], encoding="utf-8", errors="replace") as fh:
-        automated, approved = trailers(fh.read())
-    if not automated or approved:
+        message = fh.read()
+    if "gitmem-auto" not in message.lower():
+        return  # a person's commit: no trailer can say otherwise, and git's parser is not started
+    from gitmem.base import gitio
+
+    found = gitio.read_message(run.root, message)
+    if not found.flag("Gitmem-Auto") or found.has("Gitmem-Approved-By"):
         return
-    from gitmem.base import diffs
     from gitmem.guards import layers
 
-    staged = diffs.git(run.root, "diff", "--cached", "--name-only", "-z", "--no-renames",
-                       "--", "CLAUDE.md", "*/CLAUDE.md").decode("utf-8", "surrogateescape")
-    paths = [p for p in staged.split("\0") if p]
-    blobs = diffs.read_blobs(run.root, [rev for p in paths for rev in (f"HEAD:{p}", f":{p}")])
+    paths = gitio.staged_names(run.root, "CLAUDE.md", "*/CLAUDE.md")
+    blobs = gitio.read_blobs(run.root, [rev for p in paths for rev in (f"HEAD:{p}", f":{p}")])
     for i, path in enumerate(paths):
         old, new = blobs[2 * i], blobs[2 * i + 1]
         if old is None:
@@ -349,12 +354,10 @@ def _repo_root() -> tuple[str, str]:
     cwd = os.getcwd()
     if os.path.exists(os.path.join(cwd, ".git")):
         return cwd, ""
-    import subprocess
+    from gitmem.base.gitio import toplevel
 
-    try:
-        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True,
-                             check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
+    top = toplevel(cwd)
+    if top is None:
         return cwd, ""
     return top, os.path.relpath(cwd, top)
 
@@ -367,25 +370,6 @@ def _position(text: str, offset: int) -> tuple[int, int]:
     """1-based line and column of a character offset."""
     line_start = text.rfind("\n", 0, offset) + 1
     return text.count("\n", 0, offset) + 1, offset - line_start + 1
-
-
-def trailers(message: str) -> tuple[bool, bool]:
-    """(automated, approved) from a commit message.
-
-    ``Gitmem-Auto: true`` counts anywhere in the message (erring towards the
-    check); ``Gitmem-Approved-By:`` only in the closing trailer block, where
-    ``git log --format=%(trailers)`` shows it in the audit trail.
-    """
-    message = message.split("# ------------------------ >8 ------------------------", 1)[0]
-    lines = [line.rstrip() for line in message.split("\n") if not line.startswith("#")]
-    automated = any(re.fullmatch(r"(?i)gitmem-auto[ \t]*:[ \t]*(?:true|yes|1)", line.strip()) for line in lines)
-    while lines and not lines[-1]:
-        lines.pop()
-    block: list[str] = []
-    while lines and lines[-1]:
-        block.append(lines.pop())
-    approved = any(re.match(r"(?i)gitmem-approved-by[ \t]*:[ \t]*\S", line) for line in block)
-    return automated, approved
 
 
 def _key_line(text: str, dotted: str) -> int | None:

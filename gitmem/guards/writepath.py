@@ -23,12 +23,13 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from gitmem.base import config as config_mod
-from gitmem.base import events
+from gitmem.base import state
 from gitmem.guards import amplitude
 from gitmem.guards import guard, sandbox
 from gitmem.base.config import Config
 from gitmem.base.errors import CheckFailed, ConflictError, SecretError
-from gitmem.base.gitio import CasFailed, Git
+from gitmem.base.errors import CasFailed
+from gitmem.base.gitio import Git
 from gitmem.guards.lock import exclusive
 from gitmem.base.model import iso
 
@@ -91,7 +92,7 @@ class Store:
         self.git = Git(root)
         self.root = self.git.root
         self.cfg = cfg
-        self.state = events.state_dir(self.git.git_dir)
+        self.state = state.shared_dir(self.git.root)
 
     def default_branch(self) -> str:
         """The checked-out branch, where memory is written unless a caller names another."""
@@ -127,7 +128,7 @@ class Store:
                     continue
                 if checked_out and self.git.sync_worktree(changes):
                     self._journal_done()
-                events.log_event(self.git.git_dir, "write", iso(now), commit=commit, branch=branch,
+                state.log_event(self.git.root, "write", iso(now), commit=commit, branch=branch,
                                  kind=plan.event, files=len(changes))
                 return Written(commit, branch, plan, stripped)
         raise ConflictError(f"branch {branch!r} kept moving; gave up after {MAX_ATTEMPTS} attempts",
@@ -190,7 +191,7 @@ class Store:
 
     def _reject(self, found: list[tuple[str, str]], event: str, session: str | None, now: datetime) -> None:
         kinds = sorted({w.split(" at ")[0] for _, w in found})
-        events.log_event(self.git.git_dir, "secret.rejected", iso(now), event_kind=event,
+        state.log_event(self.git.root, "secret.rejected", iso(now), event_kind=event,
                          session=session, findings=[f"{p}: {w}" for p, w in found])
         listing = "; ".join(f"{p}: {w}" for p, w in found[:10])
         raise SecretError(f"secret found ({', '.join(kinds)}), nothing written: {listing}", list(found),

@@ -13,6 +13,7 @@ from typing import Iterable
 
 from gitmem.store import documents, memories
 from gitmem.base.errors import DocumentError, GitmemError
+from gitmem.base import state
 from gitmem.base.gitio import Git
 from gitmem.store.index import Index, IndexCorrupt, IndexRow
 from gitmem.base.model import ARCHIVE_DIR, MEMORY_DIR, Memory
@@ -22,9 +23,7 @@ SCHEMA = "2"  # bump when what rows carry changes: old indexes rebuild themselve
 
 
 def index_file(git: Git, name: str = "index.sqlite") -> Path:
-    path = git.git_dir / "gitmem" / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return path
+    return state.worktree_dir(git.root) / name
 
 
 def row(m: Memory) -> IndexRow:

@@ -41,19 +41,6 @@ def test_main_without_a_known_hook_is_a_usage_error(capsys: pytest.CaptureFixtur
     assert "usage: gitmem hook" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("message", "expected"), [
-    ("Update patterns\n\nGitmem-Auto: true\n", (True, False)),
-    ("Update\n\nGitmem-Event: x\ngitmem-auto: TRUE\nGitmem-Approved-By: Alice\n", (True, True)),
-    ("Update\n\nGitmem-Approved-By: Alice\n\nGitmem-Auto: true\n", (True, False)),  # approval not in trailers
-    ("Fix a typo in my rules\n", (False, False)),
-    ("Update\n\nGitmem-Auto: true\n# Gitmem-Approved-By: commented out\n", (True, False)),
-    ("Update\n\nGitmem-Auto: false\n", (False, False)),
-    ("Update\n\nGitmem-Auto: true\nGitmem-Approved-By:\n", (True, False)),
-])
-def test_trailers(message: str, expected: tuple[bool, bool]) -> None:
-    assert hooks.trailers(message) == expected
-
-
 def test_key_line_finds_nested_fields() -> None:
     text = "hebbian:\n  decay: 0.02\nmemory:\n  decay_base: 2\n  tiers:\n    core: 0.1\n"
     assert hooks._key_line(text, "memory.tiers.core") == 6
@@ -468,3 +455,119 @@ def test_try_repo_layers_msg(hook_repo: Path, target: Path, env: dict[str, str],
     assert done.returncode == 1
     assert "gitmem-layers-msg: CLAUDE.md:26: layer 4 (meta) changed by an automated commit" in output(done)
     assert "layer 2 (patterns)" not in output(done)  # generated: automation may change it
+
+
+# --- the commit-msg hook's trailers, git's paths and per-clone state ---------------------
+
+@pytest.fixture
+def claude_repo(inrepo: Path) -> Path:
+    """``inrepo`` with the template CLAUDE.md committed and Layer 1 changed and staged."""
+    shutil.copy(TEMPLATES / "CLAUDE.md", inrepo / "CLAUDE.md")
+    subprocess.run(["git", "add", "CLAUDE.md"], cwd=inrepo, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "claude"], cwd=inrepo, check=True)
+    text = (inrepo / "CLAUDE.md").read_text()
+    (inrepo / "CLAUDE.md").write_text(text.replace("- (your first rule)", "- Push straight to main."))
+    subprocess.run(["git", "add", "CLAUDE.md"], cwd=inrepo, check=True)
+    return inrepo
+
+
+@pytest.mark.parametrize(("message", "refused"), [
+    ("gitmem: sync\n\nGitmem-Auto: true\n", True),
+    ("gitmem: sync\n\ngitmem-auto: YES\n", True),
+    ("gitmem: sync\n\nGitmem-Auto: true\nGitmem-Approved-By: Alice\n", False),
+    ("gitmem: sync\n\nGITMEM-AUTO: true\ngitmem-approved-by: Alice\n", False),
+    ("gitmem: sync\n\nGitmem-Auto: true\n# Gitmem-Approved-By: Alice\n", True),           # a comment approves nothing
+    ("gitmem: sync\n\nGitmem-Auto: true\n\n# ------------------------ >8 ------------------------\n"
+     "Gitmem-Approved-By: Alice\n", True),                                                # nor does text below the scissors
+    ("gitmem: sync\n\nGitmem-Approved-By: Alice\n\nGitmem-Auto: true\n", True),        # approval outside the trailers
+    ("gitmem: sync\n\nGitmem-Auto: false\nGitmem-Auto: true\n", True),                 # every value is read
+    ("gitmem: sync\n\nGitmem-Auto: true\nGitmem-Approved-By:\n", True),                # an empty approval
+    ("My own rules\n", False),
+])
+def test_layers_msg_reads_trailers_like_git(claude_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                            message: str, refused: bool) -> None:
+    path = tmp_path / "COMMIT_EDITMSG"
+    path.write_text(message)
+    assert hooks.main(["layers-msg", str(path)]) == (1 if refused else 0)
+    out = capsys.readouterr().out
+    assert ("layer 1 (core) changed by an automated commit" in out) is refused
+
+
+def test_layers_msg_looks_at_every_staged_claude_md(claude_repo: Path, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    subprocess.run(["git", "commit", "-q", "-m", "mine"], cwd=claude_repo, check=True)
+    (claude_repo / "sub").mkdir()
+    shutil.copy(TEMPLATES / "CLAUDE.md", claude_repo / "sub" / "CLAUDE.md")
+    subprocess.run(["git", "add", "sub/CLAUDE.md"], cwd=claude_repo, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "sub"], cwd=claude_repo, check=True)
+    subprocess.run(["git", "rm", "-q", "sub/CLAUDE.md"], cwd=claude_repo, check=True)
+    path = tmp_path / "MSG"
+    path.write_text("gitmem: prune\n\nGitmem-Auto: true\n")
+    assert hooks.main(["layers-msg", str(path)]) == 1
+    assert "gitmem-layers-msg: sub/CLAUDE.md: deleted by an automated commit" in capsys.readouterr().out
+
+
+def test_layers_msg_lets_an_automated_commit_add_a_claude_md(inrepo: Path, tmp_path: Path) -> None:
+    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "root"], cwd=inrepo, check=True)
+    shutil.copy(TEMPLATES / "CLAUDE.md", inrepo / "CLAUDE.md")
+    subprocess.run(["git", "add", "CLAUDE.md"], cwd=inrepo, check=True)
+    path = tmp_path / "MSG"
+    path.write_text("gitmem: init\n\nGitmem-Auto: true\n")
+    assert hooks.main(["layers-msg", str(path)]) == 0
+
+
+def test_cached_settings_in_a_linked_worktree(inrepo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitmem.base import config, state
+
+    (inrepo / "gitmem.yaml").write_text("sediment:\n  amplitude_max: 0.2\n")
+    subprocess.run(["git", "add", "gitmem.yaml"], cwd=inrepo, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "config"], cwd=inrepo, check=True)
+    wt = tmp_path / "wt"
+    subprocess.run(["git", "worktree", "add", "-q", "-b", "side", str(wt)], cwd=inrepo, check=True)
+    (wt / "gitmem.yaml").write_text("sediment:\n  amplitude_max: 0.3\n")
+    config.load(inrepo)
+    config.load(wt)
+    assert state.config_cache_path(wt) != state.config_cache_path(inrepo)
+    assert not (wt / ".git").is_dir()
+    main_settings, wt_settings = hooks._cached_settings(str(inrepo)), hooks._cached_settings(str(wt))
+    assert main_settings is not None and wt_settings is not None
+    assert (main_settings.amplitude_max, wt_settings.amplitude_max) == (0.2, 0.3)
+
+
+def test_cached_settings_outside_git_is_none(tmp_path: Path) -> None:
+    (tmp_path / "gitmem.yaml").write_text("{}\n")
+    assert hooks._cached_settings(str(tmp_path)) is None
+
+
+def test_repo_root_outside_git_stays_in_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert hooks._repo_root() == (str(tmp_path), "")
+
+
+def test_the_secrets_hook_imports_neither_pygit2_nor_pathlib(inrepo: Path) -> None:
+    from gitmem.base import config
+
+    (inrepo / "gitmem.yaml").write_text("{}\n")
+    config.load(inrepo)                                              # the cache the hook reads
+    (inrepo / "n.md").write_text("nothing to see\n")
+    code = ("import sys; from gitmem.faces import githooks; code = githooks.main(['secrets', 'n.md']); "
+            "print(code, 'pygit2' in sys.modules, 'pathlib' in sys.modules, 'gitmem.base.settings' in sys.modules)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, "-c", code], cwd=inrepo, capture_output=True, text=True, env=env)
+    assert done.stdout.split() == ["0", "False", "False", "False"], done.stderr
+
+
+@needs_pre_commit
+def test_commit_in_a_linked_worktree_runs_the_hooks(memrepo: Path, env: dict[str, str], tmp_path: Path) -> None:
+    wt = tmp_path / "wt"
+    git(memrepo, env, "worktree", "add", "-q", "-b", "side", str(wt))
+    write(wt, "memory/user/m-9.md", f"---\nid: m-9\n---\naws_access_key_id = {FAKE_AWS_KEY}\n")
+    done = commit(wt, env)
+    assert done.returncode != 0
+    assert "gitmem-secrets: memory/user/m-9.md:4:21: aws_access_key" in output(done)
+    text = (wt / "CLAUDE.md").read_text()
+    write(wt, "CLAUDE.md", text.replace("- (your first rule)", "- Obey."))
+    (wt / "memory/user/m-9.md").unlink()
+    done = commit(wt, env, "gitmem: sync\n\nGitmem-Auto: true\n")
+    assert done.returncode != 0
+    assert "layer 1 (core) changed by an automated commit" in output(done)

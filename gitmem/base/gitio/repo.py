@@ -1,67 +1,74 @@
-"""The only module that imports pygit2: reading trees and writing commits.
+"""Reading trees and writing commits with pygit2 (imported here, lazily).
 
 Commits are built from the parent tree by rewriting only the trees along the
 changed paths (a one-file commit costs the same at 1k and 100k files) and the
 ref moves by compare-and-swap: ``create_commit`` fails when the branch tip is
 no longer the parent we built on, so a concurrent writer is never lost.
+
+pygit2 is imported inside the functions: importing it costs ~80 ms, which a
+recall served by a fresh index and the hooks never pay.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from datetime import datetime, timezone
-from pathlib import Path
-from typing import Iterator, Mapping
+from collections import namedtuple
 
-import pygit2
-from pygit2.enums import DeltaStatus, FileMode, ObjectType, SortMode
+from gitmem.base.errors import CasFailed, ConflictError, NotFoundError
+from gitmem.base.gitio.command import changed_in_index, update_index
+from gitmem.base.gitio.heads import common_dir
+from gitmem.base.gitio.trees import build
+from gitmem.base.gitio.trailers import read_commits
 
-from gitmem.base.errors import ConflictError, NotFoundError, SecurityError
+TYPE_CHECKING = False  # typing costs milliseconds on the recall path: annotations only
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping, Sequence
+    from datetime import datetime
+    from pathlib import Path
+
+    import pygit2
+
+    from gitmem.base.gitio.trailers import Trailers
 
 DEFAULT_NAME = "gitmem"
 DEFAULT_EMAIL = "gitmem@localhost"
+LARGE_INDEX_BYTES = 100 * 1024   # about 2k entries: from here git's C code beats reading the index into libgit2
 
 
-class CasFailed(Exception):
-    """The branch moved while we built the commit; rebuild and retry."""
+class CommitInfo(namedtuple("CommitInfo", "id message author time parents")):
+    """One commit: ``id``, ``message``, ``author`` ("Name <email>"), ``time`` (ISO, UTC) and ``parents`` (ids)."""
 
-
-@dataclass(frozen=True)
-class CommitInfo:
-    id: str
-    message: str
-    author: str
-    time: str
-    parents: tuple[str, ...]
+    __slots__ = ()
 
     @property
-    def trailers(self) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for line in self.message.strip().splitlines():
-            key, sep, value = line.partition(": ")
-            if sep and key.startswith("Gitmem-"):
-                out[key] = value.strip()
-        return out
+    def subject(self) -> str:
+        """The first line of the message."""
+        return str(self.message).split("\n", 1)[0]
 
 
-@dataclass(frozen=True)
-class PathChange:
-    status: str          # "A", "M", "D"
-    path: str
+class PathChange(namedtuple("PathChange", "status path")):
+    """One file of a diff: ``status`` "A", "M" or "D", and its ``path``."""
+
+    __slots__ = ()
 
 
 def init(root: Path, branch: str = "main") -> "Git":
     """Create a new non-bare repository with ``branch`` as its unborn HEAD."""
+    import pygit2
+
     pygit2.init_repository(str(root), bare=False, initial_head=branch)
     return Git(root)
 
 
 def discover(start: Path) -> Path | None:
     """The work tree root of the git repository containing ``start``."""
+    import pygit2
+
     found = pygit2.discover_repository(str(start))
     if not found:
         return None
+    from pathlib import Path
+
     repo = pygit2.Repository(found)
     return Path(repo.workdir) if repo.workdir else None
 
@@ -70,12 +77,17 @@ class Git:
     """One repository opened by path; not shared between threads."""
 
     def __init__(self, root: Path) -> None:
+        import pygit2
+
         try:
             self.repo = pygit2.Repository(str(root))
         except pygit2.GitError:
             raise NotFoundError(f"not a git repository: {root}") from None
+        from pathlib import Path  # pathlib and pygit2 are only paid by a process that opens a Git
+
         self.root = Path(self.repo.workdir or root)
         self.git_dir = Path(self.repo.path)
+        self.common_dir = Path(common_dir(self.git_dir))
         self._commits: dict[str, pygit2.Commit] = {}
 
     # --- reading -----------------------------------------------------------
@@ -88,14 +100,18 @@ class Git:
         return None
 
     def tip(self, branch: str) -> str | None:
+        """The commit ``branch`` points at, or None when it does not exist (yet)."""
         ref = self.repo.references.get(f"refs/heads/{branch}")
         return str(ref.target) if ref is not None else None
 
     def commit(self, rev: str) -> CommitInfo:
+        """The commit ``rev`` names (id, branch, tag, ``HEAD~2``…); NotFoundError when none."""
         c = self._commit(rev)
         return _info(c)
 
     def _commit(self, rev: str) -> pygit2.Commit:
+        import pygit2
+
         # Commits are immutable: a full id resolves once (bulk reads ask thousands of times).
         cached = self._commits.get(rev)
         if cached is not None:
@@ -112,16 +128,19 @@ class Git:
         return commit
 
     def tree_id(self, rev: str) -> str:
+        """The id of the tree of commit ``rev``."""
         return str(self._commit(rev).tree.id)
 
     def read(self, path: str, rev: str) -> bytes | None:
         """Bytes of ``path`` at ``rev``, or None when it is not there."""
+        import pygit2
+
         tree = self._commit(rev).tree
         try:
             entry = tree[path]
         except KeyError:
             return None
-        return entry.data if entry.type == ObjectType.BLOB else None
+        return entry.data if isinstance(entry, pygit2.Blob) else None
 
     def files(self, prefix: str, rev: str) -> Iterator[tuple[str, str]]:
         """(path, blob id) of every file under ``prefix`` at ``rev``."""
@@ -133,29 +152,35 @@ class Git:
         for path, entry in self._entries(prefix, rev):
             yield path, entry.data
 
-    def _entries(self, prefix: str, rev: str) -> Iterator[tuple[str, pygit2.Object]]:
+    def _entries(self, prefix: str, rev: str) -> Iterator[tuple[str, pygit2.Blob]]:
+        import pygit2
+        from pygit2.enums import FileMode
+
         tree = self._commit(rev).tree
         try:
             sub = tree[prefix] if prefix else tree
         except KeyError:
             return
-        if sub.type != ObjectType.TREE:
+        if not isinstance(sub, pygit2.Tree):
             return
-        stack = [(prefix.rstrip("/"), sub)]
+        stack: list[tuple[str, pygit2.Tree]] = [(prefix.rstrip("/"), sub)]
         while stack:
             base, node = stack.pop()
             for entry in node:
-                path = f"{base}/{entry.name}" if base else entry.name
-                if entry.type == ObjectType.TREE:
+                path = f"{base}/{entry.name}" if base else str(entry.name)
+                if isinstance(entry, pygit2.Tree):
                     stack.append((path, entry))
-                elif entry.filemode in (FileMode.BLOB, FileMode.BLOB_EXECUTABLE):
+                elif isinstance(entry, pygit2.Blob) and entry.filemode in (FileMode.BLOB, FileMode.BLOB_EXECUTABLE):
                     yield path, entry
 
     def blob(self, oid: str) -> bytes:
-        return self.repo[oid].data
+        """The content of the blob ``oid``."""
+        return bytes(self.repo[oid].read_raw())
 
     def is_symlink(self, path: str, rev: str | None) -> bool:
         """True when ``path`` or one of its parent folders is a symlink in the tree at ``rev``."""
+        from pygit2.enums import FileMode
+
         if rev is None:
             return False
         tree = self._commit(rev).tree
@@ -171,6 +196,8 @@ class Git:
 
     def diff(self, old: str | None, new: str) -> list[PathChange]:
         """Files added, modified or deleted between two commits (old None: the empty tree)."""
+        from pygit2.enums import DeltaStatus
+
         new_tree = self._commit(new).tree
         if old is None:
             diff = new_tree.diff_to_tree(swap=True)
@@ -190,6 +217,8 @@ class Git:
 
     def log(self, rev: str, path: str | tuple[str, ...] | None = None, limit: int | None = None) -> Iterator[CommitInfo]:
         """Commits reachable from ``rev``, newest first; with ``path`` (or several), only those that changed it."""
+        from pygit2.enums import SortMode
+
         try:
             start = self._commit(rev).id
         except NotFoundError:
@@ -203,6 +232,10 @@ class Git:
             if limit is not None and count >= limit:
                 return
 
+    def trailers(self, ids: Sequence[str]) -> dict[str, Trailers]:
+        """The trailers of each commit in ``ids``, read by git's trailer parser (one process)."""
+        return read_commits(self.root, ids)
+
     def patch(self, rev: str, path: str | None = None) -> str:
         """Unified diff of a commit against its first parent (optionally one path)."""
         c = self._commit(rev)
@@ -215,60 +248,37 @@ class Git:
         return "".join(text)
 
     def branches(self, prefix: str = "") -> list[str]:
+        """Local branch names starting with ``prefix``, sorted."""
         return sorted(b for b in self.repo.branches.local if b.startswith(prefix))
 
     def tags(self, prefix: str = "") -> list[str]:
+        """Tag names starting with ``prefix``, sorted."""
         return sorted(r[len("refs/tags/"):] for r in self.repo.references if r.startswith("refs/tags/" + prefix))
 
     # --- writing -----------------------------------------------------------
     def build_tree(self, base_rev: str | None, changes: Mapping[str, bytes | None]) -> str:
         """Tree id of ``base_rev``'s tree with ``changes`` applied (None deletes)."""
         base = self._commit(base_rev).tree if base_rev else None
-        return str(self._build(base, {tuple(p.split("/")): d for p, d in changes.items()}))
-
-    def _build(self, base: pygit2.Tree | None, changes: dict[tuple[str, ...], bytes | None]) -> pygit2.Oid:
-        repo = self.repo
-        tb = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
-        nested: dict[str, dict[tuple[str, ...], bytes | None]] = {}
-        for parts, data in changes.items():
-            if len(parts) > 1:
-                nested.setdefault(parts[0], {})[parts[1:]] = data
-                continue
-            name = parts[0]
-            if data is None:
-                if tb.get(name) is not None:
-                    tb.remove(name)
-            else:
-                existing = tb.get(name)
-                if existing is not None and existing.filemode == FileMode.TREE:
-                    raise ConflictError(f"cannot write file {name!r}: a folder of that name exists")
-                tb.insert(name, repo.create_blob(data), FileMode.BLOB)
-        for name, sub in nested.items():
-            entry = tb.get(name)
-            if entry is not None and entry.filemode == FileMode.LINK:
-                raise SecurityError(f"refusing to write under {name!r}: it is a symlink in the repository")
-            if entry is not None and entry.filemode != FileMode.TREE:
-                raise ConflictError(f"cannot create folder {name!r}: a file of that name exists")
-            subtree = repo[entry.id] if entry is not None else None
-            oid = self._build(subtree, sub)
-            if len(repo[oid]) == 0:
-                if entry is not None:
-                    tb.remove(name)
-            else:
-                tb.insert(name, oid, FileMode.TREE)
-        return tb.write()
+        return str(build(self.repo, base, {tuple(p.split("/")): d for p, d in changes.items()}))
 
     def signature(self, when: datetime) -> pygit2.Signature:
+        """The configured identity (or gitmem's own) at ``when`` (a naive time is UTC)."""
+        import pygit2
+
         cfg = self.repo.config
         try:
-            name, email = cfg["user.name"], cfg["user.email"]
+            name, email = str(cfg["user.name"]), str(cfg["user.email"])
         except (KeyError, pygit2.GitError):
             name, email = DEFAULT_NAME, DEFAULT_EMAIL
+        from datetime import timezone
+
         stamp = int(when.replace(tzinfo=when.tzinfo or timezone.utc).timestamp())
         return pygit2.Signature(name, email, stamp, 0)
 
     def create_commit(self, branch: str, tree: str, parent: str | None, message: str, when: datetime) -> str:
         """Commit ``tree`` on ``branch`` if its tip is still ``parent``; else raise CasFailed."""
+        import pygit2
+
         sig = self.signature(when)
         ref = f"refs/heads/{branch}"
         current = self.tip(branch)
@@ -277,20 +287,26 @@ class Git:
         try:
             oid = self.repo.create_commit(ref, sig, sig, message, pygit2.Oid(hex=tree),
                                           [pygit2.Oid(hex=parent)] if parent else [])
-        except pygit2.GitError as exc:
-            text = str(exc)
-            if "current tip" in text or "first parent" in text or "exists" in text:
+        except (pygit2.GitError, OSError):
+            # Lost the race: another writer moved the branch (or holds its lock: libgit2
+            # raises OSError then) between our check and libgit2's. Told apart by the
+            # refs and the lock file, not by libgit2's wording.
+            if self.tip(branch) != parent:
                 raise CasFailed(branch) from None
-            if "lock" in text.lower():
+            if self._ref_lock(ref).exists():
                 self._clear_stale_ref_lock(ref)
                 raise CasFailed(branch) from None
             raise
         return str(oid)
 
+    def _ref_lock(self, ref: str) -> Path:
+        # Branches live in the folder every work tree shares.
+        return self.common_dir / (ref + ".lock")
+
     def _clear_stale_ref_lock(self, ref: str) -> None:
         # Only called while holding gitmem's write lock: a ref lock older than a few
         # seconds was left by a killed writer, not by a live git process.
-        lock = self.git_dir / (ref + ".lock")
+        lock = self._ref_lock(ref)
         try:
             import time
 
@@ -301,6 +317,8 @@ class Git:
 
     def set_ref(self, name: str, target: str, old: str | None) -> None:
         """Point ``name`` at ``target`` if it still points at ``old`` (None: must not exist)."""
+        import pygit2
+
         refs = self.repo.references
         current = refs.get(name)
         if (str(current.target) if current is not None else None) != old:
@@ -308,11 +326,16 @@ class Git:
         refs.create(name, pygit2.Oid(hex=target), force=current is not None)
 
     def delete_ref(self, name: str) -> None:
+        """Delete the ref ``name`` when it exists."""
         ref = self.repo.references.get(name)
         if ref is not None:
             ref.delete()
 
     def create_tag(self, name: str, rev: str, message: str, when: datetime) -> str:
+        """An annotated tag on ``rev``; ConflictError when ``name`` exists."""
+        import pygit2
+        from pygit2.enums import ObjectType
+
         target = self._commit(rev).id
         try:
             return str(self.repo.create_tag(name, target, ObjectType.COMMIT, self.signature(when), message))
@@ -322,6 +345,8 @@ class Git:
     # --- work tree -----------------------------------------------------------
     def worktree_hash(self, path: str) -> str | None:
         """Blob id of the work tree file at ``path`` (None when absent)."""
+        import pygit2
+
         full = self.root / path
         try:
             if full.is_symlink():
@@ -333,18 +358,20 @@ class Git:
     def staged_changes(self, rev: str | None, paths: list[str]) -> set[str]:
         """Paths whose index entry differs from their blob at ``rev`` (a person staged something)."""
         if rev is not None and _index_size(self.git_dir) > LARGE_INDEX_BYTES:
-            found = _git_lines(self.root, ["diff-index", "--cached", "--name-only", "-z", rev, "--", *paths])
+            found = changed_in_index(self.root, rev, paths)
             if found is not None:
                 return set(found)
         return {p for p in paths if self.index_hash(p) != self.tree_entry_hash(rev, p)}
 
     def index_hash(self, path: str) -> str | None:
+        """Blob id of ``path`` in the index (None when it is not staged)."""
         idx = self.repo.index
         idx.read(False)
         entry = idx[path] if path in idx else None
         return str(entry.id) if entry is not None else None
 
     def tree_entry_hash(self, rev: str | None, path: str) -> str | None:
+        """Blob id of ``path`` at ``rev`` (None when absent or ``rev`` is None)."""
         if rev is None:
             return None
         try:
@@ -355,7 +382,8 @@ class Git:
     def sync_worktree(self, changes: Mapping[str, bytes | None], index_only: frozenset[str] = frozenset()) -> bool:
         """Write changed paths into the work tree and the index; False when the index was locked.
 
-        Files are written to a temporary name under .git/gitmem/ and renamed
+        Files are written to a temporary name under the work tree's git dir
+        (``gitmem/tmp``, beside the work tree's other private files) and renamed
         into place, so a reader (or a crash) never sees half a file. Paths in
         ``index_only`` already hold the right content and only need the index.
         """
@@ -385,9 +413,11 @@ class Git:
         return self._update_index(changes)
 
     def _update_index(self, changes: Mapping[str, bytes | None]) -> bool:
+        import pygit2
+
         # libgit2 rewrites a 100k-entry index in ~180 ms; git's own update-index
         # does it in ~40 ms (index v4), worth its ~5 ms start-up on big indexes.
-        if _index_size(self.git_dir) > LARGE_INDEX_BYTES and _update_index_with_git(self.root, list(changes)):
+        if _index_size(self.git_dir) > LARGE_INDEX_BYTES and update_index(self.root, changes):
             return True
         lock = self.git_dir / "index.lock"
         for attempt in range(50):
@@ -415,49 +445,12 @@ class Git:
                     pass
         return False
 
-LARGE_INDEX_BYTES = 100 * 1024   # about 2k entries: from here git's C code beats reading the index into libgit2
-
-
-def _git_lines(root: Path, args: list[str]) -> list[str] | None:
-    """NUL-separated output of a git command, or None when git is missing or fails."""
-    import subprocess
-
-    try:
-        done = subprocess.run(["git", *args], cwd=root, capture_output=True, timeout=120)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if done.returncode != 0:
-        return None
-    return [p for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
-
 
 def _index_size(git_dir: Path) -> int:
     try:
         return (git_dir / "index").stat().st_size
     except OSError:
         return 0
-
-
-def _update_index_with_git(root: Path, paths: list[str]) -> bool:
-    """``git update-index`` for the changed paths; False when git is missing or fails."""
-    import subprocess
-
-    try:
-        done = subprocess.run(["git", "update-index", "--add", "--remove", "-z", "--stdin"], cwd=root,
-                              input=("\0".join(paths) + "\0").encode(), capture_output=True, timeout=120)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 0
-
-
-def use_index_v4(root: Path) -> None:
-    """Switch a new repository's index to version 4 (path compression: half the bytes to rewrite)."""
-    import subprocess
-
-    try:
-        subprocess.run(["git", "update-index", "--index-version", "4"], cwd=root, capture_output=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        pass  # version 2 works too, only slower at 100k files
 
 
 def _prune_empty(folder: Path, root: Path) -> None:
@@ -483,6 +476,8 @@ def _touches(c: pygit2.Commit, path: str) -> bool:
 
 
 def _info(c: pygit2.Commit) -> CommitInfo:
+    from datetime import datetime, timezone
+
     when = datetime.fromtimestamp(c.commit_time, timezone.utc).isoformat().replace("+00:00", "Z")
     return CommitInfo(str(c.id), c.message, f"{c.author.name} <{c.author.email}>", when,
                       tuple(str(p) for p in c.parent_ids))

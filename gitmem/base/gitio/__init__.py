@@ -1,0 +1,24 @@
+"""git for gitmem: the only package that runs git, through pygit2 or the git command line.
+
+- ``repo``: ``Git``, one repository read and written with pygit2 (imported
+  lazily: recall served by a fresh index and the hooks never load it);
+- ``command``: every git process (``git diff --cached``, ``cat-file --batch``,
+  ``update-index``, ``rev-parse``, ``stripspace``, ``interpret-trailers``…);
+- ``trees``: a commit's tree rewritten along the changed paths only;
+- ``heads``: the git dir, the common git dir and HEAD, read from files;
+- ``trailers``: the one trailer reader, git's own parser, for a message
+  being committed and for commits already made.
+"""
+
+from __future__ import annotations
+
+from gitmem.base.gitio.command import (attempt, hooks_dir, install_pre_commit, read_blobs, run, short_log,
+                                       staged_names, staged_patch, toplevel, update_index, use_index_v4)
+from gitmem.base.gitio.heads import common_dir, head_commit, read_git_dirs
+from gitmem.base.gitio.repo import CommitInfo, Git, PathChange, discover, init
+from gitmem.base.gitio.trailers import Trailers, read_commits, read_message
+
+__all__ = ["CommitInfo", "Git", "PathChange", "Trailers", "attempt", "common_dir", "discover", "head_commit",
+           "hooks_dir", "init", "install_pre_commit", "read_blobs", "read_commits", "read_git_dirs",
+           "read_message", "run", "short_log", "staged_names", "staged_patch", "toplevel", "update_index",
+           "use_index_v4"]

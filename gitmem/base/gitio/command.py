@@ -1,0 +1,174 @@
+"""The git command line: every git process gitmem starts is started here.
+
+``subprocess`` is imported inside the functions: recall and most hooks never
+start a git process, and the import is not free.
+"""
+
+from __future__ import annotations
+
+import sys
+
+TYPE_CHECKING = False  # typing costs an import on the hooks' hot path: annotations only
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from pathlib import Path
+
+TIMEOUT = 120  # seconds; a git command over a memory repository takes milliseconds
+SCISSORS = "------------------------ >8 ------------------------"
+
+
+def run(root: Path | str, *args: str, stdin: bytes | None = None) -> bytes:
+    """Output of ``git ARGS`` run in ``root``; a failure is a GitError quoting git."""
+    import subprocess
+
+    from gitmem.base.errors import GitError
+
+    try:
+        done = subprocess.run(["git", *args], cwd=root, input=stdin, capture_output=True, timeout=TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise GitError(f"git {args[0] if args else ''} could not run: {exc}",
+                       hint="check that git is installed and on PATH") from None
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip() or f"exit code {done.returncode}"
+        raise GitError(f"git {args[0] if args else ''} failed: {message}",
+                       hint="check the repository with `git status`")
+    return done.stdout
+
+
+def attempt(root: Path | str, *args: str, stdin: bytes | None = None) -> bytes | None:
+    """Output of ``git ARGS``, or None when git is missing, times out or fails."""
+    from gitmem.base.errors import GitError
+
+    try:
+        return run(root, *args, stdin=stdin)
+    except GitError:
+        return None
+
+
+def split_nul(data: bytes) -> list[str]:
+    """The names of a ``-z`` listing (empty names dropped)."""
+    return [p for p in data.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+def read_blobs(root: Path | str, revs: Sequence[str]) -> list[bytes | None]:
+    """Contents of ``rev:path``-style objects through one ``git cat-file --batch``; None where missing."""
+    safe = [rev for rev in revs if "\n" not in rev]
+    out = run(root, "cat-file", "--batch", stdin="".join(f"{rev}\n" for rev in safe).encode()) if safe else b""
+    found: dict[str, bytes | None] = {}
+    pos = 0
+    for rev in safe:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()
+        pos = end + 1
+        if len(header) == 3 and header[1] != b"missing":
+            size = int(header[2])
+            found[rev] = out[pos:pos + size]
+            pos += size + 1  # the content is followed by a newline
+        else:
+            found[rev] = None
+    # `cat-file --batch` reads one name per line, so a path holding a newline
+    # (legal in git, absurd in a memory repository) is read on its own.
+    for rev in revs:
+        if rev not in found:
+            found[rev] = attempt(root, "cat-file", "blob", rev)
+    return [found[rev] for rev in revs]
+
+
+def staged_names(root: Path | str, *pathspecs: str) -> list[str]:
+    """Paths whose staged version differs from HEAD (renames as a deletion and an addition)."""
+    spec = ("--", *pathspecs) if pathspecs else ()
+    return split_nul(run(root, "diff", "--cached", "--name-only", "-z", "--no-renames", *spec))
+
+
+def staged_patch(root: Path | str, paths: Sequence[str]) -> str:
+    """``git diff --cached`` of ``paths`` as plain unified diff text (no colour, textconv or external diff)."""
+    patch = run(root, "diff", "--cached", "--no-renames", "--no-ext-diff", "--no-color", "--no-textconv",
+                "--", *paths)
+    return patch.decode("utf-8", "surrogateescape")
+
+
+def changed_in_index(root: Path | str, rev: str, paths: Sequence[str]) -> list[str] | None:
+    """Paths whose index entry differs from ``rev``; None when git fails."""
+    out = attempt(root, "diff-index", "--cached", "--name-only", "-z", rev, "--", *paths)
+    return None if out is None else split_nul(out)
+
+
+def update_index(root: Path | str, paths: Iterable[str]) -> bool:
+    """``git update-index`` for ``paths`` (added, changed or removed); False when git fails."""
+    listing = "".join(f"{p}\0" for p in paths).encode("utf-8", "surrogateescape")
+    return attempt(root, "update-index", "--add", "--remove", "-z", "--stdin", stdin=listing) is not None
+
+
+def use_index_v4(root: Path | str) -> bool:
+    """Switch a repository's index to version 4 (path compression: half the bytes to rewrite)."""
+    return attempt(root, "update-index", "--index-version", "4") is not None
+
+
+def toplevel(cwd: str) -> str | None:
+    """The top of the work tree holding ``cwd``, or None outside one."""
+    out = attempt(cwd, "rev-parse", "--show-toplevel")
+    return out.decode("utf-8", "surrogateescape").strip() if out else None
+
+
+def git_dirs(path: Path | str) -> tuple[str, str] | None:
+    """(git dir, common git dir) of the repository holding ``path``, absolute; None outside one."""
+    out = attempt(path, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir")
+    if out is None:
+        return None
+    found = out.decode("utf-8", "surrogateescape").splitlines()
+    return (found[0], found[1]) if len(found) == 2 else None
+
+
+def hooks_dir(root: Path | str) -> str | None:
+    """Where git looks for hooks in ``root`` (core.hooksPath and linked work trees respected)."""
+    out = attempt(root, "rev-parse", "--path-format=absolute", "--git-path", "hooks")
+    return out.decode("utf-8", "surrogateescape").strip() if out else None
+
+
+def short_log(root: Path | str, count: int) -> str:
+    """``git log --oneline`` of the last ``count`` commits; empty when there are none."""
+    out = attempt(root, "log", "--oneline", "-n", str(count))
+    return out.decode("utf-8", "replace").rstrip() if out else ""
+
+
+def install_pre_commit(root: Path | str) -> bool:
+    """``pre-commit install`` for the pre-commit stage (it writes git's hook); False when it fails."""
+    import subprocess
+
+    try:
+        done = subprocess.run([sys.executable, "-m", "pre_commit", "install", "--hook-type", "pre-commit"],
+                              cwd=root, capture_output=True, timeout=TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+def strip_message(root: Path | str, message: str) -> str:
+    """A commit message as git stores it: cut at the scissors line, comments stripped by git's rules."""
+    kept = []
+    for line in message.split("\n"):
+        head, sep, rest = line.partition(" ")
+        if sep and rest == SCISSORS and head and not head.isalnum():
+            break  # everything below `# ---- >8 ----` is dropped, as `git commit --cleanup=scissors` does
+        kept.append(line)
+    return run(root, "stripspace", "--strip-comments", stdin="\n".join(kept).encode()).decode("utf-8", "replace")
+
+
+def parse_trailers(root: Path | str, message: str) -> str:
+    """``git interpret-trailers --parse --no-divider`` over ``message``: one ``Key: value`` a line."""
+    return run(root, "interpret-trailers", "--parse", "--no-divider", stdin=message.encode()).decode("utf-8", "replace")
+
+
+def commit_trailers(root: Path | str, ids: Sequence[str]) -> dict[str, str]:
+    """Trailer lines of each commit, read by git's trailer parser in one process (``%(trailers)``)."""
+    if not ids:
+        return {}
+    out = run(root, "log", "--no-walk=unsorted", "--stdin", "--format=%H%x00%(trailers:only,unfold)%x1e",
+              stdin="".join(f"{i}\n" for i in ids).encode())
+    found: dict[str, str] = {}
+    for record in out.decode("utf-8", "replace").split("\x1e"):
+        commit, sep, text = record.lstrip("\n").partition("\0")
+        if sep:
+            found[commit] = text
+    return found
+

@@ -1,0 +1,183 @@
+"""Per-clone state: where gitmem keeps what is never committed, and its JSON-lines logs.
+
+Every path is found through git, so linked work trees and submodules work:
+
+- shared by every work tree of a clone, under ``git rev-parse --git-common-dir``
+  /gitmem/: the write lock, the work-tree journal, the event log, the access
+  log and working memory (one writer, one history of events);
+- private to one work tree, under ``git rev-parse --git-dir``/gitmem/: the
+  recall index (it mirrors that work tree's HEAD) and the config cache (it
+  mirrors that work tree's gitmem.yaml).
+
+The git dirs are read from the ``.git`` file or folder (one ``git rev-parse``
+only when that fails) and kept for the life of the process: recall and the
+hooks pay no git process and no pygit2.
+
+Also here: finding the memory repository (``--repo``, GITMEM_DIR, the nearest
+parent folder holding gitmem.yaml).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from gitmem.base.errors import NotARepoError
+
+TYPE_CHECKING = False  # typing and pathlib cost milliseconds on the hook path: annotations only
+if TYPE_CHECKING:
+    from os import PathLike
+    from pathlib import Path
+    from typing import Any, Iterator
+
+STATE_DIR = "gitmem"
+CONFIG_FILE = "gitmem.yaml"
+EVENTS_LOG = "events.jsonl"
+INDEX_FILE = "index.sqlite"
+CONFIG_CACHE = "config.json"
+
+_dirs: dict[str, tuple[str, str]] = {}
+
+
+def git_dirs(root: str | PathLike[str]) -> tuple[Path, Path]:
+    """(git dir, common git dir) of the work tree at ``root``, cached per process; NotARepoError outside git."""
+    from pathlib import Path
+
+    git_dir, common = _git_dirs(root)
+    return Path(git_dir), Path(common)
+
+
+def _git_dirs(root: str | PathLike[str]) -> tuple[str, str]:
+    key = os.path.abspath(root)
+    found = _dirs.get(key)
+    if found is None:
+        dot = os.path.join(key, ".git")
+        if os.path.isdir(dot):
+            # A main work tree: its .git folder is both (only a linked work tree's has a
+            # commondir), and the hooks are spared importing gitio for it.
+            _dirs[key] = found = (dot, dot)
+            return found
+        from gitmem.base.gitio.heads import read_git_dirs
+
+        found = read_git_dirs(key)
+        if found is None:
+            raise NotARepoError(f"{os.fspath(root)} is not a git repository", hint=f"gitmem init {os.fspath(root)}")
+        _dirs[key] = found
+    return found
+
+
+def forget_git_dirs() -> None:
+    """Drop the cached git dirs (after a repository was created or moved in this process)."""
+    _dirs.clear()
+
+
+def shared_dir(root: str | PathLike[str]) -> Path:
+    """``<common git dir>/gitmem/``, shared by every work tree of the clone; created on demand."""
+    return _made(git_dirs(root)[1] / STATE_DIR)
+
+
+def worktree_dir(root: str | PathLike[str]) -> Path:
+    """``<git dir>/gitmem/``, private to the work tree at ``root``; created on demand."""
+    return _made(git_dirs(root)[0] / STATE_DIR)
+
+
+def index_path(root: str | PathLike[str]) -> Path:
+    """The recall index of the work tree at ``root`` (it mirrors that work tree's HEAD)."""
+    return worktree_dir(root) / INDEX_FILE
+
+
+def config_cache_path(root: str | PathLike[str]) -> str:
+    """The validated-config cache of the work tree at ``root`` (keyed by gitmem.yaml's digest).
+
+    A ``str``, and no folder is created: the hooks read it without importing pathlib.
+    """
+    return os.path.join(_git_dirs(root)[0], STATE_DIR, CONFIG_CACHE)
+
+
+def events_path(root: str | PathLike[str]) -> Path:
+    """The event log (alerts, writes) of the clone."""
+    return shared_dir(root) / EVENTS_LOG
+
+
+def _made(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+# --- JSON-lines logs ---------------------------------------------------------------
+
+def append(path: Path, record: dict[str, Any]) -> None:
+    """Append one JSON line; a single write() call so concurrent appenders do not interleave."""
+    line = (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)
+
+
+def set_aside(log: Path, aside: Path) -> None:
+    """Move ``log``'s records to ``aside`` (appending if it exists); new appends start a fresh log.
+
+    Folding a log into a commit works on the set-aside file, which is removed
+    only once the commit has landed: a crash in between loses no record.
+    """
+    if not log.exists():
+        return
+    if not aside.exists():
+        os.replace(log, aside)
+        return
+    moving = aside.with_name(f"{aside.name}.{os.getpid()}")
+    os.replace(log, moving)
+    with aside.open("ab") as dst:
+        dst.write(moving.read_bytes())
+    moving.unlink()
+
+
+def read(path: Path) -> Iterator[dict[str, Any]]:
+    """Records of a JSON-lines log; a torn last line is skipped."""
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for line in fh:
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(record, dict):
+                    yield record
+    except FileNotFoundError:
+        return
+
+
+def log_event(root: str | PathLike[str], event: str, at: str, **fields: Any) -> None:
+    """Record an event (``secret.rejected``, ``write``, …) in the clone's events.jsonl."""
+    append(events_path(root), {"event": event, "at": at, **fields})
+
+
+# --- finding the memory repository ---------------------------------------------------
+
+def is_memory_repo(path: Path) -> bool:
+    """True when ``path`` holds a gitmem.yaml."""
+    return (path / CONFIG_FILE).is_file()
+
+
+def find_root(explicit: str | Path | None = None, cwd: Path | None = None, env_dir: str | None = None) -> Path:
+    """The memory repository to use: ``explicit`` (--repo), then ``env_dir`` (GITMEM_DIR, read by
+    config), then the nearest parent of ``cwd`` holding gitmem.yaml and ``.git``.
+
+    NotARepoError with a hint when there is none.
+    """
+    from pathlib import Path
+
+    given = explicit if explicit is not None else env_dir
+    if given is not None:
+        path = Path(given).expanduser()
+        if not is_memory_repo(path):
+            raise NotARepoError(f"not a memory repository: {path}", hint=f"gitmem init {path}")
+        return path.resolve()
+    here = (cwd or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if is_memory_repo(folder) and (folder / ".git").exists():
+            return folder
+    raise NotARepoError(f"no memory repository here or in any parent folder of {here}",
+                        hint="gitmem init DIR, then run from inside it, or pass --repo DIR (or set GITMEM_DIR)")

@@ -1,0 +1,141 @@
+"""Git's folders and HEAD read from files: plain clones, linked work trees, submodule-style gitdir files."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gitmem.base.gitio import common_dir, head_commit, read_git_dirs
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def asked(root: Path, *args: str) -> str:
+    """What git itself answers, as an absolute normalized path."""
+    return os.path.normpath(git(root, "rev-parse", "--path-format=absolute", *args))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "main"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "a.txt").write_text("a\n")
+    git(root, "add", "a.txt")
+    git(root, "commit", "-q", "-m", "first")
+    return root
+
+
+@pytest.fixture
+def linked(repo: Path, tmp_path: Path) -> Path:
+    """A linked work tree on its own branch (`git worktree add`)."""
+    path = tmp_path / "linked"
+    git(repo, "worktree", "add", "-q", "-b", "side", str(path))
+    return path
+
+
+def test_plain_clone(repo: Path) -> None:
+    assert read_git_dirs(repo) == (str(repo / ".git"), str(repo / ".git"))
+
+
+def test_linked_worktree_agrees_with_git(linked: Path, repo: Path) -> None:
+    found = read_git_dirs(linked)
+    assert found == (asked(linked, "--git-dir"), asked(linked, "--git-common-dir"))
+    assert found is not None and found[1] == str(repo / ".git")
+    assert found[0] != found[1]
+
+
+def test_submodule_style_relative_gitdir_file(tmp_path: Path) -> None:
+    store = tmp_path / "super" / ".git" / "modules" / "sub"
+    store.parent.mkdir(parents=True)
+    git(tmp_path, "init", "-q", "--separate-git-dir", str(store), str(tmp_path / "super" / "sub"))
+    sub = tmp_path / "super" / "sub"
+    (sub / ".git").write_text("gitdir: ../.git/modules/sub\n")
+    assert read_git_dirs(sub) == (str(store), str(store))
+    assert read_git_dirs(sub) == (asked(sub, "--git-dir"), asked(sub, "--git-common-dir"))
+
+
+def test_a_gitdir_file_pointing_nowhere_is_not_a_repository(tmp_path: Path) -> None:
+    (tmp_path / ".git").write_text("gitdir: ./missing\n")
+    assert read_git_dirs(tmp_path) is None
+
+
+def test_a_folder_without_git_is_not_a_repository_even_inside_one(repo: Path) -> None:
+    inner = repo / "inner"
+    inner.mkdir()
+    assert read_git_dirs(inner) is None   # never the repository of a parent folder
+
+
+def test_an_odd_git_file_is_left_to_git(repo: Path, tmp_path: Path) -> None:
+    odd = repo / "odd"
+    odd.mkdir()
+    (odd / ".git").write_text("not a gitdir line\n")
+    # git rev-parse run in `odd` fails on the bad .git file: no repository
+    assert read_git_dirs(odd) is None
+
+
+def test_common_dir_of_a_plain_git_dir_is_itself(repo: Path) -> None:
+    assert common_dir(repo / ".git") == str(repo / ".git")
+    assert common_dir(str(repo / ".git")) == str(repo / ".git")
+
+
+def test_head_commit_loose_ref(repo: Path) -> None:
+    assert head_commit(repo / ".git") == git(repo, "rev-parse", "HEAD")
+
+
+def test_head_commit_packed_ref(repo: Path) -> None:
+    git(repo, "pack-refs", "--all")
+    assert not (repo / ".git" / "refs" / "heads" / "main").exists()
+    assert head_commit(repo / ".git") == git(repo, "rev-parse", "HEAD")
+
+
+def test_head_commit_detached(repo: Path) -> None:
+    first = git(repo, "rev-parse", "HEAD")
+    (repo / "b.txt").write_text("b\n")
+    git(repo, "add", "b.txt")
+    git(repo, "commit", "-q", "-m", "second")
+    git(repo, "checkout", "-q", "--detach", first)
+    assert head_commit(repo / ".git") == first
+
+
+def test_head_commit_unborn_branch(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "-b", "main")
+    assert head_commit(tmp_path / ".git") is None
+
+
+def test_head_commit_missing_git_dir(tmp_path: Path) -> None:
+    assert head_commit(tmp_path / "nowhere") is None
+
+
+def test_head_commit_of_a_linked_worktree_reads_its_own_branch(repo: Path, linked: Path) -> None:
+    (linked / "c.txt").write_text("c\n")
+    git(linked, "add", "c.txt")
+    git(linked, "commit", "-q", "-m", "on side")
+    dirs = read_git_dirs(linked)
+    assert dirs is not None
+    assert head_commit(dirs[0]) == git(linked, "rev-parse", "HEAD")
+    assert head_commit(repo / ".git") == git(repo, "rev-parse", "HEAD")
+    assert head_commit(dirs[0]) != head_commit(repo / ".git")
+
+
+def test_head_commit_of_a_linked_worktree_after_pack_refs(repo: Path, linked: Path) -> None:
+    git(repo, "pack-refs", "--all")
+    dirs = read_git_dirs(linked)
+    assert dirs is not None
+    assert head_commit(dirs[0]) == git(linked, "rev-parse", "HEAD")
+
+
+@pytest.mark.parametrize("content", ["ref: refs/heads/gone\n", "garbage\n", "ref: refs/heads/main\n"])
+def test_head_commit_odd_heads(tmp_path: Path, content: str) -> None:
+    gdir = tmp_path / "g"
+    (gdir / "refs" / "heads").mkdir(parents=True)
+    (gdir / "HEAD").write_text(content)
+    (gdir / "refs" / "heads" / "main").write_text("ref: refs/heads/other\n")  # a symbolic chain: not followed
+    assert head_commit(gdir) is None
