@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gitmem.api import MemoryRepo
+from gitmem.base import clock
 from gitmem.base.errors import ValidationError
 from gitmem.base.model import Link, Memory
 from gitmem.engines import links
+from tests.conftest import NOW, run_cli
+
+T = clock.parse_time(NOW)
 
 
 @pytest.mark.parametrize("relation", ["cause", "supports", "related", "part_of", "x", "a1-b_c", "a" * 40])
@@ -117,3 +123,22 @@ def test_dot_escapes_quotes_and_backslashes_in_labels() -> None:
 def test_edges_are_sorted_for_stable_output() -> None:
     mems = [_mem("c", ("a", "related")), _mem("a", ("b", "cause")), _mem("b")]
     assert list(links.graph(mems).edges) == sorted(links.graph(list(reversed(mems))).edges)
+
+
+# --- links and graph -----------------------------------------------------------------
+
+def test_link_records_both_ends_and_graph_exports(repo: MemoryRepo, repo_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a = repo.remember("tests are slow", now=T)
+    b = repo.remember("the suite spins up postgres for every test", now=T)
+    w = repo.link(b.id, a.id, "cause", now=T)
+    assert w.commit
+    ma, mb = repo.show(a.id), repo.show(b.id)
+    assert [(l.to, l.relation) for l in mb.links] == [(a.id, "cause")]
+    assert [(l.to, l.relation) for l in ma.links] == [(b.id, "caused_by")]
+    assert repo.link(b.id, a.id, "cause", now=T).commit is None
+    g = repo.graph()
+    assert g.edges == ((b.id, a.id, "cause"),) or g.edges == ((a.id, b.id, "caused_by"),)
+    code, out, _ = run_cli(["--repo", str(repo_dir), "graph", "--dot"], capsys)
+    assert code == 0 and out.startswith("digraph") and "->" in out
+    code, out, _ = run_cli(["--repo", str(repo_dir), "graph", "--json"], capsys)
+    assert len(json.loads(out)["edges"]) == 1

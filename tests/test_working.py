@@ -4,19 +4,27 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
+from gitmem.api import MemoryRepo
 from gitmem.base.config import Memory as MemoryConfig
 from gitmem.base.errors import UsageError, ValidationError
 from gitmem.base.model import is_valid_id, memory_path
 from gitmem.engines import working
 from gitmem.engines.working import Note
+from tests.conftest import NOW, run_cli
 
 T = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 CFG = MemoryConfig()
+
+
+def commits(repo_dir: Path) -> int:
+    return int(subprocess.run(["git", "rev-list", "--count", "HEAD"], cwd=repo_dir, capture_output=True,
+                              text=True, check=True).stdout)
 
 
 def test_note_is_checked_stripped_encoded_and_stamped() -> None:
@@ -136,8 +144,6 @@ def test_notes_from_stringifies_odd_scalars(tmp_path: Path) -> None:
 
 
 def test_notes_round_trip_through_the_repository(repo_dir: Path) -> None:
-    from gitmem.api import MemoryRepo
-
     repo = MemoryRepo.open(repo_dir)
     added = repo.note("remember to rotate the staging keys", importance=0.9, now=T)
     repo.note("a passing thought", importance=0.1, now=T)
@@ -148,3 +154,25 @@ def test_notes_round_trip_through_the_repository(repo_dir: Path) -> None:
     assert len(end.kept) == 1 and end.dropped == 1 and end.commit is not None
     assert repo.notes() == []
     assert repo.show(end.kept[0]).source == "working:s-1"
+
+
+# --- working memory ----------------------------------------------------------------
+
+def test_working_notes_stay_out_of_git_until_session_end(repo: MemoryRepo, repo_dir: Path) -> None:
+    before = commits(repo_dir)
+    repo.note("Remember that the deploy key rotates monthly", now=T)
+    repo.note("looking at the logs now", now=T)
+    assert commits(repo_dir) == before
+    end = repo.session_end(T, session="s-42")
+    assert len(end.kept) == 1 and end.dropped == 1 and commits(repo_dir) == before + 1
+    assert repo.notes() == []
+    assert repo.session_end(T).commit is None
+
+
+def test_session_start_reports_pending(repo_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["--repo", str(repo_dir), "--now", NOW]
+    run_cli([*base, "remember", "I prefer squash merges", "--importance", "0.8"], capsys)
+    run_cli([*base, "remember", "scratch idea", "--working"], capsys)
+    code, out, _ = run_cli([*base, "session", "start"], capsys)
+    assert code == 0 and "pending reflections: 1" in out and "working notes" in out
+    assert "I prefer squash merges" in out
