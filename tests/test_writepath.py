@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -31,8 +32,10 @@ def commits(repo_dir: Path) -> int:
     return int(git(repo_dir, "rev-list", "--count", "HEAD"))
 
 
-def write(repo: MemoryRepo, changes: dict[str, bytes | None], **kw: object):  # type: ignore[no-untyped-def]
-    return repo.store.write(lambda parent: Plan(changes, "test write", "test.write", **kw), T)  # type: ignore[arg-type]
+def write(repo: MemoryRepo, changes: Mapping[str, bytes | None], *, auto: bool = False, session: str | None = None,
+          approved_by: str | None = None, body: str = "") -> Written:
+    return repo.store.write(lambda parent: Plan(changes, "test write", "test.write", auto=auto, session=session,
+                                                approved_by=approved_by, body=body), T)
 
 
 def test_one_commit_with_trailers_and_worktree_follows(repo: MemoryRepo, repo_dir: Path) -> None:
@@ -123,6 +126,10 @@ def test_content_over_one_mib_and_bad_utf8_are_refused(repo: MemoryRepo, repo_di
     write(repo, {"memory/user/max.md": b"a" * (1024 * 1024)})
 
 
+def _planner(changes: Mapping[str, bytes | None]) -> Callable[[str | None], Plan]:
+    return lambda parent: Plan(changes, "t", "t")
+
+
 def test_concurrent_threads_lose_no_update(repo_dir: Path) -> None:
     import threading
 
@@ -132,7 +139,7 @@ def test_concurrent_threads_lose_no_update(repo_dir: Path) -> None:
         try:
             r = MemoryRepo.open(repo_dir)
             for i in range(10):
-                r.store.write(lambda p, n=n, i=i: Plan({f"memory/user/t{n}-{i}.md": f"{n} {i}\n".encode()}, "t", "t"), T)
+                r.store.write(_planner({f"memory/user/t{n}-{i}.md": f"{n} {i}\n".encode()}), T)
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
 
