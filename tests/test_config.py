@@ -328,3 +328,34 @@ def test_env_allowed_dirs_unset_is_none() -> None:
 def test_env_amplitude_override(monkeypatch: pytest.MonkeyPatch, raw: str, expected: bool) -> None:
     monkeypatch.setenv("GITMEM_ALLOW_GROWTH", raw)
     assert config.env_amplitude_override() is expected
+
+
+def test_template_comments_carry_each_number_range() -> None:
+    text = config.render_template()
+    for name, _, meta in NUMBERS:
+        leaf = name.rsplit(".", 1)[-1]
+        lines = [l for l in text.splitlines() if l.strip().startswith(leaf + ":")]
+        assert any(l.endswith(f"[{meta['lo']}..{meta['hi']}]") for l in lines), name
+
+
+def test_a_changed_template_value_is_read_back() -> None:
+    text = config.render_template().replace("decay_base: 0.99", "decay_base: 0.95")
+    checked = config.check_text(text)
+    assert checked.problems == () and checked.config.memory.decay_base == 0.95
+
+
+@pytest.mark.parametrize("text", ["", "# only a comment\n", "version: 1\n", "memory:\n"])
+def test_an_empty_config_file_gives_the_defaults(repo_dir: Path, text: str) -> None:
+    (repo_dir / "gitmem.yaml").write_text(text)
+    assert config.load(repo_dir) == config.Config()
+
+
+def test_a_non_utf8_byte_in_a_comment_does_not_break_loading(repo_dir: Path) -> None:
+    (repo_dir / "gitmem.yaml").write_bytes(b"# caf\xe9\nmemory:\n  decay_base: 0.9\n")
+    assert config.load(repo_dir).memory.decay_base == 0.9
+
+
+def test_check_config_cli_reports_a_syntax_error(repo_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (repo_dir / "gitmem.yaml").write_text("memory: [\n")
+    code, out, err = run_cli(["--repo", str(repo_dir), "check", "config"], capsys)
+    assert code == 1 and "gitmem.yaml" in out + err

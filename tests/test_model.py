@@ -233,3 +233,38 @@ def test_memory_from_a_single_link_not_in_a_list(raw: Any) -> None:
                                         "of int(float('inf')) for 'reinforced: .inf'")
 def test_memory_from_an_infinite_reinforced_count_falls_back() -> None:
     assert model.memory_from({"reinforced": float("inf")}, "x", "memory/user/m.md").reinforced == 0
+
+
+_ids = st.from_regex(r"[a-z0-9][a-z0-9-]{0,20}", fullmatch=True)
+_words = st.text(st.characters(min_codepoint=97, max_codepoint=122), min_size=1, max_size=8)
+_memories = st.builds(
+    Memory, id=_ids, content=_words, type=st.sampled_from(model.TYPES), domain=st.sampled_from(model.DOMAINS),
+    tier=st.sampled_from(model.TIERS), band=st.sampled_from(model.BANDS),
+    importance=st.floats(0, 1).map(lambda x: round(x, 4)), created=st.just("2026-11-01T00:00:00Z"),
+    last_accessed=st.just("2026-11-02T00:00:00Z"), reinforced=st.integers(0, 50),
+    keywords=st.lists(_words, max_size=3).map(tuple), tags=st.lists(_words, max_size=3).map(tuple),
+    links=st.lists(st.builds(Link, _ids, _words), max_size=3).map(tuple), source=_words,
+    source_id=st.one_of(st.none(), _words))
+
+
+@given(_memories)
+def test_front_matter_and_memory_from_round_trip(mem: Memory) -> None:
+    path = model.memory_path(mem.domain, mem.id, archived=mem.archived)
+    mem = mem.with_(path=path)
+    assert model.memory_from(mem.front_matter(), mem.content + "\n", path) == mem
+
+
+@given(_memories)
+def test_an_exported_record_imports_back_to_the_same_fields(mem: Memory) -> None:
+    import tempfile
+    from pathlib import Path
+
+    from gitmem.engines import importer
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "export.jsonl"
+        path.write_text(json.dumps(mem.to_record()) + "\n")
+        (row,), skipped = importer.read_jsonl(path)
+    assert skipped == []
+    assert (row.id, row.content, row.created, row.tags, row.type, row.domain, row.importance, row.source) == (
+        mem.id, mem.content, mem.created, mem.tags, mem.type, mem.domain, mem.importance, mem.source)
