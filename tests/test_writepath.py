@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -338,6 +339,18 @@ def test_a_new_branch_is_created_from_nothing(repo: MemoryRepo, repo_dir: Path) 
 
 # --- a person's edits and the work tree ------------------------------------------------
 
+def test_writes_follow_the_checked_out_branch(repo: MemoryRepo, repo_dir: Path) -> None:
+    write(repo, {"memory/user/a.md": b"on main\n"})
+    git(repo_dir, "switch", "-q", "-c", "feature")
+    w = write(repo, {"memory/user/a.md": b"on feature\n"})
+    assert w.branch == "feature"
+    assert (repo_dir / "memory/user/a.md").read_text() == "on feature\n"
+    assert git(repo_dir, "show", "main:memory/user/a.md") == "on main\n"
+    assert git(repo_dir, "status", "--porcelain") == "" and git(repo_dir, "diff", "--cached") == ""
+    git(repo_dir, "switch", "-q", "main")
+    assert (repo_dir / "memory/user/a.md").read_text() == "on main\n"
+
+
 def test_a_staged_edit_refuses_the_write(repo: MemoryRepo, repo_dir: Path) -> None:
     write(repo, {"memory/user/a.md": b"one\n"})
     (repo_dir / "memory/user/a.md").write_text("staged\n")
@@ -396,15 +409,9 @@ def test_the_next_writer_finishes_the_work_tree_of_a_killed_one(repo: MemoryRepo
     state = _state(repo)
     parent = git(repo_dir, "rev-parse", "HEAD").strip()
     # a writer committed memory/user/seed.md, then died before the work tree followed
-    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo_dir, input="from the dead writer\n",
-                          capture_output=True, text=True, check=True).stdout.strip()
-    env = {**os.environ, "GIT_INDEX_FILE": str(state / "tmp-index")}
-    subprocess.run(["git", "read-tree", "HEAD"], cwd=repo_dir, env=env, check=True)
-    subprocess.run(["git", "update-index", "--cacheinfo", f"100644,{blob},memory/user/seed.md"], cwd=repo_dir,
-                   env=env, check=True)
-    tree = subprocess.run(["git", "write-tree"], cwd=repo_dir, env=env, capture_output=True, text=True,
-                          check=True).stdout.strip()
-    (state / "tmp-index").unlink()
+    (repo_dir / "memory/user/seed.md").write_text("from the dead writer\n")
+    tree = git(repo_dir, "rev-parse", git(repo_dir, "stash", "create").strip() + "^{tree}").strip()
+    (repo_dir / "memory/user/seed.md").write_text("seed\n")
     commit = git(repo_dir, "commit-tree", tree, "-p", parent, "-m", "killed writer").strip()
     (state / "worktree-journal.json").write_text(json.dumps(
         {"branch": "main", "parent": parent, "paths": ["memory/user/seed.md"]}))
@@ -487,8 +494,6 @@ def test_a_nearly_full_disk_refuses_before_anything(repo_dir: Path) -> None:
 
 
 def test_plans_and_results_are_frozen() -> None:
-    import dataclasses
-
     with pytest.raises(dataclasses.FrozenInstanceError):
         Plan({}, "s", "e").subject = "t"  # type: ignore[misc]  # assigning a frozen field is the case under test
     with pytest.raises(dataclasses.FrozenInstanceError):
