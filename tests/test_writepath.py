@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import random
@@ -252,6 +251,12 @@ def test_message_cuts_the_subject_and_folds_trailer_values_to_one_line() -> None
     assert "K: one two three\n" in text
 
 
+@pytest.mark.xfail(strict=True, reason="message() takes splitlines()[0] of the stripped subject: IndexError when blank")
+@pytest.mark.parametrize("subject", ["", "  \n "])
+def test_a_blank_subject_still_makes_a_message(subject: str) -> None:
+    assert message(Plan({}, subject, "e"), 0).split("\n")[0].strip()
+
+
 def test_git_reads_the_trailers_of_a_written_commit(repo: MemoryRepo, repo_dir: Path) -> None:
     write(repo, {"memory/user/a.md": b"x\n"}, session="s-9", approved_by="Jane", body="a body")
     parsed = git(repo_dir, "log", "-1", "--format=%(trailers:only,unfold)")
@@ -491,10 +496,3 @@ def test_a_nearly_full_disk_refuses_before_anything(repo_dir: Path) -> None:
     store = Store(repo_dir, Config(sediment=Sediment(min_free_mb=1_000_000_000)))
     with pytest.raises(ValidationError, match="MB free on disk"):
         store.write(lambda parent: Plan({"memory/user/a.md": b"x\n"}, "s", "e"), T)
-
-
-def test_plans_and_results_are_frozen() -> None:
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        Plan({}, "s", "e").subject = "t"  # type: ignore[misc]  # assigning a frozen field is the case under test
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        Written(None, "main", None).commit = "x"  # type: ignore[misc]  # the same, for the result
