@@ -6,6 +6,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gitmem.guards import amplitude
 from gitmem.base import diffs
@@ -156,3 +158,25 @@ def test_line_counts_and_unidiff_stats_agree(repo: Path) -> None:
         c, s = counts[path], stats[path]
         assert c.new - c.old == s.added - s.removed  # type: ignore[operator]
     assert (stats["a.md"].added, stats["a.md"].removed) == (5, 1)
+
+
+# --- describe -------------------------------------------------------------------
+
+def test_describe_names_the_file_counts_limit_and_override() -> None:
+    text = amplitude.describe("bank/x.md", 40, 4, 1, 0.05)
+    assert text == ("bank/x.md: grows by 7.5% (40 lines before, 4 added, 1 removed; limit 5.0%); "
+                    f"split the change, or commit it anyway with {amplitude.OVERRIDE}")
+
+
+def test_describe_an_empty_file_that_grows() -> None:
+    assert amplitude.describe("bank/x.md", 0, 3, 0, 0.05).startswith("bank/x.md: grows an empty file (0 lines before")
+
+
+@given(st.integers(1, 500), st.integers(0, 500))
+def test_growth_of_appended_lines_is_their_share_of_the_old_file(old: int, added: int) -> None:
+    assert amplitude.growth(lines(old), lines(old) + lines(added, "new")) == pytest.approx(added / old)
+
+
+@given(st.integers(1, 200), st.integers(0, 200))
+def test_growth_never_falls_below_minus_one(old: int, new: int) -> None:
+    assert amplitude.growth(lines(old), lines(new)) >= -1.0

@@ -98,6 +98,18 @@ def test_malformed_file_is_reported_not_fatal(repo: MemoryRepo, repo_dir: Path) 
         repo.show("broken")
 
 
+
+@pytest.mark.xfail(strict=True, reason="a scalar 'links:' in a hand-edited memory raises TypeError from "
+                                        "model.memory_from, so list and show crash instead of reporting it")
+def test_hand_edited_scalar_links_do_not_crash_the_listing(repo: MemoryRepo) -> None:
+    from gitmem.guards.writepath import Plan
+
+    repo.remember("a good memory", now=T)
+    odd = b"---\nid: odd\nlinks: 1\n---\nbody\n"
+    repo.store.write(lambda p: Plan({"memory/user/odd.md": odd}, "hand edit", "test"), T)
+    listing = repo.list()
+    assert len(listing.memories) + len(listing.problems) == 2
+
 def test_yaml_bomb_in_front_matter_is_refused(repo: MemoryRepo) -> None:
     from gitmem.guards.writepath import Plan
 

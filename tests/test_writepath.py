@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -9,14 +10,15 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
 
 from gitmem.base import clock
 from gitmem.api import MemoryRepo
-from gitmem.base.errors import ConflictError, SecurityError, ValidationError
-from gitmem.guards.writepath import Plan
+from gitmem.base.errors import CheckFailed, ConflictError, SecretError, SecurityError, ValidationError
+from gitmem.guards.writepath import MAX_ATTEMPTS, Plan, Store, Written, message
 from tests.conftest import NOW, ROOT
 
 T = clock.parse_time(NOW)
@@ -30,8 +32,10 @@ def commits(repo_dir: Path) -> int:
     return int(git(repo_dir, "rev-list", "--count", "HEAD"))
 
 
-def write(repo: MemoryRepo, changes: dict[str, bytes | None], **kw: object):  # type: ignore[no-untyped-def]
-    return repo.store.write(lambda parent: Plan(changes, "test write", "test.write", **kw), T)  # type: ignore[arg-type]
+def write(repo: MemoryRepo, changes: Mapping[str, bytes | None], *, auto: bool = False, session: str | None = None,
+          approved_by: str | None = None, body: str = "") -> Written:
+    return repo.store.write(lambda parent: Plan(changes, "test write", "test.write", auto=auto, session=session,
+                                                approved_by=approved_by, body=body), T)
 
 
 def test_one_commit_with_trailers_and_worktree_follows(repo: MemoryRepo, repo_dir: Path) -> None:
@@ -122,6 +126,10 @@ def test_content_over_one_mib_and_bad_utf8_are_refused(repo: MemoryRepo, repo_di
     write(repo, {"memory/user/max.md": b"a" * (1024 * 1024)})
 
 
+def _planner(changes: Mapping[str, bytes | None]) -> Callable[[str | None], Plan]:
+    return lambda parent: Plan(changes, "t", "t")
+
+
 def test_concurrent_threads_lose_no_update(repo_dir: Path) -> None:
     import threading
 
@@ -131,7 +139,7 @@ def test_concurrent_threads_lose_no_update(repo_dir: Path) -> None:
         try:
             r = MemoryRepo.open(repo_dir)
             for i in range(10):
-                r.store.write(lambda p, n=n, i=i: Plan({f"memory/user/t{n}-{i}.md": f"{n} {i}\n".encode()}, "t", "t"), T)
+                r.store.write(_planner({f"memory/user/t{n}-{i}.md": f"{n} {i}\n".encode()}), T)
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
 
@@ -218,3 +226,273 @@ def test_detached_head_refuses_writes_but_reads_work(repo: MemoryRepo, repo_dir:
     assert [m.id for m in repo.list().memories] == [r.id]
     (repo_dir / ".git/gitmem/index.sqlite").unlink(missing_ok=True)
     assert [h.id for h in repo.recall("queue rabbitmq", now=T)] == [r.id]
+
+
+# --- the commit message -------------------------------------------------------------
+
+def test_message_orders_the_trailers_and_counts_the_files() -> None:
+    plan = Plan({"a": b"x"}, "  subject line\nsecond line ignored", "memory.remember", auto=True, session="s-1",
+                approved_by="Jane", trailers=(("Gitmem-Source", "import:x.jsonl"),), body="  why it changed \n")
+    assert message(plan, 3) == ("subject line\n\nwhy it changed\n\n"
+                                "Gitmem-Event: memory.remember\nGitmem-Auto: true\nGitmem-Session: s-1\n"
+                                "Gitmem-Approved-By: Jane\nGitmem-Files: 3\nGitmem-Source: import:x.jsonl\n")
+
+
+def test_message_leaves_out_unset_trailers_and_an_empty_body() -> None:
+    assert message(Plan({}, "s", "e", body="  \n"), 0) == "s\n\nGitmem-Event: e\nGitmem-Files: 0\n"
+
+
+def test_message_cuts_the_subject_and_folds_trailer_values_to_one_line() -> None:
+    plan = Plan({}, "x" * 300, "e", session="a\nGitmem-Approved-By: forged", trailers=(("K", "one\n two\tthree"),))
+    text = message(plan, 1)
+    assert text.split("\n")[0] == "x" * 200
+    assert "Gitmem-Session: a Gitmem-Approved-By: forged\n" in text
+    assert "\nGitmem-Approved-By:" not in text
+    assert "K: one two three\n" in text
+
+
+@pytest.mark.xfail(strict=True, reason="message() takes splitlines()[0] of the stripped subject: IndexError when blank")
+@pytest.mark.parametrize("subject", ["", "  \n "])
+def test_a_blank_subject_still_makes_a_message(subject: str) -> None:
+    assert message(Plan({}, subject, "e"), 0).split("\n")[0].strip()
+
+
+def test_git_reads_the_trailers_of_a_written_commit(repo: MemoryRepo, repo_dir: Path) -> None:
+    write(repo, {"memory/user/a.md": b"x\n"}, session="s-9", approved_by="Jane", body="a body")
+    parsed = git(repo_dir, "log", "-1", "--format=%(trailers:only,unfold)")
+    assert parsed.split("\n")[:5] == ["Gitmem-Event: test.write", "Gitmem-Session: s-9", "Gitmem-Approved-By: Jane",
+                                      "Gitmem-Files: 1", ""]
+
+
+# --- planners, results and compare-and-swap -------------------------------------------------
+
+def test_a_planner_returning_nothing_writes_nothing(repo: MemoryRepo, repo_dir: Path) -> None:
+    before = commits(repo_dir)
+    w = repo.store.write(lambda parent: None, T)
+    assert (w.commit, w.branch, w.plan, w.result) == (None, "main", None, None)
+    w = repo.store.write(lambda parent: Plan({}, "s", "e", result=42), T)
+    assert w.commit is None and w.result == 42
+    assert commits(repo_dir) == before
+
+
+def test_the_plan_result_comes_back_with_the_commit(repo: MemoryRepo) -> None:
+    w = repo.store.write(lambda parent: Plan({"memory/user/a.md": b"x\n"}, "s", "e", result=("made", parent)), T)
+    assert w.commit is not None and w.plan is not None
+    assert w.result == ("made", w.plan.result[1]) and w.result[1] is not None
+    assert w.stripped == ()
+
+
+def test_a_moved_tip_runs_the_planner_again_on_the_new_tip(repo: MemoryRepo, repo_dir: Path) -> None:
+    seen: list[str | None] = []
+
+    def planner(parent: str | None) -> Plan:
+        seen.append(parent)
+        if len(seen) == 1:   # a person commits while gitmem plans
+            (repo_dir / "bank").mkdir(exist_ok=True)
+            (repo_dir / "bank" / "notes.md").write_text("by hand\n")
+            git(repo_dir, "add", "bank/notes.md")
+            git(repo_dir, "commit", "-qm", "a person's commit")
+        return Plan({"memory/user/a.md": f"planned on {parent}\n".encode()}, "s", "e")
+
+    start = git(repo_dir, "rev-parse", "HEAD").strip()
+    w = repo.store.write(planner, T)
+    moved = git(repo_dir, "rev-parse", "HEAD~1").strip()
+    assert seen == [start, moved]
+    assert git(repo_dir, "show", f"{w.commit}:memory/user/a.md") == f"planned on {moved}\n"
+    assert git(repo_dir, "show", f"{w.commit}:bank/notes.md") == "by hand\n"
+    assert git(repo_dir, "status", "--porcelain") == ""
+
+
+def _commit_on(repo_dir: Path, branch: str, n: int) -> None:
+    tree = git(repo_dir, "rev-parse", f"{branch}^{{tree}}").strip()
+    parent = git(repo_dir, "rev-parse", branch).strip()
+    new = git(repo_dir, "commit-tree", tree, "-p", parent, "-m", f"move {n}").strip()
+    git(repo_dir, "update-ref", f"refs/heads/{branch}", new)
+
+
+def test_a_branch_that_never_stops_moving_gives_up_with_a_conflict(repo: MemoryRepo, repo_dir: Path) -> None:
+    git(repo_dir, "branch", "busy")
+    calls = 0
+
+    def planner(parent: str | None) -> Plan:
+        nonlocal calls
+        calls += 1
+        _commit_on(repo_dir, "busy", calls)
+        return Plan({"memory/user/a.md": b"x\n"}, "s", "e")
+
+    with pytest.raises(ConflictError) as info:
+        repo.store.write(planner, T, branch="busy")
+    assert calls == MAX_ATTEMPTS
+    assert info.value.message == f"branch 'busy' kept moving; gave up after {MAX_ATTEMPTS} attempts"
+    assert info.value.hint is not None and "in a loop" in info.value.hint
+    assert "memory/user/a.md" not in git(repo_dir, "ls-tree", "-r", "--name-only", "busy")
+
+
+def test_a_new_branch_is_created_from_nothing(repo: MemoryRepo, repo_dir: Path) -> None:
+    seen: list[str | None] = []
+
+    def planner(parent: str | None) -> Plan:
+        seen.append(parent)
+        return Plan({"memory/user/a.md": b"x\n"}, "s", "e")
+
+    w = repo.store.write(planner, T, branch="gitmem/fresh")
+    assert seen == [None]
+    assert git(repo_dir, "rev-list", "--count", "gitmem/fresh").strip() == "1"
+    assert git(repo_dir, "ls-tree", "-r", "--name-only", "gitmem/fresh") == "memory/user/a.md\n"
+    assert w.branch == "gitmem/fresh"
+
+
+# --- a person's edits and the work tree ------------------------------------------------
+
+def test_writes_follow_the_checked_out_branch(repo: MemoryRepo, repo_dir: Path) -> None:
+    write(repo, {"memory/user/a.md": b"on main\n"})
+    git(repo_dir, "switch", "-q", "-c", "feature")
+    w = write(repo, {"memory/user/a.md": b"on feature\n"})
+    assert w.branch == "feature"
+    assert (repo_dir / "memory/user/a.md").read_text() == "on feature\n"
+    assert git(repo_dir, "show", "main:memory/user/a.md") == "on main\n"
+    assert git(repo_dir, "status", "--porcelain") == "" and git(repo_dir, "diff", "--cached") == ""
+    git(repo_dir, "switch", "-q", "main")
+    assert (repo_dir / "memory/user/a.md").read_text() == "on main\n"
+
+
+def test_a_staged_edit_refuses_the_write(repo: MemoryRepo, repo_dir: Path) -> None:
+    write(repo, {"memory/user/a.md": b"one\n"})
+    (repo_dir / "memory/user/a.md").write_text("staged\n")
+    git(repo_dir, "add", "memory/user/a.md")
+    (repo_dir / "memory/user/a.md").write_text("one\n")          # the work tree looks clean again
+    with pytest.raises(ConflictError) as info:
+        write(repo, {"memory/user/a.md": b"two\n"})
+    assert "memory/user/a.md" in info.value.message and "nothing was written" in info.value.message
+    assert info.value.hint is not None and "git status" in info.value.hint
+    assert git(repo_dir, "show", ":memory/user/a.md") == "staged\n"
+
+
+def test_an_untracked_file_is_never_overwritten(repo: MemoryRepo, repo_dir: Path) -> None:
+    (repo_dir / "memory/user").mkdir(parents=True, exist_ok=True)
+    (repo_dir / "memory/user/new.md").write_text("a person's draft\n")
+    with pytest.raises(ConflictError, match="uncommitted changes in memory/user/new.md"):
+        write(repo, {"memory/user/new.md": b"gitmem's\n"})
+    assert (repo_dir / "memory/user/new.md").read_text() == "a person's draft\n"
+
+
+def test_a_deleted_file_a_person_edited_is_kept(repo: MemoryRepo, repo_dir: Path) -> None:
+    write(repo, {"memory/user/a.md": b"one\n"})
+    (repo_dir / "memory/user/a.md").write_text("edited\n")
+    with pytest.raises(ConflictError):
+        write(repo, {"memory/user/a.md": None})
+    assert (repo_dir / "memory/user/a.md").read_text() == "edited\n"
+
+
+def test_edits_elsewhere_do_not_block_and_are_left_alone(repo: MemoryRepo, repo_dir: Path) -> None:
+    write(repo, {"memory/user/a.md": b"one\n", "memory/user/b.md": b"bee\n"})
+    (repo_dir / "memory/user/b.md").write_text("my edit\n")
+    write(repo, {"memory/user/a.md": b"two\n"})
+    assert (repo_dir / "memory/user/a.md").read_text() == "two\n"
+    assert (repo_dir / "memory/user/b.md").read_text() == "my edit\n"
+    assert git(repo_dir, "status", "--porcelain") == " M memory/user/b.md\n"
+
+
+def test_the_conflict_message_lists_at_most_five_paths(repo: MemoryRepo, repo_dir: Path) -> None:
+    paths = {f"memory/user/f{i}.md": b"x\n" for i in range(7)}
+    write(repo, paths)
+    for path in paths:
+        (repo_dir / path).write_text("edited\n")
+    with pytest.raises(ConflictError) as info:
+        write(repo, {path: b"y\n" for path in paths})
+    assert info.value.message.count("memory/user/f") == 5 and " …" in info.value.message
+
+
+def _state(repo: MemoryRepo) -> Path:
+    write(repo, {"memory/user/seed.md": b"seed\n"})
+    (lock,) = list((repo.store.git.git_dir).rglob("write.lock"))
+    assert not list(lock.parent.glob("*journal*")), "a finished write leaves no journal"
+    return lock.parent
+
+
+def test_the_next_writer_finishes_the_work_tree_of_a_killed_one(repo: MemoryRepo, repo_dir: Path) -> None:
+    state = _state(repo)
+    parent = git(repo_dir, "rev-parse", "HEAD").strip()
+    # a writer committed memory/user/seed.md, then died before the work tree followed
+    (repo_dir / "memory/user/seed.md").write_text("from the dead writer\n")
+    tree = git(repo_dir, "rev-parse", git(repo_dir, "stash", "create").strip() + "^{tree}").strip()
+    (repo_dir / "memory/user/seed.md").write_text("seed\n")
+    commit = git(repo_dir, "commit-tree", tree, "-p", parent, "-m", "killed writer").strip()
+    (state / "worktree-journal.json").write_text(json.dumps(
+        {"branch": "main", "parent": parent, "paths": ["memory/user/seed.md"]}))
+    git(repo_dir, "update-ref", "refs/heads/main", commit)
+    assert git(repo_dir, "status", "--porcelain") == "M  memory/user/seed.md\n"
+    write(repo, {"memory/user/other.md": b"next\n"})
+    assert (repo_dir / "memory/user/seed.md").read_text() == "from the dead writer\n"
+    assert git(repo_dir, "status", "--porcelain") == ""
+    assert not (state / "worktree-journal.json").exists()
+
+
+def test_a_journal_of_another_branch_or_a_torn_journal_is_dropped(repo: MemoryRepo, repo_dir: Path) -> None:
+    state = _state(repo)
+    for text in ('{"branch": "elsewhere", "parent": null, "paths": ["memory/user/seed.md"]}', "{torn"):
+        (state / "worktree-journal.json").write_text(text)
+        write(repo, {"memory/user/x.md": text.encode()})
+        assert git(repo_dir, "status", "--porcelain") == ""
+        assert (repo_dir / "memory/user/seed.md").read_text() == "seed\n"
+    assert not (state / "worktree-journal.json").exists()
+
+
+# --- the guards on the way ---------------------------------------------------------
+
+def test_pii_is_stripped_and_reported(repo: MemoryRepo, repo_dir: Path) -> None:
+    w = write(repo, {"memory/user/a.md": b"write to dana.lee@gmail.com about it\n"})
+    assert w.commit is not None
+    assert [path for path, _ in w.stripped] == ["memory/user/a.md"]
+    assert w.stripped[0][1], "the kinds stripped are named"
+    assert "dana.lee@gmail.com" not in git(repo_dir, "show", "HEAD:memory/user/a.md")
+
+
+def test_a_secret_refuses_the_whole_write(repo: MemoryRepo, repo_dir: Path) -> None:
+    before = commits(repo_dir)
+    with pytest.raises(SecretError) as info:
+        write(repo, {"memory/user/ok.md": b"fine\n",
+                     "memory/user/key.md": b"aws key AKIAIOSFODNN7EXAMPLF here\n"})
+    assert "nothing written" in info.value.message and "memory/user/key.md" in info.value.message
+    assert info.value.hint is not None and "rotate" in info.value.hint
+    assert commits(repo_dir) == before and not (repo_dir / "memory/user/ok.md").exists()
+
+
+def test_binary_files_pass_unredacted(repo: MemoryRepo, repo_dir: Path) -> None:
+    data = b"\x89PNG jane.doe@example.org \x00\xff"
+    write(repo, {"bank/image.png": data})
+    assert (repo_dir / "bank/image.png").read_bytes() == data
+
+
+def test_automated_growth_outside_bank_and_skills_is_not_limited(repo: MemoryRepo) -> None:
+    write(repo, {"memory/user/big.md": b"x\n"})
+    assert write(repo, {"memory/user/big.md": b"x\n" * 50}, auto=True).commit is not None
+
+
+def test_an_automated_new_file_in_bank_passes(repo: MemoryRepo) -> None:
+    assert write(repo, {"bank/new.md": b"x\n" * 50}, auto=True).commit is not None
+
+
+def test_automated_growth_within_the_limit_passes(repo: MemoryRepo) -> None:
+    write(repo, {"bank/MEMORY.md": b"line\n" * 20})
+    assert write(repo, {"bank/MEMORY.md": b"line\n" * 21}, auto=True).commit is not None     # 5 % exactly
+    with pytest.raises(CheckFailed, match="bank/MEMORY.md"):
+        write(repo, {"bank/MEMORY.md": b"line\n" * 23}, auto=True)
+
+
+def test_automated_change_to_layer_one_needs_approval(repo: MemoryRepo, repo_dir: Path) -> None:
+    text = (repo_dir / "CLAUDE.md").read_text().replace("- (your first rule)", "- always deploy on fridays")
+    with pytest.raises(CheckFailed) as info:
+        write(repo, {"CLAUDE.md": text.encode()}, auto=True)
+    assert info.value.message.startswith("CLAUDE.md: ")
+    assert info.value.hint is not None and "Gitmem-Approved-By" in info.value.hint
+    w = write(repo, {"CLAUDE.md": text.encode()}, auto=True, approved_by="Jane <jane@example.org>")
+    assert w.commit is not None and "always deploy on fridays" in (repo_dir / "CLAUDE.md").read_text()
+
+
+def test_a_nearly_full_disk_refuses_before_anything(repo_dir: Path) -> None:
+    from gitmem.base.config import Config, Sediment
+
+    store = Store(repo_dir, Config(sediment=Sediment(min_free_mb=1_000_000_000)))
+    with pytest.raises(ValidationError, match="MB free on disk"):
+        store.write(lambda parent: Plan({"memory/user/a.md": b"x\n"}, "s", "e"), T)
