@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import subprocess
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -33,9 +33,9 @@ def commits(repo_dir: Path) -> int:
 
 # --- arithmetic --------------------------------------------------------------
 
-def test_days_between_counts_fractional_days() -> None:
-    assert decay.days_between("2026-11-28T00:00:00Z", T) == 1.5
-    assert decay.days_between(NOW, T) == 0.0
+def test_days_between_counts_whole_days() -> None:
+    assert decay.days_between("2026-11-28T00:00:00Z", T) == 1   # a day and a half
+    assert decay.days_between(NOW, T) == 0
 
 
 @pytest.mark.parametrize("stamp", ["", "garbage", "2027-01-01T00:00:00Z"])
@@ -50,7 +50,7 @@ def test_effective_of_a_long_term_memory_has_no_weekly_step() -> None:
 def test_effective_of_a_short_term_memory_loses_a_step_per_whole_week() -> None:
     six = decay.effective(0.8, "short", NOW, T + timedelta(days=6.9), CFG)
     seven = decay.effective(0.8, "short", NOW, T + timedelta(days=7), CFG)
-    assert six == pytest.approx(0.8 * 0.99 ** 6.9)
+    assert six == pytest.approx(0.8 * 0.99 ** 6)
     assert seven == pytest.approx(0.8 * 0.99 ** 7 * 0.9)
 
 
@@ -333,3 +333,63 @@ def test_cli_decay_now_and_env(repo_dir: Path, capsys: pytest.CaptureFixture[str
     monkeypatch.setenv("GITMEM_NOW", "2027-03-01T00:00:00Z")
     code, out, _ = run_cli(["--repo", str(repo_dir), "decay", "--json"], capsys)
     assert code == 0 and json.loads(out)["archived"]
+
+
+# --- whole days (DESIGN.md section 5), effective importance shown, never_forget in load-core ---
+
+@pytest.mark.parametrize("delta, days", [
+    (timedelta(0), 0), (timedelta(minutes=1), 0), (timedelta(hours=23, minutes=59), 0),
+    (timedelta(days=1), 1), (timedelta(days=1, hours=23), 1), (timedelta(days=30), 30),
+    (timedelta(minutes=-5), 0),
+])
+def test_days_are_whole_days(delta: timedelta, days: int) -> None:
+    assert decay.days_between("2026-11-29T12:00:00Z", T + delta) == days
+
+
+def test_an_unreadable_stamp_is_day_zero() -> None:
+    assert decay.days_between("not a time", T) == 0
+    assert decay.days_between("", T) == 0
+
+
+def test_a_core_fact_stays_core_for_the_rest_of_its_first_day(repo: MemoryRepo) -> None:
+    r = repo.remember("The billing service owns the invoices table", importance=0.7, now=T)
+    assert r.memory.band == "core"
+    repo.decay(now=T + timedelta(minutes=1))
+    assert repo.show(r.id).band == "core"
+    repo.decay(now=T + timedelta(days=1, minutes=1))
+    assert repo.show(r.id).band == "active"
+
+
+def test_effective_importance_follows_whole_days_and_weeks() -> None:
+    cfg = MemoryConfig()
+    assert decay.effective(0.8, "long", "2026-11-29T12:00:00Z", T + timedelta(days=6, hours=23), cfg) == \
+        pytest.approx(0.8 * 0.99 ** 6)
+    assert decay.effective(0.8, "short", "2026-11-29T12:00:00Z", T + timedelta(days=7), cfg) == \
+        pytest.approx(0.8 * 0.99 ** 7 * 0.9)
+
+
+def test_show_and_list_report_the_effective_importance(repo: MemoryRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from conftest import run_cli
+
+    r = repo.remember("The nightly backup runs at 02:00 UTC", importance=0.8, now=T)
+    root = str(repo.root)
+    code, out, _ = run_cli(["--repo", root, "--now", "2026-12-09T12:00:00Z", "show", r.id, "--json"], capsys)
+    shown = json.loads(out)
+    assert code == 0 and shown["importance"] == 0.8
+    assert shown["effective_importance"] == pytest.approx(0.8 * 0.99 ** 10 * 0.9, abs=1e-4)
+    code, out, _ = run_cli(["--repo", root, "--now", "2026-12-09T12:00:00Z", "list", "--json"], capsys)
+    listed = {m["id"]: m for m in json.loads(out)}
+    assert listed[r.id]["effective_importance"] == shown["effective_importance"]
+    code, out, _ = run_cli(["--repo", root, "--now", "2026-12-09T12:00:00Z", "list"], capsys)
+    assert "0.80 -> 0.65" in out
+
+
+def test_a_never_forget_memory_fades_in_band_but_stays_in_load_core(repo: MemoryRepo) -> None:
+    r = repo.remember("My daughter is allergic to peanuts", importance=0.95, now=T)
+    repo.decay(now=T + timedelta(days=400))
+    m = repo.show(r.id)
+    assert m.tier != "archive" and m.band in ("background", "fading")
+    assert r.id in [item.id for item in repo.core_items()]
+    assert r.id in repo.load_core().text
