@@ -99,8 +99,6 @@ def test_malformed_file_is_reported_not_fatal(repo: MemoryRepo, repo_dir: Path) 
 
 
 
-@pytest.mark.xfail(strict=True, reason="a scalar 'links:' in a hand-edited memory raises TypeError from "
-                                        "model.memory_from, so list and show crash instead of reporting it")
 def test_hand_edited_scalar_links_do_not_crash_the_listing(repo: MemoryRepo) -> None:
     from gitmem.guards.writepath import Plan
 

@@ -214,23 +214,18 @@ def test_memory_from_never_raises_and_keeps_importance_in_range(data: dict[str, 
     assert all(isinstance(k, str) for k in mem.keywords)
 
 
-@pytest.mark.xfail(strict=True, reason="memory_from iterates a scalar 'links' value: TypeError for an int")
 @pytest.mark.parametrize("raw", [1, 2.5, True])
 def test_memory_from_a_scalar_links_value_is_tolerated(raw: Any) -> None:
     assert model.memory_from({"links": raw}, "x", "memory/user/m.md").links == ()
 
 
 
-@pytest.mark.xfail(strict=True, reason="memory_from iterates a single 'links' value: one link per character "
-                                        "of a string, one per key of a mapping")
 @pytest.mark.parametrize("raw", ["m-2", {"to": "m-2"}])
 def test_memory_from_a_single_link_not_in_a_list(raw: Any) -> None:
     mem = model.memory_from({"links": raw}, "x", "memory/user/m.md")
     assert mem.links == (Link("m-2", "related"),)
 
 
-@pytest.mark.xfail(strict=True, reason="memory_from catches TypeError/ValueError but not the OverflowError "
-                                        "of int(float('inf')) for 'reinforced: .inf'")
 def test_memory_from_an_infinite_reinforced_count_falls_back() -> None:
     assert model.memory_from({"reinforced": float("inf")}, "x", "memory/user/m.md").reinforced == 0
 

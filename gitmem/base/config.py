@@ -107,13 +107,13 @@ class TypeWeights:
 
 @dataclass(frozen=True)
 class Sediment:
-    threshold: float = _f(15, 10, 30, "promotion priority threshold")
+    threshold: float = _f(15.0, 10, 30, "promotion priority threshold")
     type_weights: TypeWeights = field(default_factory=TypeWeights)
     burst_promotions: int = _f(3, 1, 100, "promotions within an hour that raise the threshold")
-    burst_threshold: float = _f(20, 10, 30, "threshold for the hour after a burst")
+    burst_threshold: float = _f(20.0, 10, 30, "threshold for the hour after a burst")
     veto_streak: int = _f(3, 1, 100, "vetoes in a row that raise the threshold by step")
     approve_streak: int = _f(10, 1, 1000, "approvals in a row that lower it by step")
-    step: float = _f(2, 0, 20, "threshold change after a streak")
+    step: float = _f(2.0, 0, 20, "threshold change after a streak")
     override_lock_seconds: int = _f(60, 0, 86400, "a manual override locks automatic changes this long")
     amplitude_max: float = _f(0.05, 0.0, 1.0, "an automated write may grow an existing file by this fraction at most")
     ttl_hours: int = _f(24, 0, 8760, "a deviation reflection is not written twice within this time")
@@ -224,20 +224,19 @@ def _build(cls: type, data: Any, prefix: str, problems: list[Problem], warnings:
         if f.default_factory is not dataclasses.MISSING:
             values[name] = _build(f.default_factory, raw, dotted + ".", problems, warnings)  # type: ignore[arg-type]  # a section's factory is its dataclass
             continue
-        value = _coerce(dotted, f.default, f.metadata, raw, problems)
+        value = _coerce(dotted, f.default, f.metadata, raw, problems, is_int=f.type in ("int", int))
         if value is not None:
             values[name] = value
     return cls(**values)
 
 
-def _coerce(dotted: str, default: Any, meta: Any, raw: Any, problems: list[Problem]) -> Any:
+def _coerce(dotted: str, default: Any, meta: Any, raw: Any, problems: list[Problem], is_int: bool) -> Any:
     lo, hi = meta.get("lo"), meta.get("hi")
     if isinstance(default, tuple):
         if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
             problems.append(Problem(dotted, raw, "a list of strings"))
             return None
         return tuple(raw)
-    is_int = isinstance(default, int) and not isinstance(default, bool)
     if isinstance(raw, bool) or not isinstance(raw, (int, float)) or (is_int and isinstance(raw, float) and not raw.is_integer()):
         problems.append(Problem(dotted, raw, f"{'an integer' if is_int else 'a number'} in [{lo}, {hi}]"))
         return None
@@ -300,8 +299,10 @@ def load(root: Path) -> Config:
     cache = _cache_path(root)
     try:
         cached = json.loads(cache.read_text()) if cache is not None else {}
-        if cached.get("sha256") == digest and cached.get("schema") == SCHEMA_VERSION:
-            return check_data(cached["data"]).config
+        if isinstance(cached, dict) and cached.get("sha256") == digest and cached.get("schema") == SCHEMA_VERSION:
+            from_cache = check_data(cached["data"])
+            if not from_cache.problems and not from_cache.warnings:
+                return from_cache.config
     except (OSError, ValueError, KeyError, TypeError):
         pass
     checked = check_text(raw.decode("utf-8", errors="replace"), str(path.name))

@@ -212,11 +212,13 @@ def _str_tuple(value: Any) -> tuple[str, ...]:
 
 
 def _links(value: Any) -> tuple[Link, ...]:
+    # A hand edit may give one link instead of a list, or a number: keep what reads as a link.
+    items = value if isinstance(value, (list, tuple)) else [value] if isinstance(value, (str, dict)) else []
     out = []
-    for item in value or ():
+    for item in items:
         if isinstance(item, dict) and item.get("to"):
             out.append(Link(str(item["to"]), str(item.get("relation") or "related")))
-        elif isinstance(item, str):
+        elif isinstance(item, str) and item:
             out.append(Link(item, "related"))
     return tuple(out)
 
@@ -236,7 +238,7 @@ def memory_from(data: dict[str, Any], body: str, path: str) -> Memory:
     domain = str(data.get("domain") or (path.split("/")[1] if path.count("/") >= 2 else "user"))
     try:
         reinforced = int(data.get("reinforced") or 0)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         reinforced = 0
     source_id = data.get("source_id")
     return Memory(

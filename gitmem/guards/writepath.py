@@ -79,7 +79,8 @@ def message(plan: Plan, count: int) -> str:
         trailers.append(("Gitmem-Approved-By", plan.approved_by))
     trailers.append(("Gitmem-Files", str(count)))
     trailers.extend(plan.trailers)
-    text = plan.subject.strip().splitlines()[0][:200] + "\n\n"
+    lines = plan.subject.strip().splitlines()
+    text = (lines[0][:200] if lines else f"gitmem: {plan.event}") + "\n\n"
     if plan.body.strip():
         text += plan.body.strip() + "\n\n"
     return text + "\n".join(f"{k}: {' '.join(str(v).split())}" for k, v in trailers) + "\n"
