@@ -151,9 +151,9 @@ class MemoryRepo:
 
     def similar_memory(self, text: str, domain: str, rev: str, keywords: Sequence[str]) -> Memory | None:
         """The live memory of ``domain`` at ``rev`` that ``text`` duplicates, if any (reinforce it instead)."""
-        from gitmem.engines import encode
+        from gitmem.engines import similarity
         from gitmem.store.index import Filters
-        from gitmem.store.indexer import open_synced
+        from gitmem.store.refresh import open_synced
 
         index = open_synced(self.git, rev)
         try:
@@ -163,7 +163,7 @@ class MemoryRepo:
             index.close()
         threshold = self.cfg.memory.reinforce_similarity or None
         cands = [(h.id, h.row.content) for h in hits if h.row.tier != "archive"]
-        found = encode.find_duplicate(text, cands, threshold) if threshold else encode.find_duplicate(text, cands)
+        found = similarity.find_duplicate(text, cands, threshold) if threshold else similarity.find_duplicate(text, cands)
         return memories.load(self.git, rev, found, include_archive=False) if found else None
 
     def _reinforce_plan(self, old: Memory, parent: str, now: datetime, session: str | None, auto: bool) -> Plan:
@@ -261,10 +261,10 @@ class MemoryRepo:
                         written.commit, tuple(m.id for _, m in good))
 
     def _import_duplicate(self, mem: Memory, parent: str | None, batch: dict[str, Memory]) -> Memory | None:
-        from gitmem.engines import encode
+        from gitmem.engines import similarity
 
         local = [(m.id, m.content) for m in batch.values() if m.domain == mem.domain]
-        found = encode.find_duplicate(mem.content, local)
+        found = similarity.find_duplicate(mem.content, local)
         if found is not None:
             return batch[found]
         if parent is None:

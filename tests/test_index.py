@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.base import textnorm
+from gitmem.base import text as textnorm
 from gitmem.base.errors import GitmemError
 from gitmem.store.index import Filters, Index, IndexCorrupt, IndexRow
 

@@ -88,3 +88,16 @@ class CheckFailed(GitmemError):
     def __init__(self, message: str, problems: list[str], hint: str | None = None) -> None:
         super().__init__(message, hint)
         self.problems = problems
+
+
+class IndexCorrupt(GitmemError):
+    """The recall index file is not a valid index; rebuild it from git.
+
+    The index is derived data, so its callers answer this by deleting the
+    file and rebuilding it; ``path`` and ``problem`` say what was found.
+    """
+
+    def __init__(self, path: str, problem: str) -> None:
+        super().__init__(f"recall index {path} is unusable: {problem}", hint="gitmem index rebuild")
+        self.path = path
+        self.problem = problem

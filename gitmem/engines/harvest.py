@@ -115,7 +115,7 @@ def _find_episode(git: Any, rev: str | None, slug: str) -> tuple[str, dict[str, 
 def _signal_memories(repo: Any, ep: Any, signals: Sequence[Any], parent: str | None, now: datetime,
                      changes: dict[str, bytes | None]) -> tuple[int, int]:
     """Encode ``signals`` into ``changes``: reinforce a similar memory, else create one."""
-    from gitmem.engines import encode
+    from gitmem.engines import encode, similarity
 
     created = reinforced = 0
     batch: dict[str, Memory] = {}       # every memory this session touched, as it will be written
@@ -126,7 +126,7 @@ def _signal_memories(repo: Any, ep: Any, signals: Sequence[Any], parent: str | N
         floor = 0.9 if sig.kind == "remember" else 0.75 if sig.kind in ("correction", "decision") else 0.0
         imp = max(enc.importance, floor)
         local = [(m.id, m.content) for m in batch.values() if m.domain == enc.domain]
-        dup_id = encode.find_duplicate(sig.text, local) if local else None
+        dup_id = similarity.find_duplicate(sig.text, local) if local else None
         dup = batch.get(dup_id) if dup_id else None
         if dup is None and parent is not None:
             dup = repo.similar_memory(sig.text, enc.domain, parent, enc.keywords)

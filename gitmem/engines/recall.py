@@ -15,8 +15,8 @@ if TYPE_CHECKING:
     from typing import Iterable, Sequence
 
 from gitmem.base import events, refs
-from gitmem.base.errors import NotARepoError
-from gitmem.store.index import Filters, Hit, Index, IndexCorrupt
+from gitmem.base.errors import IndexCorrupt, NotARepoError
+from gitmem.store.index import ROWS_VERSION, Filters, Hit, Index
 
 ACCESS_LOG = "access.jsonl"
 
@@ -57,21 +57,21 @@ def open_index(root: Path, at: str | None = None) -> Index:
         if head is not None and path.exists():
             try:
                 index = Index(path)
-                if index.get_meta("commit") == head:
+                if index.get_meta("commit") == head and index.get_meta("schema") == ROWS_VERSION:
                     return index
                 index.close()
             except IndexCorrupt:
                 pass
     from gitmem.base.gitio import Git
-    from gitmem.store import indexer
+    from gitmem.store import refresh
 
     git = Git(root)
     if at is not None:
-        return indexer.open_at(git, at)
+        return refresh.open_at(git, at)
     branch = git.head_branch()
     if branch is not None:
-        return indexer.open_synced(git, git.tip(branch))
-    return indexer.open_synced(git, git.commit("HEAD").id)   # detached: what is checked out
+        return refresh.open_synced(git, git.tip(branch))
+    return refresh.open_synced(git, git.commit("HEAD").id)   # detached: what is checked out
 
 
 def _recalled(hit: Hit, via: str | None = None) -> Recalled:
