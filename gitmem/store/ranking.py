@@ -155,15 +155,15 @@ def relevance(candidates: dict[int, Candidate]) -> dict[int, float]:
 
 
 def scores(
-    relevance: dict[int, float], best: float, candidates: dict[int, Candidate], now: float, k: int
+    relevances: dict[int, float], best: float, candidates: dict[int, Candidate], now: float, k: int
 ) -> Iterator[tuple[float, float, int]]:
     """(score, normalised relevance, rid) of every candidate that can reach the top ``k``."""
     # importance and recency add at most 1 - W_RELEVANCE, so a memory whose
     # relevance is that far below the k-th best cannot overtake it
-    kth = sorted(relevance.values(), reverse=True)[:k][-1] / best
+    kth = sorted(relevances.values(), reverse=True)[:k][-1] / best
     floor = kth - (1.0 - W_RELEVANCE) / W_RELEVANCE
     per_hour = math.log(0.5) / RECENCY_HALF_LIFE_HOURS
-    for rid, rel in relevance.items():
+    for rid, rel in relevances.items():
         r = rel / best
         if rel <= 0 or r < floor:
             continue
