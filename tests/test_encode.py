@@ -150,3 +150,62 @@ def test_keywords_rank_by_frequency_and_respect_limit() -> None:
     words = keywords("GitHub push timeout; GitHub clone timeout; GitHub fetch", limit=2)
     assert words == ("github", "timeout")
     assert keywords("anything at all", limit=0) == ()
+
+
+def test_keywords_of_nothing() -> None:
+    assert keywords("") == ()
+    assert keywords("the of and") == ()
+    assert keywords("deploy the service", limit=0) == ()
+    assert keywords("deploy the service", limit=-3) == ()
+
+
+def test_keywords_skip_remember_phrases_and_short_numbers() -> None:
+    words = keywords("Please remember: the cache holds 42 entries for 3600 seconds")
+    assert "remember" not in words and "please" not in words
+    assert "42" not in words
+    assert "3600" in words
+
+
+def test_keywords_keep_identifiers_whole_and_drop_filler_in_code() -> None:
+    assert keywords("run `make lint` before pushing") == ("run", "lint", "before", "pushing")  # "make" is filler
+    assert keywords("edit config.yaml then restart nginx") == ("edit", "config.yaml", "restart", "nginx")
+
+
+def test_keywords_keep_the_words_the_comparison_calls_facts() -> None:
+    # the shared stop list drops "before" from a question, the comparison keeps it in a statement
+    assert "before" in keywords("run the tests before pushing")
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "value"),
+    [
+        ("Remember: the staging DB is on port 5432", "type", "fact"),
+        ("I hate waiting for slow builds", "type", "emotion"),
+        ("We decided to use Postgres", "type", "decision"),
+        ("Lesson: pin your dependencies", "type", "reflection"),
+        ("Pattern: retries hide flaky tests", "type", "pattern"),
+        ("The build fails with a timeout", "type", "error"),
+        ("你应该先跑测试", "domain", "self"),
+        ("Thanks, we work well together", "domain", "relationship"),
+        ("The capital of France is Paris", "domain", "world"),
+    ],
+)
+def test_encode_classifies(text: str, field: str, value: str) -> None:
+    assert getattr(encode(text), field) == value
+
+
+def test_encode_of_an_empty_text_is_general_knowledge() -> None:
+    enc = encode("")
+    assert (enc.importance, enc.reason, enc.keywords) == (0.5, "general knowledge", ())
+    assert enc.type == "fact"
+
+
+def test_importance_names_the_matched_phrase() -> None:
+    score, reason = importance("N'oublie pas que le déploiement est vendredi")
+    assert score == 0.9
+    assert reason.startswith("explicit request to remember")
+
+
+def test_encode_is_deterministic() -> None:
+    text = "Alice prefers concise answers about the deploy pipeline"
+    assert encode(text) == encode(text)

@@ -228,3 +228,62 @@ def test_features_are_cached_for_repeated_candidates() -> None:
     find_duplicate("memory about the build", candidates)
     find_duplicate("another memory about the build", candidates)
     assert features.describe.cache_info().hits >= 50
+
+
+# ------------------------------------------------------------------ negation, counted
+
+_NEGATION = st.sampled_from(["never", "not", "no", "without", "jamais", "不要", "don't", "cannot"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_WORD, min_size=1, max_size=6), _NEGATION, _NEGATION)
+def test_adding_a_negation_to_a_negated_text_prevents_a_merge(words: list[str], first: str, added: str) -> None:
+    negated = f"{' '.join(words)} {first}"
+    assert not is_duplicate(negated, f"{added} {negated}")
+    assert conflict(negated, f"{added} {negated}") is not None
+
+
+def test_the_reported_double_negation_pair_is_not_merged() -> None:
+    assert not is_duplicate("B NO", "never B NO")
+    assert conflict("B NO", "never B NO") == "negation differs: no vs never, no"
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("don't use tabs in python", "never use tabs in python"),
+        ("n'utilise pas les tabulations en python", "n'utilise jamais les tabulations en python"),
+        ("ne pousse pas sur main le vendredi", "ne pousse jamais sur main le vendredi"),
+    ],
+)
+def test_one_negation_for_another_is_still_one_negation(a: str, b: str) -> None:
+    reason = conflict(a, b)
+    assert reason is None or not reason.startswith("negation differs")
+
+
+# ------------------------------------------------------------------ find_duplicate edges
+
+
+def test_find_duplicate_of_no_candidates() -> None:
+    assert find_duplicate("anything", []) is None
+
+
+def test_find_duplicate_above_a_perfect_score_finds_nothing() -> None:
+    assert find_duplicate("same text", [("m1", "same text")], threshold=1.01) is None
+
+
+def test_find_duplicate_skips_a_similar_candidate_with_a_conflict() -> None:
+    candidates = [("m-5433", "the staging database runs on port 5433"),
+                  ("m-5432", "staging database on port 5432")]
+    assert find_duplicate("the staging database runs on port 5432", candidates) == "m-5432"
+
+
+def test_find_duplicate_accepts_a_generator() -> None:
+    candidates = ((f"m{i}", text) for i, text in enumerate(["unrelated words", "I prefer tabs over spaces"]))
+    assert find_duplicate("i prefer tabs over spaces", candidates) == "m1"
+
+
+def test_similarity_of_inflections_under_the_porter_stemmer() -> None:
+    # the stemmer swap must keep inflected restatements together
+    assert similarity("Alice deployed the services", "Alice deploys the service") >= DUPLICATE_THRESHOLD
+    assert is_duplicate("the tests are failing on main", "the test fails on main")
