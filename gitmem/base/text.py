@@ -28,7 +28,6 @@ search CJK text.
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 
 TYPE_CHECKING = False  # typing costs milliseconds of every recall process: annotations only
@@ -60,9 +59,18 @@ _CJK_RANGES = (
     "\uac00-\ud7af"  # Hangul syllables
     "\uf900-\ufaff"  # CJK compatibility ideographs
 )
-_CJK_RUN = re.compile(f"[{_CJK_RANGES}]+")
-# After folding, a word is a run of letters or digits that is not CJK.
-_WORD = re.compile(f"[^\\W_{_CJK_RANGES}]+")
+# After folding, a word is a run of letters or digits that is not CJK. The
+# Unicode patterns cost milliseconds to compile (their character sets span
+# tens of thousands of code points), so they are compiled for the first text
+# that needs them; ASCII text, the usual query, never does.
+_ASCII_WORD = re.compile("[a-z0-9]+")
+
+
+@lru_cache(maxsize=None)
+def _unicode_pattern(kind: str) -> re.Pattern[str]:
+    if kind == "word":
+        return re.compile(f"[^\\W_{_CJK_RANGES}]+")
+    return re.compile(f"[{_CJK_RANGES}]+")
 
 # The combining marks that compose Latin letters (the marks found in the
 # canonical decompositions of U+00C0..U+024F and U+1E00..U+1EFF). unicode61
@@ -139,6 +147,8 @@ def _fold_char(ch: str, lower: bool) -> str:
             folded = ch.lower() if len(ch.lower()) == 1 else ch
     if ch.isascii() or ch in _KEPT_WHOLE:
         return folded
+    import unicodedata  # only text outside ASCII gets here
+
     parts = unicodedata.normalize("NFD", ch)
     if len(parts) > 1 and parts[0].isascii() and all(p in _LATIN_MARKS for p in parts[1:]):
         return parts[0].lower() if lower else parts[0]  # "É" -> "e", "İ" -> "i"
@@ -161,12 +171,15 @@ def unaccent(text: str) -> str:
 
 def words(text: str) -> list[str]:
     """The non-CJK word tokens of ``text``, folded, in order."""
-    return _WORD.findall(fold(text))
+    folded = fold(text)
+    if folded.isascii():
+        return _ASCII_WORD.findall(folded)
+    return _unicode_pattern("word").findall(folded)
 
 
 def cjk_runs(text: str) -> list[str]:
     """The runs of CJK characters in ``text``, in order."""
-    return [] if text.isascii() else _CJK_RUN.findall(text)
+    return [] if text.isascii() else _unicode_pattern("cjk").findall(text)
 
 
 def bigrams(run: str) -> list[str]:
