@@ -160,8 +160,9 @@ def test_score_weights_sum_to_one() -> None:
 
 def test_score_of_a_perfect_fresh_important_memory_is_one() -> None:
     now = 1_000_000.0
-    out = list(ranking.scores({1: 4.0}, 4.0, {1: Candidate(1.0, now, 4.0, None)}, now, 10))
-    assert out == [(pytest.approx(1.0), 1.0, 1)]
+    ((score, rel, rid),) = ranking.scores({1: 4.0}, 4.0, {1: Candidate(1.0, now, 4.0, None)}, now, 10)
+    assert score == pytest.approx(1.0)
+    assert (rel, rid) == (1.0, 1)
 
 
 def test_recency_halves_every_week() -> None:

@@ -13,7 +13,16 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Literal
 
-from gitmem.engines.features import TOKEN_RE, latin_words, nfkc, normalize, strip_triggers, zh_bigrams, zh_clean, zh_segments
+from gitmem.engines.features import (
+    TOKEN_RE,
+    latin_words,
+    nfkc,
+    normalize,
+    strip_triggers,
+    zh_bigrams,
+    zh_clean,
+    zh_segments,
+)
 from gitmem.engines.lexicon import EXPLICIT_TRIGGERS, NAMED, ZH_KEYWORD_SPLIT
 
 __all__ = ["Domain", "Encoding", "MemoryType", "encode", "importance", "keywords"]

@@ -161,6 +161,7 @@ def zh_clean(run: str) -> tuple[str, int]:
 
 
 def zh_segments(run: str, split: frozenset[str] | set[str] = ZH_SPLIT) -> list[str]:
+    """A CJK run cut at its function characters (and spaces) into content segments."""
     out, current = [], ""
     for ch in run + " ":
         if ch in split or ch == " ":
@@ -173,6 +174,7 @@ def zh_segments(run: str, split: frozenset[str] | set[str] = ZH_SPLIT) -> list[s
 
 
 def zh_bigrams(segment: str) -> list[str]:
+    """Overlapping character bigrams of a segment; a one-character segment stays whole."""
     return [segment] if len(segment) == 1 else [segment[i: i + 2] for i in range(len(segment) - 1)]
 
 
@@ -198,6 +200,8 @@ _FRENCH_CLOSERS = frozenset(("pas", "jamais", "rien", "aucun", "aucune"))
 
 @dataclass(frozen=True)
 class Features:
+    """What the comparison needs of one statement, computed once by ``describe``."""
+
     tokens: frozenset[str]  # stems, CJK bigrams, numbers, dates: the token view
     grams: frozenset[str]  # character trigrams and CJK characters: the spelling view
     forms: frozenset[str]  # every canonical word, stop words included
@@ -212,6 +216,7 @@ class Features:
 
 
 def strip_triggers(folded: str) -> str:
+    """Remember-phrases ("please remember:", "记住") blanked in place, offsets kept."""
     return _TRIGGER_RE.sub(lambda m: " " * len(m.group()), folded)
 
 
@@ -227,6 +232,7 @@ def _phrases(text: str) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def describe(text: str) -> Features:
+    """The features of one statement (cached: a new text meets the same candidates often)."""
     folded = _phrases(strip_triggers(normalize(text)))
     folded = prepare_numbers(folded)
     undated, dates = cut_dates(folded)

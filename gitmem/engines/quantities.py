@@ -11,7 +11,19 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from gitmem.engines.lexicon import EN_NUMBERS, MONTHS, MONTH_ALONE, NUMBER_GLUE, PERIODS, WEEKDAYS, ZH_DIGITS, ZH_HOUR_SHIFT, ZH_UNITS, ZH_WEEKDAYS
+from gitmem.engines.lexicon import (
+    EN_NUMBERS,
+    MONTHS,
+    MONTH_ALONE,
+    NUMBER_GLUE,
+    PERIODS,
+    WEEKDAYS,
+    ZH_DIGITS,
+    ZH_HOUR_SHIFT,
+    ZH_UNITS,
+    ZH_WEEKDAYS,
+)
+
 # A numeral only counts before a measure word: "三次" is 3, "一起" is not 1.
 _ZH_NUMERAL_RE = re.compile(
     r"[零〇一二两三四五六七八九十百千万]+(?=[个次天日号月年周岁点分秒小时台块元倍人条位遍份页行层级版步项种期届名]|$)"
@@ -178,6 +190,7 @@ _SUFFIX_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?([kK])\b|(\d)(?=(?:kb|mb|g
 
 
 def prepare_numbers(text: str) -> str:
+    """Numbers spelled one way: words and Chinese numerals as digits, "5k" as 5000, "8GB" as "8 GB"."""
     text = _number_words(_zh_numerals(text))
     text = _THOUSANDS_RE.sub(lambda m: m.group().replace(",", ""), text)
 
@@ -198,5 +211,6 @@ def ascii_digits(run: str) -> str:
 
 
 def canon_number(raw: str) -> str:
+    """A number with ASCII digits, no leading zeros, and "." before its decimals ("05,50" -> "5.50")."""
     parts = re.split(r"[.,]", raw)
     return ".".join([ascii_digits(parts[0])] + parts[1:])

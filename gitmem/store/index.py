@@ -295,7 +295,7 @@ class Index:
         filters: Filters = Filters(),
         now: datetime | None = None,
     ) -> list[Hit]:
-        """The ``k`` best memories for ``query``, best first (see the module doc).
+        """The ``k`` best memories for ``query``, best first (scored as ``gitmem.store.ranking`` says).
 
         Any text is a valid query: FTS5 syntax in it is taken literally. A
         query made only of stop words matches nothing and returns [].
