@@ -174,3 +174,44 @@ def test_a_fresh_index_is_searched_without_importing_pygit2(repo: Any, repo_dir:
     count, pygit2_loaded = out.stdout.split()
     assert count == "1"
     assert pygit2_loaded == "False"
+
+
+def test_k_limits_the_hits(repo: Any, repo_dir: Path) -> None:
+    for i in range(5):
+        remember(repo, f"deploy note number {i} about the pipeline", minutes=i)
+    assert len(recall.recall(repo_dir, "deploy pipeline", k=2, now=NOW, log=False)) == 2
+    assert recall.recall(repo_dir, "deploy pipeline", k=0, now=NOW, log=False) == []
+
+
+def test_archived_memories_come_back_only_when_asked(repo: Any, repo_dir: Path) -> None:
+    mid = remember(repo, "the legacy cron server in the basement")
+    repo.forget(mid, now=NOW + timedelta(minutes=1))
+    assert recall.recall(repo_dir, "legacy cron server", now=NOW, log=False) == []
+    found = recall.recall(repo_dir, "legacy cron server", filters=Filters(include_archive=True), now=NOW, log=False)
+    assert [(r.id, r.tier) for r in found] == [(mid, "archive")]
+
+
+def test_recall_at_a_tag(repo: Any, repo_dir: Path) -> None:
+    mid = remember(repo, "release train leaves on thursdays")
+    subprocess.run(["git", "-C", str(repo_dir), "tag", "v1"], check=True)
+    repo.forget(mid, now=NOW + timedelta(minutes=1))
+    assert [r.id for r in recall.recall(repo_dir, "release train", at="v1", now=NOW)] == [mid]
+    assert recall.recall(repo_dir, "release train", now=NOW, log=False) == []
+
+
+def test_a_detached_head_recalls_what_is_checked_out(repo: Any, repo_dir: Path) -> None:
+    first = remember(repo, "the first office was in lyon")
+    past = repo.head
+    remember(repo, "the office moved to paris", minutes=1)
+    subprocess.run(["git", "-C", str(repo_dir), "checkout", "-q", "--detach", past], check=True)
+    assert [r.id for r in recall.recall(repo_dir, "office", now=NOW, log=False)] == [first]
+
+
+def test_hits_are_ordered_by_score(repo: Any, repo_dir: Path) -> None:
+    remember(repo, "python packaging with uv", importance=0.9)
+    remember(repo, "python packaging with pip and venv, python packaging notes", minutes=1, importance=0.5)
+    remember(repo, "unrelated lunch plans", minutes=2)
+    found = recall.recall(repo_dir, "python packaging", now=NOW, log=False)
+    assert len(found) == 2
+    assert found[0].score >= found[1].score
+    assert max(r.relevance for r in found) == 1.0

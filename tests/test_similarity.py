@@ -67,6 +67,7 @@ def test_each_true_duplicate_is_found_among_other_memories() -> None:
     # The store passes many memories of the domain as candidates: the right
     # one must win over the other pairs' texts, placed before and after it.
     # (Some pairs state the same fact in two languages; those are no distractors.)
+    assert DUPLICATES
     for i, pair in enumerate(DUPLICATES):
         others = [(f"o{j}", q["a"]) for j, q in enumerate(DUPLICATES) if j != i and not is_duplicate(q["a"], pair["a"])]
         candidates = others[:30] + [("right", pair["a"])] + others[30:]
@@ -74,6 +75,7 @@ def test_each_true_duplicate_is_found_among_other_memories() -> None:
 
 
 def test_near_miss_is_not_found_as_duplicate() -> None:
+    assert NEAR_MISSES
     for pair in NEAR_MISSES:
         assert find_duplicate(pair["b"], [("m-1", pair["a"])]) is None, _label(pair)
 
@@ -287,3 +289,46 @@ def test_similarity_of_inflections_under_the_porter_stemmer() -> None:
     # the stemmer swap must keep inflected restatements together
     assert similarity("Alice deployed the services", "Alice deploys the service") >= DUPLICATE_THRESHOLD
     assert is_duplicate("the tests are failing on main", "the test fails on main")
+
+
+# ------------------------------------------------------------------ conflict reasons, by kind
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "reason"),
+    [
+        ("deploy on 2026-03-04", "deploy on 2026-03-05", "date differs: 2026-03-04 vs 2026-03-05"),
+        ("standup at 9:30", "standup at 10:30", "date differs: 09:30 vs 10:30"),
+        ("backups run on monday", "backups run on friday", "date differs: monday vs friday"),
+        ("the cache lives 5 minutes", "the cache lives 5 hours", "number differs: unit minute vs hour"),
+        ("retry 3 times", "retry three times", None),
+        ("enable the feature flag", "disable the feature flag", "negation differs: enabl vs disabl"),
+        ("upgrade to python v2", "upgrade to python v3", "name differs: v2 vs v3"),  # identifiers are names
+        ("小明负责部署", "小红负责部署", "name differs: 明 vs 红"),
+    ],
+)
+def test_conflict_reason_by_kind(a: str, b: str, reason: str | None) -> None:
+    assert conflict(a, b) == reason
+
+
+def test_a_second_name_is_new_information() -> None:
+    assert conflict("Alice owns billing", "Alice and Bob own billing") == "name differs: none vs bob"
+
+
+def test_same_numbers_in_another_order_do_not_conflict() -> None:
+    assert conflict("ports 80 and 443 are open", "ports 443 and 80 are open") is None
+
+
+def test_dates_written_two_ways_do_not_conflict() -> None:
+    assert conflict("release on 2026-03-04", "release on March 4, 2026") is None
+
+
+def test_similarity_drops_remember_phrases_and_filler() -> None:
+    assert similarity("Please remember: staging runs on port 5432", "staging runs on port 5432") == 1.0
+
+
+def test_similarity_penalises_an_unrelated_swap_more_than_an_addition() -> None:
+    added = similarity("the importer crashes on empty files", "the importer crashes on empty csv files")
+    swapped = similarity("the importer crashes on empty files", "the exporter crashes on empty files")
+    assert added > swapped
+    assert swapped < DUPLICATE_THRESHOLD
