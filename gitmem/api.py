@@ -163,7 +163,7 @@ class MemoryRepo:
             index.close()
         threshold = self.cfg.memory.reinforce_similarity or None
         cands = [(h.id, h.row.content) for h in hits if h.row.tier != "archive"]
-        found = similarity.find_duplicate(text, cands, threshold) if threshold else similarity.find_duplicate(text, cands)
+        found = similarity.find_duplicate(text, cands, threshold or similarity.DUPLICATE_THRESHOLD)
         return memories.load(self.git, rev, found, include_archive=False) if found else None
 
     def _reinforce_plan(self, old: Memory, parent: str, now: datetime, session: str | None, auto: bool) -> Plan:
