@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from commit import build  # noqa: E402
 from recall_latency import Corpus  # noqa: E402
 
+from gitmem.base import text  # noqa: E402
 from gitmem.store import refresh  # noqa: E402
 from gitmem.api import MemoryRepo  # noqa: E402
 
@@ -48,7 +49,9 @@ def main() -> None:
         corpus = Corpus()
         texts = [corpus.text() for _ in range(args.size)]
         build(root, args.size, stamp="2026-11-28T12:00:00Z", text=texts.__getitem__)
-        rare = " ".join(w for w in texts[7].lower().rstrip(".").split()[-3:])
+        # three content words of one memory: a query of stop words only would find nothing and time nothing
+        content = [w for w in texts[7].lower().rstrip(".").split() if w not in text.STOP_WORDS]
+        rare = " ".join(content[-3:])
         repo = MemoryRepo.open(root)
         refresh.rebuild_file(repo.git, repo.head).close()
         commands = {

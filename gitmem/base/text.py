@@ -72,6 +72,7 @@ def _unicode_pattern(kind: str) -> re.Pattern[str]:
         return re.compile(f"[^\\W_{_CJK_RANGES}]+")
     return re.compile(f"[{_CJK_RANGES}]+")
 
+
 # The combining marks that compose Latin letters (the marks found in the
 # canonical decompositions of U+00C0..U+024F and U+1E00..U+1EFF). unicode61
 # drops exactly these inside a word; any other mark ends the word.
