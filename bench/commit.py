@@ -23,13 +23,13 @@ from pygit2.enums import FileMode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gitmem.base import config  # noqa: E402
+from gitmem.base import clock  # noqa: E402
 from gitmem.api import MemoryRepo  # noqa: E402
 from gitmem.base.model import DOMAINS, Memory, memory_path  # noqa: E402
 from gitmem.store import memories  # noqa: E402
 from gitmem.guards.writepath import Plan  # noqa: E402
 
-NOW = config.parse_time("2026-11-29T12:00:00Z")
+NOW = clock.parse_time("2026-11-29T12:00:00Z")
 
 
 def build(root: Path, n: int, stamp: str = "2026-01-01T00:00:00Z", text=None) -> None:  # type: ignore[no-untyped-def]

@@ -20,8 +20,9 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from gitmem.engines.episodes import extract
-from gitmem.engines.transcripts import detect_format, discover, read
+from gitmem.engines.harvest.episodes import extract
+from gitmem.engines.harvest.reader import read
+from gitmem.engines.harvest.sources import detect_format, discover
 
 
 def default_folder() -> Path:
@@ -35,7 +36,7 @@ def best_time(path: Path, fmt: str, repeat: int, with_extract: bool) -> float:
     best = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
-        transcript = read(path, fmt=fmt)  # type: ignore[arg-type]
+        transcript = read(path, fmt=fmt)
         if with_extract:
             extract(transcript)
         best = min(best, time.perf_counter() - start)
@@ -57,18 +58,18 @@ def main(argv: list[str] | None = None) -> int:
     both_s: dict[str, float] = defaultdict(float)
     counts: dict[str, int] = defaultdict(int)
     for path in discover([folder]):
-        fmt = detect_format(path)
-        sizes[fmt] += path.stat().st_size
-        counts[fmt] += 1
-        read_s[fmt] += best_time(path, fmt, args.repeat, with_extract=False)
-        both_s[fmt] += best_time(path, fmt, args.repeat, with_extract=True)
+        form = detect_format(path)
+        sizes[form] += path.stat().st_size
+        counts[form] += 1
+        read_s[form] += best_time(path, form, args.repeat, with_extract=False)
+        both_s[form] += best_time(path, form, args.repeat, with_extract=True)
     rows = sorted(sizes) + ["total"]
-    for table in (sizes, read_s, both_s, counts):
-        table["total"] = sum(v for k, v in table.items() if k != "total")  # type: ignore[assignment]
+    sizes["total"], counts["total"] = sum(sizes.values()), sum(counts.values())
+    read_s["total"], both_s["total"] = sum(read_s.values()), sum(both_s.values())
     print(f"{'format':<12} {'files':>5} {'MB':>7} {'read MB/s':>10} {'read+extract MB/s':>18}")
-    for fmt in rows:
-        mb = sizes[fmt] / 1e6
-        print(f"{fmt:<12} {counts[fmt]:>5} {mb:>7.2f} {mb / read_s[fmt]:>10.1f} {mb / both_s[fmt]:>18.1f}")
+    for row in rows:
+        mb = sizes[row] / 1e6
+        print(f"{row:<12} {counts[row]:>5} {mb:>7.2f} {mb / read_s[row]:>10.1f} {mb / both_s[row]:>18.1f}")
     print(f"(best of {args.repeat} rounds per file; MB = 10^6 bytes; python {sys.version.split()[0]})")
     return 0
 

@@ -7,51 +7,36 @@ between threads: open one per thread (or per request).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import builtins
+
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
-from gitmem.engines import bands
+from gitmem.base import clock
+from gitmem.engines import memorize
 from gitmem.base import config as config_mod
-from gitmem.store import documents, memories
+from gitmem.store import documents, formats, memories
 from gitmem.guards import guard
 from gitmem.base.config import Config
 from gitmem.base.errors import NotFoundError, UsageError, ValidationError
 from gitmem.engines.initrepo import InitResult, init as init_repo
 from gitmem.base.repodir import find_root
 from gitmem.store.memories import Listing
-from gitmem.base.model import DOMAINS, TYPES, Memory, check_id, is_valid_id, iso, memory_path, new_id
+from gitmem.base.kinds import check_choice
+from gitmem.base.model import DOMAINS, TYPES, Forgotten, Imported, Memory, Reflected, Remembered, check_id, iso, memory_path, new_id
 from gitmem.guards.writepath import Plan, Store, Written
 
+if TYPE_CHECKING:
+    from gitmem.engines.decay import DecayReport
+    from gitmem.engines.harvest.planning import Harvested
+    from gitmem.engines.history import Review, Why
+    from gitmem.engines.links import Graph
+    from gitmem.engines.recall import Recalled
+    from gitmem.engines.render import CoreItem, EpisodeLine, Rendered
+    from gitmem.engines.working import Note, SessionEnd
+
 Progress = Callable[[int, int], None]
-
-
-@dataclass(frozen=True)
-class Remembered:
-    id: str
-    action: str                 # "created" or "reinforced"
-    commit: str | None
-    memory: Memory
-    reason: str = ""            # why this importance (the encoder's rule)
-    stripped: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Imported:
-    created: int
-    reinforced: int
-    unchanged: int
-    skipped: tuple[tuple[int, str], ...]     # (line, reason)
-    commit: str | None
-    ids: tuple[str, ...] = field(default=(), repr=False)
-
-
-@dataclass(frozen=True)
-class Forgotten:
-    id: str
-    commit: str | None
-    path: str
 
 
 class MemoryRepo:
@@ -62,6 +47,7 @@ class MemoryRepo:
         self.cfg = cfg if cfg is not None else config_mod.load(self.root)
         self.store = Store(self.root, self.cfg)
         self.git = self.store.git
+        self.format = formats.check(self.git.read(formats.STATE_FILE, self.head) if self.head else None)
 
     @classmethod
     def open(cls, repo: str | Path | None = None) -> "MemoryRepo":
@@ -71,7 +57,7 @@ class MemoryRepo:
     @staticmethod
     def init(path: str | Path, now: datetime | None = None, install_hooks: bool = True) -> InitResult:
         """Create a memory repository (a no-op with a message on an existing one)."""
-        return init_repo(Path(path), now or config_mod.now(), install_hooks)
+        return init_repo(Path(path), now or clock.now(), install_hooks)
 
     # --- reading ---------------------------------------------------------------
     @property
@@ -92,19 +78,24 @@ class MemoryRepo:
     def list(self, type: str | None = None, domain: str | None = None, include_archive: bool = False,
              at: str | None = None) -> Listing:
         """Memories (oldest first) and the files that could not be read."""
-        _check_choice("type", type, TYPES)
-        _check_choice("domain", domain, DOMAINS)
+        check_choice("type", type, TYPES)
+        check_choice("domain", domain, DOMAINS)
         found = memories.listing(self.git, self._rev(at), include_archive)
         kept = tuple(m for m in found.memories
                      if (type is None or m.type == type) and (domain is None or m.domain == domain))
         return Listing(kept, found.problems)
 
+    def effective_importance(self, memory: Memory, now: datetime | None = None) -> float:
+        """The importance decay sees now (base x 0.99^whole days, and the weekly cost for short-term)."""
+        from gitmem.engines import decay
+
+        value = decay.effective(memory.importance, memory.tier, memory.last_accessed, now or clock.now(), self.cfg.memory)
+        return round(value, 4)
+
     def export(self, include_archive: bool = True) -> Iterator[dict[str, Any]]:
         """Every memory as a JSON-able record (re-importable with `gitmem import`)."""
-        from gitmem.engines.importer import export_record
-
         for m in self.list(include_archive=include_archive).memories:
-            yield export_record(m)
+            yield m.to_record()
 
     # --- writing ---------------------------------------------------------------
     def remember(self, text: str, *, type: str | None = None, domain: str | None = None,
@@ -114,11 +105,11 @@ class MemoryRepo:
         """Encode ``text``: reinforce a similar memory if one exists, else create one (one commit)."""
         from gitmem.engines import encode
 
-        now = now or config_mod.now()
+        now = now or clock.now()
         max_bytes = self.cfg.sediment.max_content_bytes
         text = guard.check_text(text, "memory text", max_bytes).strip()
-        _check_choice("type", type, TYPES)
-        _check_choice("domain", domain, DOMAINS)
+        check_choice("type", type, TYPES)
+        check_choice("domain", domain, DOMAINS)
         if importance is not None:
             guard.check_range("importance", importance, 0.0, 1.0)
         if memory_id is not None:
@@ -129,16 +120,19 @@ class MemoryRepo:
         reason = enc.reason if importance is None else "given"
 
         def plan(parent: str | None) -> Plan | None:
-            if dedupe and memory_id is None and parent is not None:
-                dup = self.similar_memory(text, dom, parent, enc.keywords)
-                if dup is not None:
-                    return self._reinforce_plan(dup, parent, now, session, auto)
             mid = memory_id or new_id(now)
+            mem = memorize.new_memory(mid, text, typ, dom, imp, iso(now), now, self.cfg.memory,
+                                      keywords=enc.keywords, tags=tuple(tags), source=source or "user")
+            batch = memorize.Batch(self._lookup(parent), now, self.cfg.memory)
+            outcome = batch.add(mem, dedupe=dedupe and memory_id is None)
+            if outcome.action == "reinforced":
+                new = outcome.memory
+                return Plan(self._changes(batch, parent), f"gitmem: reinforce {new.id} ({new.reinforced}x)",
+                            "memory.reinforce", auto=auto, session=session,
+                            trailers=(("Gitmem-Memory", new.id),), result=("reinforced", new))
             if memories.locate(self.git, parent, mid, anywhere=False) is not None:
                 raise ValidationError(f"a memory with id {mid!r} exists already", hint="choose another --id, or omit it")
-            mem = bands.new_memory(mid, text, typ, dom, imp, iso(now), now, self.cfg.memory,
-                                   keywords=enc.keywords, tags=tuple(tags), source=source or "user")
-            return Plan({mem.path: memories.render(mem)}, f"gitmem: remember {mid} ({typ}, {dom})",
+            return Plan(self._changes(batch, parent), f"gitmem: remember {mid} ({typ}, {dom})",
                         "memory.create", auto=auto, session=session,
                         trailers=(("Gitmem-Memory", mid),), result=("created", mem))
 
@@ -166,15 +160,76 @@ class MemoryRepo:
         found = similarity.find_duplicate(text, cands, threshold or similarity.DUPLICATE_THRESHOLD)
         return memories.load(self.git, rev, found, include_archive=False) if found else None
 
-    def _reinforce_plan(self, old: Memory, parent: str, now: datetime, session: str | None, auto: bool) -> Plan:
-        new = bands.reinforce(old, now, self.cfg.memory)
-        return Plan({old.path: memories.rewrite(self.git, parent, old, new)},
-                    f"gitmem: reinforce {old.id} ({old.reinforced + 1}x)", "memory.reinforce", auto=auto,
-                    session=session, trailers=(("Gitmem-Memory", old.id),), result=("reinforced", new))
+    def _lookup(self, parent: str | None) -> memorize.Lookup | None:
+        """The stored-duplicate lookup at ``parent`` that the reinforce-or-create rule asks."""
+        if parent is None:
+            return None
+        return lambda mem: self.similar_memory(mem.content, mem.domain, parent, mem.keywords)
+
+    def _changes(self, batch: memorize.Batch, parent: str | None) -> dict[str, bytes | None]:
+        """The file changes that write a batch: new files rendered, reinforced ones rewritten in place."""
+        changes: dict[str, bytes | None] = {}
+        for planned in batch.planned.values():
+            if planned.stored is None or parent is None:
+                changes[planned.memory.path] = memories.render(planned.memory)
+            else:
+                changes[planned.stored.path] = memories.rewrite(self.git, parent, planned.stored, planned.memory)
+        return changes
+
+    # --- working memory ------------------------------------------------------------
+    @property
+    def _working_log(self) -> Path:
+        from gitmem.engines.working import WORKING_LOG
+
+        return self.store.state / WORKING_LOG
+
+    def note(self, text: str, *, importance: float | None = None, type: str | None = None,
+             domain: str | None = None, now: datetime | None = None) -> Note:
+        """Keep ``text`` for this session only (no commit): a working note."""
+        from gitmem.base import events
+        from gitmem.engines import working
+
+        now = now or clock.now()
+        max_bytes = self.cfg.sediment.max_content_bytes
+        text = self.store.redact_text(guard.check_text(text, "note", max_bytes), "working note", "memory.working", now)
+        n = working.note(text, importance, type, domain, now, max_bytes)
+        events.append(self._working_log, n.__dict__)
+        return n
+
+    def notes(self) -> builtins.list[Note]:
+        """The working notes of the current session, oldest first."""
+        from gitmem.engines import working
+
+        return working.notes_from(self._working_log)
+
+    def session_end(self, now: datetime | None = None, session: str | None = None) -> SessionEnd:
+        """Move the working notes that matter into short-term memory (one commit), drop the rest."""
+        from gitmem.base import events
+        from gitmem.engines import working
+
+        now = now or clock.now()
+        pending = self._working_log.with_suffix(".ending")
+        events.set_aside(self._working_log, pending)
+        all_notes = working.notes_from(pending)
+        keep = working.kept(all_notes, self.cfg.memory)
+        kept_ids: builtins.list[str] = []
+
+        def plan(parent: str | None) -> Plan | None:
+            batch = memorize.Batch(self._lookup(parent), now, self.cfg.memory)
+            kept_ids[:] = [batch.add(working.to_memory(n, now, self.cfg.memory, session)).memory.id for n in keep]
+            changes = self._changes(batch, parent)
+            if not changes:
+                return None
+            return Plan(changes, f"gitmem: session end, {len(keep)} working notes kept", "memory.session_end",
+                        session=session, body=f"{len(all_notes) - len(keep)} notes dropped")
+
+        written = self.store.write(plan, now)
+        pending.unlink(missing_ok=True)
+        return working.SessionEnd(tuple(dict.fromkeys(kept_ids)), len(all_notes) - len(keep), written.commit)
 
     def forget(self, memory_id: str, now: datetime | None = None) -> Forgotten:
         """Move a memory to archive/ (git keeps its history), in one commit."""
-        now = now or config_mod.now()
+        now = now or clock.now()
         check_id(memory_id)
 
         def plan(parent: str | None) -> Plan | None:
@@ -199,56 +254,24 @@ class MemoryRepo:
         faded. A row id that is a valid file id becomes the memory's id, any other
         id is kept as ``source_id``. Re-importing the same file changes nothing.
         """
-        from gitmem.engines import encode, importer
+        from gitmem.engines import importer
 
-        now = now or config_mod.now()
+        now = now or clock.now()
         src = Path(path)
         rows, skipped = importer.iter_rows(src)
-        max_bytes = self.cfg.sediment.max_content_bytes
-        good: list[tuple[importer.Row, Memory]] = []
-        bad = [(s.line, s.reason) for s in skipped]
-        total = len(rows)
-        for n, r in enumerate(rows, 1):
-            try:
-                text = guard.check_text(r.content, f"line {r.line} content", max_bytes).strip()
-                enc = encode.encode(text)
-            except ValidationError as exc:
-                bad.append((r.line, exc.message))
-                continue
-            created = r.created or iso(now)
-            seed = f"{src.name}:{r.line}:{r.id or ''}:{text}"
-            if r.id is not None and is_valid_id(r.id):
-                mid, source_id = r.id, None
-            else:
-                mid, source_id = new_id(config_mod.parse_time(created), seed), r.id
-            imp = r.importance if r.importance is not None else enc.importance
-            dom = r.domain or enc.domain
-            good.append((r, bands.new_memory(mid, text, r.type or enc.type, dom, imp, created, now, self.cfg.memory,
-                                             keywords=enc.keywords, tags=r.tags, source_id=source_id,
-                                             source=r.source or f"import:{src.name}#L{r.line}")))
-            if progress is not None and (n % 200 == 0 or n == total):
-                progress(n, total)
+        good, refused = importer.to_memories(rows, src.name, now, self.cfg, progress)
+        bad = [(s.line, s.reason) for s in (*skipped, *refused)]
         counts = {"created": 0, "reinforced": 0, "unchanged": 0}
 
         def plan(parent: str | None) -> Plan | None:
             counts.update(created=0, reinforced=0, unchanged=0)
-            changes: dict[str, bytes | None] = {}
-            batch: dict[str, Memory] = {}
-            for _, mem in good:
-                if mem.path in changes or memories.locate(self.git, parent, mem.id, anywhere=False) is not None:
+            batch = memorize.Batch(self._lookup(parent) if dedupe else None, now, self.cfg.memory)
+            for mem in good:
+                if mem.id in batch.planned or memories.locate(self.git, parent, mem.id, anywhere=False) is not None:
                     counts["unchanged"] += 1
                     continue
-                if dedupe:
-                    target = self._import_duplicate(mem, parent, batch)
-                    if target is not None:
-                        target = bands.reinforce(target, now, self.cfg.memory)
-                        batch[target.id] = target
-                        changes[target.path] = memories.render(target)
-                        counts["reinforced"] += 1
-                        continue
-                    batch[mem.id] = mem
-                changes[mem.path] = memories.render(mem)
-                counts["created"] += 1
+                counts[batch.add(mem, dedupe=dedupe).action] += 1
+            changes = self._changes(batch, parent)
             if not changes:
                 return None
             return Plan(changes, f"gitmem: import {len(changes)} memories from {src.name}", "memory.import",
@@ -258,50 +281,60 @@ class MemoryRepo:
 
         written = self.store.write(plan, now)
         return Imported(counts["created"], counts["reinforced"], counts["unchanged"], tuple(sorted(bad)),
-                        written.commit, tuple(m.id for _, m in good))
-
-    def _import_duplicate(self, mem: Memory, parent: str | None, batch: dict[str, Memory]) -> Memory | None:
-        from gitmem.engines import similarity
-
-        local = [(m.id, m.content) for m in batch.values() if m.domain == mem.domain]
-        found = similarity.find_duplicate(mem.content, local)
-        if found is not None:
-            return batch[found]
-        if parent is None:
-            return None
-        existing = self.similar_memory(mem.content, mem.domain, parent, mem.keywords)
-        if existing is not None and existing.id in batch:
-            return batch[existing.id]
-        return existing
-
+                        written.commit, tuple(m.id for m in good))
 
     # --- lifecycle -----------------------------------------------------------------
     def recall(self, query: str, k: int = 10, *, type: str | None = None, domain: str | None = None,
                tier: str | None = None, band: str | None = None, include_archive: bool = False,
                include_background: bool = False, at: str | None = None, expand: bool = False,
-               now: datetime | None = None) -> list[Any]:
+               now: datetime | None = None) -> builtins.list[Recalled]:
         """Memories ranked by relevance, importance and recency; hits go to the access log."""
         from gitmem.engines import recall
         from gitmem.store.index import Filters
 
-        _check_choice("type", type, TYPES)
-        _check_choice("domain", domain, DOMAINS)
+        check_choice("type", type, TYPES)
+        check_choice("domain", domain, DOMAINS)
         filters = Filters(type=type, domain=domain, tier=tier, band=band,
                           include_archive=include_archive or tier == "archive",
                           include_background=include_background or band in ("background", "fading"))
-        return recall.recall(self.root, query, k, filters, at, expand, now or config_mod.now())
+        return recall.recall(self.root, query, k, filters, at, expand, now or clock.now())
 
-    def decay(self, now: datetime | None = None, dry_run: bool = False) -> Any:
+    def decay(self, now: datetime | None = None, dry_run: bool = False) -> DecayReport:
         """Fold the access log, recompute bands and tiers, archive what is forgotten: ONE commit."""
+        from gitmem.base import events
         from gitmem.engines import decay
+        from gitmem.engines.recall import ACCESS_LOG
 
-        return decay.run(self.store, now or config_mod.now(), dry_run)
+        now = now or clock.now()
+        log, folding = self.store.state / ACCESS_LOG, self.store.state / decay.FOLDING
+        if not dry_run:
+            events.set_aside(log, folding)
+        accesses = decay.latest_access([folding, log], now)
+        report: dict[str, Any] = {}
+
+        def plan(parent: str | None) -> Plan | None:
+            if parent is None:
+                return None
+            changes, moves, examined = decay.plan_decay(self.git, parent, self.cfg, now, accesses)
+            report.update(moves=tuple(moves), examined=examined)
+            if dry_run or not changes:
+                return None
+            archived = sum(1 for m in moves if m.change.startswith("archived"))
+            return Plan(changes, f"gitmem: decay as of {iso(now)} ({len(moves)} moves, {archived} archived)",
+                        "memory.decay", auto=True, body="\n".join(f"{m.id}: {m.change}" for m in moves[:200]),
+                        trailers=(("Gitmem-Now", iso(now)),))
+
+        written = self.store.write(plan, now)
+        if not dry_run:
+            folding.unlink(missing_ok=True)
+        return decay.DecayReport(written.commit, dry_run, int(report.get("examined", 0)), len(accesses),
+                                 report.get("moves", ()))
 
     def link(self, a: str, b: str, relation: str = "related", now: datetime | None = None) -> Written:
         """Link two memories with a typed relation; both ends record it (one commit)."""
         from gitmem.engines import links
 
-        now = now or config_mod.now()
+        now = now or clock.now()
         links.check_relation(relation)
         if check_id(a) == check_id(b):
             raise ValidationError("a memory cannot link to itself")
@@ -316,39 +349,40 @@ class MemoryRepo:
 
         return self.store.write(plan, now)
 
-    def graph(self, include_archive: bool = False) -> Any:
+    def graph(self, include_archive: bool = False) -> Graph:
         """The link graph of the memories."""
         from gitmem.engines import links
 
         return links.graph(list(self.list(include_archive=include_archive).memories))
 
-    def why(self, memory_id: str) -> Any:
+    def why(self, memory_id: str) -> Why:
         """Where a memory came from and every commit that touched it."""
         from gitmem.engines import history
 
         return history.why(self.git, self.head, self.show(memory_id))  # type: ignore[arg-type]
 
-    def consolidate(self, since: str = "7d", now: datetime | None = None) -> Any:
+    def consolidate(self, since: str = "7d", now: datetime | None = None) -> Review:
         """The weekly review: what was created, reinforced, decayed, archived, promoted."""
         from gitmem.engines import history
 
-        now = now or config_mod.now()
+        now = now or clock.now()
         return history.consolidate(self.git, self.head, history.parse_since(since, now))
 
-    def core_items(self) -> list[Any]:
-        """Core-band memories, best first (importance, then most recently used)."""
+    def core_items(self) -> builtins.list[CoreItem]:
+        """Core-band memories and those at or above ``never_forget``, best first (importance, then most recently used)."""
         from gitmem.engines.recall import open_index
         from gitmem.engines.render import CoreItem
 
         index = open_index(self.root)
         try:
-            rows = [r for r in index.rows() if r.band == "core" and r.tier != "archive"]
+            keep = self.cfg.memory.never_forget   # at or above it: always loaded, whatever the band
+            rows = [r for r in index.rows() if r.tier != "archive" and (r.band == "core" or r.importance >= keep)]
         finally:
             index.close()
         rows.sort(key=lambda r: (-r.importance, _neg(r.last_accessed), r.id))
         return [CoreItem(r.id, r.type, r.domain, r.importance, r.content) for r in rows]
 
-    def load_core(self, max_chars: int | None = None) -> Any:
+    def load_core(self, max_chars: int | None = None) -> Rendered:
         """Core memories for a session start, whole items within ``max_chars`` (default budgets.core_chars)."""
         from gitmem.engines import render
 
@@ -362,7 +396,7 @@ class MemoryRepo:
         from gitmem.store import patterns
         from gitmem.engines import render
 
-        now = now or config_mod.now()
+        now = now or clock.now()
         core = self.load_core()
 
         def plan(parent: str | None) -> Plan | None:
@@ -379,7 +413,7 @@ class MemoryRepo:
 
         return self.store.write(plan, now)
 
-    def _episode_lines(self, rev: str | None, limit: int = 30) -> list[Any]:
+    def _episode_lines(self, rev: str | None, limit: int = 30) -> builtins.list[EpisodeLine]:
         from gitmem.engines.render import EpisodeLine
 
         found = []
@@ -395,12 +429,12 @@ class MemoryRepo:
         found.sort(key=lambda e: (e.date, e.path), reverse=True)
         return found[:limit]
 
-    def reflect(self, now: datetime | None = None, auto: bool = False) -> Any:
+    def reflect(self, now: datetime | None = None, auto: bool = False) -> Reflected:
         """Group similar memories no pattern holds yet into patterns (one commit)."""
         from gitmem.store import patterns
         from gitmem.engines import reflect
 
-        now = now or config_mod.now()
+        now = now or clock.now()
         info: dict[str, Any] = {}
 
         def plan(parent: str | None) -> Plan | None:
@@ -435,7 +469,7 @@ class MemoryRepo:
                         body="consumed: " + ", ".join(result.consumed[:100]) if result.consumed else "")
 
         written = self.store.write(plan, now)
-        return ReflectResult(written.commit, tuple(info.get("created", ())), tuple(info.get("updated", ())),
+        return Reflected(written.commit, tuple(info.get("created", ())), tuple(info.get("updated", ())),
                              tuple(info.get("consumed", ())), int(info.get("pending", 0)))
 
     def reflection_prompt(self, limit: int = 20) -> str:
@@ -455,27 +489,65 @@ class MemoryRepo:
         return sum(1 for m in self.list().memories if m.id not in consumed and m.created > last)
 
     def harvest(self, paths: Sequence[str | Path], fmt: str = "auto", signals: int = 20, whole: bool = False,
-                now: datetime | None = None, progress: Progress | None = None, rescan: bool = False) -> list[Any]:
-        """Harvest agent transcripts into episodes and memories (one commit per session)."""
-        from gitmem.engines import harvest
+                now: datetime | None = None, progress: Progress | None = None,
+                rescan: bool = False) -> builtins.list[Harvested]:
+        """Harvest agent transcripts into episodes and memories (one commit per session).
 
-        return harvest.harvest(self, [Path(p) for p in paths], fmt, signals, whole, now, progress, rescan)
+        A session holding a secret is rejected whole (an alert event is logged);
+        a file unchanged since it was harvested is skipped unless ``rescan``.
+        """
+        from gitmem.base.errors import GitmemError
+        from gitmem.engines.harvest import planning
 
+        now = now or clock.now()
+        files = planning.list_transcripts(paths, fmt, signals)
+        cursors = planning.Cursors(self.store.state)
+        results: builtins.list[Harvested] = []
+        for n, path in enumerate(files, 1):
+            stamp = cursors.stamp(path)
+            if not rescan and cursors.unchanged(stamp):
+                results.append(planning.Harvested(str(path), "", "unchanged"))
+            else:
+                try:
+                    r = self._harvest_file(path, fmt, signals, whole, now)
+                except GitmemError as exc:
+                    r = planning.Harvested(str(path), "", "failed", reason=exc.message)
+                results.append(r)
+                if r.status in ("harvested", "updated", "unchanged"):
+                    cursors.record(stamp)
+            if progress is not None:
+                progress(n, len(files))
+        return results
 
-@dataclass(frozen=True)
-class ReflectResult:
-    commit: str | None
-    created: tuple[str, ...]
-    updated: tuple[str, ...]
-    consumed: tuple[str, ...]
-    pending: int
+    def _harvest_file(self, path: Path, fmt: str, signals: int, whole: bool, now: datetime) -> Harvested:
+        """One transcript: screened, then its episode and memories in one commit at most."""
+        from gitmem.base import events
+        from gitmem.base.errors import SecretError
+        from gitmem.engines.harvest import planning
+        from gitmem.guards.redact import allowlist
+
+        session = planning.read_session(path, fmt, allowlist(self.cfg))
+        if session.secrets:
+            events.log_event(self.git.git_dir, "secret.rejected", iso(now), **session.alert())
+            return session.rejected()
+        drafts: builtins.list[planning.Draft] = []
+
+        def plan(parent: str | None) -> Plan | None:
+            batch = memorize.Batch(self._lookup(parent), now, self.cfg.memory)
+            stored = planning.find_episode(self.git, parent, session.episode.slug)
+            drafts[:] = [planning.draft(session, stored, batch, signals, whole, now)]
+            if drafts[0].status == "unchanged":
+                return None
+            return Plan({**drafts[0].changes, **self._changes(batch, parent)}, drafts[0].subject, "harvest.session",
+                        auto=True, session=session.transcript.session_id, trailers=drafts[0].trailers)
+
+        try:
+            written = self.store.write(plan, now)
+        except SecretError as exc:
+            return planning.Harvested(str(path), session.transcript.session_id, "rejected", reason=exc.message)
+        return planning.report(session, drafts[0] if drafts else None, written.commit)
 
 
 def _neg(stamp: str) -> str:
     """Sort key putting later ISO times first."""
     return "".join(chr(0x10FFFF - ord(c)) for c in stamp)
-
-
-def _check_choice(name: str, value: str | None, allowed: Sequence[str]) -> None:
-    if value is not None and value not in allowed:
-        raise UsageError(f"{name} {value!r} is not one of: {', '.join(allowed)}")

@@ -32,7 +32,7 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
 def repo_dir(tmp_path: Path) -> Path:
     """A fresh memory repository (hooks not installed) at a fixed clock."""
     from gitmem.api import MemoryRepo
-    from gitmem.base.config import parse_time
+    from gitmem.base.clock import parse_time
 
     path = tmp_path / "mem"
     MemoryRepo.init(path, parse_time(NOW), install_hooks=False)

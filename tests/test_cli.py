@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gitmem import __version__
-from gitmem.faces import cli, cli_commands  # noqa: F401  (registers the verbs)
+from gitmem.faces import cli  # noqa: F401  (registers the verbs)
 from tests.conftest import ROOT, run_cli
 
 

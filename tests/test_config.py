@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from gitmem.base import clock
 from gitmem.base import config
 from gitmem.base.errors import ConfigError
 from tests.conftest import ROOT, run_cli
@@ -65,5 +66,5 @@ def test_check_config_cli_exit_codes(repo_dir: Path, capsys: pytest.CaptureFixtu
 
 def test_clock_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITMEM_NOW", "2026-01-02T03:04:05Z")
-    assert config.now().isoformat() == "2026-01-02T03:04:05+00:00"
-    assert config.now("2025-05-05").year == 2025
+    assert clock.now().isoformat() == "2026-01-02T03:04:05+00:00"
+    assert clock.now("2025-05-05").year == 2025

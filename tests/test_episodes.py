@@ -1,9 +1,8 @@
-"""Tests for gitmem.engines.episodes: summaries, signals in three languages, bounded rendering, merge."""
+"""Tests for gitmem.engines.harvest.episodes: summaries, files, commands, errors, tags, bounded rendering, merge."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 from dataclasses import replace
@@ -11,23 +10,23 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.engines.episodes import Episode, Signal, classify, extract, find_signals, merge, render, slugify
-from gitmem.engines.transcripts import Event, Transcript, discover, read
+from tests.conftest import bench_dir
+
+from gitmem.engines.harvest.episodes import Episode, extract, merge, render, slugify
+from gitmem.engines.harvest.signals import Signal
+from gitmem.engines.harvest.reader import read
+from gitmem.engines.harvest.sources import Event, Transcript, discover
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
 SECTIONS = ["## Summary", "## Decisions", "## Corrections", "## Files touched", "## Commands", "## Errors"]
 
 
-def bench_dir() -> Path:
-    env = os.environ.get("GITMEM_BENCH_DIR")
-    path = Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "bench" / "sessions"
-    if not path.is_dir():
-        pytest.skip(f"bench transcripts not found at {path}")
+def bench_sessions() -> Path:
+    """The shared folder of real transcripts (never copied into the repository)."""
+    path = bench_dir("sessions")
+    if path is None:
+        pytest.skip("bench transcripts are not beside the project (set GITMEM_BENCH_DIR)")
     return path
-
-
-def signals_of(name: str) -> list[tuple[str, str]]:
-    return [(s.kind, s.text) for s in extract(read(FIXTURES / "jsonl" / name)).signals]
 
 
 def transcript(*events: Event, session_id: str = "s-1") -> Transcript:
@@ -35,14 +34,14 @@ def transcript(*events: Event, session_id: str = "s-1") -> Transcript:
                       ended=None, events=tuple(events), end_offset=0, end_line=len(events), skipped=0)
 
 
-def user(line: int, text: str, **flags: bool) -> Event:
-    return Event(line, "user", text, None, **flags)
+def user(line: int, text: str, *, meta: bool = False, sidechain: bool = False) -> Event:
+    return Event(line, "user", text, None, meta=meta, sidechain=sidechain)
 
 
 # --------------------------------------------------------------------------- real transcripts
 
 def test_bench_every_file_extracts_and_renders_bounded() -> None:
-    files = discover([bench_dir()])
+    files = discover([bench_sessions()])
     assert len(files) == 25
     for path in files:
         ep = extract(read(path))
@@ -58,15 +57,8 @@ def test_bench_every_file_extracts_and_renders_bounded() -> None:
         assert all(s.line >= 1 and s.text for s in ep.signals)
 
 
-def test_bench_signals_come_only_from_real_user_lines() -> None:
-    for path in discover([bench_dir()]):
-        t = read(path)
-        real_lines = {e.line for e in t.events if e.role == "user" and not e.meta and not e.sidechain}
-        assert {s.line for s in extract(t).signals} <= real_lines, path.name
-
-
 def test_bench_known_episode_contents() -> None:
-    base = bench_dir()
+    base = bench_sessions()
     t = read(base / "claude-code" / "Jason-liu-0219__32f3c7dd-c38c-46fb-96d2-3dd5fd527967.jsonl")
     summaries = [e for e in t.events if e.role == "summary"]
     own = [e.text for e in summaries if not e.meta]
@@ -77,79 +69,6 @@ def test_bench_known_episode_contents() -> None:
     ep = extract(read(base / "claude-code" / "Eduardodmb__8791b9e8-2348-4339-91b5-3ecaba59d825.jsonl"))
     assert any(s.kind == "remember" for s in ep.signals)  # "save in memory this is the path for modules"
     assert ep.files_touched and ep.commands_run
-
-
-# --------------------------------------------------------------------------- signals
-
-def test_signals_in_english() -> None:
-    assert signals_of("signals_en.jsonl") == [
-        ("remember", "The staging database listens on port 5433."),
-        ("correction", "No, use pnpm instead of npm."),
-        ("correction", "That's wrong, the lockfile is pnpm-lock.yaml."),
-        ("decision", "We'll use PostgreSQL 16 for the analytics service."),
-        ("preference", "I prefer short commit messages in the imperative mood."),
-        ("preference", "Always run the linter before committing."),
-        ("fact", "My name is Dana and I work on the billing team."),
-        ("error", "The export button still doesn't work after the update."),
-    ]
-
-
-def test_signals_in_french() -> None:
-    assert signals_of("signals_fr.jsonl") == [
-        ("remember", "La production tourne sous Debian 12."),
-        ("correction", "Non, plutôt utiliser Poetry pour les dépendances."),
-        ("decision", "On part sur FastAPI pour la nouvelle API."),
-        ("preference", "Je préfère les réponses courtes et précises."),
-        ("preference", "Désormais, écris les messages de commit en anglais."),
-        ("fact", "Je m'appelle Camille et je travaille chez un petit éditeur."),
-        ("error", "Le script de déploiement ne marche pas depuis hier."),
-    ]
-
-
-def test_signals_in_chinese() -> None:
-    assert signals_of("signals_zh.jsonl") == [
-        ("remember", "测试服务器的端口是8080。"),
-        ("correction", "不对，应该用 yarn 而不是 npm。"),
-        ("decision", "我们决定采用 Vue 3 来重写前端。"),
-        ("preference", "我喜欢简洁的代码风格，以后都用中文回答。"),
-        ("fact", "我叫小王，是这个项目的负责人。"),
-        ("error", "登录页面一直报错，打不开。"),
-        ("correction", "不要修改数据库的表结构。"),
-    ]
-
-
-@pytest.mark.parametrize(("sentence", "kind"), [
-    ("Don't add comments to generated files.", "correction"),
-    ("let's stick with SQLite for now", "decision"),
-    ("n'oublie pas de lancer les tests", "remember"),
-    ("c'est faux, le port est 8443", "correction"),
-    ("决定用 Rust 重写这个模块", "decision"),
-    ("别忘了更新 changelog", "remember"),
-    ("I'd rather keep the old API", "preference"),
-    ("our team deploys on Fridays", "fact"),
-    ("Thanks, that looks great", None),
-])
-def test_classify(sentence: str, kind: str | None) -> None:
-    assert classify(sentence) == kind
-
-
-def test_signals_skip_questions_short_replies_code_and_injected_text() -> None:
-    events = [
-        user(1, "Could you always use tabs?"),
-        user(2, "ok"),
-        user(3, "```\nnever do this\n```"),
-        user(4, "Remember that the cache is cold on Mondays.", meta=True),
-        user(5, "Don't touch the vendor folder.", sidechain=True),
-        Event(6, "assistant", "I always prefer to double-check.", None),
-        Event(7, "tool_result", "Remember that this is tool output.", None, tool="Bash"),
-        user(8, "key\tvalue\tremember this row"),
-    ]
-    assert find_signals(events) == ()
-
-
-def test_signals_are_deduplicated_and_keep_first_line() -> None:
-    events = [user(3, "Always use UTC timestamps."), user(9, "always use UTC timestamps.")]
-    assert find_signals(events) == (Signal("Always use UTC timestamps.", "preference", 3),)
 
 
 def test_command_wrappers_and_interruptions_are_not_user_turns() -> None:
@@ -321,3 +240,187 @@ def test_merge_refuses_different_sessions() -> None:
     b = extract(transcript(user(1, "hello there friend"), session_id="b"))
     with pytest.raises(ValueError, match="different sessions"):
         merge(a, b)
+
+
+# --------------------------------------------------------------------------- files, commands, errors
+
+def call(line: int, tool: str, text: str, **flags: bool) -> Event:
+    return Event(line, "tool_call", text, None, tool, **flags)
+
+
+def result(line: int, tool: str | None, text: str, **flags: bool) -> Event:
+    return Event(line, "tool_result", text, None, tool, **flags)
+
+
+def test_files_from_file_tools_and_patches_deduplicated() -> None:
+    ep = extract(transcript(call(1, "Write", "src/a.py\nx = 1"), call(2, "edit", "src/a.py\ny"),
+                            call(3, "Read", '{"limit": 5}'), call(4, "apply_patch", "*** Begin Patch\n*** Update File: b.go\n"
+                                                                                     "@@\n*** Add File: c.md\n*** End Patch"),
+                            call(5, "WebFetch", "https://example.com/a.py")))
+    assert ep.files_touched == ("src/a.py", "b.go", "c.md")
+    assert ep.tool_calls == 5
+
+
+def test_commands_keep_their_first_line_and_skip_json_inputs() -> None:
+    ep = extract(transcript(call(1, "Bash", "pytest -q\n{\"env\": {\"CI\": \"1\"}}"), call(2, "exec", "make"),
+                            call(3, "bash", '{"description": "no command"}'), call(4, "Bash", "   "), call(5, "bash", "make")))
+    assert ep.commands_run == ("pytest -q …", "make")
+
+
+def test_errors_from_failed_tools_system_errors_and_pasted_tracebacks() -> None:
+    ep = extract(transcript(
+        result(1, "Bash", "Exit code 2\nsomething went wrong", is_error=True),
+        result(2, "Bash", "collected 3 items\nE   AssertionError: expected 2\nError: Exit code 1", is_error=True),
+        result(3, None, "<tool_use_error>File has not been read yet</tool_use_error>", is_error=True),
+        Event(4, "system", "API error 529", None, is_error=True),
+        user(5, "I get this:\nTraceback (most recent call last):\nValueError: bad input"),
+        result(6, "Read", "ValueError: in a file being read, not an error"),
+    ))
+    assert ep.errors == ("Bash: Exit code 2: something went wrong", "Bash: E AssertionError: expected 2",
+                         "File has not been read yet", "API error 529", "ValueError: bad input")
+
+
+def test_errors_are_deduplicated_and_capped() -> None:
+    events = [result(n, "Bash", f"fatal: failure number {n}", is_error=True) for n in range(1, 100)]
+    events += [result(200, "Bash", "fatal: failure number 1", is_error=True)]
+    ep = extract(transcript(*events))
+    assert len(ep.errors) == 60 and len(set(ep.errors)) == 60
+
+
+# --------------------------------------------------------------------------- tags, summary, turns
+
+def test_tags_rank_languages_programs_words_then_tools() -> None:
+    ep = extract(transcript(user(1, "Migrate the billing service to Postgres; the billing tests are flaky."),
+                            call(2, "Write", "svc/app.py\nx"), call(3, "Write", "web/ui.tsx\ny"),
+                            call(4, "Bash", "CI=1 ./node_modules/.bin/jest --watch && cd web && ls"),
+                            call(5, "Bash", "docker compose up | tee log")))
+    assert ep.tags[:2] == ("python", "typescript") or ep.tags[:2] == ("typescript", "python")
+    assert "jest" in ep.tags and "docker" in ep.tags and "billing" in ep.tags
+    assert "cd" not in ep.tags and "ls" not in ep.tags and "tee" not in ep.tags
+    assert ep.tags.index("billing") < ep.tags.index("write")
+
+
+def test_tags_leave_out_ids_paths_and_stop_words() -> None:
+    ep = extract(transcript(user(1, "Check commit 3f9a1c2e4b5d6 in /srv/deploy/releases and please make sure thanks")))
+    assert not any(t in ep.tags for t in ("3f9a1c2e4b5d6", "srv", "deploy", "releases", "please", "make", "sure"))
+    assert ep.tags == ("commit",)
+
+
+def test_summary_from_title_request_and_last_reply_without_markdown() -> None:
+    ep = extract(transcript(Event(1, "summary", "Fix flaky upload test", None), user(2, "ok"),
+                            user(3, "Please fix the **flaky** upload test"),
+                            Event(4, "assistant", "Looking.", None),
+                            Event(5, "assistant", "## Done\nThe `clock` is injected.", None)))
+    assert ep.summary == "Fix flaky upload test. Asked: Please fix the flaky upload test Outcome: Done The `clock` is injected."
+
+
+def test_summary_request_falls_back_to_a_slash_command_then_a_subagent_task() -> None:
+    ep = extract(transcript(user(1, "/review PR 12", meta=True), user(2, "<command-name>", meta=True)))
+    assert ep.summary == "Asked: /review PR 12"
+    ep = extract(transcript(user(1, "Audit the auth module for injection", sidechain=True)))
+    assert ep.summary == "Asked: Audit the auth module for injection"
+
+
+def test_turns_count_prompts_by_line_and_reply_stretches() -> None:
+    ep = extract(transcript(user(1, "first part"), user(1, "second block of the same prompt"),
+                            Event(2, "assistant", "a", None), call(3, "bash", "ls"), Event(4, "assistant", "b", None),
+                            user(5, "next"), Event(6, "assistant", "c", None),
+                            Event(7, "assistant", "side", None, sidechain=True), Event(8, "assistant", "note", None, meta=True)))
+    assert (ep.user_turns, ep.assistant_turns) == (2, 2)
+
+
+# --------------------------------------------------------------------------- render and merge details
+
+def test_render_front_matter_values() -> None:
+    ep = replace(extract(transcript(user(1, "Always use UTC."))), source_path="C:\\Users\\x\\s.jsonl",
+                 started="2026-03-02T03:31:40Z", ended="2026-03-02T04:00:00Z")
+    front, _ = render(ep)
+    assert front["source_file"] == "s.jsonl" and front["date"] == "2026-03-02" and front["type"] == "episode"
+    assert (front["signals_count"], front["user_turns"]) == (1, 1)
+    assert render(replace(ep, started=None))[0]["date"] is None
+
+
+def test_render_caps_lists_and_says_how_many_more() -> None:
+    ep = replace(extract(transcript()), files_touched=tuple(f"f{n}.py" for n in range(53)))
+    _, body = render(ep)
+    assert "- `f49.py`" in body and "- `f50.py`" not in body and "- … and 3 more" in body
+
+
+def test_render_fences_code_holding_backticks() -> None:
+    ep = replace(extract(transcript()), commands_run=("echo `date`", "`x`"))
+    _, body = render(ep)
+    assert "- `` echo `date` ``" in body and "- `` `x` ``" in body
+
+
+def test_merge_summary_keeps_a_recorded_one_over_nothing() -> None:
+    empty = extract(transcript())
+    talk = extract(transcript(user(1, "Please rotate the logs daily"), Event(2, "assistant", "Rotating.", None)))
+    assert merge(empty, talk).summary == talk.summary
+    assert merge(talk, empty).summary == talk.summary
+
+
+def test_merge_keeps_the_latest_end_and_unites_signals_by_kind_and_text() -> None:
+    a = replace(extract(transcript(user(1, "Always use UTC."))), ended="2026-01-02T00:00:00Z")
+    b = replace(extract(transcript(user(9, "always use utc."), user(10, "We decided to keep Flask."))), ended="2026-01-01T00:00:00Z")
+    m = merge(a, b)
+    assert m.ended == "2026-01-02T00:00:00Z"
+    assert [(s.kind, s.line) for s in m.signals] == [("preference", 1), ("decision", 10)]
+    assert m.signals[0] == Signal("Always use UTC.", "preference", 1)
+
+
+@pytest.mark.parametrize("lead", ["#", ">", "=", "-", "+", "*", "|"])
+def test_render_escapes_every_line_start_that_markdown_would_read_as_structure(lead: str) -> None:
+    ep = replace(extract(transcript()), decisions=(f"{lead} not structure",))
+    _, body = render(ep)
+    assert f"- \\{lead} not structure" in body
+
+
+def test_render_closes_comments_too() -> None:
+    ep = replace(extract(transcript()), corrections=("a --> b",))
+    assert "- a --&gt; b" in render(ep)[1]
+
+
+def test_render_of_an_empty_episode_says_none_in_every_list() -> None:
+    _, body = render(extract(transcript()))
+    assert body.count("_None._") == 5 and body.startswith("## Summary\n\nNo conversation recorded.")
+    assert body.endswith("\n") and not body.endswith("\n\n")
+
+
+def test_render_is_stable() -> None:
+    ep = extract(read(FIXTURES / "claude-code" / "v2_session.jsonl"))
+    assert render(ep) == render(ep)
+
+
+@pytest.mark.parametrize(("session_id", "slug"), [
+    ("abc", "abc"), ("  --abc--  ", "abc"), ("A.B.C", "a-b-c"), ("", "session"), ("---", "session"),
+    ("x" * 79 + "-y", "x" * 79),   # cut at 80, then no trailing dash
+])
+def test_slugify_edges(session_id: str, slug: str) -> None:
+    assert slugify(session_id) == slug
+
+
+def test_merge_takes_the_new_format_and_path_and_caps_tags() -> None:
+    old = replace(extract(transcript()), tags=tuple(f"old{n}" for n in range(10)), format="jsonl", source_path="a.jsonl",
+                  cwd="/old", started="2026-01-01T00:00:00Z")
+    new = replace(extract(transcript()), tags=tuple(f"new{n}" for n in range(10)), format="claude-code",
+                  source_path="b.jsonl", cwd="/new", started="2026-02-01T00:00:00Z")
+    m = merge(old, new)
+    assert (m.format, m.source_path, m.cwd, m.started) == ("claude-code", "b.jsonl", "/old", "2026-01-01T00:00:00Z")
+    assert len(m.tags) == 12 and m.tags[:10] == old.tags
+
+
+def test_merge_summary_keeps_the_first_request_and_the_latest_outcome() -> None:
+    old = extract(transcript(user(1, "Please migrate the database"), Event(2, "assistant", "Started.", None)))
+    new = extract(transcript(Event(3, "summary", "DB migration", None), Event(4, "assistant", "Finished.", None)))
+    assert merge(old, new).summary == "DB migration. Asked: Please migrate the database Outcome: Finished."
+
+
+def test_a_pasted_error_counts_once_per_prompt() -> None:
+    ep = extract(transcript(user(1, "fatal: not a git repository\nfatal: second line\nError: third")))
+    assert ep.errors == ("fatal: not a git repository",)
+
+
+def test_sidechain_prompts_give_no_signals_but_their_tools_count() -> None:
+    ep = extract(transcript(user(1, "Always use tabs in this repo.", sidechain=True),
+                            Event(2, "tool_call", "a.py\nx", None, "Write", sidechain=True)))
+    assert ep.signals == () and ep.files_touched == ("a.py",) and ep.user_turns == 0 and ep.tool_calls == 1

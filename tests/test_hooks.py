@@ -343,7 +343,7 @@ def test_try_repo_shim_fails_closed_without_gitmem(hook_repo: Path, target: Path
     path = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if not (Path(p) / "gitmem").exists())
     done = try_repo(hook_repo, target, env, "gitmem-secrets", "a.txt", extra={"PATH": path})
     assert done.returncode == 1
-    assert "hint: pip install gitmem" in output(done)
+    assert "hint: pip install gitmem-agent" in output(done)
 
 
 # --- in process, in a repository -----------------------------------------------

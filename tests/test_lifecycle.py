@@ -11,12 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitmem.engines import bands
+from gitmem.base import clock
+from gitmem.engines import decay as bands
 from gitmem.base import config
 from gitmem.api import MemoryRepo
 from tests.conftest import NOW, run_cli
 
-T = config.parse_time(NOW)
+T = clock.parse_time(NOW)
 
 
 def commits(repo_dir: Path) -> int:
@@ -197,16 +198,14 @@ def test_cli_decay_now_and_env(repo_dir: Path, capsys: pytest.CaptureFixture[str
 # --- working memory ----------------------------------------------------------------
 
 def test_working_notes_stay_out_of_git_until_session_end(repo: MemoryRepo, repo_dir: Path) -> None:
-    from gitmem.engines import working
-
     before = commits(repo_dir)
-    working.add(repo, "Remember that the deploy key rotates monthly", None, None, None, T)
-    working.add(repo, "looking at the logs now", None, None, None, T)
+    repo.note("Remember that the deploy key rotates monthly", now=T)
+    repo.note("looking at the logs now", now=T)
     assert commits(repo_dir) == before
-    end = working.end(repo, T, session="s-42")
+    end = repo.session_end(T, session="s-42")
     assert len(end.kept) == 1 and end.dropped == 1 and commits(repo_dir) == before + 1
-    assert working.notes(repo) == []
-    assert working.end(repo, T).commit is None
+    assert repo.notes() == []
+    assert repo.session_end(T).commit is None
 
 
 def test_session_start_reports_pending(repo_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.base import config
+from gitmem.base import clock
 from gitmem.api import MemoryRepo
 from gitmem.base.errors import DocumentError, NotFoundError, SecretError, ValidationError
 from gitmem.base.model import shard
 from tests.conftest import NOW, run_cli
 
-T = config.parse_time(NOW)
+T = clock.parse_time(NOW)
 
 
 def head_count(repo_dir: Path) -> int:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.base import config
+from gitmem.base import clock
 from gitmem.store import patterns
 from gitmem.api import MemoryRepo
 from tests.conftest import NOW, run_cli
 
-T = config.parse_time(NOW)
+T = clock.parse_time(NOW)
 
 FLAKY = ["The upload test is flaky because it sleeps with the real clock",
          "Flaky test in the upload retry: inject the clock instead of sleeping",

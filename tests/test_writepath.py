@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.base import config
+from gitmem.base import clock
 from gitmem.api import MemoryRepo
 from gitmem.base.errors import ConflictError, SecurityError, ValidationError
 from gitmem.guards.writepath import Plan
 from tests.conftest import NOW, ROOT
 
-T = config.parse_time(NOW)
+T = clock.parse_time(NOW)
 
 
 def git(repo_dir: Path, *args: str) -> str:
@@ -150,7 +150,7 @@ WRITER = textwrap.dedent("""
     import sys
     sys.path.insert(0, {root!r})
     from gitmem.api import MemoryRepo
-    from gitmem.base.config import parse_time
+    from gitmem.base.clock import parse_time
     repo = MemoryRepo.open(sys.argv[1])
     n, count = int(sys.argv[2]), int(sys.argv[3])
     for i in range(count):

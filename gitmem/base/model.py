@@ -7,19 +7,17 @@ import re
 import secrets as _random
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from gitmem.base.errors import ValidationError
+from gitmem.base.kinds import BANDS, DOMAINS, TIERS, TYPES
 
 MemoryType = Literal["fact", "preference", "decision", "skill", "error", "emotion", "pattern", "reflection"]
 Domain = Literal["user", "self", "relationship", "world", "project"]
 Tier = Literal["working", "short", "long", "archive"]
 Band = Literal["core", "active", "background", "fading"]
 
-TYPES: tuple[str, ...] = get_args(MemoryType)
-DOMAINS: tuple[str, ...] = get_args(Domain)
-TIERS: tuple[str, ...] = get_args(Tier)
-BANDS: tuple[str, ...] = get_args(Band)
+__all__ = ["BANDS", "DOMAINS", "TIERS", "TYPES"]  # re-exported: the closed sets live in gitmem.base.kinds
 
 ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,127}")
 MEMORY_DIR = "memory"
@@ -126,7 +124,83 @@ class Memory:
         return data
 
     def with_(self, **changes: Any) -> "Memory":
+        """A copy with ``changes`` applied."""
         return replace(self, **changes)
+
+    def to_record(self) -> dict[str, Any]:
+        """The memory as one JSONL export record (re-importable with ``gitmem import``)."""
+        rec: dict[str, Any] = {
+            "id": self.id, "content": self.content, "created": self.created, "tags": list(self.tags),
+            "type": self.type, "domain": self.domain, "importance": self.importance, "source": self.source,
+            "tier": self.tier, "band": self.band, "reinforced": self.reinforced,
+            "last_accessed": self.last_accessed, "keywords": list(self.keywords),
+            "links": [{"to": l.to, "relation": l.relation} for l in self.links]}
+        if self.source_id is not None:
+            rec["source_id"] = self.source_id
+        return rec
+
+    def to_json(self) -> dict[str, Any]:
+        """The export record plus where the memory lives (``show --json``, ``list --json``)."""
+        return {**self.to_record(), "path": self.path}
+
+
+@dataclass(frozen=True)
+class Remembered:
+    """What ``remember`` did: created or reinforced, in which commit."""
+
+    id: str
+    action: str                 # "created" or "reinforced"
+    commit: str | None
+    memory: Memory
+    reason: str = ""            # why this importance (the encoder's rule)
+    stripped: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "action": self.action, "commit": self.commit, "reason": self.reason,
+                "stripped": list(self.stripped), "memory": self.memory.to_json()}
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What an import did, and the lines it skipped (line, reason)."""
+
+    created: int
+    reinforced: int
+    unchanged: int
+    skipped: tuple[tuple[int, str], ...]
+    commit: str | None
+    ids: tuple[str, ...] = field(default=(), repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"created": self.created, "reinforced": self.reinforced, "unchanged": self.unchanged,
+                "skipped": [{"line": line, "reason": why} for line, why in self.skipped], "commit": self.commit}
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """A memory moved to archive/ (commit None: it was archived already)."""
+
+    id: str
+    commit: str | None
+    path: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "commit": self.commit, "path": self.path}
+
+
+@dataclass(frozen=True)
+class Reflected:
+    """What reflect did: patterns created and verified again, memories consumed."""
+
+    commit: str | None
+    created: tuple[str, ...]
+    updated: tuple[str, ...]
+    consumed: tuple[str, ...]
+    pending: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"commit": self.commit, "created": list(self.created), "updated": list(self.updated),
+                "consumed": list(self.consumed), "pending": self.pending}
 
 
 def _str_tuple(value: Any) -> tuple[str, ...]:

@@ -10,17 +10,61 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from gitmem.engines import bands
+from functools import lru_cache
+
 from gitmem.store import documents, memories
 from gitmem.base import events
-from gitmem.base.config import Config, parse_time
-from gitmem.base.errors import DocumentError
+from gitmem.base.clock import parse_time
+from gitmem.base.config import Config
+from gitmem.base.config import Memory as MemoryConfig
+from gitmem.base.errors import DocumentError, UsageError
 from gitmem.base.gitio import Git
-from gitmem.base.model import Memory, iso, memory_path
-from gitmem.engines.recall import ACCESS_LOG
-from gitmem.guards.writepath import Plan, Store
+from gitmem.base.model import Memory, memory_path
 
 FOLDING = "access.folding.jsonl"
+
+
+def days_between(earlier: str, now: datetime) -> int:
+    """Whole days from an ISO time to ``now`` (0 when unparseable, in the future or under a day).
+
+    DESIGN.md section 5 counts whole days: a memory written a minute ago has
+    not decayed at all, so a fact at the core threshold stays core until a day passes.
+    """
+    then = _parsed(earlier)
+    if then is None or then >= now:
+        return 0
+    return (now - then).days
+
+
+@lru_cache(maxsize=65536)
+def _parsed(stamp: str) -> datetime | None:
+    # decay parses two stamps per memory; bulk imports share a handful of them
+    if not stamp:
+        return None
+    try:
+        return parse_time(stamp)
+    except UsageError:
+        return None
+
+
+def effective(base: float, tier: str, last_accessed: str, now: datetime, cfg: MemoryConfig) -> float:
+    """base x decay_base^days, and for short-term also x (1 - decay_rate)^(whole weeks unaccessed)."""
+    days = days_between(last_accessed, now)
+    value: float = base * cfg.decay_base ** days
+    if tier == "short":
+        value *= (1.0 - cfg.decay_rate) ** (days // cfg.short_term_days)
+    return max(0.0, min(1.0, value))
+
+
+def band(value: float, cfg: MemoryConfig) -> str:
+    """core >= tiers.core > active >= tiers.active > background >= tiers.background > fading."""
+    if value >= cfg.tiers.core:
+        return "core"
+    if value >= cfg.tiers.active:
+        return "active"
+    if value >= cfg.tiers.background:
+        return "background"
+    return "fading"
 
 
 @dataclass(frozen=True)
@@ -42,7 +86,8 @@ class DecayReport:
         return tuple(m.id for m in self.moves if m.change.startswith("archived"))
 
 
-def _latest_access(paths: list[Path], now: datetime) -> dict[str, str]:
+def latest_access(paths: list[Path], now: datetime) -> dict[str, str]:
+    """The latest access of each memory id in the access logs ``paths``, none after ``now``."""
     latest: dict[str, str] = {}
     for path in paths:
         for rec in events.read(path):
@@ -89,10 +134,10 @@ def plan_decay(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[st
         tier = old.tier
         if tier == "short" and (old.reinforced >= 2 or old.id in folded):
             tier = "long"
-        eff = bands.effective(old.importance, tier, last, now, mc)
-        band = bands.band(eff, mc)
-        unchanged = last == old.last_accessed and tier == old.tier and band == old.band
-        live.append((old, old if unchanged else old.with_(last_accessed=last, tier=tier, band=band), eff))
+        eff = effective(old.importance, tier, last, now, mc)
+        band_ = band(eff, mc)
+        unchanged = last == old.last_accessed and tier == old.tier and band_ == old.band
+        live.append((old, old if unchanged else old.with_(last_accessed=last, tier=tier, band=band_), eff))
     archive: dict[str, str] = {}
     for old, new, eff in live:
         if new.tier == "short" and eff < mc.forget_threshold and old.importance < mc.never_forget:
@@ -124,32 +169,3 @@ def plan_decay(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[st
         if new.tier != old.tier:
             moves.append(Move(old.id, f"tier {old.tier} -> {new.tier}"))
     return changes, moves, len(live)
-
-
-def run(store: Store, now: datetime, dry_run: bool = False) -> DecayReport:
-    """Decay the memory repository as of ``now``."""
-    state = store.state
-    log, folding = state / ACCESS_LOG, state / FOLDING
-    if not dry_run:
-        events.set_aside(log, folding)
-    accesses = _latest_access([folding, log], now)
-    report: dict[str, object] = {}
-
-    def planner(parent: str | None) -> Plan | None:
-        if parent is None:
-            return None
-        changes, moves, examined = plan_decay(store.git, parent, store.cfg, now, accesses)
-        report.update(moves=moves, examined=examined)
-        if dry_run or not changes:
-            return None
-        archived = sum(1 for m in moves if m.change.startswith("archived"))
-        return Plan(changes, f"gitmem: decay as of {iso(now)} ({len(moves)} moves, {archived} archived)",
-                    "memory.decay", auto=True,
-                    body="\n".join(f"{m.id}: {m.change}" for m in moves[:200]),
-                    trailers=(("Gitmem-Now", iso(now)),))
-
-    written = store.write(planner, now)
-    if not dry_run:
-        folding.unlink(missing_ok=True)
-    return DecayReport(written.commit, dry_run, int(report.get("examined", 0)), len(accesses),
-                       tuple(report.get("moves", ())))  # type: ignore[arg-type]

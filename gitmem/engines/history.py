@@ -62,7 +62,7 @@ class Review:
 
 def parse_since(text: str, now: datetime) -> datetime:
     """'7d', '12h', '2w' or an ISO date."""
-    from gitmem.base.config import parse_time
+    from gitmem.base.clock import parse_time
     from gitmem.base.errors import UsageError
 
     units = {"h": 1 / 24, "d": 1, "w": 7}

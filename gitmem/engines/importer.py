@@ -10,12 +10,16 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Sequence
 
-from gitmem.base.config import parse_time
-from gitmem.base.errors import UsageError
-from gitmem.base.model import DOMAINS, TYPES
+from gitmem.base.clock import parse_time
+from gitmem.base.config import Config
+from gitmem.base.errors import UsageError, ValidationError
+from gitmem.base.model import DOMAINS, TYPES, Memory, is_valid_id, iso, new_id
+from gitmem.engines import memorize
+from gitmem.guards import guard
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,7 @@ def read_jsonl(path: Path) -> tuple[list[Row], list[Skipped]]:
             skipped.append(Skipped(n, "not valid UTF-8"))
             continue
         except ValueError as exc:
-            skipped.append(Skipped(n, f"not valid JSON ({exc.msg})"))
+            skipped.append(Skipped(n, f"not valid JSON ({getattr(exc, 'msg', exc)})"))
             continue
         r = _row(obj, n)
         (rows if isinstance(r, Row) else skipped).append(r)  # type: ignore[arg-type]
@@ -154,13 +158,36 @@ def iter_rows(path: Path) -> tuple[list[Row], list[Skipped]]:
     return read_jsonl(path)
 
 
-def export_record(memory: Any) -> dict[str, Any]:
-    """A memory as one JSONL export object (re-importable)."""
-    rec = {"id": memory.id, "content": memory.content, "created": memory.created, "tags": list(memory.tags),
-           "type": memory.type, "domain": memory.domain, "importance": memory.importance,
-           "source": memory.source, "tier": memory.tier, "band": memory.band, "reinforced": memory.reinforced,
-           "last_accessed": memory.last_accessed, "keywords": list(memory.keywords),
-           "links": [{"to": l.to, "relation": l.relation} for l in memory.links]}
-    if memory.source_id is not None:
-        rec["source_id"] = memory.source_id
-    return rec
+def to_memories(rows: Sequence[Row], source_name: str, now: datetime, cfg: Config,
+                progress: Callable[[int, int], None] | None = None) -> tuple[list[Memory], list[Skipped]]:
+    """The new memories ``rows`` become, and the rows refused (content too big, not text).
+
+    Each row keeps its ``created``; its last access is ``now``, so old data is
+    not born faded. A row id that is a valid file id becomes the memory's id,
+    any other id is kept as ``source_id``; generated ids are derived from the
+    source, line and content, so a re-import plans the same memories.
+    """
+    from gitmem.engines import encode
+
+    good: list[Memory] = []
+    refused: list[Skipped] = []
+    total = len(rows)
+    for n, r in enumerate(rows, 1):
+        try:
+            text = guard.check_text(r.content, f"line {r.line} content", cfg.sediment.max_content_bytes).strip()
+            enc = encode.encode(text)
+        except ValidationError as exc:
+            refused.append(Skipped(r.line, exc.message))
+            continue
+        created = r.created or iso(now)
+        if r.id is not None and is_valid_id(r.id):
+            mid, source_id = r.id, None
+        else:
+            mid, source_id = new_id(parse_time(created), f"{source_name}:{r.line}:{r.id or ''}:{text}"), r.id
+        importance = r.importance if r.importance is not None else enc.importance
+        good.append(memorize.new_memory(mid, text, r.type or enc.type, r.domain or enc.domain, importance, created,
+                                        now, cfg.memory, keywords=enc.keywords, tags=r.tags, source_id=source_id,
+                                        source=r.source or f"import:{source_name}#L{r.line}"))
+        if progress is not None and (n % 200 == 0 or n == total):
+            progress(n, total)
+    return good, refused

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from gitmem.base import gitio
 from gitmem.base.repodir import is_memory_repo
+from gitmem.store.formats import FORMAT
 from gitmem.base.errors import UsageError
 from gitmem.base.model import DOMAINS
 
@@ -21,7 +22,9 @@ BANK_FILES = {
     "bank/promotions.md": "# Promotions\n\nPromotion log and threshold metadata.\n",
     "bank/TABOOS.md": "# Taboos\n\nErrors not to repeat.\n",
     "bank/MEMORY.md": "# Memory\n\nGeneral lessons.\n",
-    ".gitmem/state.yaml": "# Engine state, committed so every clone agrees.\nthreshold: 15\nveto_streak: 0\napprove_streak: 0\n",
+    ".gitmem/state.yaml": "# Engine state, committed so every clone agrees.\n"
+                          f"format: {FORMAT}  # the repository's format version; newer gitmem reads every older one\n"
+                          "threshold: 15\nveto_streak: 0\napprove_streak: 0\n",
 }
 KEEP_FOLDERS = tuple(f"memory/{d}" for d in DOMAINS) + ("archive", "patterns", "episodes", "skills")
 
@@ -43,7 +46,7 @@ def template_dir() -> Path:
     checkout = Path(__file__).resolve().parents[2] / "templates"
     if checkout.is_dir():
         return checkout
-    raise UsageError("gitmem's templates are missing from this installation", hint="reinstall gitmem")
+    raise UsageError("gitmem's templates are missing from this installation", hint="reinstall gitmem: pip install --force-reinstall gitmem-agent")
 
 
 def initial_files() -> dict[str, bytes]:

@@ -39,7 +39,7 @@ def linked(memory: Memory, to: str, relation: str) -> Memory:
 
 @dataclass(frozen=True)
 class Graph:
-    nodes: tuple[dict[str, object], ...]
+    nodes: tuple[dict[str, str], ...]
     edges: tuple[tuple[str, str, str], ...]     # (from, to, relation), each link once
 
     def to_json(self) -> str:

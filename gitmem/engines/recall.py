@@ -14,7 +14,7 @@ TYPE_CHECKING = False  # typing costs milliseconds of every recall process: anno
 if TYPE_CHECKING:
     from typing import Iterable, Sequence
 
-from gitmem.base import events, refs
+from gitmem.base import clock, events, refs
 from gitmem.base.errors import IndexCorrupt, NotARepoError
 from gitmem.store.index import ROWS_VERSION, Filters, Hit, Index
 
@@ -117,9 +117,7 @@ def log_access(root: Path, ids: Iterable[str], now: datetime) -> None:
 def recall(root: Path, query: str, k: int = 10, filters: Filters = Filters(), at: str | None = None,
            expand: bool = False, now: datetime | None = None, log: bool = True) -> list[Recalled]:
     """Open the index, search, and log the hits (not when recalling the past with ``at``)."""
-    from gitmem.base import config
-
-    now = now or config.now()
+    now = now or clock.now()
     index = open_index(root, at)
     try:
         found = search(index, query, k, filters, now, expand)

@@ -21,12 +21,12 @@ def _section(say: Say, title: str) -> None:
 
 def run(target: str | None, say: Say) -> int:
     """Build the demo repository in ``target`` (or a new temporary folder) and narrate."""
-    from gitmem.base import config
+    from gitmem.base import clock
     from gitmem.api import MemoryRepo
 
     sample = template_dir() / "demo"
     root = Path(target) if target else Path(tempfile.mkdtemp(prefix="gitmem-demo-")) / "memory"
-    now = config.now()
+    now = clock.now()
     _section(say, "1. init: a memory repository is a git repository")
     r = MemoryRepo.init(root, now)
     say(r.message + ("" if r.created else " (pick an empty folder to run the demo again)"))

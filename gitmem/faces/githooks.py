@@ -47,7 +47,6 @@ HINTS = {
               "`gitmem check config` lists every problem",
 }
 _DOCUMENT = re.compile(r"\.(?:md|markdown|ya?ml)$", re.IGNORECASE)
-_AMPLITUDE_SCOPE = re.compile(r"(?:^|/)CLAUDE\.md$|^(?:bank|skills)/")
 _BINARY_SNIFF = 8000  # bytes git itself looks at to call a file binary
 
 
@@ -303,7 +302,9 @@ def check_all(run: Run, files: Sequence[str]) -> None:
     check_secrets(run, texts)
     check_pii(run, [p for p in texts if _DOCUMENT.search(p)])
     check_layers(run, [p for p in files if _is_claude_md(p)])
-    check_amplitude(run, [p for p in files if _AMPLITUDE_SCOPE.search(p)])
+    from gitmem.guards.amplitude import in_scope
+
+    check_amplitude(run, [p for p in files if in_scope(p)])
 
 
 CHECKS: dict[str, Callable[[Run, Sequence[str]], None]] = {

@@ -5,6 +5,11 @@ at most ``sediment.amplitude_max`` (5 %); larger changes are split into batches
 by the write path. The pre-commit hook applies the same limit to every staged
 change, and a person who means a bigger edit says so with
 ``GITMEM_ALLOW_GROWTH=1 git commit …``.
+
+The scope is defined here once, for the write path and the hook alike: files
+under bank/ and skills/, and Layers 1 and 4 of CLAUDE.md (a CLAUDE.md without
+gitmem's layers counts whole). The generated Layers 2 and 3 and the rendered
+files are bounded by their line budget instead.
 """
 
 from __future__ import annotations
@@ -19,6 +24,32 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 OVERRIDE = "GITMEM_ALLOW_GROWTH=1 git commit …"
+SCOPE_DIRS = ("bank/", "skills/")
+CLAUDE_MD = "CLAUDE.md"
+PERSON_LAYERS = (1, 4)
+
+
+def in_scope(path: str) -> bool:
+    """True for the paths the limit applies to: bank/, skills/ and any CLAUDE.md."""
+    return path.startswith(SCOPE_DIRS) or path == CLAUDE_MD or path.endswith("/" + CLAUDE_MD)
+
+
+def measured(path: str, text: str) -> str:
+    """The part of ``text`` whose growth counts: Layers 1 and 4 of a layered CLAUDE.md, else all of it."""
+    if path != CLAUDE_MD and not path.endswith("/" + CLAUDE_MD):
+        return text
+    from gitmem.guards import layers
+
+    found = [layer for layer in layers.parse(text) if layer.number in PERSON_LAYERS]
+    return "".join(layer.content for layer in found) if found else text
+
+
+def check_write(path: str, old: str, new: str, max_ratio: float) -> str | None:
+    """The problem with an automated write of ``path`` from ``old`` to ``new``, or None."""
+    ratio = growth(measured(path, old), measured(path, new))
+    if ratio <= max_ratio:
+        return None
+    return f"{path}: an automated write may grow it by {max_ratio:.0%} at most, this grows it by {ratio:.0%}"
 
 
 def growth(old_text: str, new_text: str) -> float:
@@ -44,8 +75,11 @@ def check_staged(repo_root: Path | str, paths: Sequence[str], max_ratio: float) 
     lets everything pass. Each problem names the file, its old line count, the
     lines added and removed, the ratio and the override.
     """
-    over = [(c.path, c.old, c.new) for c in diffs.staged_line_counts(repo_root, paths)
+    paths = [p for p in paths if in_scope(p)]
+    plain = [p for p in paths if not p.endswith(CLAUDE_MD)]
+    over = [(c.path, c.old, c.new) for c in diffs.staged_line_counts(repo_root, plain)
             if c.old is not None and c.new is not None and _ratio(c.old, c.new) > max_ratio]
+    over += _claude_md_over(repo_root, [p for p in paths if p.endswith(CLAUDE_MD)], max_ratio)
     if not over:
         return []
     # Only a failing commit pays for gitmem.base.config's import and for unidiff.
@@ -53,13 +87,30 @@ def check_staged(repo_root: Path | str, paths: Sequence[str], max_ratio: float) 
 
     if env_amplitude_override():
         return []
-    stats = {s.path: s for s in diffs.staged_stats(repo_root, [path for path, _, _ in over])}
+    stats = {s.path: s for s in diffs.staged_stats(repo_root, [path for path, _, _ in over if not path.endswith(CLAUDE_MD)])}
     problems = []
     for path, old, new in over:
         stat = stats.get(path)
         added, removed = (stat.added, stat.removed) if stat else (max(new - old, 0), 0)
         problems.append(describe(path, old, added, removed, max_ratio))
     return problems
+
+
+def _claude_md_over(repo_root: Path | str, paths: Sequence[str], max_ratio: float) -> list[tuple[str, int, int]]:
+    """(path, old lines, new lines) of each staged CLAUDE.md whose Layers 1 and 4 grow past the limit."""
+    if not paths:
+        return []
+    blobs = diffs.read_blobs(repo_root, [rev for p in paths for rev in (f"HEAD:{p}", f":{p}")])
+    over = []
+    for i, path in enumerate(paths):
+        old, new = blobs[2 * i], blobs[2 * i + 1]
+        if old is None or new is None:
+            continue
+        old_lines = diffs.count_lines(measured(path, old.decode("utf-8", "replace")))
+        new_lines = diffs.count_lines(measured(path, new.decode("utf-8", "replace")))
+        if _ratio(old_lines, new_lines) > max_ratio:
+            over.append((path, old_lines, new_lines))
+    return over
 
 
 def describe(path: str, old_lines: int, added: int, removed: int, max_ratio: float) -> str:

@@ -24,6 +24,7 @@ from typing import Any, Callable, Mapping
 
 from gitmem.base import config as config_mod
 from gitmem.base import events
+from gitmem.guards import amplitude
 from gitmem.guards import guard, sandbox
 from gitmem.base.config import Config
 from gitmem.base.errors import CheckFailed, ConflictError, SecretError
@@ -32,7 +33,6 @@ from gitmem.guards.lock import exclusive
 from gitmem.base.model import iso
 
 MAX_ATTEMPTS = 50
-AMPLITUDE_SCOPE = ("bank/", "skills/")
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,7 @@ class Store:
                             hint="another program is committing to it in a loop; try again when it stops")
 
     # --- the steps before the commit -------------------------------------------
-    def _check(self, plan: Plan, parent: str | None, checked_out: bool, now: datetime) -> tuple[dict[str, bytes | None], tuple]:
+    def _check(self, plan: Plan, parent: str | None, checked_out: bool, now: datetime) -> tuple[dict[str, bytes | None], tuple[tuple[str, tuple[str, ...]], ...]]:
         allowed = self.cfg.paths.allowed_dirs
         narrowed = config_mod.env_allowed_dirs()
         max_bytes = self.cfg.sediment.max_content_bytes
@@ -156,7 +156,7 @@ class Store:
         self._layers(plan, changes, parent)
         return changes, stripped
 
-    def _pii(self, plan: Plan, now: datetime) -> tuple[dict[str, bytes | None], tuple]:
+    def _pii(self, plan: Plan, now: datetime) -> tuple[dict[str, bytes | None], tuple[tuple[str, tuple[str, ...]], ...]]:
         from gitmem.guards import redact
 
         out: dict[str, bytes | None] = {}
@@ -172,14 +172,29 @@ class Store:
                 stripped.append((path, result.kinds))
             out[path] = result.text.encode("utf-8")
         if found_secrets:
-            kinds = sorted({w.split(" at ")[0] for _, w in found_secrets})
-            events.log_event(self.git.git_dir, "secret.rejected", iso(now), event_kind=plan.event,
-                             session=plan.session, findings=[f"{p}: {w}" for p, w in found_secrets])
-            listing = "; ".join(f"{p}: {w}" for p, w in found_secrets[:10])
-            raise SecretError(f"secret found ({', '.join(kinds)}), nothing written: {listing}",
-                              [(p, w) for p, w in found_secrets],
-                              hint="remove the secret from the input (and rotate it if it was real)")
+            self._reject(found_secrets, plan.event, plan.session, now)
         return out, tuple(stripped)
+
+    def redact_text(self, text: str, what: str, event: str, now: datetime, session: str | None = None) -> str:
+        """``text`` with PII replaced by placeholders, for a value kept outside a commit (working memory).
+
+        The same checks as a write: a secret refuses it, logs ``secret.rejected``
+        and raises ``SecretError``; nothing is kept.
+        """
+        from gitmem.guards import redact
+
+        result = redact.redact_text(text, self.cfg)
+        if result.secrets:
+            self._reject([(what, where) for where in result.secrets], event, session, now)
+        return result.text
+
+    def _reject(self, found: list[tuple[str, str]], event: str, session: str | None, now: datetime) -> None:
+        kinds = sorted({w.split(" at ")[0] for _, w in found})
+        events.log_event(self.git.git_dir, "secret.rejected", iso(now), event_kind=event,
+                         session=session, findings=[f"{p}: {w}" for p, w in found])
+        listing = "; ".join(f"{p}: {w}" for p, w in found[:10])
+        raise SecretError(f"secret found ({', '.join(kinds)}), nothing written: {listing}", list(found),
+                          hint="remove the secret from the input (and rotate it if it was real)")
 
     def _amplitude(self, plan: Plan, changes: Mapping[str, bytes | None], parent: str | None) -> None:
         # Sedimentation targets may grow only slowly under automation. Queuing the
@@ -189,17 +204,14 @@ class Store:
             return
         limit = self.cfg.sediment.amplitude_max
         for path, data in changes.items():
-            if data is None or not path.startswith(AMPLITUDE_SCOPE):
+            if data is None or not amplitude.in_scope(path):
                 continue
             old = self.git.read(path, parent)
             if old is None:
                 continue
-            from gitmem.guards.amplitude import growth
-
-            ratio = growth(old.decode("utf-8", "replace"), data.decode("utf-8", "replace"))
-            if ratio > limit:
-                raise CheckFailed(f"{path}: an automated write may grow it by {limit:.0%} at most, this grows it by {ratio:.0%}",
-                                  [path], hint="split the change into smaller batches")
+            problem = amplitude.check_write(path, old.decode("utf-8", "replace"), data.decode("utf-8", "replace"), limit)
+            if problem is not None:
+                raise CheckFailed(problem, [path], hint="split the change into smaller batches")
 
     def _layers(self, plan: Plan, changes: Mapping[str, bytes | None], parent: str | None) -> None:
         data = changes.get("CLAUDE.md")
@@ -207,9 +219,12 @@ class Store:
             return
         from gitmem.guards import layers
 
+        # Whatever the Plan says about Gitmem-Auto, a write through this path is
+        # gitmem's, never a person's own commit: only a person's approval
+        # (review accept, rollback: Gitmem-Approved-By) may touch Layers 1 and 4.
         old = self.git.read("CLAUDE.md", parent) if parent else None
         problems = layers.check_change(old.decode("utf-8", "replace") if old is not None else None,
-                                       data.decode("utf-8"), automated=plan.auto, approved=bool(plan.approved_by))
+                                       data.decode("utf-8"), automated=True, approved=bool(plan.approved_by))
         if problems:
             raise CheckFailed("CLAUDE.md: " + "; ".join(problems), problems,
                               hint="Layers 1 and 4 change only by a person, or with Gitmem-Approved-By")

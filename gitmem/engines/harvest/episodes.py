@@ -1,11 +1,11 @@
-"""Turn a transcript into an episode (what happened) and signals (what to remember).
+"""A transcript becomes an episode (what happened) and its document.
 
-Pure functions over ``transcripts.Transcript``: no git, no files. Signals come
-only from the user's own words (events that are neither ``meta`` nor
-``sidechain``): explicit "remember …", corrections, decisions, preferences,
-facts about the person or the project, and reported failures, in English,
-French and Chinese. Files, commands and errors come from every tool call,
-sub-agents included, because a sub-agent's edits are the session's edits.
+Pure functions over ``sources.Transcript``: no git, no files. The summary
+comes from the session's title, first real request and last reply; files,
+commands and errors come from every tool call, sub-agents included, because
+a sub-agent's edits are the session's edits; signals (what to remember) are
+``signals.find_signals`` of the user's own words. The document is bounded
+whatever the session's size, and its text can forge no heading or marker.
 """
 
 from __future__ import annotations
@@ -15,22 +15,13 @@ import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable, Literal
+from typing import Iterable
 
-from gitmem.engines.transcripts import FILE_TOOLS, SHELL_TOOLS, Event, Transcript
+from gitmem.engines.harvest.content import FILE_TOOLS, SHELL_TOOLS
+from gitmem.engines.harvest.signals import CJK, MAX_ITEM, MAX_SIGNALS, Signal, clip, find_signals, is_own_words
+from gitmem.engines.harvest.sources import Event, Transcript
 
-__all__ = ["Episode", "Signal", "SignalKind", "classify", "extract", "find_signals", "merge", "render", "slugify"]
-
-SignalKind = Literal["remember", "preference", "decision", "correction", "fact", "error"]
-
-
-@dataclass(frozen=True, slots=True)
-class Signal:
-    """A statement from the user worth remembering, with the line it came from."""
-
-    text: str
-    kind: SignalKind
-    line: int
+__all__ = ["Episode", "extract", "merge", "render", "slugify"]
 
 
 @dataclass(frozen=True)
@@ -58,10 +49,8 @@ class Episode:
 
 
 # Bounds: an episode document stays small whatever the session's size.
-MAX_ITEM = 200
 MAX_SUMMARY = 1200
 MAX_TAGS = 12
-MAX_SIGNALS = 200
 MAX_ERRORS = 60
 _RENDER_CAPS = {"decisions": 20, "corrections": 20, "files_touched": 50, "commands_run": 40, "errors": 20}
 
@@ -70,15 +59,6 @@ _OUTCOME = "Outcome: "
 
 
 # --------------------------------------------------------------------------- small text helpers
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _clip(text: str, limit: int = MAX_ITEM) -> str:
-    text = _one_line(text)
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
 
 def _dedup(items: Iterable[str]) -> tuple[str, ...]:
     seen: set[str] = set()
@@ -96,132 +76,6 @@ def slugify(session_id: str) -> str:
     ascii_id = unicodedata.normalize("NFKD", session_id).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_id.lower()).strip("-")[:80].strip("-")
     return slug or "session"
-
-
-def _is_real_user(e: Event) -> bool:
-    return e.role == "user" and not e.meta and not e.sidechain
-
-
-# --------------------------------------------------------------------------- signals
-
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
-# Sentence ends: Latin punctuation followed by a space, CJK punctuation anywhere, line breaks.
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+")
-_CODEY = re.compile(r"[{}()\[\];=<>|\\/$`#@*_]")
-
-_I = re.IGNORECASE
-_PATTERNS: tuple[tuple[SignalKind, re.Pattern[str]], ...] = (
-    ("remember", re.compile(
-        r"\b(?:remember|don'?t forget|do not forget|keep in mind|memori[sz]e|for future reference|make a note)\b"
-        r"|\bsave (?:this |that |it )?(?:in|to|into) (?:your |the )?memory\b|\bsave in memory\b"
-        r"|n['’]oublie pas|souviens-toi|rappelle-toi|\bretiens\b|garde (?:bien )?en (?:tête|mémoire)|mémorise|note bien"
-        r"|记住|記住|别忘了|別忘了|不要忘记|不要忘記|牢记|牢記|记下来|記下來|^(?:请|請|要)?记得|^(?:请|請|要)?記得", _I)),
-    ("correction", re.compile(
-        r"^(?:no|nope|wrong)\b[,.!:]?\s|^(?:actually|instead)\b[, ]|^(?:please\s+)?(?:don'?t|do not|stop)\b"
-        r"|\b(?:that'?s|that is|this is|it'?s|it is) (?:wrong|incorrect|not (?:right|correct|what i))"
-        r"|\bnot what i (?:asked|wanted|meant|said)\b|\bi (?:said|told you|asked (?:you )?to)\b|\binstead of\b"
-        r"|\b(?:use|do|try) \S+(?: \S+)? instead\b|\byou (?:forgot|missed|broke|deleted|removed)\b|\bshould(?:n'?t| not) have\b"
-        r"|\b(?:revert|undo) (?:that|this|it|the)\b"
-        r"|^non\b[,.!]?\s|^(?:en fait|plutôt)\b|\bnon,? plutôt\b|\bc['’]est (?:faux|pas (?:ça|bon|correct|juste|ce que))"
-        r"|^(?:ne|n['’])\s?\w+ pas\b|\bpas comme ça\b|\bau lieu de\b|\btu (?:as oublié|t['’]es trompé)|\bje t['’]ai (?:dit|demandé)\b"
-        r"|不对|不對|不是这样|不是這樣|错了|錯了|搞错|搞錯|不要|别再|別再|不应该|不應該|应该是|應該是|而不是|我说的是|我說的是"
-        r"|不是我要的|不希望|不需要|先不用|不用再|撤销|撤銷|回滚|回滾|改回", _I)),
-    ("decision", re.compile(
-        r"\blet'?s (?:go with|use|keep|stick with|switch to|choose|pick|adopt|settle on)\b"
-        r"|\bwe(?:'ll| will| are going to|'re going to) (?:use|go with|keep|adopt|switch to|stick with)\b"
-        r"|\b(?:i|we)(?:'ve| have)? decided\b|\b(?:i'll|i will|we'll|we will) go with\b|\bsettled on\b|\bthe decision is\b"
-        r"|\bon part sur\b|\bpartons sur\b|\bon (?:va )?(?:utilise|utiliser|prend|prendre|garde|garder|choisit)\b"
-        r"|\b(?:j['’]ai|on a|nous avons) décidé\b|\bdécidons\b|\ballons-y avec\b|\bon reste sur\b|\bva pour\b"
-        r"|决定|決定|就用|就这么定|就這麼定|采用|採用|我们用|我們用|选定|選定|确定用|確定用|就选|就選", _I)),
-    ("preference", re.compile(
-        r"\bi (?:really )?(?:prefer|like|liked|love|hate|dislike|can'?t stand)\b|\bi(?:'d| would) (?:rather|prefer)\b"
-        r"|\b(?:always|never)\b|\bfrom now on\b|\bgoing forward\b|\bin the future\b|\bmy preference\b"
-        r"|\b(?:reply|replay|respond|answer|speak|talk|write)\b.{0,30}\b(?:in|using) (?:chinese|english|french|spanish|german|japanese)\b"
-        r"|\bje (?:préfère|prefere|n['’]aime pas|déteste|veux toujours)\b|\bj['’](?:aime|adore|aimerais mieux)\b"
-        r"|\b(?:toujours|jamais)\b|\bdésormais\b|\bdorénavant\b|\bà l['’]avenir\b|\bà partir de maintenant\b"
-        r"|\b(?:réponds|parle|écris)\b.{0,20}\ben (?:français|anglais|chinois)\b"
-        r"|我(?:更)?喜欢|我(?:更)?喜歡|我偏好|我习惯|我習慣|我讨厌|我討厭|总是|總是|永远|永遠|一律|以后|以後|今后|今後"
-        r"|从现在开始|從現在開始|每次都|用中文|用英文|用繁體|用简体", _I)),
-    ("fact", re.compile(
-        r"\bmy (?:name|email|role|job|team|company|project|repo|repository|stack|os|timezone|server|domain|boss|manager)\b"
-        r"|\bi(?:'m| am) (?:a|an|the|working on|using|based in|responsible)\b|\bi work (?:at|on|for|with|in)\b"
-        r"|\bour (?:project|app|repo|stack|team|server|database|db|api|codebase|company|product|customers?|clients?)\b"
-        r"|\bthe (?:project|repo|app|server|database|api) (?:is|uses|runs|lives)\b|\bwe use\b|\bcall me\b"
-        r"|\b(?:is|are) (?:located|stored|deployed|hosted) (?:in|at|on)\b|\bthis is the (?:path|folder|directory|url)\b"
-        r"|\bje (?:suis|m['’]appelle|travaille)\b|\bmon (?:nom|projet|rôle|serveur|équipe|dépôt|entreprise)\b"
-        r"|\bnotre (?:projet|équipe|serveur|base|application|dépôt|api|entreprise|client)\b|\bappelle-moi\b|\bon utilise\b"
-        r"|我叫|我是|叫我|我的(?:名字|项目|項目|公司|工厂|工廠|团队|團隊|服务器|伺服器|邮箱|郵箱|客户|客戶)"
-        r"|我们的|我們的|我们公司|我們公司|项目(?:是|用|在)|項目(?:是|用|在)|路径(?:是|为)|路徑(?:是|為)", _I)),
-    ("error", re.compile(
-        r"\b(?:doesn'?t|does not|didn'?t|did not|isn'?t|is not|won'?t|still not|not) work(?:ing)?\b"
-        r"|\b(?:it|this|that|the \w+) (?:still )?(?:fails|crashes|breaks|is broken)\b|\bi (?:get|got|see|am getting) (?:an |the |this |a )?error\b"
-        r"|\bne (?:marche|fonctionne) (?:pas|plus)\b|\bça plante\b|\bj['’]ai (?:une|des) erreurs?\b"
-        r"|报错|報錯|出错|出錯|失败了|失敗了|不能用|没反应|沒反應|打不开|打不開|崩溃|崩潰|有问题|有問題", _I)),
-)
-
-_REMEMBER_LEAD = re.compile(
-    r"^(?:please\s+)?(?:remember|note|keep in mind|don'?t forget)(?:\s+that)?[\s:,-]+"
-    r"|^(?:n['’]oublie pas|souviens-toi|rappelle-toi|retiens)(?:\s+(?:que|qu['’]|de))?[\s:,-]*"
-    r"|^(?:请|請)?(?:记住|記住|别忘了|別忘了|记得|記得)[\s:：，,]*", _I)
-
-
-_FENCED = re.compile(r"```.*?(?:```|$)", re.S)
-_ENUMERATOR = re.compile(r"^(?:[-*•>]+|\(?\d{1,2}[.)、](?!\d)|[a-z]\)|[一二三四五六七八九十]+、)\s*")
-
-
-def _sentences(text: str) -> Iterable[str]:
-    for part in _SENTENCE_END.split(text):
-        if "\t" in part:
-            continue  # a row of pasted table data, not a statement
-        part = _ENUMERATOR.sub("", _one_line(part))
-        if part:
-            yield part
-
-
-def _worth_a_look(sentence: str) -> bool:
-    """Plausible prose: not too short, not pasted data or code, not a question."""
-    cjk = len(_CJK.findall(sentence))
-    if len(sentence) > 400 or (cjk < 4 and len(sentence) < 10):
-        return False
-    if sentence.endswith(("?", "？")) or "```" in sentence:
-        return False
-    return len(_CODEY.findall(sentence)) <= max(3, len(sentence) // 12)
-
-
-def classify(sentence: str) -> SignalKind | None:
-    """The kind of signal a sentence carries, or None (first matching kind wins)."""
-    for kind, pattern in _PATTERNS:
-        if pattern.search(sentence):
-            return kind
-    return None
-
-
-def _signal_text(kind: SignalKind, sentence: str) -> str:
-    if kind == "remember":
-        rest = _REMEMBER_LEAD.sub("", sentence, count=1).strip()
-        if len(rest) >= 6:
-            sentence = rest[0].upper() + rest[1:]
-    return _clip(sentence, 300)
-
-
-def find_signals(events: Iterable[Event]) -> tuple[Signal, ...]:
-    """Signals in the user's own words (meta and sidechain events are skipped)."""
-    found: list[Signal] = []
-    seen: set[str] = set()
-    for e in events:
-        if not _is_real_user(e):
-            continue
-        prose = _FENCED.sub("\n", e.text[:8000])  # pasted code is not a statement
-        for sentence in _sentences(prose):
-            if not _worth_a_look(sentence) or (kind := classify(sentence)) is None:
-                continue
-            text = _signal_text(kind, sentence)
-            if text.casefold() not in seen:
-                seen.add(text.casefold())
-                found.append(Signal(text, kind, e.line))
-            if len(found) >= MAX_SIGNALS:
-                return tuple(found)
-    return tuple(found)
 
 
 # --------------------------------------------------------------------------- tools, files, errors
@@ -254,7 +108,7 @@ def _command(e: Event) -> str | None:
         return None  # the call carried no command (its input is rendered as JSON)
     lines = [ln for ln in e.text.strip().splitlines() if ln.strip()]
     text = lines[0].strip() + (" …" if len(lines) > 1 else "")
-    return _clip(text)
+    return clip(text)
 
 
 def _is_json_object(text: str) -> bool:
@@ -283,7 +137,7 @@ def _tool_error(e: Event) -> str:
         line = f"{lines[0]}: {lines[-1]}"
     else:
         line = lines[0] if lines else "failed"
-    return _clip(f"{e.tool}: {line}" if e.tool else line)
+    return clip(f"{e.tool}: {line}" if e.tool else line)
 
 
 def _errors(events: Iterable[Event]) -> tuple[str, ...]:
@@ -292,12 +146,12 @@ def _errors(events: Iterable[Event]) -> tuple[str, ...]:
         if e.role == "tool_result" and e.is_error:
             found.append(_tool_error(e))
         elif e.role == "system" and e.is_error:
-            found.append(_clip(e.text.splitlines()[0] if e.text.strip() else "error"))
+            found.append(clip(e.text.splitlines()[0] if e.text.strip() else "error"))
         elif e.role == "tool_result" and ((e.tool or "").lower() in SHELL_TOOLS or e.tool is None):
-            found.extend(_clip(f"{e.tool}: {ln}" if e.tool else ln) for ln in _error_lines(e.text))
-        elif _is_real_user(e):
+            found.extend(clip(f"{e.tool}: {ln}" if e.tool else ln) for ln in _error_lines(e.text))
+        elif is_own_words(e):
             # An error the user pasted is what the session was about.
-            found.extend(_clip(ln) for ln in _error_lines(e.text)[:1])
+            found.extend(clip(ln) for ln in _error_lines(e.text)[:1])
         if len(found) >= MAX_ERRORS * 2:
             break
     return _dedup(found)[:MAX_ERRORS]
@@ -362,7 +216,7 @@ def _tags(events: list[Event], files: tuple[str, ...], commands: tuple[str, ...]
                     progs[prog] += 1
     words: Counter[str] = Counter()
     for e in events:
-        if _is_real_user(e) or (e.role == "summary" and not e.meta):
+        if is_own_words(e) or (e.role == "summary" and not e.meta):
             prose = _PATHISH.sub(" ", e.text[:1000])  # path and URL parts are not topics
             for w in _WORD.findall(prose):
                 if (t := _tag(w)) and t not in _STOP and 4 <= len(t) <= 24 and not _ID_LIKE.search(t):
@@ -375,11 +229,11 @@ def _tags(events: list[Event], files: tuple[str, ...], commands: tuple[str, ...]
 # --------------------------------------------------------------------------- summary
 
 def _substantial(text: str) -> bool:
-    return len(_CJK.findall(text)) >= 4 or len(text.split()) >= 3
+    return len(CJK.findall(text)) >= 4 or len(text.split()) >= 3
 
 
 def _first_request(events: list[Event]) -> str:
-    prompts = [e.text for e in events if _is_real_user(e) and e.text.strip()]
+    prompts = [e.text for e in events if is_own_words(e) and e.text.strip()]
     request = next((t for t in prompts if _substantial(t)), prompts[0] if prompts else None)
     if request is None:
         # No typed prompt: a slash command with arguments, a sub-agent's task,
@@ -388,7 +242,7 @@ def _first_request(events: list[Event]) -> str:
         request = next((e.text for e in users if e.meta and e.text.startswith("/") and " " in e.text.strip()), None) \
             or next((e.text for e in users if e.sidechain and not e.meta), None) \
             or next((e.text for e in users if e.meta and not e.text.lstrip().startswith(_NOT_A_REQUEST)), "")
-    return _clip(_plain(request), 240)
+    return clip(_plain(request), 240)
 
 
 _NOT_A_REQUEST = ("<", "/", "[Request interrupted", "Caveat:", "Continue where you left off")
@@ -407,12 +261,12 @@ def _summary(events: list[Event]) -> str:
         replies = [e.text for e in events if e.role == "assistant" and not e.meta and e.text.strip()]
     parts: list[str] = []
     if titles:
-        parts.append(_clip(titles[-1], 400).rstrip(".") + ".")
+        parts.append(clip(titles[-1], 400).rstrip(".") + ".")
     if request := _first_request(events):
         parts.append(_ASKED + request)
     if replies:
-        parts.append(_OUTCOME + _clip(_plain(replies[-1]), 300))
-    return _clip(" ".join(parts), MAX_SUMMARY) if parts else "No conversation recorded."
+        parts.append(_OUTCOME + clip(_plain(replies[-1]), 300))
+    return clip(" ".join(parts), MAX_SUMMARY) if parts else "No conversation recorded."
 
 
 # --------------------------------------------------------------------------- extract
@@ -426,7 +280,7 @@ def _turns(events: list[Event]) -> tuple[int, int]:
     for e in events:
         if e.sidechain:
             continue
-        if _is_real_user(e):
+        if is_own_words(e):
             user_lines.add(e.line)
             in_reply = False
         elif e.role in {"assistant", "tool_call"} and not e.meta:
@@ -458,12 +312,12 @@ def extract(t: Transcript) -> Episode:
 
 def _md_text(text: str, limit: int = MAX_ITEM) -> str:
     """Text for one line of the body that cannot open a comment (a layer marker) or a heading."""
-    text = _clip(text, limit).replace("<!--", "&lt;!--").replace("-->", "--&gt;")
+    text = clip(text, limit).replace("<!--", "&lt;!--").replace("-->", "--&gt;")
     return "\\" + text if text.startswith(("#", ">", "=", "-", "+", "*", "|")) else text
 
 
 def _code(text: str) -> str:
-    text = _clip(text)
+    text = clip(text)
     run = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * (run + 1)
     pad = " " if text.startswith("`") or text.endswith("`") or run else ""
@@ -535,7 +389,7 @@ def _merge_summary(old: str, new: str) -> str:
         parts.append(_ASKED + (o_request or n_request))
     if n_outcome or o_outcome:
         parts.append(_OUTCOME + (n_outcome or o_outcome))
-    return _clip(" ".join(p for p in parts if p), MAX_SUMMARY)
+    return clip(" ".join(p for p in parts if p), MAX_SUMMARY)
 
 
 def merge(old: Episode, new: Episode) -> Episode:

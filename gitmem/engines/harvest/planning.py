@@ -1,0 +1,235 @@
+"""Harvest planning: which transcripts to read, and what one session's commit holds.
+
+One commit per session: the episode under episodes/YYYY/MM/<session>.md and
+the session's signals as memories (the reinforce-or-create rule of
+``memorize.Batch``). A session holding a secret anywhere is rejected whole
+(``screen``): nothing is written and the caller logs an alert.
+
+Harvest is incremental and idempotent. The episode records how many lines of
+the transcript it covers; a session harvested again with no new lines makes
+no commit, and one that grew is harvested from where it stopped (signals from
+the new lines only; the episode is regenerated from the whole transcript).
+A per-clone cursor (path, size, mtime) skips unchanged files without reading.
+
+Nothing here writes memory: ``draft`` fills a batch and returns the episode
+document; the use case turns both into one commit.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence
+
+from gitmem.base.errors import UsageError
+from gitmem.base.model import iso, new_id
+from gitmem.engines import memorize
+from gitmem.engines.harvest import episodes, reader, screen
+from gitmem.engines.harvest.signals import Signal
+from gitmem.engines.harvest.sources import Transcript, check_format, discover
+
+if TYPE_CHECKING:
+    from gitmem.base.gitio import Git
+    from gitmem.guards.pii import Allowlist
+
+__all__ = ["CURSOR_FILE", "DEFAULT_SIGNALS", "EPISODE_DIR", "Cursors", "Draft", "Harvested", "Session", "Status",
+           "StoredEpisode", "draft", "find_episode", "list_transcripts", "pick", "read_session", "report"]
+
+CURSOR_FILE = "harvest-cursor.json"
+EPISODE_DIR = "episodes"
+DEFAULT_SIGNALS = 20
+# The memory type of a signal kind; other kinds take the encoder's type.
+SIGNAL_TYPES = {"preference": "preference", "decision": "decision", "correction": "preference", "error": "error"}
+
+Status = Literal["harvested", "updated", "unchanged", "rejected", "failed"]
+
+
+@dataclass(frozen=True)
+class Harvested:
+    """What harvesting one transcript file did."""
+
+    path: str
+    session_id: str
+    status: Status
+    commit: str | None = None
+    episode: str | None = None
+    created: int = 0
+    reinforced: int = 0
+    reason: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        """The record ``gitmem harvest --json`` prints."""
+        return {"path": self.path, "session": self.session_id, "status": self.status, "commit": self.commit,
+                "episode": self.episode, "created": self.created, "reinforced": self.reinforced, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Session:
+    """One transcript read: its events, its episode, the secrets it holds (``kind at line N``)."""
+
+    path: Path
+    transcript: Transcript
+    episode: episodes.Episode
+    secrets: tuple[str, ...]
+
+    def alert(self) -> dict[str, object]:
+        """The fields of the ``secret.rejected`` event: kinds and lines, never the secret."""
+        kinds = sorted({s.split(" at ")[0] for s in self.secrets})
+        return {"source": str(self.path), "session": self.transcript.session_id, "kinds": kinds,
+                "where": list(self.secrets[:20])}
+
+    def rejected(self) -> Harvested:
+        """The result of a session refused for its secrets."""
+        return Harvested(str(self.path), self.transcript.session_id, "rejected",
+                         reason=f"secret in session ({', '.join(self.secrets[:5])}); nothing written")
+
+
+@dataclass(frozen=True)
+class StoredEpisode:
+    """The episode of a session as a commit holds it: its path and how many transcript lines it covers."""
+
+    path: str
+    lines: int
+
+
+@dataclass(frozen=True)
+class Draft:
+    """One session's commit before the memories are rendered: the episode document and what the batch got."""
+
+    status: Literal["harvested", "updated", "unchanged"]
+    episode: str
+    changes: dict[str, bytes | None] = field(default_factory=dict)
+    created: int = 0
+    reinforced: int = 0
+    subject: str = ""
+    trailers: tuple[tuple[str, str], ...] = ()
+
+
+def list_transcripts(paths: Iterable[Path | str], fmt: str, limit: int) -> list[Path]:
+    """The transcript files under ``paths`` (files, or folders walked), after checking the request."""
+    check_format(fmt)
+    if limit < 0:
+        raise UsageError("--signals must be 0 or more")
+    given = [Path(p) for p in paths]
+    for p in given:
+        if not p.exists():
+            raise UsageError(f"no such file or folder: {p}")
+    return discover(given)
+
+
+def read_session(path: Path, fmt: str, allow: Allowlist | None) -> Session:
+    """Read one transcript, extract its episode and screen the whole file for secrets."""
+    t = reader.read(path, fmt)
+    return Session(path, t, episodes.extract(t), tuple(screen.find_secrets(path, allow)))
+
+
+def find_episode(git: Git, rev: str | None, slug: str) -> StoredEpisode | None:
+    """The episode of session ``slug`` at ``rev``, if one was harvested."""
+    from gitmem.store import documents
+
+    if rev is None:
+        return None
+    for path, oid in git.files(EPISODE_DIR, rev):
+        if path.endswith(f"/{slug}.md"):
+            meta, _ = documents.split(path, documents.decode(path, git.blob(oid)))
+            return StoredEpisode(path, int(meta.get("lines_harvested") or 0))
+    return None
+
+
+def _episode_path(slug: str, started: str | None, now: datetime) -> str:
+    stamp = started or iso(now)
+    return f"{EPISODE_DIR}/{stamp[:4]}/{stamp[5:7]}/{slug}.md"
+
+
+def pick(signals: Sequence[Signal], limit: int) -> list[Signal]:
+    """The ``limit`` most important signals, in transcript order."""
+    from gitmem.engines import encode
+
+    ranked = sorted(signals, key=lambda s: (-encode.importance(s.text)[0], s.line))[:limit]
+    return sorted(ranked, key=lambda s: s.line)
+
+
+def _add_signals(batch: memorize.Batch, session_id: str, signals: Sequence[Signal], now: datetime) -> tuple[int, int]:
+    """Add one memory per signal to ``batch``; (created, reinforced)."""
+    from gitmem.engines import encode
+
+    counts = {"created": 0, "reinforced": 0}
+    for sig in signals:
+        enc = encode.encode(sig.text)
+        floor = 0.9 if sig.kind == "remember" else 0.75 if sig.kind in ("correction", "decision") else 0.0
+        mid = new_id(now, seed=f"{session_id}#L{sig.line}:{sig.text}")
+        mem = memorize.new_memory(mid, sig.text, SIGNAL_TYPES.get(sig.kind, enc.type), enc.domain,
+                                  max(enc.importance, floor), iso(now), now, batch.cfg,
+                                  keywords=enc.keywords, tags=("harvest", sig.kind),
+                                  source=f"session:{session_id}#L{sig.line}")
+        counts[batch.add(mem).action] += 1
+    return counts["created"], counts["reinforced"]
+
+
+def draft(session: Session, stored: StoredEpisode | None, batch: memorize.Batch, limit: int, whole: bool,
+          now: datetime) -> Draft:
+    """Plan one session against the episode a commit holds: the episode document, and its signals added to ``batch``.
+
+    ``unchanged`` when the stored episode already covers every line. ``whole``
+    keeps the session summary as one memory (first harvest only) instead of
+    the ``limit`` most important new signals.
+    """
+    from gitmem.store import frontmatter
+
+    t, ep = session.transcript, session.episode
+    done = stored.lines if stored else 0
+    if stored and done >= t.end_line:
+        return Draft("unchanged", stored.path)
+    meta, body = episodes.render(ep)
+    meta = dict(meta)
+    meta["lines_harvested"] = t.end_line
+    path = stored.path if stored else _episode_path(ep.slug, ep.started, now)
+    if whole:
+        new = [Signal(ep.summary, "fact", 1)] if not stored and ep.summary else []
+    else:
+        new = pick([s for s in ep.signals if s.line > done], limit)
+    created, reinforced = _add_signals(batch, t.session_id, new, now)
+    return Draft("updated" if stored else "harvested", path, {path: frontmatter.render(meta, body).encode("utf-8")},
+                 created, reinforced,
+                 f"gitmem: harvest session {t.session_id[:40]} ({created} new, {reinforced} reinforced)",
+                 (("Gitmem-Source", f"{t.format}:{session.path.name}"),))
+
+
+def report(session: Session, drafted: Draft | None, commit: str | None) -> Harvested:
+    """The result of one session's write: ``unchanged`` unless a commit landed."""
+    path, sid = str(session.path), session.transcript.session_id
+    if drafted is None:
+        return Harvested(path, sid, "unchanged", commit)
+    return Harvested(path, sid, drafted.status if commit else "unchanged", commit, drafted.episode,
+                     drafted.created, drafted.reinforced)
+
+
+class Cursors:
+    """The per-clone record of (size, mtime) of each transcript already harvested, under the state folder."""
+
+    def __init__(self, state: Path) -> None:
+        self.state = state
+        try:
+            data = json.loads((state / CURSOR_FILE).read_text())
+        except (OSError, ValueError):
+            data = {}
+        self.marks: dict[str, Any] = data if isinstance(data, dict) else {}
+
+    @staticmethod
+    def stamp(path: Path) -> tuple[str, list[int]]:
+        """The key and mark of ``path`` as it is now (taken before reading it)."""
+        stat = path.stat()
+        return str(path.resolve()), [stat.st_size, stat.st_mtime_ns]
+
+    def unchanged(self, stamp: tuple[str, list[int]]) -> bool:
+        """Whether the file was harvested with this same size and mtime."""
+        return self.marks.get(stamp[0]) == stamp[1]
+
+    def record(self, stamp: tuple[str, list[int]]) -> None:
+        """Remember the file as harvested at ``stamp`` (written at once, atomically)."""
+        self.marks[stamp[0]] = stamp[1]
+        tmp = self.state / (CURSOR_FILE + ".tmp")
+        tmp.write_text(json.dumps(self.marks, sort_keys=True))
+        tmp.replace(self.state / CURSOR_FILE)

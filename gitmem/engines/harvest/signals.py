@@ -1,0 +1,169 @@
+"""What to remember from a session: signals in the user's own words.
+
+Signals come only from events that are neither ``meta`` nor ``sidechain``:
+explicit "remember …", corrections, decisions, preferences, facts about the
+person or the project, and reported failures, in English, French and Chinese.
+Questions, pasted code and tables, and sentences too short to mean anything
+are not signals.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Literal
+
+from gitmem.engines.harvest.sources import Event
+
+__all__ = ["CJK", "MAX_ITEM", "MAX_SIGNALS", "Signal", "SignalKind", "classify", "clip", "find_signals", "is_own_words",
+           "one_line"]
+
+SignalKind = Literal["remember", "preference", "decision", "correction", "fact", "error"]
+
+MAX_ITEM = 200
+MAX_SIGNALS = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Signal:
+    """A statement from the user worth remembering, with the line it came from."""
+
+    text: str
+    kind: SignalKind
+    line: int
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line, runs of white space as one space."""
+    return " ".join(text.split())
+
+
+def clip(text: str, limit: int = MAX_ITEM) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
+    text = one_line(text)
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def is_own_words(e: Event) -> bool:
+    """Whether ``e`` is the user's own prompt (not injected by the tool, not a sub-agent's)."""
+    return e.role == "user" and not e.meta and not e.sidechain
+
+
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+# Sentence ends: Latin punctuation followed by a space, CJK punctuation anywhere, line breaks.
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+")
+_CODEY = re.compile(r"[{}()\[\];=<>|\\/$`#@*_]")
+
+_I = re.IGNORECASE
+_PATTERNS: tuple[tuple[SignalKind, re.Pattern[str]], ...] = (
+    ("remember", re.compile(
+        r"\b(?:remember|don'?t forget|do not forget|keep in mind|memori[sz]e|for future reference|make a note)\b"
+        r"|\bsave (?:this |that |it )?(?:in|to|into) (?:your |the )?memory\b|\bsave in memory\b"
+        r"|n['’]oublie pas|souviens-toi|rappelle-toi|\bretiens\b|garde (?:bien )?en (?:tête|mémoire)|mémorise|note bien"
+        r"|记住|記住|别忘了|別忘了|不要忘记|不要忘記|牢记|牢記|记下来|記下來|^(?:请|請|要)?记得|^(?:请|請|要)?記得", _I)),
+    ("correction", re.compile(
+        r"^(?:no|nope|wrong)\b[,.!:]?\s|^(?:actually|instead)\b[, ]|^(?:please\s+)?(?:don'?t|do not|stop)\b"
+        r"|\b(?:that'?s|that is|this is|it'?s|it is) (?:wrong|incorrect|not (?:right|correct|what i))"
+        r"|\bnot what i (?:asked|wanted|meant|said)\b|\bi (?:said|told you|asked (?:you )?to)\b|\binstead of\b"
+        r"|\b(?:use|do|try) \S+(?: \S+)? instead\b|\byou (?:forgot|missed|broke|deleted|removed)\b|\bshould(?:n'?t| not) have\b"
+        r"|\b(?:revert|undo) (?:that|this|it|the)\b"
+        r"|^non\b[,.!]?\s|^(?:en fait|plutôt)\b|\bnon,? plutôt\b|\bc['’]est (?:faux|pas (?:ça|bon|correct|juste|ce que))"
+        r"|^(?:ne|n['’])\s?\w+ pas\b|\bpas comme ça\b|\bau lieu de\b|\btu (?:as oublié|t['’]es trompé)|\bje t['’]ai (?:dit|demandé)\b"
+        r"|不对|不對|不是这样|不是這樣|错了|錯了|搞错|搞錯|不要|别再|別再|不应该|不應該|应该是|應該是|而不是|我说的是|我說的是"
+        r"|不是我要的|不希望|不需要|先不用|不用再|撤销|撤銷|回滚|回滾|改回", _I)),
+    ("decision", re.compile(
+        r"\blet'?s (?:go with|use|keep|stick with|switch to|choose|pick|adopt|settle on)\b"
+        r"|\bwe(?:'ll| will| are going to|'re going to) (?:use|go with|keep|adopt|switch to|stick with)\b"
+        r"|\b(?:i|we)(?:'ve| have)? decided\b|\b(?:i'll|i will|we'll|we will) go with\b|\bsettled on\b|\bthe decision is\b"
+        r"|\bon part sur\b|\bpartons sur\b|\bon (?:va )?(?:utilise|utiliser|prend|prendre|garde|garder|choisit)\b"
+        r"|\b(?:j['’]ai|on a|nous avons) décidé\b|\bdécidons\b|\ballons-y avec\b|\bon reste sur\b|\bva pour\b"
+        r"|决定|決定|就用|就这么定|就這麼定|采用|採用|我们用|我們用|选定|選定|确定用|確定用|就选|就選", _I)),
+    ("preference", re.compile(
+        r"\bi (?:really )?(?:prefer|like|liked|love|hate|dislike|can'?t stand)\b|\bi(?:'d| would) (?:rather|prefer)\b"
+        r"|\b(?:always|never)\b|\bfrom now on\b|\bgoing forward\b|\bin the future\b|\bmy preference\b"
+        r"|\b(?:reply|replay|respond|answer|speak|talk|write)\b.{0,30}\b(?:in|using) (?:chinese|english|french|spanish|german|japanese)\b"
+        r"|\bje (?:préfère|prefere|n['’]aime pas|déteste|veux toujours)\b|\bj['’](?:aime|adore|aimerais mieux)\b"
+        r"|\b(?:toujours|jamais)\b|\bdésormais\b|\bdorénavant\b|\bà l['’]avenir\b|\bà partir de maintenant\b"
+        r"|\b(?:réponds|parle|écris)\b.{0,20}\ben (?:français|anglais|chinois)\b"
+        r"|我(?:更)?喜欢|我(?:更)?喜歡|我偏好|我习惯|我習慣|我讨厌|我討厭|总是|總是|永远|永遠|一律|以后|以後|今后|今後"
+        r"|从现在开始|從現在開始|每次都|用中文|用英文|用繁體|用简体", _I)),
+    ("fact", re.compile(
+        r"\bmy (?:name|email|role|job|team|company|project|repo|repository|stack|os|timezone|server|domain|boss|manager)\b"
+        r"|\bi(?:'m| am) (?:a|an|the|working on|using|based in|responsible)\b|\bi work (?:at|on|for|with|in)\b"
+        r"|\bour (?:project|app|repo|stack|team|server|database|db|api|codebase|company|product|customers?|clients?)\b"
+        r"|\bthe (?:project|repo|app|server|database|api) (?:is|uses|runs|lives)\b|\bwe use\b|\bcall me\b"
+        r"|\b(?:is|are) (?:located|stored|deployed|hosted) (?:in|at|on)\b|\bthis is the (?:path|folder|directory|url)\b"
+        r"|\bje (?:suis|m['’]appelle|travaille)\b|\bmon (?:nom|projet|rôle|serveur|équipe|dépôt|entreprise)\b"
+        r"|\bnotre (?:projet|équipe|serveur|base|application|dépôt|api|entreprise|client)\b|\bappelle-moi\b|\bon utilise\b"
+        r"|我叫|我是|叫我|我的(?:名字|项目|項目|公司|工厂|工廠|团队|團隊|服务器|伺服器|邮箱|郵箱|客户|客戶)"
+        r"|我们的|我們的|我们公司|我們公司|项目(?:是|用|在)|項目(?:是|用|在)|路径(?:是|为)|路徑(?:是|為)", _I)),
+    ("error", re.compile(
+        r"\b(?:doesn'?t|does not|didn'?t|did not|isn'?t|is not|won'?t|still not|not) work(?:ing)?\b"
+        r"|\b(?:it|this|that|the \w+) (?:still )?(?:fails|crashes|breaks|is broken)\b|\bi (?:get|got|see|am getting) (?:an |the |this |a )?error\b"
+        r"|\bne (?:marche|fonctionne) (?:pas|plus)\b|\bça plante\b|\bj['’]ai (?:une|des) erreurs?\b"
+        r"|报错|報錯|出错|出錯|失败了|失敗了|不能用|没反应|沒反應|打不开|打不開|崩溃|崩潰|有问题|有問題", _I)),
+)
+
+_REMEMBER_LEAD = re.compile(
+    r"^(?:please\s+)?(?:remember|note|keep in mind|don'?t forget)(?:\s+that)?[\s:,-]+"
+    r"|^(?:n['’]oublie pas|souviens-toi|rappelle-toi|retiens)(?:\s+(?:que|qu['’]|de))?[\s:,-]*"
+    r"|^(?:请|請)?(?:记住|記住|别忘了|別忘了|记得|記得)[\s:：，,]*", _I)
+
+
+_FENCED = re.compile(r"```.*?(?:```|$)", re.S)
+_ENUMERATOR = re.compile(r"^(?:[-*•>]+|\(?\d{1,2}[.)、](?!\d)|[a-z]\)|[一二三四五六七八九十]+、)\s*")
+
+
+def _sentences(text: str) -> Iterable[str]:
+    for part in _SENTENCE_END.split(text):
+        if "\t" in part:
+            continue  # a row of pasted table data, not a statement
+        part = _ENUMERATOR.sub("", one_line(part))
+        if part:
+            yield part
+
+
+def _worth_a_look(sentence: str) -> bool:
+    """Plausible prose: not too short, not pasted data or code, not a question."""
+    cjk = len(CJK.findall(sentence))
+    if len(sentence) > 400 or (cjk < 4 and len(sentence) < 10):
+        return False
+    if sentence.endswith(("?", "？")) or "```" in sentence:
+        return False
+    return len(_CODEY.findall(sentence)) <= max(3, len(sentence) // 12)
+
+
+def classify(sentence: str) -> SignalKind | None:
+    """The kind of signal a sentence carries, or None (first matching kind wins)."""
+    for kind, pattern in _PATTERNS:
+        if pattern.search(sentence):
+            return kind
+    return None
+
+
+def _signal_text(kind: SignalKind, sentence: str) -> str:
+    if kind == "remember":
+        rest = _REMEMBER_LEAD.sub("", sentence, count=1).strip()
+        if len(rest) >= 6:
+            sentence = rest[0].upper() + rest[1:]
+    return clip(sentence, 300)
+
+
+def find_signals(events: Iterable[Event]) -> tuple[Signal, ...]:
+    """Signals in the user's own words (meta and sidechain events are skipped)."""
+    found: list[Signal] = []
+    seen: set[str] = set()
+    for e in events:
+        if not is_own_words(e):
+            continue
+        prose = _FENCED.sub("\n", e.text[:8000])  # pasted code is not a statement
+        for sentence in _sentences(prose):
+            if not _worth_a_look(sentence) or (kind := classify(sentence)) is None:
+                continue
+            text = _signal_text(kind, sentence)
+            if text.casefold() not in seen:
+                seen.add(text.casefold())
+                found.append(Signal(text, kind, e.line))
+            if len(found) >= MAX_SIGNALS:
+                return tuple(found)
+    return tuple(found)

@@ -1,0 +1,91 @@
+"""Memorize: the one reinforce-or-create rule that every writer follows (DESIGN.md section 5, Encode).
+
+A new memory that duplicates a live one of its domain reinforces it instead
+(importance +``reinforce_boost``, counted once more, last accessed now); a
+duplicate of a memory planned earlier in the same commit reinforces that one.
+Everything else is created. The rule knows nothing of git: the caller passes a
+``lookup`` that finds the stored duplicate at the tip it plans against.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Callable, Literal, NamedTuple
+
+from gitmem.base.config import Memory as MemoryConfig
+from gitmem.base.model import Memory, iso, memory_path
+from gitmem.engines.decay import band
+
+Lookup = Callable[[Memory], "Memory | None"]
+Action = Literal["created", "reinforced"]
+
+
+def new_memory(memory_id: str, content: str, type: str, domain: str, importance: float, created: str,
+               now: datetime, cfg: MemoryConfig, **fields: object) -> Memory:
+    """A new short-term memory at its canonical path, band from its importance, last accessed now.
+
+    ``fields`` sets the rest (keywords, tags, source, source_id).
+    """
+    return Memory(id=memory_id, content=content, type=type, domain=domain, tier="short",
+                  band=band(importance, cfg), importance=round(importance, 4), created=created,
+                  last_accessed=iso(now), path=memory_path(domain, memory_id), **fields)  # type: ignore[arg-type]  # fields are Memory's own keywords
+
+
+def reinforce(memory: Memory, now: datetime, cfg: MemoryConfig) -> Memory:
+    """``memory`` reinforced instead of duplicated: importance +reinforce_boost (relative,
+    capped at 1), counted once more, last accessed now, band to match."""
+    imp = min(1.0, round(memory.importance * (1.0 + cfg.reinforce_boost), 4))
+    return memory.with_(importance=imp, reinforced=memory.reinforced + 1, last_accessed=iso(now),
+                        band=band(imp, cfg))
+
+
+class Planned(NamedTuple):
+    """One memory of a batch: its value now, and the stored memory it rewrites (None: a new file)."""
+
+    memory: Memory
+    stored: Memory | None
+
+
+class Outcome(NamedTuple):
+    """What adding one memory to a batch did."""
+
+    action: Action
+    memory: Memory
+
+
+class Batch:
+    """The memories one commit writes, each either created or a reinforcement.
+
+    ``add`` applies the rule to one new memory: a duplicate planned earlier in
+    this batch is reinforced first, then a stored duplicate found by ``lookup``,
+    else the memory is created.
+    """
+
+    def __init__(self, lookup: Lookup | None, now: datetime, cfg: MemoryConfig) -> None:
+        self.lookup = lookup
+        self.now = now
+        self.cfg = cfg
+        self.planned: dict[str, Planned] = {}
+
+    def add(self, mem: Memory, dedupe: bool = True) -> Outcome:
+        """Create ``mem``, or reinforce the memory it duplicates."""
+        target = self._duplicate(mem) if dedupe else None
+        if target is None:
+            self.planned[mem.id] = Planned(mem, None)
+            return Outcome("created", mem)
+        stored = self.planned[target.id].stored if target.id in self.planned else target
+        new = reinforce(target, self.now, self.cfg)
+        self.planned[new.id] = Planned(new, stored)
+        return Outcome("reinforced", new)
+
+    def _duplicate(self, mem: Memory) -> Memory | None:
+        from gitmem.engines import similarity
+
+        local = [(p.memory.id, p.memory.content) for p in self.planned.values() if p.memory.domain == mem.domain]
+        found = similarity.find_duplicate(mem.content, local) if local else None
+        if found is not None:
+            return self.planned[found].memory
+        existing = self.lookup(mem) if self.lookup is not None else None
+        if existing is not None and existing.id in self.planned:
+            return self.planned[existing.id].memory
+        return existing

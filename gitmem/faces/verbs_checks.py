@@ -1,0 +1,137 @@
+"""The verbs that check: check, hook, pii."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+from gitmem.faces.console import command, emit_json, err, json_flag, out, repo_of
+
+# --- checks ------------------------------------------------------------------------
+
+def _check_args(p: Any) -> None:
+    p.add_argument("what", choices=("config", "pii", "layers", "amplitude"))
+    p.add_argument("--range", dest="rev_range", metavar="A..B", help="layers: also check the commits in this range")
+    json_flag(p)
+
+
+@command("check", "validate config, PII settings, CLAUDE.md layers or the staged amplitude", _check_args)
+def cmd_check(args: Any) -> int:
+    from gitmem.engines import checks
+    from gitmem.base.repodir import find_root
+
+    if args.what == "config":
+        report = checks.check_config(find_root(getattr(args, "repo", None)))
+    else:
+        report = checks.run(repo_of(args), args.what, rev_range=args.rev_range)
+    if args.json:
+        emit_json({"ok": report.ok, "problems": list(report.problems), "warnings": list(report.warnings)})
+    else:
+        for w in report.warnings:
+            err(f"warning: {w}")
+        for p in report.problems:
+            out(f"{args.what}: {p}")
+        if report.ok:
+            out(f"{args.what}: ok")
+    return 0 if report.ok else 1
+
+
+def _hook_args(p: Any) -> None:
+    p.add_argument("name", choices=("pii", "secrets", "layers", "layers-msg", "amplitude", "config", "all"))
+    p.add_argument("files", nargs="*")
+
+
+@command("hook", "run a pre-commit hook (used by .pre-commit-config.yaml)", _hook_args)
+def cmd_hook(args: Any) -> int:
+    from gitmem.faces.githooks import main as hook_main
+
+    return hook_main([args.name, *args.files])
+
+
+
+# --- PII ---------------------------------------------------------------------------
+
+def _pii_args(p: Any) -> None:
+    # one sub-parser per action: argparse cannot place an optional FILE after
+    # options when a required positional comes before it
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    scan = actions.add_parser("scan", help="print findings (kind, offsets, secret or not)")
+    strip = actions.add_parser("strip", help="print the text with PII replaced by typed placeholders")
+    for sub in (scan, strip):
+        sub.add_argument("file", nargs="?", default="-", metavar="FILE", help="a file, or - for standard input (default)")
+    fmt = scan.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="one JSON object per finding")
+    fmt.add_argument("--jsonl", action="store_true", help='read {"id","text"} lines, print {"id","findings"} lines')
+
+
+def _read_input(name: str) -> str:
+    import sys
+
+    from gitmem.base.errors import UsageError
+
+    if name == "-":
+        return sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    from pathlib import Path
+
+    try:
+        return Path(name).read_bytes().decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise UsageError(f"cannot read {name}: {exc.strerror}") from None
+
+
+def _allowlist(args: Any) -> Any:
+    """The repository's allowlist when run inside one; none otherwise."""
+    from gitmem.base.errors import NotARepoError
+
+    try:
+        repo = repo_of(args)
+    except NotARepoError:
+        return None
+    from gitmem.guards.redact import allowlist
+
+    return allowlist(repo.cfg)
+
+
+@command("pii", "scan text for PII and secrets, or strip PII to typed placeholders", _pii_args)
+def cmd_pii(args: Any) -> int:
+    import json
+
+    from gitmem.guards import pii
+
+    allow = _allowlist(args)
+    text = _read_input(args.file)
+    if args.action == "strip":
+        import sys
+
+        sys.stdout.write(pii.strip(text, allow))
+        return 0
+    if getattr(args, "jsonl", False):
+        bad = 0
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+                item_id, body = rec["id"], rec["text"]
+            except (ValueError, KeyError, TypeError):
+                err(f"gitmem: error: line {n}: expected a JSON object with \"id\" and \"text\"; skipped")
+                bad += 1
+                continue
+            found = pii.scan(body if isinstance(body, str) else json.dumps(body), allow)
+            out(json.dumps({"id": item_id, "findings": [_finding(f) for f in found]}, ensure_ascii=False))
+        return 1 if bad else 0
+    found = pii.scan(text, allow)
+    if getattr(args, "json", False):
+        for f in found:
+            out(json.dumps(_finding(f)))
+    else:
+        for f in found:
+            out(f"{pii.describe(text, f)}\t{'secret' if f.secret else 'pii'}")
+        out(f"{len(found)} findings")
+    return 0
+
+
+def _finding(f: Any) -> dict[str, Any]:
+    return {"kind": f.kind, "start": f.start, "end": f.end, "secret": f.secret}
+

@@ -1,0 +1,308 @@
+"""The verbs that read and keep memory: recall, index, decay, link, graph, why, consolidate, reflect,
+load-core, sync-core, session, harvest."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+from gitmem.faces.console import command, emit_json, err, json_flag, now_of, out, progress_bar, repo_of
+from gitmem.faces.console import choices
+
+# --- recall ------------------------------------------------------------------------
+
+
+
+def _recall_args(p: Any) -> None:
+    p.add_argument("query", nargs="?", metavar="QUERY", help="what to look for (omit with --batch)")
+    p.add_argument("-k", type=int, default=10, help="how many results (default 10)")
+    p.add_argument("--type", choices=choices("type"))
+    p.add_argument("--domain", choices=choices("domain"))
+    p.add_argument("--tier", choices=[t for t in choices("tier") if t != "working"], help="'archive' searches archived memories")
+    p.add_argument("--band", choices=choices("band"), help="background and fading memories only come back when asked for")
+    p.add_argument("--all", dest="everything", action="store_true", help="include archived and background memories")
+    p.add_argument("--at", metavar="REF", help="recall memory as it was at a tag or commit")
+    p.add_argument("--expand", action="store_true", help="also follow links one hop")
+    p.add_argument("--batch", action="store_true", help="read queries from stdin, one per line; print one JSON line per query")
+    json_flag(p)
+
+
+def _filters(args: Any) -> Any:
+    from gitmem.store.index import Filters
+
+    return Filters(type=args.type, domain=args.domain, tier=args.tier, band=args.band,
+                   include_archive=args.everything or args.tier == "archive",
+                   include_background=args.everything or args.band in ("background", "fading"))
+
+
+@command("recall", "find memories by relevance, importance and recency", _recall_args)
+def cmd_recall(args: Any) -> int:
+    import json
+    import sys
+
+    from gitmem.engines import recall
+    from gitmem.base.errors import UsageError
+    from gitmem.base.repodir import find_root
+
+    if args.k < 1 or args.k > 1000:
+        raise UsageError("-k must be between 1 and 1000")
+    root = find_root(getattr(args, "repo", None))
+    if args.batch:
+        queries = [line.strip() for line in sys.stdin if line.strip()]
+        for q, found in recall.recall_many(root, queries, args.k, _filters(args), args.at, args.expand, now_of(args)):
+            out(json.dumps({"query": q, "results": [r.record() for r in found]}, ensure_ascii=False))
+        return 0
+    if not args.query:
+        raise UsageError("recall needs a QUERY (or --batch with queries on stdin)")
+    found = recall.recall(root, args.query, args.k, _filters(args), args.at, args.expand, now_of(args))
+    if args.json:
+        emit_json([r.record() for r in found])
+        return 0
+    if not found:
+        hidden = "" if args.everything else " (archived and background memories were not searched: add --all)"
+        err("no memory matches" + hidden)
+    for r in found:
+        text = " ".join(r.content.split())
+        via = f"  ({r.via})" if r.via else ""
+        out(f"{r.id}\t{r.score:.3f}\t{r.type}/{r.domain}\t{r.importance:.2f}\t{r.tier}/{r.band}\t{r.path}{via}\n    {text[:200]}")
+    return 0
+
+
+def _index_args(p: Any) -> None:
+    p.add_argument("action", choices=("rebuild", "status"))
+    json_flag(p)
+
+
+@command("index", "rebuild or inspect the derived recall index (.git/gitmem/index.sqlite)", _index_args)
+def cmd_index(args: Any) -> int:
+    from gitmem.store import refresh
+
+    repo = repo_of(args)
+    if args.action == "rebuild":
+        index = refresh.rebuild_file(repo.git, repo.head)
+    else:
+        index = refresh.open_synced(repo.git, repo.head)
+    rows, commit, path = index.count(), index.get_meta("commit"), str(refresh.index_file(repo.git))
+    index.close()
+    if args.json:
+        emit_json({"rows": rows, "commit": commit, "path": path})
+    else:
+        out(f"{rows} memories indexed at commit {(commit or '-')[:12]} ({path})")
+    return 0
+
+
+
+# --- lifecycle ---------------------------------------------------------------------
+
+def _decay_args(p: Any) -> None:
+    p.add_argument("--dry-run", action="store_true", help="show what would change, commit nothing")
+    json_flag(p)
+
+
+@command("decay", "fold recall hits, recompute bands and tiers, archive what is forgotten (one commit)", _decay_args)
+def cmd_decay(args: Any) -> int:
+    r = repo_of(args).decay(now=now_of(args), dry_run=args.dry_run)
+    if args.json:
+        emit_json({"commit": r.commit, "dry_run": r.dry_run, "examined": r.examined, "accesses_folded": r.accesses_folded,
+                   "moves": [{"id": m.id, "change": m.change} for m in r.moves], "archived": list(r.archived)})
+        return 0
+    for m in r.moves:
+        out(f"{m.id}\t{m.change}")
+    what = "would change" if r.dry_run else "changed"
+    out(f"decay: {r.examined} memories examined, {len(r.moves)} {what}, {len(r.archived)} archived"
+        + (f", commit {r.commit[:12]}" if r.commit else " (no commit)"))
+    return 0
+
+
+def _link_args(p: Any) -> None:
+    p.add_argument("a", metavar="A")
+    p.add_argument("b", metavar="B")
+    p.add_argument("--relation", default="related", help="e.g. cause, supports, contradicts, related (default)")
+    json_flag(p)
+
+
+@command("link", "link memory A to memory B with a typed relation (both ends record it)", _link_args)
+def cmd_link(args: Any) -> int:
+    w = repo_of(args).link(args.a, args.b, args.relation, now=now_of(args))
+    if args.json:
+        emit_json({"commit": w.commit})
+    else:
+        out(f"linked {args.a} -{args.relation}-> {args.b}" + ("" if w.commit else " (already linked)"))
+    return 0
+
+
+def _graph_args(p: Any) -> None:
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true")
+    fmt.add_argument("--dot", action="store_true", help="Graphviz DOT")
+    p.add_argument("--archived", action="store_true", help="include archived memories")
+
+
+@command("graph", "export the link graph (--json or --dot)", _graph_args)
+def cmd_graph(args: Any) -> int:
+    g = repo_of(args).graph(include_archive=args.archived)
+    if args.dot:
+        out(g.to_dot().rstrip("\n"))
+    elif args.json:
+        out(g.to_json())
+    else:
+        for a, b, r in g.edges:
+            out(f"{a} -{r}-> {b}")
+        out(f"{len(g.nodes)} linked memories, {len(g.edges)} links")
+    return 0
+
+
+def _why_args(p: Any) -> None:
+    p.add_argument("id", metavar="ID")
+    json_flag(p)
+
+
+@command("why", "where a memory came from, and every commit that touched it", _why_args)
+def cmd_why(args: Any) -> int:
+    w = repo_of(args).why(args.id)
+    if args.json:
+        emit_json({"id": w.memory.id, "source": w.source, "path": w.memory.path,
+                   "history": [s.record() for s in w.steps]})
+        return 0
+    out(f"{w.memory.id}: {' '.join(w.memory.content.split())[:120]}")
+    out(f"source: {w.source or 'unknown'}")
+    for s in w.steps:
+        out(f"{s.time}  {s.commit[:12]}  {s.event:<24} {s.subject}")
+    return 0
+
+
+def _consolidate_args(p: Any) -> None:
+    p.add_argument("--since", default="7d", help="a duration (7d, 12h, 2w) or an ISO date (default 7d)")
+    json_flag(p)
+
+
+@command("consolidate", "the weekly review: created, reinforced, decayed, archived, promoted, with commits", _consolidate_args)
+def cmd_consolidate(args: Any) -> int:
+    r = repo_of(args).consolidate(args.since, now=now_of(args))
+    if args.json:
+        emit_json({"since": r.since, "counts": r.counts,
+                   "commits": [s.record() for s in r.steps]})
+        return 0
+    out(f"Memory review since {r.since}")
+    for kind, n in sorted(r.counts.items()):
+        out(f"  {kind}: {n}")
+    if r.steps:
+        out("Commits (git show ID for details):")
+    for s in r.steps:
+        out(f"  {s.commit[:12]}  {s.time}  {s.subject}")
+    return 0
+
+
+def _reflect_args(p: Any) -> None:
+    p.add_argument("--prompt", action="store_true", help="print a self-reflection prompt for an agent instead")
+    p.add_argument("--auto", action="store_true", help="only when reflect_trigger new memories are waiting")
+    json_flag(p)
+
+
+@command("reflect", "group similar memories into patterns (patterns/, patterns.md)", _reflect_args)
+def cmd_reflect(args: Any) -> int:
+    repo = repo_of(args)
+    if args.prompt:
+        out(repo.reflection_prompt())
+        return 0
+    r = repo.reflect(now=now_of(args), auto=args.auto)
+    if args.json:
+        emit_json(r.to_json())
+        return 0
+    for slug in r.created:
+        out(f"new pattern: patterns/{slug}.md")
+    for slug in r.updated:
+        out(f"verified again: patterns/{slug}.md")
+    out(f"reflect: {len(r.consumed)} memories folded into {len(r.created) + len(r.updated)} patterns"
+        + (f", commit {r.commit[:12]}" if r.commit else " (no commit)"))
+    return 0
+
+
+def _core_args(p: Any) -> None:
+    p.add_argument("--max-chars", type=int, default=None, help="budget (default budgets.core_chars, 10000)")
+    json_flag(p)
+
+
+@command("load-core", "print the core memories for a session start (whole items within the budget)", _core_args)
+def cmd_load_core(args: Any) -> int:
+    r = repo_of(args).load_core(args.max_chars)
+    if args.json:
+        emit_json({"text": r.text, "included": list(r.included), "left_out": r.left_out})
+    else:
+        out(r.text.rstrip("\n"))
+    return 0
+
+
+@command("sync-core", "write HIPPOCAMPUS_CORE.md and regenerate CLAUDE.md Layers 2 and 3 (one commit)", json_flag)
+def cmd_sync_core(args: Any) -> int:
+    w = repo_of(args).sync_core(now=now_of(args))
+    if args.json:
+        emit_json({"commit": w.commit})
+    else:
+        out(f"sync-core: commit {w.commit[:12]}" if w.commit else "sync-core: already up to date")
+    return 0
+
+
+def _session_args(p: Any) -> None:
+    p.add_argument("action", choices=("start", "end"))
+    p.add_argument("--session", help="session id, recorded in the commit trailers")
+    json_flag(p)
+
+
+@command("session", "session start (report pending work, load core) / session end (keep working notes that matter)", _session_args)
+def cmd_session(args: Any) -> int:
+    repo = repo_of(args)
+    if args.action == "end":
+        r = repo.session_end(now_of(args), args.session)
+        if args.json:
+            emit_json({"kept": list(r.kept), "dropped": r.dropped, "commit": r.commit})
+        else:
+            out(f"session end: {len(r.kept)} working notes kept, {r.dropped} dropped"
+                + (f", commit {r.commit[:12]}" if r.commit else ""))
+        return 0
+    pending = repo.pending_reflections()
+    leftover = len(repo.notes())
+    if args.json:
+        emit_json({"pending_reflections": pending, "working_notes": leftover,
+                   "reflect_due": pending >= repo.cfg.memory.reflect_trigger})
+        return 0
+    if pending:
+        due = " (due: run `gitmem reflect`)" if pending >= repo.cfg.memory.reflect_trigger else ""
+        out(f"pending reflections: {pending} new memories no pattern holds yet{due}")
+    if leftover:
+        out(f"{leftover} working notes from an earlier session are waiting: `gitmem session end` keeps what matters")
+    out(repo.load_core().text.rstrip("\n"))
+    return 0
+
+
+def _harvest_args(p: Any) -> None:
+    p.add_argument("paths", nargs="+", metavar="PATH", help="transcript files or folders (walked)")
+    p.add_argument("--format", dest="fmt", choices=("auto", "claude-code", "openclaw", "jsonl"), default="auto")
+    amount = p.add_mutually_exclusive_group()
+    amount.add_argument("--signals", type=int, default=20, metavar="N", help="encode at most N signals per session (default 20)")
+    amount.add_argument("--whole", action="store_true", help="keep the session summary as one memory instead of signals")
+    p.add_argument("--rescan", action="store_true", help="ignore the per-clone cursor and re-read every file")
+    json_flag(p)
+
+
+@command("harvest", "turn agent transcripts into episodes and memories (one commit per session; secrets reject a session)", _harvest_args)
+def cmd_harvest(args: Any) -> int:
+    results = repo_of(args).harvest(args.paths, args.fmt, args.signals, args.whole, now_of(args),
+                                  progress_bar("harvest"), args.rescan)
+    bad = [r for r in results if r.status in ("rejected", "failed")]
+    if args.json:
+        emit_json([r.to_json() for r in results])
+    else:
+        for r in results:
+            if r.status == "unchanged":
+                continue
+            detail = f"{r.created} new, {r.reinforced} reinforced -> {r.episode}" if r.status in ("harvested", "updated") else r.reason
+            (err if r.status in ("rejected", "failed") else out)(f"{r.status}: {r.path}: {detail}")
+        counts: dict[str, int] = {}
+        for r in results:
+            counts[r.status] = counts.get(r.status, 0) + 1
+        out("harvest: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) if counts else "harvest: no transcripts found")
+    return 1 if bad else 0
+
+

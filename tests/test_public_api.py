@@ -1,0 +1,123 @@
+"""The public API is pinned: ``gitmem.__all__`` and every public method of ``MemoryRepo`` with its parameters.
+
+A change here is a change for every script and face built on gitmem: make it on
+purpose, update this pin, and say so in the release notes.
+"""
+
+from __future__ import annotations
+
+import inspect
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import gitmem
+from gitmem.api import MemoryRepo
+
+ROOT = Path(__file__).resolve().parent.parent
+PUBLIC = ["GitmemError", "Memory", "MemoryRepo", "__version__"]
+METHODS = {
+    "consolidate": "since, now",
+    "core_items": "",
+    "decay": "now, dry_run",
+    "effective_importance": "memory, now",
+    "export": "include_archive",
+    "forget": "memory_id, now",
+    "graph": "include_archive",
+    "harvest": "paths, fmt, signals, whole, now, progress, rescan",
+    "head": None,
+    "import_file": "path, dedupe, now, progress",
+    "init": "path, now, install_hooks",
+    "link": "a, b, relation, now",
+    "list": "type, domain, include_archive, at",
+    "load_core": "max_chars",
+    "note": "text, importance, type, domain, now",
+    "notes": "",
+    "open": "repo",
+    "pending_reflections": "",
+    "recall": "query, k, type, domain, tier, band, include_archive, include_background, at, expand, now",
+    "reflect": "now, auto",
+    "reflection_prompt": "limit",
+    "remember": "text, type, domain, importance, source, memory_id, tags, dedupe, now, session, auto",
+    "session_end": "now, session",
+    "show": "memory_id, at",
+    "similar_memory": "text, domain, rev, keywords",
+    "sync_core": "now",
+    "why": "memory_id",
+}
+
+
+def test_all_is_pinned_and_every_name_resolves() -> None:
+    assert sorted(gitmem.__all__) == PUBLIC
+    for name in gitmem.__all__:
+        assert getattr(gitmem, name) is not None
+
+
+def test_public_names_are_the_real_classes() -> None:
+    from gitmem.base.errors import GitmemError
+    from gitmem.base.model import Memory
+
+    assert gitmem.MemoryRepo is MemoryRepo
+    assert gitmem.GitmemError is GitmemError
+    assert gitmem.Memory is Memory
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    try:
+        gitmem.NoSuchThing  # type: ignore[attr-defined]  # the point of the test
+    except AttributeError as exc:
+        assert "NoSuchThing" in str(exc)
+    else:
+        raise AssertionError("gitmem.NoSuchThing resolved")
+
+
+def test_memory_repo_methods_and_parameters_are_pinned() -> None:
+    found: dict[str, str | None] = {}
+    for name, member in vars(MemoryRepo).items():
+        if name.startswith("_"):
+            continue
+        if isinstance(member, property):
+            found[name] = None
+            continue
+        fn = member.__func__ if isinstance(member, (classmethod, staticmethod)) else member
+        found[name] = ", ".join(p for p in inspect.signature(fn).parameters if p not in ("self", "cls"))
+    assert found == METHODS
+
+
+def test_every_public_method_has_a_docstring_and_annotations() -> None:
+    for name in METHODS:
+        member = vars(MemoryRepo)[name]
+        fn = member.fget if isinstance(member, property) else getattr(member, "__func__", member)
+        assert fn.__doc__, name
+        assert "return" in fn.__annotations__, name
+
+
+def test_the_version_matches_the_package_metadata() -> None:
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert meta["project"]["version"] == gitmem.__version__
+
+
+def test_importing_gitmem_loads_nothing_heavy() -> None:
+    code = ("import sys, gitmem; heavy = {'pygit2', 'ruamel', 'markdown_it', 'unidiff', 'Stemmer', 'gitmem.api'};"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy or m in heavy))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+
+def test_every_install_hint_names_our_distribution() -> None:
+    """The name gitmem on the package index belongs to another project: a hint must never install it."""
+    import re
+
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert meta["project"]["name"] == "gitmem-agent"
+    wrong_hint = re.compile(r"(?:pip|pipx|uv pip|uv tool) install (?:--\S+ )*['\"]?gitmem(?![-\w])")
+    checked = 0
+    for path in [ROOT / "README.md", ROOT / ".pre-commit-hooks.yaml", *ROOT.glob("hooks/*"),
+                 *ROOT.glob("templates/**/*"), *ROOT.glob("gitmem/**/*.py")]:
+        if path.is_file():
+            checked += 1
+            text = path.read_text(encoding="utf-8", errors="replace")
+            assert not wrong_hint.search(text), f"{path.relative_to(ROOT)}: {wrong_hint.search(text)}"
+    assert checked > 40
