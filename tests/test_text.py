@@ -93,7 +93,7 @@ def test_words_equal_unicode61_tokens(sample: str) -> None:
     assert text.words(sample) == _unicode61([sample])[0]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("abcdeilnorstuyAEIOU ing'ed.s")), max_size=60))
 def test_stems_equal_fts5_porter_tokens(sample: str) -> None:
     # lowercase ASCII words: what English memories and questions are made of
@@ -153,6 +153,11 @@ def test_words_of_empty_and_symbol_only_text() -> None:
 )
 def test_porter_stems(word: str, expected: str) -> None:
     assert text.stem(word) == expected
+
+
+@pytest.mark.parametrize(("word", "expected"), [("ies", "ie"), ("sses", "sse"), ("ponies", "poni")])
+def test_a_bare_suffix_is_stemmed_as_fts5_does(word: str, expected: str) -> None:
+    assert text.stem(word) == expected == _porter([word])[0][0]
 
 
 @pytest.mark.parametrize("word", ["as", "is", "us", "a", "i", "x1"])

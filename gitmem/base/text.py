@@ -237,7 +237,12 @@ def stem(word: str) -> str:
     """
     if len(word) <= 2 or not word.isascii():
         return word
+    if word in _BARE_SUFFIXES:
+        return word[:-1]  # FTS5 strips "ies" and "sses" only after a stem; alone, only the "s"
     return _stemmer()(word)
+
+
+_BARE_SUFFIXES = frozenset(("ies", "sses"))
 
 
 def stems(text: str) -> list[str]:
