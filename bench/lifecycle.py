@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from commit import NOW, build  # noqa: E402
 
-from gitmem.store import documents, indexer, memories  # noqa: E402
+from gitmem.store import documents, memories, refresh  # noqa: E402
 from gitmem.api import MemoryRepo  # noqa: E402
 from gitmem.base.model import Memory, memory_path  # noqa: E402
 from gitmem.guards.writepath import Plan  # noqa: E402
@@ -51,7 +51,7 @@ def main() -> None:
         print(f"read and parse every memory file from git: {read_s:.2f} s ({n} files, {read_s / n * 1e6:.0f} us each)")
 
         t0 = time.perf_counter()
-        index = indexer.rebuild_file(git, head)
+        index = refresh.rebuild_file(git, head)
         rebuild_s = time.perf_counter() - t0
         print(f"full index rebuild: {rebuild_s:.2f} s ({index.count()} rows; goal <= 22 s at 100k)")
 
@@ -63,7 +63,7 @@ def main() -> None:
             changes[m.path] = memories.render(m)
         repo.store.write(lambda parent: Plan(changes, "bench upkeep", "bench"), NOW)
         t0 = time.perf_counter()
-        touched = indexer.sync(index, git, repo.head)
+        touched = refresh.sync(index, git, repo.head)
         sync_s = time.perf_counter() - t0
         print(f"incremental upkeep: {touched} rows in {sync_s * 1000:.0f} ms = {sync_s / touched * 1000:.3f} ms per changed memory (goal <= 0.6)")
         index.close()

@@ -26,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from commit import build  # noqa: E402
 from recall_latency import Corpus  # noqa: E402
 
-from gitmem.store import indexer  # noqa: E402
+from gitmem.base import text  # noqa: E402
+from gitmem.store import refresh  # noqa: E402
 from gitmem.api import MemoryRepo  # noqa: E402
 
 
@@ -34,21 +35,25 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--size", type=int, default=100_000)
     ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--module", action="store_true", help="run `python -m gitmem`, not the console script")
     args = ap.parse_args()
     script = Path(sys.executable).parent / "gitmem"
-    gitmem = [str(script)] if script.exists() else [sys.executable, "-m", "gitmem"]
+    use_script = script.exists() and not args.module
+    gitmem = [str(script)] if use_script else [sys.executable, "-m", "gitmem"]
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    if not script.exists():
+    if not use_script and "PYTHONPATH" not in env:
         env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)
     with tempfile.TemporaryDirectory(prefix="gitmem-bench-") as tmp:
         root = Path(tmp) / "mem"
         corpus = Corpus()
         texts = [corpus.text() for _ in range(args.size)]
         build(root, args.size, stamp="2026-11-28T12:00:00Z", text=texts.__getitem__)
-        rare = " ".join(w for w in texts[7].lower().rstrip(".").split()[-3:])
+        # three content words of one memory: a query of stop words only would find nothing and time nothing
+        content = [w for w in texts[7].lower().rstrip(".").split() if w not in text.STOP_WORDS]
+        rare = " ".join(content[-3:])
         repo = MemoryRepo.open(root)
-        indexer.rebuild_file(repo.git, repo.head).close()
+        refresh.rebuild_file(repo.git, repo.head).close()
         commands = {
             "python -c 'import sqlite3'": [sys.executable, "-c", "import sqlite3"],
             "gitmem recall (words of one memory)": [*gitmem, "--repo", str(root), "recall", rare],

@@ -145,9 +145,9 @@ class MemoryRepo:
 
     def similar_memory(self, text: str, domain: str, rev: str, keywords: Sequence[str]) -> Memory | None:
         """The live memory of ``domain`` at ``rev`` that ``text`` duplicates, if any (reinforce it instead)."""
-        from gitmem.engines import encode
+        from gitmem.engines import similarity
         from gitmem.store.index import Filters
-        from gitmem.store.indexer import open_synced
+        from gitmem.store.refresh import open_synced
 
         index = open_synced(self.git, rev)
         try:
@@ -157,7 +157,7 @@ class MemoryRepo:
             index.close()
         threshold = self.cfg.memory.reinforce_similarity or None
         cands = [(h.id, h.row.content) for h in hits if h.row.tier != "archive"]
-        found = encode.find_duplicate(text, cands, threshold) if threshold else encode.find_duplicate(text, cands)
+        found = similarity.find_duplicate(text, cands, threshold or similarity.DUPLICATE_THRESHOLD)
         return memories.load(self.git, rev, found, include_archive=False) if found else None
 
     def _lookup(self, parent: str | None) -> memorize.Lookup | None:

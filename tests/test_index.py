@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.base import textnorm
-from gitmem.base.errors import GitmemError
-from gitmem.store.index import Filters, Index, IndexCorrupt, IndexRow
+from gitmem.base.errors import GitmemError, IndexCorrupt
+from gitmem.store.index import Filters, Index, IndexRow
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 
@@ -143,6 +142,8 @@ def test_garbage_file_raises_index_corrupt(tmp_path: Path) -> None:
         Index(path)
     assert isinstance(err.value, GitmemError)
     assert err.value.hint and "rebuild" in err.value.hint
+    assert err.value.path == str(path)
+    assert err.value.problem
 
 
 def test_foreign_sqlite_file_raises_index_corrupt(tmp_path: Path) -> None:
@@ -365,17 +366,42 @@ def test_diacritics_fold(ix: Index) -> None:
     assert ids(ix, "reunion ecole") == ["m-fr"]
 
 
-# ---------------------------------------------------------------- textnorm
+# ---------------------------------------------------------------- stems and folding
 
 
-@pytest.mark.parametrize(
-    ("word", "expected"),
-    [("researching", "research"), ("agencies", "agenc"), ("relational", "relat"), ("hopping", "hop"), ("happy", "happi")],
-)
-def test_porter_stems(word: str, expected: str) -> None:
-    assert textnorm.stem(word) == expected
+@pytest.fixture
+def empty(tmp_path: Path) -> Index:
+    return Index(tmp_path / "index.sqlite")
 
 
-def test_cjk_terms_are_bigrams() -> None:
-    assert textnorm.cjk_terms("ok 咖啡店 x 茶") == "咖啡 啡店 店 茶"
-    assert textnorm.cjk_terms("plain ascii") == ""
+def test_terms_column_holds_stems_without_stop_words(empty: Index, tmp_path: Path) -> None:
+    empty.upsert([row("m-1", "The researchers were generalizing", keywords=("Python",))])
+    empty.close()
+    with sqlite3.connect(tmp_path / "index.sqlite") as db:
+        (terms,) = db.execute("SELECT terms FROM memory WHERE id = 'm-1'").fetchone()
+    assert terms == " research gener python "
+
+
+def test_a_question_in_another_inflection_finds_the_memory(empty: Index) -> None:
+    empty.upsert([row("m-research", "She generalizes her research findings"), row("m-lunch", "Lunch at noon")])
+    assert ids(empty, "generalization researching") == ["m-research"]
+    assert empty.search("generalization researching", now=NOW)[0].relevance == 1.0
+
+
+def test_coverage_counts_stems_both_sides_agree_on(empty: Index) -> None:
+    # both memories match "deploy"; the one holding "weekly" too covers the whole question
+    empty.upsert([row("m-often", "deploying deploying deploying"), row("m-weekly", "deployed weekly")])
+    assert ids(empty, "deploys weekly")[0] == "m-weekly"
+
+
+def test_upsert_replaces_the_terms_of_a_changed_memory(empty: Index) -> None:
+    empty.upsert([row("m-1", "tabs for indentation")])
+    empty.upsert([row("m-1", "spaces for indentation")])
+    assert ids(empty, "tabs") == []
+    assert ids(empty, "spaces") == ["m-1"]
+    assert empty.count() == 1
+
+
+def test_full_width_text_is_found_as_fts5_tokenizes_it(empty: Index) -> None:
+    empty.upsert([row("m-1", "ＡＢＣ release")])
+    assert ids(empty, "ａｂｃ") == ["m-1"]  # unicode61 folds case, not width

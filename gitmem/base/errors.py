@@ -106,3 +106,16 @@ class CasFailed(ConflictError):
 
 class GitError(GitmemError):
     """A git command failed (the message quotes git) or git could not be started."""
+
+
+class IndexCorrupt(GitmemError):
+    """The recall index file is not a valid index; rebuild it from git.
+
+    The index is derived data, so its callers answer this by deleting the
+    file and rebuilding it; ``path`` and ``problem`` say what was found.
+    """
+
+    def __init__(self, path: str, problem: str) -> None:
+        super().__init__(f"recall index {path} is unusable: {problem}", hint="gitmem index rebuild")
+        self.path = path
+        self.problem = problem

@@ -79,10 +79,10 @@ class Batch:
         return Outcome("reinforced", new)
 
     def _duplicate(self, mem: Memory) -> Memory | None:
-        from gitmem.engines import encode
+        from gitmem.engines import similarity
 
         local = [(p.memory.id, p.memory.content) for p in self.planned.values() if p.memory.domain == mem.domain]
-        found = encode.find_duplicate(mem.content, local) if local else None
+        found = similarity.find_duplicate(mem.content, local) if local else None
         if found is not None:
             return self.planned[found].memory
         existing = self.lookup(mem) if self.lookup is not None else None

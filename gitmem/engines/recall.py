@@ -16,8 +16,9 @@ if TYPE_CHECKING:
 
 from gitmem.base import clock
 from gitmem.base import state
+from gitmem.base.errors import IndexCorrupt
 from gitmem.base.gitio import head_commit
-from gitmem.store.index import Filters, Hit, Index, IndexCorrupt
+from gitmem.store.index import ROWS_VERSION, Filters, Hit, Index
 
 ACCESS_LOG = "access.jsonl"
 
@@ -36,6 +37,7 @@ class Recalled(namedtuple("Recalled", "id score relevance content type domain im
     __slots__ = ()
 
     def record(self) -> dict[str, object]:
+        """The hit as a JSON object (scores rounded to 4 places)."""
         return {"id": self.id, "score": round(self.score, 4), "relevance": round(self.relevance, 4),
                 "content": self.content, "type": self.type, "domain": self.domain,
                 "importance": self.importance, "tier": self.tier, "band": self.band, "path": self.path,
@@ -51,21 +53,21 @@ def open_index(root: Path, at: str | None = None) -> Index:
         if head is not None and path.exists():
             try:
                 index = Index(path)
-                if index.get_meta("commit") == head:
+                if index.get_meta("commit") == head and index.get_meta("schema") == ROWS_VERSION:
                     return index
                 index.close()
             except IndexCorrupt:
                 pass
     from gitmem.base.gitio import Git
-    from gitmem.store import indexer
+    from gitmem.store import refresh
 
     git = Git(root)
     if at is not None:
-        return indexer.open_at(git, at)
+        return refresh.open_at(git, at)
     branch = git.head_branch()
     if branch is not None:
-        return indexer.open_synced(git, git.tip(branch))
-    return indexer.open_synced(git, git.commit("HEAD").id)   # detached: what is checked out
+        return refresh.open_synced(git, git.tip(branch))
+    return refresh.open_synced(git, git.commit("HEAD").id)   # detached: what is checked out
 
 
 def _recalled(hit: Hit, via: str | None = None) -> Recalled:
@@ -110,8 +112,6 @@ def log_access(root: Path, ids: Iterable[str], now: datetime) -> None:
 def recall(root: Path, query: str, k: int = 10, filters: Filters = Filters(), at: str | None = None,
            expand: bool = False, now: datetime | None = None, log: bool = True) -> list[Recalled]:
     """Open the index, search, and log the hits (not when recalling the past with ``at``)."""
-
-
     now = now or clock.now()
     index = open_index(root, at)
     try:

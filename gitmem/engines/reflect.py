@@ -16,7 +16,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gitmem.engines.encode import is_duplicate, keywords, similarity
+from gitmem.engines.encode import keywords
+from gitmem.engines.similarity import is_duplicate, similarity
 
 __all__ = ["GROUP_THRESHOLD", "Item", "PatternDraft", "group", "reflection_prompt"]
 

@@ -77,14 +77,14 @@ def _index_args(p: Any) -> None:
 
 @command("index", "rebuild or inspect the derived recall index (.git/gitmem/index.sqlite)", _index_args)
 def cmd_index(args: Any) -> int:
-    from gitmem.store import indexer
+    from gitmem.store import refresh
 
     repo = repo_of(args)
     if args.action == "rebuild":
-        index = indexer.rebuild_file(repo.git, repo.head)
+        index = refresh.rebuild_file(repo.git, repo.head)
     else:
-        index = indexer.open_synced(repo.git, repo.head)
-    rows, commit, path = index.count(), index.get_meta("commit"), str(indexer.index_file(repo.git))
+        index = refresh.open_synced(repo.git, repo.head)
+    rows, commit, path = index.count(), index.get_meta("commit"), str(refresh.index_file(repo.git))
     index.close()
     if args.json:
         emit_json({"rows": rows, "commit": commit, "path": path})

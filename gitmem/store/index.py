@@ -1,56 +1,29 @@
-"""The derived recall index: memories in SQLite with an FTS5 table, and ranking.
+"""The derived recall index: memories in SQLite with an FTS5 table.
 
 The index is per clone (``.git/gitmem/index.sqlite``), never committed, and
 always rebuildable from git; a file that is not a valid index raises
-``IndexCorrupt`` so the caller can rebuild it.
-
-Ranking (DESIGN.md section 5, Generative Agents style) is a weighted sum of
-three normalised parts, relevance dominant:
-
-    score = 0.75 * relevance + 0.15 * importance + 0.10 * recency
-
-- relevance: the lexical relevance of this query, divided by the best
-  candidate's, so 1.0 is the best match (see ``_relevance``);
-- importance: the memory's base importance, 0..1, as stored;
-- recency: ``0.5 ** (hours since last_accessed / 168)``, a one-week half-life
-  (0.9959 per hour, close to Generative Agents' 0.995): a memory used today
-  outranks an equally relevant one untouched for a month.
-
-Importance and recency are not min-max normalised across the candidates: a
-few seconds between two imports must not turn into the full 0..1 range.
-
-Lexical relevance, computed for the top ``_CANDIDATES`` FTS5 matches:
-
-1. FTS5 bm25 (k1 1.2, b 0.75) over the query's content words, OR semantics,
-   stop words dropped (they cost most of the query time and carry no topic),
-   porter stemming, over three equally weighted columns: content, keywords
-   and tags, CJK bigrams;
-2. times ``1 + coverage`` (the share of distinct query terms the memory holds)
-   and ``1 + 0.3 * adjacency`` (the share of neighbouring query-term pairs that
-   are neighbours in the memory too): a memory that answers the whole question
-   beats one that repeats a single word of it many times;
-3. plus context from the memory's neighbours in its source. Memories harvested
-   from one session or imported from one file are numbered (``…#L120``,
-   ``conv-26:D1:3``); a turn that answers a question rarely repeats the
-   question's words, so a memory gains half the score of the memory before
-   it in the same source (the nearest lower number), and a tenth of the one
-   after it.
+``IndexCorrupt`` so the caller can rebuild it. This module holds the schema,
+the rows, their upkeep (upsert, delete, meta values) and the search that
+fetches candidates; how candidates are scored is ``gitmem.store.ranking``,
+and keeping the index in step with git is ``gitmem.store.refresh``.
 """
 
 from __future__ import annotations
 
-import math
 import re
 import sqlite3
 from collections import namedtuple
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from functools import lru_cache
 from pathlib import Path
 
-from gitmem.base import textnorm
-from gitmem.base.errors import GitmemError
+from gitmem.base import text
+from gitmem.base.errors import IndexCorrupt
+from gitmem.store import ranking
+from gitmem.store.ranking import Filters
+
+__all__ = ["ROWS_VERSION", "SCHEMA_VERSION", "Filters", "Hit", "Index", "IndexRow"]
 
 TYPE_CHECKING = False  # typing costs ~5 ms of a whole-process recall: annotations only
 if TYPE_CHECKING:
@@ -59,38 +32,17 @@ if TYPE_CHECKING:
     _T = TypeVar("_T")
 
 SCHEMA_VERSION = "2"
+# What rows carry (the stems and stop words of the terms column included):
+# an index whose rows were made another way is rebuilt, not trusted.
+# 3: stems from PyStemmer's porter, one English and French stop list.
+ROWS_VERSION = "3"
 # Meta keys are the caller's (the indexed commit, its own versions); this one
 # is the table layout's, named so that no caller's key collides with it.
 _SCHEMA_KEY = "gitmem.store.index.schema"
 
-# Weights of the final score; they sum to 1 so a score reads as 0..1.
-W_RELEVANCE = 0.75
-W_IMPORTANCE = 0.15
-W_RECENCY = 0.10
-RECENCY_HALF_LIFE_HOURS = 168.0
-
-# bm25 column weights: content, keywords + tags, CJK bigrams.
-# Keywords count like content: the importer fills them with the content's
-# own words, where a higher weight only double-counts (measured on the dev
-# split: weight 2 lost 0.02 R@5), while a keyword or tag the text lacks still
-# makes the memory findable by it.
-_BM25_WEIGHTS = (1.0, 1.0, 1.0)
-# How many FTS5 matches the reranker looks at (at least 2k): the dev split
-# scores the same from 20 to all matches, and each one costs Python time.
-_CANDIDATES = 30
-# ORDER BY bm25(...) lets SQLite keep a top-N heap; ORDER BY rank sorts every match.
-_BM25 = f"bm25(memory_fts, {', '.join(map(str, _BM25_WEIGHTS))})"
-_COVERAGE_WEIGHT = 1.0
-_ADJACENCY_WEIGHT = 0.3
-_CONTEXT_FROM_PREVIOUS = 0.5
-_CONTEXT_FROM_NEXT = 0.1
-
 # Lists are stored joined by the ASCII unit separator: faster to read back
 # than JSON, and no keyword, tag or id contains it.
 _SEPARATOR = "\x1f"
-
-_HIDDEN_TIERS = ("archive",)
-_HIDDEN_BANDS = ("background", "fading")
 
 # A number ending a source id orders the memories of that source; the part
 # before it must end in a character that is not a hex digit, so a random
@@ -137,16 +89,6 @@ _ROW_COLUMNS = (
 )
 
 
-class IndexCorrupt(GitmemError):
-    """The index file is not a valid recall index; rebuild it from git."""
-
-    def __init__(self, path: str, problem: str) -> None:
-        super().__init__(
-            f"recall index {path} is unusable: {problem}",
-            hint="gitmem index rebuild",
-        )
-
-
 class IndexRow(namedtuple("IndexRow", "id path content type domain tier band importance created last_accessed "
                                        "keywords tags source_id links", defaults=((), (), None, ()))):
     """One memory as the index stores it.
@@ -168,29 +110,10 @@ class IndexRow(namedtuple("IndexRow", "id path content type domain tier band imp
     __slots__ = ()
 
 
-class Filters(namedtuple("Filters", "type domain tier band include_archive include_background",
-                         defaults=(None, None, None, None, False, False))):
-    """Restrictions on a search; archive and background memories are opt-in.
-
-    Fields: ``type``, ``domain``, ``tier``, ``band`` (str or None: no
-    restriction); ``include_archive``, ``include_background`` (bool).
-    """
-
-    __slots__ = ()
-
-
 class Hit(namedtuple("Hit", "id path score relevance row")):
     """One search result: ``score`` ranks, ``relevance`` is its lexical part (0..1); ``row`` is the IndexRow."""
 
     __slots__ = ()
-
-
-# fts: the FTS5 MATCH expression; terms: distinct stems and bigrams, for coverage;
-# pairs: neighbouring query stems (a frozenset of pairs); prefixes: lone CJK characters
-_Query = namedtuple("_Query", "fts terms pairs prefixes")
-# importance; accessed_ts (epoch seconds or None); lexical: bm25 x coverage x adjacency
-# (0 for a context-only follower); next_rid: the next memory of the same source, when known
-_Candidate = namedtuple("_Candidate", "importance accessed_ts lexical next_rid")
 
 
 _OK = 4  # the column of _gather's rows that tells whether the row passes the filters
@@ -273,15 +196,15 @@ class Index:
     def _upsert_one(self, row: IndexRow) -> None:
         self._unindex(row.id)
         keys = " ".join((*row.keywords, *row.tags))
-        text = f"{row.content}\n{keys}"
-        cjk = textnorm.cjk_terms(text)
+        content = f"{row.content}\n{keys}"
+        cjk = text.cjk_terms(content)
         seq = _sequence(row.source_id or row.id)
         cur = self._db.execute(
             "INSERT INTO memory (id, path, content, keys, cjk, terms, type, domain, tier, band,"
             " importance, created, last_accessed, accessed_ts, keywords, tags, links, source_id,"
             " seq_key, seq_pos) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
-                row.id, row.path, row.content, keys, cjk, _terms(text, cjk),
+                row.id, row.path, row.content, keys, cjk, ranking.terms(content, cjk),
                 row.type, row.domain, row.tier, row.band, float(row.importance),
                 row.created, row.last_accessed, _epoch(row.last_accessed),
                 _join(row.keywords), _join(row.tags), _join(row.links), row.source_id,
@@ -372,27 +295,27 @@ class Index:
         filters: Filters = Filters(),
         now: datetime | None = None,
     ) -> list[Hit]:
-        """The ``k`` best memories for ``query``, best first (see the module doc).
+        """The ``k`` best memories for ``query``, best first (scored as ``gitmem.store.ranking`` says).
 
         Any text is a valid query: FTS5 syntax in it is taken literally. A
         query made only of stop words matches nothing and returns [].
         """
-        parsed = _parse_query(query)
+        parsed = ranking.parse_query(query)
         if parsed is None or k <= 0:
             return []
-        candidates = self._candidates(parsed, max(_CANDIDATES, 2 * k), filters)
+        candidates = self._candidates(parsed, max(ranking.CANDIDATES, 2 * k), filters)
         if not candidates:
             return []
-        relevance = _relevance(candidates)
+        relevance = ranking.relevance(candidates)
         best = max(relevance.values())
         if best <= 0:
             return []
         moment = (now or datetime.now(timezone.utc)).timestamp()
-        scored = sorted(_scores(relevance, best, candidates, moment, k), key=lambda t: (-t[0], -t[1], t[2]))[:k]
+        scored = sorted(ranking.scores(relevance, best, candidates, moment, k), key=lambda t: (-t[0], -t[1], t[2]))[:k]
         rows = self._rows_by_rid([rid for _, _, rid in scored])
         return [Hit(rows[rid].id, rows[rid].path, score, rel, rows[rid]) for score, rel, rid in scored]
 
-    def _candidates(self, query: _Query, limit: int, filters: Filters) -> dict[int, _Candidate]:
+    def _candidates(self, query: ranking.Query, limit: int, filters: Filters) -> dict[int, ranking.Candidate]:
         """The ``limit`` best bm25 matches that pass the filters, and their followers.
 
         A follower is the next memory of the same source, the likely answer to
@@ -402,34 +325,34 @@ class Index:
         # Ranking the bare FTS5 matches and filtering the few survivors is much
         # cheaper than joining every match to its row first; only when the
         # filters threw some out is the exact (joined) ranking needed.
-        m_sql, m_params = _filter_sql(filters, "m")
-        n_sql, n_params = _filter_sql(filters, "n")
-        ranked = f"SELECT rowid, {_BM25} AS b FROM memory_fts WHERE memory_fts MATCH ? ORDER BY b LIMIT ?"
+        m_sql, m_params = ranking.filter_sql(filters, "m")
+        n_sql, n_params = ranking.filter_sql(filters, "n")
+        ranked = f"SELECT rowid, {ranking.BM25} AS b FROM memory_fts WHERE memory_fts MATCH ? ORDER BY b LIMIT ?"
         rows = self._gather(ranked, (query.fts, limit), query, m_sql, m_params, n_sql, n_params)
         # two memories may claim one source position, so count distinct matches
         if len({row[0] for row in rows}) == limit and not all(row[_OK] for row in rows):
             ranked = (
-                f"SELECT m.rid AS rowid, {_BM25} AS b FROM memory_fts JOIN memory AS m ON m.rid = memory_fts.rowid"
+                f"SELECT m.rid AS rowid, {ranking.BM25} AS b FROM memory_fts JOIN memory AS m ON m.rid = memory_fts.rowid"
                 f" WHERE memory_fts MATCH ?{m_sql} ORDER BY b LIMIT ?"
             )
             rows = self._gather(ranked, (query.fts, *m_params, limit), query, m_sql, m_params, n_sql, n_params)
-        out: dict[int, _Candidate] = {}
+        out: dict[int, ranking.Candidate] = {}
         followers = []
         for rid, importance, ts, lexical, ok, n_rid, n_importance, n_ts in rows:
             if ok:
-                out[rid] = _Candidate(importance, ts, lexical, n_rid)
+                out[rid] = ranking.Candidate(importance, ts, lexical, n_rid)
                 if n_rid is not None:
-                    followers.append((n_rid, _Candidate(n_importance, n_ts, 0.0, None)))
+                    followers.append((n_rid, ranking.Candidate(n_importance, n_ts, 0.0, None)))
         for rid, c in followers:
             out.setdefault(rid, c)
         return out
 
     def _gather(
-        self, ranked: str, ranked_params: tuple[object, ...], query: _Query,
+        self, ranked: str, ranked_params: tuple[object, ...], query: ranking.Query,
         m_sql: str, m_params: tuple[object, ...], n_sql: str, n_params: tuple[object, ...],
     ) -> list[tuple[Any, ...]]:  # fmt: skip
         """The ``ranked`` matches' lexical scores, whether each passes the filters, and followers."""
-        lexical, lexical_params = _lexical_sql(query)
+        lexical, lexical_params = ranking.lexical_sql(query)
         return self._call(
             self._db.execute,
             f"SELECT m.rid, m.importance, m.accessed_ts, {lexical}, (1{m_sql}), n.rid, n.importance, n.accessed_ts"
@@ -477,13 +400,6 @@ def _sequence(source: str) -> tuple[str, int] | None:
     return (found.group(1), int(found.group(2))) if found else None
 
 
-def _terms(text: str, cjk: str) -> str:
-    stop, stem = textnorm.STOP_WORDS, textnorm.stem
-    stems = " ".join([stem(w) for w in textnorm.words(text) if w not in stop])
-    # padded so that instr(terms, ' word ') finds whole terms
-    return f" {stems} {cjk} " if cjk else f" {stems} "
-
-
 def _join(items: tuple[str, ...]) -> str:
     return _SEPARATOR.join(items)
 
@@ -508,97 +424,3 @@ def _row(found: Sequence[Any]) -> IndexRow:
         mid, path, content, typ, domain, tier, band, importance, created, accessed,
         _split(keywords), _split(tags), source, _split(links),
     )  # fmt: skip
-
-
-def _parse_query(query: str) -> _Query | None:
-    """The FTS5 expression and rerank terms of a free-text query, or None.
-
-    Every term is a quoted FTS5 string, so user text can never be read as
-    FTS5 syntax (AND, NEAR, column filters, prefixes).
-    """
-    words = [w for w in textnorm.words(query) if w not in textnorm.STOP_WORDS and (len(w) > 1 or w.isdigit())]
-    words = list(dict.fromkeys(words))
-    grams: list[str] = []
-    prefixes: list[str] = []
-    for run in textnorm.cjk_runs(query):
-        if len(run) == 1:
-            prefixes.append(run)  # a lone character: the bigrams it starts, and itself
-        else:
-            grams.extend(g for g in textnorm.bigrams(run) if not textnorm.is_stop_bigram(g))
-    grams = list(dict.fromkeys(grams))
-    parts = [f'"{w}"' for w in words + grams] + [f'"{p}"*' for p in dict.fromkeys(prefixes)]
-    if not parts:
-        return None
-    stems = [textnorm.stem(w) for w in words]
-    terms = tuple(dict.fromkeys(stems + grams + prefixes))
-    return _Query(" OR ".join(parts), terms, frozenset(zip(stems, stems[1:])), tuple(dict.fromkeys(prefixes)))
-
-
-def _lexical_sql(query: _Query) -> tuple[str, tuple[str, ...]]:
-    """SQL for bm25 times the coverage and adjacency bonuses (module doc, step 2).
-
-    Evaluated by SQLite over the padded ``terms`` column, so the candidates'
-    text never has to become Python strings.
-    """
-    # a lone CJK character matches every term it starts; other terms whole
-    needles = [f" {t}" if t in query.prefixes else f" {t} " for t in query.terms]
-    covered = " + ".join("(instr(m.terms, ?) > 0)" for _ in needles)
-    sql = f"(-f.b * (1.0 + {_COVERAGE_WEIGHT / len(needles)!r} * ({covered}))"
-    if query.pairs:
-        needles += [f" {a} {b} " for a, b in sorted(query.pairs)]
-        adjacent = " + ".join("(instr(m.terms, ?) > 0)" for _ in query.pairs)
-        sql += f" * (1.0 + {_ADJACENCY_WEIGHT / len(query.pairs)!r} * ({adjacent}))"
-    return sql + ")", tuple(needles)
-
-
-def _relevance(candidates: dict[int, _Candidate]) -> dict[int, float]:
-    """Lexical score plus context from the neighbours in the source (step 3)."""
-    out = {rid: c.lexical for rid, c in candidates.items()}
-    for rid, c in candidates.items():
-        follower = candidates.get(c.next_rid) if c.next_rid is not None else None
-        if follower is not None:
-            out[c.next_rid] += _CONTEXT_FROM_PREVIOUS * c.lexical  # type: ignore[index]
-            out[rid] += _CONTEXT_FROM_NEXT * follower.lexical
-    return out
-
-
-def _scores(
-    relevance: dict[int, float], best: float, candidates: dict[int, _Candidate], now: float, k: int
-) -> Iterator[tuple[float, float, int]]:
-    """(score, normalised relevance, rid) of every candidate that can reach the top ``k``."""
-    # importance and recency add at most 1 - W_RELEVANCE, so a memory whose
-    # relevance is that far below the k-th best cannot overtake it
-    kth = sorted(relevance.values(), reverse=True)[:k][-1] / best
-    floor = kth - (1.0 - W_RELEVANCE) / W_RELEVANCE
-    per_hour = math.log(0.5) / RECENCY_HALF_LIFE_HOURS
-    for rid, rel in relevance.items():
-        r = rel / best
-        if rel <= 0 or r < floor:
-            continue
-        c = candidates[rid]
-        recency = 0.0 if c.accessed_ts is None else math.exp(per_hour * max(0.0, (now - c.accessed_ts) / 3600.0))
-        importance = min(1.0, max(0.0, c.importance))
-        yield W_RELEVANCE * r + W_IMPORTANCE * importance + W_RECENCY * recency, r, rid
-
-
-@lru_cache(maxsize=64)
-def _filter_sql(filters: Filters, alias: str) -> tuple[str, tuple[object, ...]]:
-    """SQL conditions on table ``alias`` for ``filters``, each led by AND.
-
-    Archived and background memories stay out unless the filters ask for
-    them, by a flag or by naming that tier or band.
-    """
-    clauses: list[str] = []
-    params: list[object] = []
-    for column in ("type", "domain", "tier", "band"):
-        value = getattr(filters, column)
-        if value is not None:
-            clauses.append(f"{alias}.{column} = ?")
-            params.append(value)
-    if filters.tier is None and not filters.include_archive:
-        clauses.append(f"{alias}.tier NOT IN ({','.join('?' * len(_HIDDEN_TIERS))})")
-        params.extend(_HIDDEN_TIERS)
-    if filters.band is None and not filters.include_background:
-        clauses.append(f"{alias}.band NOT IN ({','.join('?' * len(_HIDDEN_BANDS))})")
-        params.extend(_HIDDEN_BANDS)
-    return "".join(" AND " + c for c in clauses), tuple(params)

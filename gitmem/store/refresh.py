@@ -1,4 +1,4 @@
-"""Keeps the derived recall index in step with git.
+"""Keeps the derived recall index in step with git: sync by tree diff, rebuild from a tree.
 
 The index (``.git/gitmem/index.sqlite``) is never committed. It records the
 commit it reflects; bringing it to another commit applies the tree diff
@@ -9,20 +9,21 @@ indexed commit that no longer exists — rebuilds it from the tree.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable
+from collections.abc import Iterable
 
 from gitmem.store import documents, memories
-from gitmem.base.errors import DocumentError, GitmemError
+from gitmem.base.errors import DocumentError, GitmemError, IndexCorrupt
 from gitmem.base import state
 from gitmem.base.gitio import Git
-from gitmem.store.index import Index, IndexCorrupt, IndexRow
+from gitmem.store.index import ROWS_VERSION, Index, IndexRow
 from gitmem.base.model import ARCHIVE_DIR, MEMORY_DIR, Memory
 
 META_COMMIT = "commit"
-SCHEMA = "2"  # bump when what rows carry changes: old indexes rebuild themselves
+SCHEMA = ROWS_VERSION  # old indexes rebuild themselves when what rows carry changes
 
 
 def index_file(git: Git, name: str = "index.sqlite") -> Path:
+    """Where this clone keeps the index file ``name`` (its folder is created)."""
     return state.worktree_dir(git.root) / name
 
 

@@ -1,0 +1,196 @@
+"""How the recall index ranks: the query it sends to FTS5 and the score of each hit.
+
+Ranking (DESIGN.md section 5, Generative Agents style) is a weighted sum of
+three normalised parts, relevance dominant:
+
+    score = 0.75 * relevance + 0.15 * importance + 0.10 * recency
+
+- relevance: the lexical relevance of this query, divided by the best
+  candidate's, so 1.0 is the best match (see ``relevance``);
+- importance: the memory's base importance, 0..1, as stored;
+- recency: ``0.5 ** (hours since last_accessed / 168)``, a one-week half-life
+  (0.9959 per hour, close to Generative Agents' 0.995): a memory used today
+  outranks an equally relevant one untouched for a month.
+
+Importance and recency are not min-max normalised across the candidates: a
+few seconds between two imports must not turn into the full 0..1 range.
+
+Lexical relevance, computed for the top ``CANDIDATES`` FTS5 matches:
+
+1. FTS5 bm25 (k1 1.2, b 0.75) over the query's content words, OR semantics,
+   stop words dropped (they cost most of the query time and carry no topic),
+   porter stemming, over three equally weighted columns: content, keywords
+   and tags, CJK bigrams;
+2. times ``1 + coverage`` (the share of distinct query terms the memory holds)
+   and ``1 + 0.3 * adjacency`` (the share of neighbouring query-term pairs that
+   are neighbours in the memory too): a memory that answers the whole question
+   beats one that repeats a single word of it many times;
+3. plus context from the memory's neighbours in its source. Memories harvested
+   from one session or imported from one file are numbered (``…#L120``,
+   ``conv-26:D1:3``); a turn that answers a question rarely repeats the
+   question's words, so a memory gains half the score of the memory before
+   it in the same source (the nearest lower number), and a tenth of the one
+   after it.
+
+The MATCH expression carries folded words, never stems: FTS5's porter stems
+what it is given. Stems only serve the coverage and adjacency bonuses, which
+compare them with the ``terms`` column written by ``terms``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+from functools import lru_cache
+
+from gitmem.base import text
+
+TYPE_CHECKING = False  # typing costs milliseconds of every recall process: annotations only
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+# Weights of the final score; they sum to 1 so a score reads as 0..1.
+W_RELEVANCE = 0.75
+W_IMPORTANCE = 0.15
+W_RECENCY = 0.10
+RECENCY_HALF_LIFE_HOURS = 168.0
+
+# bm25 column weights: content, keywords + tags, CJK bigrams.
+# Keywords count like content: the importer fills them with the content's
+# own words, where a higher weight only double-counts (measured on the dev
+# split: weight 2 lost 0.02 R@5), while a keyword or tag the text lacks still
+# makes the memory findable by it.
+_BM25_WEIGHTS = (1.0, 1.0, 1.0)
+# How many FTS5 matches the reranker looks at (at least 2k): the dev split
+# scores the same from 20 to all matches, and each one costs Python time.
+CANDIDATES = 30
+# ORDER BY bm25(...) lets SQLite keep a top-N heap; ORDER BY rank sorts every match.
+BM25 = f"bm25(memory_fts, {', '.join(map(str, _BM25_WEIGHTS))})"
+_COVERAGE_WEIGHT = 1.0
+_ADJACENCY_WEIGHT = 0.3
+_CONTEXT_FROM_PREVIOUS = 0.5
+_CONTEXT_FROM_NEXT = 0.1
+
+_HIDDEN_TIERS = ("archive",)
+_HIDDEN_BANDS = ("background", "fading")
+
+
+class Filters(namedtuple("Filters", "type domain tier band include_archive include_background",
+                         defaults=(None, None, None, None, False, False))):
+    """Restrictions on a search; archive and background memories are opt-in.
+
+    Fields: ``type``, ``domain``, ``tier``, ``band`` (str or None: no
+    restriction); ``include_archive``, ``include_background`` (bool).
+    """
+
+    __slots__ = ()
+
+
+# fts: the FTS5 MATCH expression; terms: distinct stems and bigrams, for coverage;
+# pairs: neighbouring query stems (a frozenset of pairs); prefixes: lone CJK characters
+Query = namedtuple("Query", "fts terms pairs prefixes")
+# importance; accessed_ts (epoch seconds or None); lexical: bm25 x coverage x adjacency
+# (0 for a context-only follower); next_rid: the next memory of the same source, when known
+Candidate = namedtuple("Candidate", "importance accessed_ts lexical next_rid")
+
+
+def terms(content: str, cjk: str) -> str:
+    """The ``terms`` column of a memory: its stems without stop words, then its CJK terms."""
+    stop, stem = text.STOP_WORDS, text.stem
+    stems = " ".join([stem(w) for w in text.words(content) if w not in stop])
+    # padded so that instr(terms, ' word ') finds whole terms
+    return f" {stems} {cjk} " if cjk else f" {stems} "
+
+
+def parse_query(query: str) -> Query | None:
+    """The FTS5 expression and rerank terms of a free-text query, or None.
+
+    Every term is a quoted FTS5 string, so user text can never be read as
+    FTS5 syntax (AND, NEAR, column filters, prefixes).
+    """
+    words = [w for w in text.words(query) if w not in text.STOP_WORDS and (len(w) > 1 or w.isdigit())]
+    words = list(dict.fromkeys(words))
+    grams: list[str] = []
+    prefixes: list[str] = []
+    for run in text.cjk_runs(query):
+        if len(run) == 1:
+            prefixes.append(run)  # a lone character: the bigrams it starts, and itself
+        else:
+            grams.extend(g for g in text.bigrams(run) if not text.is_stop_bigram(g))
+    grams = list(dict.fromkeys(grams))
+    parts = [f'"{w}"' for w in words + grams] + [f'"{p}"*' for p in dict.fromkeys(prefixes)]
+    if not parts:
+        return None
+    stems = [text.stem(w) for w in words]
+    terms = tuple(dict.fromkeys(stems + grams + prefixes))
+    return Query(" OR ".join(parts), terms, frozenset(zip(stems, stems[1:])), tuple(dict.fromkeys(prefixes)))
+
+
+def lexical_sql(query: Query) -> tuple[str, tuple[str, ...]]:
+    """SQL for bm25 times the coverage and adjacency bonuses (module doc, step 2).
+
+    Evaluated by SQLite over the padded ``terms`` column, so the candidates'
+    text never has to become Python strings.
+    """
+    # a lone CJK character matches every term it starts; other terms whole
+    needles = [f" {t}" if t in query.prefixes else f" {t} " for t in query.terms]
+    covered = " + ".join("(instr(m.terms, ?) > 0)" for _ in needles)
+    sql = f"(-f.b * (1.0 + {_COVERAGE_WEIGHT / len(needles)!r} * ({covered}))"
+    if query.pairs:
+        needles += [f" {a} {b} " for a, b in sorted(query.pairs)]
+        adjacent = " + ".join("(instr(m.terms, ?) > 0)" for _ in query.pairs)
+        sql += f" * (1.0 + {_ADJACENCY_WEIGHT / len(query.pairs)!r} * ({adjacent}))"
+    return sql + ")", tuple(needles)
+
+
+def relevance(candidates: dict[int, Candidate]) -> dict[int, float]:
+    """Lexical score plus context from the neighbours in the source (step 3)."""
+    out = {rid: c.lexical for rid, c in candidates.items()}
+    for rid, c in candidates.items():
+        follower = candidates.get(c.next_rid) if c.next_rid is not None else None
+        if follower is not None:
+            out[c.next_rid] += _CONTEXT_FROM_PREVIOUS * c.lexical
+            out[rid] += _CONTEXT_FROM_NEXT * follower.lexical
+    return out
+
+
+def scores(
+    relevances: dict[int, float], best: float, candidates: dict[int, Candidate], now: float, k: int
+) -> Iterator[tuple[float, float, int]]:
+    """(score, normalised relevance, rid) of every candidate that can reach the top ``k``."""
+    # importance and recency add at most 1 - W_RELEVANCE, so a memory whose
+    # relevance is that far below the k-th best cannot overtake it
+    kth = sorted(relevances.values(), reverse=True)[:k][-1] / best
+    floor = kth - (1.0 - W_RELEVANCE) / W_RELEVANCE
+    per_hour = math.log(0.5) / RECENCY_HALF_LIFE_HOURS
+    for rid, rel in relevances.items():
+        r = rel / best
+        if rel <= 0 or r < floor:
+            continue
+        c = candidates[rid]
+        recency = 0.0 if c.accessed_ts is None else math.exp(per_hour * max(0.0, (now - c.accessed_ts) / 3600.0))
+        importance = min(1.0, max(0.0, c.importance))
+        yield W_RELEVANCE * r + W_IMPORTANCE * importance + W_RECENCY * recency, r, rid
+
+
+@lru_cache(maxsize=64)
+def filter_sql(filters: Filters, alias: str) -> tuple[str, tuple[object, ...]]:
+    """SQL conditions on table ``alias`` for ``filters``, each led by AND.
+
+    Archived and background memories stay out unless the filters ask for
+    them, by a flag or by naming that tier or band.
+    """
+    clauses: list[str] = []
+    params: list[object] = []
+    for column in ("type", "domain", "tier", "band"):
+        value = getattr(filters, column)
+        if value is not None:
+            clauses.append(f"{alias}.{column} = ?")
+            params.append(value)
+    if filters.tier is None and not filters.include_archive:
+        clauses.append(f"{alias}.tier NOT IN ({','.join('?' * len(_HIDDEN_TIERS))})")
+        params.extend(_HIDDEN_TIERS)
+    if filters.band is None and not filters.include_background:
+        clauses.append(f"{alias}.band NOT IN ({','.join('?' * len(_HIDDEN_BANDS))})")
+        params.extend(_HIDDEN_BANDS)
+    return "".join(" AND " + c for c in clauses), tuple(params)

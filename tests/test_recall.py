@@ -1,0 +1,217 @@
+"""Tests for gitmem.engines.recall: search over the derived index and the access log, in real repositories."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitmem.base.errors import NotARepoError
+from gitmem.engines import recall
+from gitmem.store import refresh
+from gitmem.store.index import ROWS_VERSION, Filters
+
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
+
+
+def remember(repo: Any, text: str, minutes: int = 0, **kw: Any) -> str:
+    return str(repo.remember(text, now=NOW + timedelta(minutes=minutes), dedupe=False, **kw).id)
+
+
+def access_log(repo_dir: Path) -> list[dict[str, str]]:
+    path = repo_dir / ".git" / "gitmem" / recall.ACCESS_LOG
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_recall_empty_repo(repo_dir: Path) -> None:
+    assert recall.recall(repo_dir, "anything at all", now=NOW) == []
+
+
+def test_recall_finds_a_memory_and_logs_the_hit(repo: Any, repo_dir: Path) -> None:
+    mid = remember(repo, "The staging database runs on port 5432")
+    remember(repo, "Lunch is at noon on Fridays", minutes=1)
+    found = recall.recall(repo_dir, "staging database port", now=NOW + timedelta(hours=1))
+    assert [r.id for r in found][:1] == [mid]
+    assert found[0].content == "The staging database runs on port 5432"
+    assert 0 < found[0].relevance <= 1.0
+    assert access_log(repo_dir) == [{"id": mid, "at": "2026-11-29T13:00:00Z"}]
+
+
+def test_recall_without_log_leaves_no_trace(repo: Any, repo_dir: Path) -> None:
+    remember(repo, "the build runs nightly")
+    assert recall.recall(repo_dir, "nightly build", now=NOW, log=False)
+    assert access_log(repo_dir) == []
+
+
+def test_recall_finds_inflected_and_accented_forms(repo: Any, repo_dir: Path) -> None:
+    mid = remember(repo, "Réunion à l'école: the researchers presented generalizations")
+    for question in ("reunion ecole", "researching generalization", "RÉUNION"):
+        assert [r.id for r in recall.recall(repo_dir, question, now=NOW, log=False)] == [mid], question
+
+
+def test_recall_of_stop_words_only_is_empty(repo: Any, repo_dir: Path) -> None:
+    remember(repo, "what was that about")
+    assert recall.recall(repo_dir, "what was that", now=NOW) == []
+    assert access_log(repo_dir) == []
+
+
+def test_recall_at_a_past_commit_sees_the_past_and_logs_nothing(repo: Any, repo_dir: Path) -> None:
+    first = remember(repo, "kubernetes cluster in eu-west")
+    past = repo.head
+    remember(repo, "kubernetes cluster moved to us-east", minutes=5)
+    found = recall.recall(repo_dir, "kubernetes cluster", at=past, now=NOW)
+    assert [r.id for r in found] == [first]
+    assert access_log(repo_dir) == []
+
+
+def test_recall_filters_by_type(repo: Any, repo_dir: Path) -> None:
+    fact = remember(repo, "the deploy script lives in tools", type="fact")
+    remember(repo, "I prefer deploy scripts in bash", type="preference", minutes=1)
+    found = recall.recall(repo_dir, "deploy script", filters=Filters(type="fact"), now=NOW, log=False)
+    assert [r.id for r in found] == [fact]
+
+
+def test_expand_adds_linked_memories_one_hop_out(repo: Any, repo_dir: Path) -> None:
+    a = remember(repo, "the payments service uses postgres")
+    b = remember(repo, "backups run every night at two", minutes=1)
+    repo.link(a, b, now=NOW + timedelta(minutes=2))
+    plain = recall.recall(repo_dir, "payments service", now=NOW, log=False)
+    expanded = recall.recall(repo_dir, "payments service", now=NOW, log=False, expand=True)
+    assert [r.id for r in plain] == [a]
+    assert [r.id for r in expanded] == [a, b]
+    assert expanded[1].via == f"linked from {a}"
+    assert expanded[1].score == 0.0
+
+
+def test_expand_skips_an_archived_link(repo: Any, repo_dir: Path) -> None:
+    a = remember(repo, "the payments service uses postgres")
+    b = remember(repo, "postgres version eleven, retired", minutes=1)
+    repo.link(a, b, now=NOW + timedelta(minutes=2))
+    repo.forget(b, now=NOW + timedelta(minutes=3))
+    expanded = recall.recall(repo_dir, "payments service", now=NOW, log=False, expand=True)
+    assert [r.id for r in expanded] == [a]
+
+
+def test_recall_many_answers_every_question_over_one_index(repo: Any, repo_dir: Path) -> None:
+    tabs = remember(repo, "I prefer tabs for indentation")
+    port = remember(repo, "the api listens on port 8080", minutes=1)
+    questions = ["tabs indentation", "api port", "nothing matches zebra"]
+    answers = dict(recall.recall_many(repo_dir, questions, 10, Filters(), None, False, NOW))
+    assert list(answers) == questions
+    assert [r.id for r in answers["tabs indentation"]] == [tabs]
+    assert [r.id for r in answers["api port"]] == [port]
+    assert answers["nothing matches zebra"] == []
+    assert [e["id"] for e in access_log(repo_dir)] == [tabs, port]
+
+
+def test_recalled_record_is_plain_json(repo: Any, repo_dir: Path) -> None:
+    remember(repo, "the wiki lives on confluence")
+    (hit,) = recall.recall(repo_dir, "wiki confluence", now=NOW, log=False)
+    record = hit.record()
+    assert set(record) == {"id", "score", "relevance", "content", "type", "domain", "importance", "tier",
+                           "band", "path", "source_id", "via"}
+    json.dumps(record)
+    assert record["score"] == round(hit.score, 4)
+
+
+def test_not_a_repository(tmp_path: Path) -> None:
+    with pytest.raises(NotARepoError):
+        recall.recall(tmp_path, "anything", now=NOW)
+
+
+def test_open_index_rebuilds_rows_of_another_version(repo: Any, repo_dir: Path) -> None:
+    remember(repo, "rows made by an older gitmem")
+    ix = recall.open_index(repo_dir)
+    ix.set_meta("schema", "2")
+    ix.close()
+    ix = recall.open_index(repo_dir)
+    try:
+        assert ix.get_meta("schema") == ROWS_VERSION
+        assert ix.count() == 1
+    finally:
+        ix.close()
+
+
+def test_open_index_follows_a_new_commit(repo: Any, repo_dir: Path) -> None:
+    remember(repo, "before")
+    recall.open_index(repo_dir).close()
+    remember(repo, "after, in a new commit", minutes=1)
+    ix = recall.open_index(repo_dir)
+    try:
+        assert ix.count() == 2
+        assert ix.get_meta("commit") == repo.head
+    finally:
+        ix.close()
+
+
+def test_open_index_replaces_a_corrupt_file(repo: Any, repo_dir: Path) -> None:
+    remember(repo, "survives")
+    path = refresh.index_file(repo.git)
+    path.write_bytes(b"garbage, not sqlite")
+    ix = recall.open_index(repo_dir)
+    try:
+        assert ix.count() == 1
+    finally:
+        ix.close()
+
+
+def test_a_fresh_index_is_searched_without_importing_pygit2(repo: Any, repo_dir: Path) -> None:
+    remember(repo, "the release train leaves on thursdays")
+    recall.open_index(repo_dir).close()  # brings the index to HEAD
+    code = (
+        "import sys; from pathlib import Path; from gitmem.engines import recall; "
+        f"found = recall.recall(Path({str(repo_dir)!r}), 'release train', log=False); "
+        "print(len(found), 'pygit2' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    count, pygit2_loaded = out.stdout.split()
+    assert count == "1"
+    assert pygit2_loaded == "False"
+
+
+def test_k_limits_the_hits(repo: Any, repo_dir: Path) -> None:
+    for i in range(5):
+        remember(repo, f"deploy note number {i} about the pipeline", minutes=i)
+    assert len(recall.recall(repo_dir, "deploy pipeline", k=2, now=NOW, log=False)) == 2
+    assert recall.recall(repo_dir, "deploy pipeline", k=0, now=NOW, log=False) == []
+
+
+def test_archived_memories_come_back_only_when_asked(repo: Any, repo_dir: Path) -> None:
+    mid = remember(repo, "the legacy cron server in the basement")
+    repo.forget(mid, now=NOW + timedelta(minutes=1))
+    assert recall.recall(repo_dir, "legacy cron server", now=NOW, log=False) == []
+    found = recall.recall(repo_dir, "legacy cron server", filters=Filters(include_archive=True), now=NOW, log=False)
+    assert [(r.id, r.tier) for r in found] == [(mid, "archive")]
+
+
+def test_recall_at_a_tag(repo: Any, repo_dir: Path) -> None:
+    mid = remember(repo, "release train leaves on thursdays")
+    subprocess.run(["git", "-C", str(repo_dir), "tag", "v1"], check=True)
+    repo.forget(mid, now=NOW + timedelta(minutes=1))
+    assert [r.id for r in recall.recall(repo_dir, "release train", at="v1", now=NOW)] == [mid]
+    assert recall.recall(repo_dir, "release train", now=NOW, log=False) == []
+
+
+def test_a_detached_head_recalls_what_is_checked_out(repo: Any, repo_dir: Path) -> None:
+    first = remember(repo, "the first office was in lyon")
+    past = repo.head
+    remember(repo, "the office moved to paris", minutes=1)
+    subprocess.run(["git", "-C", str(repo_dir), "checkout", "-q", "--detach", past], check=True)
+    assert [r.id for r in recall.recall(repo_dir, "office", now=NOW, log=False)] == [first]
+
+
+def test_hits_are_ordered_by_score(repo: Any, repo_dir: Path) -> None:
+    remember(repo, "python packaging with uv", importance=0.9)
+    remember(repo, "python packaging with pip and venv, python packaging notes", minutes=1, importance=0.5)
+    remember(repo, "unrelated lunch plans", minutes=2)
+    found = recall.recall(repo_dir, "python packaging", now=NOW, log=False)
+    assert len(found) == 2
+    assert found[0].score >= found[1].score
+    assert max(r.relevance for r in found) == 1.0
