@@ -52,7 +52,7 @@ class MemoryRepo:
     @classmethod
     def open(cls, repo: str | Path | None = None) -> "MemoryRepo":
         """Open the memory repository named by --repo, GITMEM_DIR or the working folder."""
-        return cls(find_root(repo, env_dir=config_mod.env_repo_dir()))
+        return cls(find_root(repo))
 
     @staticmethod
     def init(path: str | Path, now: datetime | None = None, install_hooks: bool = True) -> InitResult:

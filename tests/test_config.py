@@ -307,14 +307,6 @@ def test_a_yaml_syntax_error_in_the_file_names_its_line(repo_dir: Path) -> None:
 
 # --- the environment ------------------------------------------------------------------
 
-def test_env_repo_dir(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert config.env_repo_dir() is None
-    monkeypatch.setenv("GITMEM_DIR", "")
-    assert config.env_repo_dir() is None
-    monkeypatch.setenv("GITMEM_DIR", "/some/where")
-    assert config.env_repo_dir() == "/some/where"
-
-
 @pytest.mark.parametrize("raw, expected", [("memory", ("memory",)), ("memory:bank", ("memory", "bank")),
                                            ("memory, /bank/ ,, patterns", ("memory", "bank", "patterns")),
                                            ("", ())])

@@ -166,23 +166,29 @@ def make_memory_repo(path: Path) -> Path:
     return path
 
 
-def test_find_root_explicit_wins(tmp_path: Path) -> None:
+def test_find_root_explicit_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     mem = make_memory_repo(tmp_path / "mem")
     other = make_memory_repo(tmp_path / "other")
-    assert state.find_root(mem, cwd=other, env_dir=str(other)) == mem.resolve()
+    monkeypatch.setenv("GITMEM_DIR", str(other))
+    assert state.find_root(mem, cwd=other) == mem.resolve()
 
 
-def test_find_root_env_dir_when_no_explicit(tmp_path: Path) -> None:
+def test_find_root_env_dir_when_no_explicit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     mem = make_memory_repo(tmp_path / "mem")
-    assert state.find_root(None, cwd=tmp_path, env_dir=str(mem)) == mem.resolve()
+    monkeypatch.setenv("GITMEM_DIR", str(mem))
+    assert state.find_root(None, cwd=tmp_path) == mem.resolve()
+    monkeypatch.setenv("GITMEM_DIR", "")
+    with pytest.raises(NotARepoError):
+        state.find_root(None, cwd=tmp_path)
 
 
-def test_find_root_rejects_a_folder_without_gitmem_yaml(tmp_path: Path) -> None:
+def test_find_root_rejects_a_folder_without_gitmem_yaml(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(NotARepoError) as caught:
         state.find_root(tmp_path)
     assert caught.value.hint == f"gitmem init {tmp_path}"
+    monkeypatch.setenv("GITMEM_DIR", str(tmp_path))
     with pytest.raises(NotARepoError):
-        state.find_root(None, env_dir=str(tmp_path))
+        state.find_root(None)
 
 
 def test_find_root_walks_up_to_the_nearest_parent(tmp_path: Path) -> None:

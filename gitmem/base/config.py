@@ -1,5 +1,9 @@
-"""gitmem.yaml and the environment: the only module that reads ``GITMEM_*`` variables
-(the clock's ``GITMEM_NOW`` aside, which ``gitmem.base.clock`` reads).
+"""gitmem.yaml and the environment.
+
+Each ``GITMEM_*`` variable is read in one place, by the module that owns its
+concept: ``GITMEM_ALLOWED_DIRS`` and ``GITMEM_ALLOW_GROWTH`` here,
+``GITMEM_NOW`` in ``gitmem.base.clock``, ``GITMEM_DIR`` in ``gitmem.base.state``
+(finding the repository must not load this schema: recall starts in milliseconds).
 
 The schema of gitmem.yaml is parsed and validated once into a frozen ``Config``.
 Each field carries its allowed range in its metadata, so validation,
@@ -28,11 +32,6 @@ SCHEMA_VERSION = 1
 
 
 # --- environment: the only place GITMEM_* variables are read ---------------
-
-def env_repo_dir() -> str | None:
-    """GITMEM_DIR, the memory repository to use when --repo is not given."""
-    return os.environ.get("GITMEM_DIR") or None
-
 
 def env_allowed_dirs() -> tuple[str, ...] | None:
     """GITMEM_ALLOWED_DIRS (``:`` or ``,`` separated) narrows paths.allowed_dirs."""

@@ -14,9 +14,10 @@ code 1 and prints ``gitmem: error: …`` then ``hint: …``.
     ├── SecurityError         a path outside the sandbox, a symlink leading out
     ├── SecretError           a secret was found; the write is aborted
     ├── ConflictError         uncommitted edits in the way, or a lost race after retries
+    │   └── CasFailed         the branch moved while a commit was built (retried by the write path)
     ├── CheckFailed           a check (layers, amplitude, pii config) found problems
-    ├── CasFailed             the branch moved while a commit was built (retried by the write path)
-    └── GitError              a git command failed or git could not be run
+    ├── GitError              a git command failed or git could not be run
+    └── IndexCorrupt          the derived recall index is unusable (callers rebuild it from git)
 """
 
 from __future__ import annotations

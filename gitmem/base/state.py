@@ -161,15 +161,17 @@ def is_memory_repo(path: Path) -> bool:
     return (path / CONFIG_FILE).is_file()
 
 
-def find_root(explicit: str | Path | None = None, cwd: Path | None = None, env_dir: str | None = None) -> Path:
-    """The memory repository to use: ``explicit`` (--repo), then ``env_dir`` (GITMEM_DIR, read by
-    config), then the nearest parent of ``cwd`` holding gitmem.yaml and ``.git``.
+def find_root(explicit: str | Path | None = None, cwd: Path | None = None) -> Path:
+    """The memory repository to use: ``explicit`` (--repo), then ``GITMEM_DIR``, then the nearest
+    parent of ``cwd`` holding gitmem.yaml and ``.git``.
 
-    NotARepoError with a hint when there is none.
+    NotARepoError with a hint when there is none. ``GITMEM_DIR`` is read here, where the
+    repository is found, so the recall path need not load the config schema to find it.
     """
+    import os
     from pathlib import Path
 
-    given = explicit if explicit is not None else env_dir
+    given = explicit if explicit is not None else (os.environ.get("GITMEM_DIR") or None)
     if given is not None:
         path = Path(given).expanduser()
         if not is_memory_repo(path):

@@ -19,11 +19,10 @@ def _check_args(p: Any) -> None:
 @command("check", "validate config, PII settings, CLAUDE.md layers or the staged amplitude", _check_args)
 def cmd_check(args: Any) -> int:
     from gitmem.engines import checks
-    from gitmem.base.config import env_repo_dir
     from gitmem.base.state import find_root
 
     if args.what == "config":
-        report = checks.check_config(find_root(getattr(args, "repo", None), env_dir=env_repo_dir()))
+        report = checks.check_config(find_root(getattr(args, "repo", None)))
     else:
         repo = repo_of(args)
         report = checks.run(args.what, repo.root, repo.cfg, repo.git, rev_range=args.rev_range)

@@ -43,12 +43,11 @@ def cmd_recall(args: Any) -> int:
 
     from gitmem.engines import recall
     from gitmem.base.errors import UsageError
-    from gitmem.base.config import env_repo_dir
     from gitmem.base.state import find_root
 
     if args.k < 1 or args.k > 1000:
         raise UsageError("-k must be between 1 and 1000")
-    root = find_root(getattr(args, "repo", None), env_dir=env_repo_dir())
+    root = find_root(getattr(args, "repo", None))
     if args.batch:
         queries = [line.strip() for line in sys.stdin if line.strip()]
         for q, found in recall.recall_many(root, queries, args.k, _filters(args), args.at, args.expand, now_of(args)):
