@@ -14,7 +14,8 @@ code 1 and prints ``gitmem: error: …`` then ``hint: …``.
     ├── SecurityError         a path outside the sandbox, a symlink leading out
     ├── SecretError           a secret was found; the write is aborted
     ├── ConflictError         uncommitted edits in the way, or a lost race after retries
-    └── CheckFailed           a check (layers, amplitude, pii config) found problems
+    ├── CheckFailed           a check (layers, amplitude, pii config) found problems
+    └── YamlProblem           a YAML text that does not load (line within that text)
 """
 
 from __future__ import annotations
@@ -88,3 +89,15 @@ class CheckFailed(GitmemError):
     def __init__(self, message: str, problems: list[str], hint: str | None = None) -> None:
         super().__init__(message, hint)
         self.problems = problems
+
+
+class YamlProblem(GitmemError):
+    """A YAML text that does not load; ``line`` is 1-based within that text.
+
+    Readers of documents turn it into a ``DocumentError`` naming the file.
+    """
+
+    def __init__(self, problem: str, line: int | None, hint: str | None = None) -> None:
+        super().__init__(problem, hint or "fix the YAML syntax")
+        self.problem = problem
+        self.line = line

@@ -1,33 +1,51 @@
 """The only module that imports ruamel.yaml.
 
-Two ways in: ``load_safe`` (C loader, for reading and listing) and the
-round-trip pair ``load_rt``/``dump_rt`` (for rewriting a document a person
-may have commented). Aliases are refused: front matter never needs them and
-they are how a YAML bomb expands.
+Ways in:
+
+- ``load_plain``/``dump_plain``: front matter as plain data (str, int, float,
+  bool, None, lists, mappings; dates as ISO strings) and its canonical text,
+  one key a line with flow collections. Reading 100k documents is the hot path
+  of an index rebuild, so ``load_plain`` drives ruamel's C parser (libyaml)
+  event by event and lets ruamel's resolver and constructor give each plain
+  scalar its meaning (cached: most values repeat); anything beyond a tree of
+  scalars (explicit tags, merge keys, complex or duplicate keys, several
+  documents) goes to ruamel's full safe loader. ``dump_plain`` feeds events to
+  ruamel's C emitter.
+- ``load_safe``: ruamel's C safe loader, unchanged values (config).
+- ``load_rt``/``dump_rt``: round-trip, for rewriting text a person may have
+  commented: comments, key order and quoting survive.
+
+Anchors and aliases are refused everywhere: front matter never needs them and
+they are how a YAML bomb expands. Problems are ``YamlProblem`` with a line.
 """
 
 from __future__ import annotations
 
 import io
 import re
+from datetime import date, datetime, timezone
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping
 
+from gitmem.base.errors import YamlProblem
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ruamel.yaml import YAML
+
+__all__ = ["YamlProblem", "load_plain", "dump_plain", "load_safe", "load_rt", "dump_rt", "normalize", "is_canonical"]
 
 _ALIAS_HINT = re.compile(r"(?:^|[\s\[{,:-])[&*][^\s,\[\]{}]")
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_STR_TAG = "tag:yaml.org,2002:str"
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 
 
-class YamlProblem(Exception):
-    """A YAML text that does not load; ``line`` is 1-based within that text."""
-
-    def __init__(self, problem: str, line: int | None) -> None:
-        super().__init__(problem)
-        self.problem = problem
-        self.line = line
+class _Unusual(Exception):
+    """The event path does not build this text; the full loader does."""
 
 
 @lru_cache(maxsize=None)
-def _yaml(typ: str) -> Any:
+def _yaml(typ: str) -> "YAML":
     from ruamel.yaml import YAML
 
     if typ == "rt":
@@ -39,20 +57,43 @@ def _yaml(typ: str) -> Any:
     return YAML(typ="safe", pure=False)
 
 
-def _refuse_aliases(text: str) -> None:
-    if not _ALIAS_HINT.search(text):
-        return
-    from ruamel.yaml.events import AliasEvent
+@lru_cache(maxsize=1)
+def _loader() -> Any:
+    """A C safe loader used only for its resolver and scalar constructors."""
+    from ruamel.yaml.cyaml import CSafeLoader
 
+    return CSafeLoader("")
+
+
+def normalize(value: Any) -> Any:
+    """Dates and datetimes as ISO strings (UTC, 'Z'), recursively; mapping keys as strings."""
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=timezone.utc)
+        return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): normalize(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [normalize(v) for v in value]
+    return value
+
+
+@lru_cache(maxsize=1 << 16)
+def _plain_scalar(value: str) -> tuple[str, Any]:
+    """(tag, value) of a plain scalar as ruamel's safe loader reads it, dates normalized."""
+    from ruamel.yaml.nodes import ScalarNode
+
+    loader = _loader()
+    tag = str(loader.resolve(ScalarNode, value, (True, False)))
+    if tag == _STR_TAG:
+        return tag, value
     try:
-        for event in _yaml("safe").parse(io.StringIO(text)):
-            if isinstance(event, AliasEvent) or getattr(event, "anchor", None):
-                mark = getattr(event, "start_mark", None)
-                raise YamlProblem("YAML anchors and aliases are not allowed", mark.line + 1 if mark else None)
-    except YamlProblem:
-        raise
-    except Exception as exc:  # the loader below reports syntax errors with their line
-        _raise_problem(exc)
+        data = loader.construct_object(ScalarNode(tag, value), deep=True)
+    finally:
+        loader.constructed_objects.clear()
+    return tag, normalize(data)
 
 
 def _raise_problem(exc: Exception) -> None:
@@ -61,6 +102,98 @@ def _raise_problem(exc: Exception) -> None:
     mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     raise YamlProblem(str(problem), mark.line + 1 if mark is not None else None) from None
+
+
+def _refuse_anchor(event: Any) -> None:
+    from ruamel.yaml.events import AliasEvent
+
+    if isinstance(event, AliasEvent) or getattr(event, "anchor", None):
+        mark = getattr(event, "start_mark", None)
+        raise YamlProblem("YAML anchors and aliases are not allowed", mark.line + 1 if mark else None)
+
+
+def _build(events: list[Any]) -> Any:
+    """A tree of plain values from a parser's events (one document at most)."""
+    from ruamel.yaml.events import (DocumentStartEvent, MappingEndEvent, MappingStartEvent, ScalarEvent,
+                                    SequenceEndEvent, SequenceStartEvent)
+
+    stack: list[Any] = []     # open collections; a mapping carries its pending key
+    keys: list[Any] = []
+    root: Any = None
+    documents = 0
+    for event in events:
+        _refuse_anchor(event)
+        if isinstance(event, DocumentStartEvent):
+            documents += 1
+            if documents > 1:
+                raise _Unusual
+            continue
+        if isinstance(event, ScalarEvent):
+            if event.tag is not None and event.tag != "!":
+                raise _Unusual
+            value = _plain_scalar(event.value)[1] if not event.style and event.tag is None else event.value
+        elif isinstance(event, (MappingStartEvent, SequenceStartEvent)):
+            if event.tag is not None:
+                raise _Unusual
+            value = {} if isinstance(event, MappingStartEvent) else []
+        elif isinstance(event, (MappingEndEvent, SequenceEndEvent)):
+            stack.pop()
+            keys.pop()
+            continue
+        else:
+            continue
+        if not stack:
+            root = value
+        elif isinstance(stack[-1], list):
+            stack[-1].append(value)
+        elif keys[-1] is _NO_KEY:
+            if isinstance(value, (dict, list)) or (not event.style and event.value == "<<"):
+                raise _Unusual   # a complex key, or a merge key
+            key = str(value)
+            if key in stack[-1]:
+                raise _Unusual   # let the full loader report the duplicate
+            keys[-1] = key
+        else:
+            stack[-1][keys[-1]] = value
+            keys[-1] = _NO_KEY
+        if isinstance(value, (dict, list)):
+            stack.append(value)
+            keys.append(_NO_KEY)
+    return root
+
+
+_NO_KEY = object()
+
+
+def load_plain(text: str) -> Any:
+    """Parse YAML into plain values (dates as ISO strings); raises ``YamlProblem``."""
+    from ruamel.yaml.cyaml import CParser
+
+    parser = CParser(text)
+    events = []
+    try:
+        while parser.check_event():
+            events.append(parser.get_event())
+    except Exception as exc:
+        _raise_problem(exc)
+    finally:
+        parser.dispose()
+    try:
+        return _build(events)
+    except _Unusual:
+        return normalize(load_safe(text))
+
+
+def _refuse_aliases(text: str) -> None:
+    if not _ALIAS_HINT.search(text):
+        return
+    try:
+        for event in _yaml("safe").parse(io.StringIO(text)):
+            _refuse_anchor(event)
+    except YamlProblem:
+        raise
+    except Exception as exc:  # the loader below reports syntax errors with their line
+        _raise_problem(exc)
 
 
 def _load(text: str, typ: str) -> Any:
@@ -72,7 +205,7 @@ def _load(text: str, typ: str) -> Any:
 
 
 def load_safe(text: str) -> Any:
-    """Parse YAML into plain dicts/lists; raises ``YamlProblem``."""
+    """Parse YAML into plain dicts/lists with ruamel's own types (datetime...); raises ``YamlProblem``."""
     return _load(text, "safe")
 
 
@@ -87,3 +220,111 @@ def dump_rt(data: Any) -> str:
     _yaml("rt").dump(data, out)
     return out.getvalue()
 
+
+@lru_cache(maxsize=1 << 16)
+def _str_event(value: str) -> Any:
+    """A string as a scalar event: plain where it reads back as itself, else double-quoted.
+
+    Events are never changed by the emitter, so one event serves every use of a value.
+    """
+    from ruamel.yaml.events import ScalarEvent
+
+    tag, read = _plain_scalar(value)
+    plain = (tag == _STR_TAG or (tag == _TIMESTAMP_TAG and read == value)) and value.isprintable()
+    return ScalarEvent(None, None, (plain, True), value, style=None if plain else '"')
+
+
+@lru_cache(maxsize=4096)
+def _other_event(kind: type, value: Any) -> Any:
+    """A number, boolean or null as ruamel's safe representer writes it."""
+    from ruamel.yaml.events import ScalarEvent
+    from ruamel.yaml.representer import SafeRepresenter
+
+    node = SafeRepresenter().represent_data(value)
+    implicit = _plain_scalar(node.value)[0] == str(node.tag)
+    return ScalarEvent(None, None if implicit else str(node.tag), (implicit, False), node.value)
+
+
+@lru_cache(maxsize=1)
+def _collection_events() -> tuple[Any, Any, Any, Any]:
+    from ruamel.yaml.events import MappingEndEvent, MappingStartEvent, SequenceEndEvent, SequenceStartEvent
+
+    return (MappingStartEvent(None, None, True, flow_style=True), MappingEndEvent(),
+            SequenceStartEvent(None, None, True, flow_style=True), SequenceEndEvent())
+
+
+def _events(value: Any, out: list[Any]) -> None:
+    if isinstance(value, str):
+        out.append(_str_event(value))
+    elif isinstance(value, dict):
+        map_start, map_end, _, _ = _collection_events()
+        out.append(map_start)
+        for k, v in value.items():
+            out.append(_str_event(str(k)))
+            _events(v, out)
+        out.append(map_end)
+    elif isinstance(value, (list, tuple)):
+        _, _, seq_start, seq_end = _collection_events()
+        out.append(seq_start)
+        for v in value:
+            _events(v, out)
+        out.append(seq_end)
+    elif value is None or isinstance(value, (bool, int, float)):
+        out.append(_other_event(type(value), value))
+    elif isinstance(value, Mapping):
+        _events(dict(value), out)
+    else:
+        out.append(_other_event.__wrapped__(type(value), value))
+
+
+@lru_cache(maxsize=1024)
+def _key_event(key: str) -> Any:
+    if not _KEY.fullmatch(key):
+        raise ValueError(f"bad front matter key: {key!r}")
+    return _str_event(key)
+
+
+@lru_cache(maxsize=1)
+def _document_events() -> tuple[list[Any], list[Any]]:
+    from ruamel.yaml.events import (DocumentEndEvent, DocumentStartEvent, MappingEndEvent, MappingStartEvent,
+                                    StreamEndEvent, StreamStartEvent)
+
+    return ([StreamStartEvent(), DocumentStartEvent(explicit=False), MappingStartEvent(None, None, True, flow_style=False)],
+            [MappingEndEvent(), DocumentEndEvent(explicit=False), StreamEndEvent()])
+
+
+def dump_plain(data: Mapping[str, Any]) -> str:
+    """Canonical YAML for a mapping of plain values: one key a line, collections in flow style.
+
+    Strings stay plain where they read back as the same string (an ISO time
+    too: ``load_plain`` gives it back as written), otherwise double-quoted
+    with escapes, so every key stays on one line. Keys must be identifiers.
+    """
+    from ruamel.yaml.cyaml import CEmitter
+
+    if not data:
+        return ""
+    head, tail = _document_events()
+    events = list(head)
+    for key, value in data.items():
+        if not isinstance(key, str):
+            raise ValueError(f"bad front matter key: {key!r}")
+        events.append(_key_event(key))
+        _events(value, events)
+    events += tail
+    out = io.StringIO()
+    emitter = CEmitter(out, width=1 << 20, allow_unicode=True)
+    try:
+        for event in events:
+            emitter.emit(event)
+    finally:
+        emitter.dispose()
+    return out.getvalue()
+
+
+def is_canonical(text: str, data: Mapping[str, Any]) -> bool:
+    """True when ``text`` is exactly ``dump_plain(data)``: nothing a person shaped would be lost."""
+    try:
+        return dump_plain(data) == text
+    except ValueError:
+        return False

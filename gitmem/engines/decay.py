@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 
 from gitmem.engines import bands
-from gitmem.store import documents, memories
+from gitmem.store import documents, store
 from gitmem.base import events
 from gitmem.base.config import Config, parse_time
 from gitmem.base.errors import DocumentError
@@ -79,7 +79,7 @@ def plan_decay(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[st
     folded = _folded_sources(git, rev)
     live: list[tuple[Memory, Memory, float]] = []   # (old, new, effective importance)
     raw: dict[str, bytes] = {}
-    for path, data in memories.iter_files(git, rev):
+    for path, data in store.iter_files(git, rev):
         try:
             old = documents.read_memory(path, data)
         except DocumentError:
@@ -113,12 +113,12 @@ def plan_decay(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[st
         if old.id in archive:
             new = new.with_(tier="archive")
             changes[old.path] = None
-            changes[memory_path(old.domain, old.id, archived=True)] = memories.rewrite(git, rev, old, new, raw[old.id])
+            changes[memory_path(old.domain, old.id, archived=True)] = store.rewrite(git, rev, old, new, raw[old.id])
             moves.append(Move(old.id, archive[old.id]))
             continue
         if new == old:
             continue
-        changes[old.path] = memories.rewrite(git, rev, old, new, raw[old.id])
+        changes[old.path] = store.rewrite(git, rev, old, new, raw[old.id])
         if new.band != old.band:
             moves.append(Move(old.id, f"band {old.band} -> {new.band}"))
         if new.tier != old.tier:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from gitmem.engines import bands
-from gitmem.store import documents, frontmatter, memories
+from gitmem.store import documents, store
 from gitmem.base import events
 from gitmem.base.errors import GitmemError, SecretError, UsageError
 from gitmem.base.model import Memory, iso, new_id
@@ -145,7 +145,7 @@ def _signal_memories(repo: Any, ep: Any, signals: Sequence[Any], parent: str | N
         created += 1
     for mid, mem in batch.items():
         was = origin.get(mid)
-        changes[mem.path] = memories.rewrite(repo.git, parent, was, mem) if was is not None else memories.render(mem)
+        changes[mem.path] = store.rewrite(repo.git, parent, was, mem) if was is not None else store.render(mem)
     return created, reinforced
 
 
@@ -181,7 +181,7 @@ def harvest_file(repo: Any, path: Path, fmt: str, limit: int, whole: bool, now: 
         meta = dict(meta)
         meta["lines_harvested"] = t.end_line
         ep_path = found[0] if found else _episode_path(ep.slug, ep.started, now)
-        changes: dict[str, bytes | None] = {ep_path: frontmatter.render(meta, body).encode("utf-8")}
+        changes: dict[str, bytes | None] = {ep_path: documents.render_document(meta, body).encode("utf-8")}
         if whole:
             new = [episodes.Signal(ep.summary, "fact", 1)] if not found and ep.summary else []
         else:

@@ -67,7 +67,7 @@ def add(repo: Any, text: str, importance: float | None, type: str | None, domain
 def end(repo: Any, now: datetime, session: str | None = None) -> SessionEnd:
     """Move the notes that matter into short-term memory (one commit), drop the rest."""
     from gitmem.engines import encode
-    from gitmem.store import memories
+    from gitmem.store import store
     from gitmem.guards.writepath import Plan
 
     path = _path(repo)
@@ -83,13 +83,13 @@ def end(repo: Any, now: datetime, session: str | None = None) -> SessionEnd:
         for n in keep:
             dup = repo.similar_memory(n.text, n.domain, parent, encode.keywords(n.text)) if parent else None
             if dup is not None and dup.path not in changes:
-                changes[dup.path] = memories.rewrite(repo.git, parent, dup, bands.reinforce(dup, now, repo.cfg.memory))
+                changes[dup.path] = store.rewrite(repo.git, parent, dup, bands.reinforce(dup, now, repo.cfg.memory))
                 kept_ids.append(dup.id)
                 continue
             mid = new_id(now, seed=f"{n.id}:{n.text}")
             mem = bands.new_memory(mid, n.text, n.type, n.domain, n.importance, n.at, now, repo.cfg.memory,
                                    keywords=encode.keywords(n.text), source=f"working:{session or 'session'}")
-            changes[mem.path] = memories.render(mem)
+            changes[mem.path] = store.render(mem)
             kept_ids.append(mid)
         if not changes:
             return None
