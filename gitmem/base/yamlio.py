@@ -91,9 +91,14 @@ def _plain_scalar(value: str) -> tuple[str, Any]:
         return tag, value
     try:
         data = loader.construct_object(ScalarNode(tag, value), deep=True)
+    except Exception:   # no constructor for the tag, or a value ruamel only warns about in context
+        return tag, _UNREAD
     finally:
         loader.constructed_objects.clear()
     return tag, normalize(data)
+
+
+_UNREAD = object()
 
 
 def _raise_problem(exc: Exception) -> None:
@@ -108,61 +113,82 @@ def _refuse_anchor(event: Any) -> None:
     from ruamel.yaml.events import AliasEvent
 
     if isinstance(event, AliasEvent) or getattr(event, "anchor", None):
-        mark = getattr(event, "start_mark", None)
-        raise YamlProblem("YAML anchors and aliases are not allowed", mark.line + 1 if mark else None)
+        _refuse_at(event)
 
 
-def _build(events: list[Any]) -> Any:
-    """A tree of plain values from a parser's events (one document at most)."""
-    from ruamel.yaml.events import (DocumentStartEvent, MappingEndEvent, MappingStartEvent, ScalarEvent,
-                                    SequenceEndEvent, SequenceStartEvent)
+def _refuse_at(event: Any) -> None:
+    mark = getattr(event, "start_mark", None)
+    raise YamlProblem("YAML anchors and aliases are not allowed", mark.line + 1 if mark else None)
 
-    stack: list[Any] = []     # open collections; a mapping carries its pending key
-    keys: list[Any] = []
+
+_SCALAR, _MAP, _SEQ, _END, _ALIAS, _DOC, _STREAM_END = range(1, 8)
+
+
+@lru_cache(maxsize=1)
+def _kinds() -> dict[type, int]:
+    from ruamel.yaml import events as ev
+
+    return {ev.ScalarEvent: _SCALAR, ev.MappingStartEvent: _MAP, ev.SequenceStartEvent: _SEQ,
+            ev.MappingEndEvent: _END, ev.SequenceEndEvent: _END, ev.AliasEvent: _ALIAS,
+            ev.DocumentStartEvent: _DOC, ev.StreamEndEvent: _STREAM_END}
+
+
+_NO_KEY = object()
+
+
+def _build(parser: Any) -> Any:
+    """A tree of plain values from a C parser's events (one document at most)."""
+    kinds = _kinds()
+    stack: list[Any] = []     # open collections
+    keys: list[Any] = []      # the pending key of each open mapping (_NO_KEY between pairs)
     root: Any = None
     documents = 0
-    for event in events:
-        _refuse_anchor(event)
-        if isinstance(event, DocumentStartEvent):
+    while True:
+        event = parser.get_event()
+        kind = kinds.get(type(event), 0)
+        if kind == _SCALAR:
+            if event.anchor:
+                _refuse_at(event)
+            if event.ctag is not None:
+                raise _Unusual
+            value = event.value if event.style else _plain_scalar(event.value)[1]
+            if value is _UNREAD:
+                raise _Unusual   # a scalar the full loader reports, with its line
+        elif kind == _MAP or kind == _SEQ:
+            if event.anchor:
+                _refuse_at(event)
+            if event.ctag is not None:
+                raise _Unusual
+            value = {} if kind == _MAP else []
+        elif kind == _END:
+            stack.pop()
+            keys.pop()
+            continue
+        elif kind == _DOC:
             documents += 1
             if documents > 1:
                 raise _Unusual
             continue
-        if isinstance(event, ScalarEvent):
-            if event.tag is not None and event.tag != "!":
-                raise _Unusual
-            value = _plain_scalar(event.value)[1] if not event.style and event.tag is None else event.value
-        elif isinstance(event, (MappingStartEvent, SequenceStartEvent)):
-            if event.tag is not None:
-                raise _Unusual
-            value = {} if isinstance(event, MappingStartEvent) else []
-        elif isinstance(event, (MappingEndEvent, SequenceEndEvent)):
-            stack.pop()
-            keys.pop()
-            continue
+        elif kind == _ALIAS:
+            _refuse_at(event)
+        elif kind == _STREAM_END:
+            return root
         else:
             continue
         if not stack:
             root = value
-        elif isinstance(stack[-1], list):
+        elif keys[-1] is None:
             stack[-1].append(value)
         elif keys[-1] is _NO_KEY:
-            if isinstance(value, (dict, list)) or (not event.style and event.value == "<<"):
-                raise _Unusual   # a complex key, or a merge key
-            key = str(value)
-            if key in stack[-1]:
-                raise _Unusual   # let the full loader report the duplicate
-            keys[-1] = key
+            if not isinstance(value, str) or (not event.style and event.value == "<<") or value in stack[-1]:
+                raise _Unusual   # a complex or non-string key, a merge key, a duplicate (reported there)
+            keys[-1] = value
         else:
             stack[-1][keys[-1]] = value
             keys[-1] = _NO_KEY
-        if isinstance(value, (dict, list)):
+        if kind == _MAP or kind == _SEQ:
             stack.append(value)
-            keys.append(_NO_KEY)
-    return root
-
-
-_NO_KEY = object()
+            keys.append(_NO_KEY if kind == _MAP else None)
 
 
 def load_plain(text: str) -> Any:
@@ -170,18 +196,16 @@ def load_plain(text: str) -> Any:
     from ruamel.yaml.cyaml import CParser
 
     parser = CParser(text)
-    events = []
     try:
-        while parser.check_event():
-            events.append(parser.get_event())
+        return _build(parser)
+    except _Unusual:
+        return normalize(load_safe(text))
+    except YamlProblem:
+        raise
     except Exception as exc:
         _raise_problem(exc)
     finally:
         parser.dispose()
-    try:
-        return _build(events)
-    except _Unusual:
-        return normalize(load_safe(text))
 
 
 def _refuse_aliases(text: str) -> None:

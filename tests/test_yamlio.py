@@ -1,0 +1,181 @@
+"""yamlio: ruamel.yaml behind one module; the event path agrees with ruamel's own loader."""
+
+from __future__ import annotations
+
+import math
+from datetime import date, datetime
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gitmem.base import yamlio
+from gitmem.base.errors import GitmemError, YamlProblem
+
+TRICKY = ["yes", "no", "on", "off", "null", "Null", "~", "true", "False", "0x1f", "1_000", "012", "0o7", ".5",
+          "1e3", "+1", "-7", ".inf", "-.inf", ".nan", "2026-11-29", "2026-11-29T13:40:00Z",
+          "2026-11-29 13:40:00", "2026-11-29T13:40:00.5+02:00", "a: b", "a #b", "#c", "- x", "[x]", "{x}",
+          "*a", "&a", "'q'", '"d"', "x,y", "  pad", "pad  ", "tab\there", "line\nbreak", "%x", "@x", "`x`",
+          "!tag", "?", ":", "-", "---", "...", "=", "<<", "", " ", "é", "\u2028", "\x85", "\ufeff", "\x07"]
+
+scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(-10**20, 10**20),
+    st.floats(allow_nan=False, width=64),
+    st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30),
+    st.sampled_from(TRICKY),
+)
+values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                       st.dictionaries(st.text(max_size=8), inner, max_size=3)),
+                      max_leaves=8)
+keys = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,10}", fullmatch=True)
+
+
+def reference(text: str) -> Any:
+    """ruamel's own safe loader, dates as ISO strings: the meaning every path must agree with."""
+    return yamlio.normalize(yamlio.load_safe(text))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(keys, values, max_size=6))
+def test_dump_then_load_round_trips_and_agrees_with_ruamel(data: dict[str, Any]) -> None:
+    text = yamlio.dump_plain(data)
+    assert yamlio.load_plain(text) == (data or None)
+    assert reference(text) == (data or None)
+    assert yamlio.is_canonical(text, data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(keys, st.sampled_from([t for t in TRICKY if "\n" not in t and t.strip() == t and t]),
+                       min_size=1, max_size=5))
+def test_plain_text_reads_as_ruamel_reads_it(data: dict[str, str]) -> None:
+    text = "".join(f"{k}: {v}\n" for k, v in data.items())
+    try:
+        expected = reference(text)
+    except YamlProblem:
+        with pytest.raises(YamlProblem):
+            yamlio.load_plain(text)
+        return
+    assert yamlio.load_plain(text) == expected
+
+
+def test_dump_is_one_key_a_line_in_the_given_order() -> None:
+    text = yamlio.dump_plain({"zeta": 1, "alpha": "x", "keywords": ["a", "b"], "links": [{"to": "m-1"}]})
+    assert text == "zeta: 1\nalpha: x\nkeywords: [a, b]\nlinks: [{to: m-1}]\n"
+
+
+@pytest.mark.parametrize(("value", "written"), [
+    ("2026-11-29T13:40:00Z", "2026-11-29T13:40:00Z"),      # a canonical time reads back as written
+    ("2026-11-29 13:40:00", '"2026-11-29 13:40:00"'),     # a time that would read back otherwise
+    ("", '""'), ("0.5", '"0.5"'), ("true", '"true"'), ("null", '"null"'), ("~", '"~"'),
+    ("line\nbreak", '"line\\nbreak"'), ("tab\there", '"tab\\there"'),
+    ("plain words", "plain words"), ("héllo", "héllo"),
+    (0.5, "0.5"), (3, "3"), (True, "true"), (None, "null"),
+])
+def test_scalars_are_written_as_they_read_back(value: Any, written: str) -> None:
+    text = yamlio.dump_plain({"k": value})
+    assert text == f"k: {written}\n"
+    assert yamlio.load_plain(text) == {"k": value}
+
+
+def test_multi_line_strings_stay_on_one_line() -> None:
+    text = yamlio.dump_plain({"a": "one\n---\ntwo", "b": "x\u2028y"})
+    assert text.count("\n") == 2
+    assert yamlio.load_plain(text) == {"a": "one\n---\ntwo", "b": "x\u2028y"}
+
+
+def test_special_floats_round_trip() -> None:
+    data = yamlio.load_plain(yamlio.dump_plain({"a": math.inf, "b": -math.inf, "c": math.nan}))
+    assert data["a"] == math.inf and data["b"] == -math.inf and math.isnan(data["c"])
+
+
+@pytest.mark.parametrize("key", ["", "1abc", "with space", "dash-key", "é"])
+def test_keys_must_be_identifiers(key: str) -> None:
+    with pytest.raises(ValueError, match="bad front matter key"):
+        yamlio.dump_plain({key: 1})
+
+
+def test_a_non_string_key_is_refused() -> None:
+    with pytest.raises(ValueError):
+        yamlio.dump_plain({1: "x"})  # type: ignore[dict-item]  # the refusal is what is tested
+
+
+def test_an_empty_mapping_is_empty_text() -> None:
+    assert yamlio.dump_plain({}) == ""
+    assert yamlio.load_plain("") is None
+    assert yamlio.load_plain("# only a comment\n") is None
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("a: !!str 12\n", {"a": "12"}),                                  # explicit tag
+    ("a: |\n  two\n  lines\n", {"a": "two\nlines\n"}),                # block scalar
+    ("a:\n  b: [1, {c: d}]\n", {"a": {"b": [1, {"c": "d"}]}}),      # nesting
+    ("1: one\nfalse: yes\n", {"1": "one", "False": "yes"}),          # keys as strings
+    ("when: 2026-11-29\n", {"when": "2026-11-29"}),                  # a date as ISO text
+    ("at: 2026-11-29 13:40:00\n", {"at": "2026-11-29T13:40:00Z"}),   # naive times are UTC
+    ("- a\n- b\n", ["a", "b"]),                                      # not a mapping at all
+])
+def test_unusual_shapes_read_as_ruamel_reads_them(text: str, expected: Any) -> None:
+    assert yamlio.load_plain(text) == expected
+    assert reference(text) == expected
+
+
+@pytest.mark.parametrize("text", ["a: ! 12\n", "? [x, y]\n: 1\n", "a: !!binary aGk=\n", "a: !!set {x}\n",
+                                  "<<: {x: 1}\ny: 2\n"])
+def test_rare_shapes_go_to_ruamels_full_loader(text: str) -> None:
+    assert yamlio.load_plain(text) == reference(text)
+
+
+@pytest.mark.parametrize("text", [
+    "a: 1\na: 2\n",                 # duplicate key
+    "1: one\ntrue: yes\n",          # 1 and true are the same key to Python
+    "a: <<\n",                      # a merge tag where a value belongs
+    "a: 1\n---\nb: 2\n",            # two documents
+    "a: !!python/object:os.system x\n",
+])
+def test_what_the_safe_loader_refuses_is_a_yaml_problem(text: str) -> None:
+    with pytest.raises(YamlProblem):
+        yamlio.load_plain(text)
+
+
+def test_syntax_errors_carry_their_line() -> None:
+    with pytest.raises(YamlProblem) as info:
+        yamlio.load_plain("id: x\ntype: [unclosed\nz: 1\n")
+    assert info.value.line == 2
+    assert isinstance(info.value, GitmemError) and info.value.hint
+
+
+@pytest.mark.parametrize("loader", [yamlio.load_plain, yamlio.load_safe, yamlio.load_rt])
+def test_yaml_bombs_and_anchors_are_refused(loader: Any) -> None:
+    bomb = 'a: &a ["x","x","x"]\nb: &b [*a,*a,*a]\nc: [*b,*b,*b]\n'
+    with pytest.raises(YamlProblem, match="anchors and aliases") as info:
+        loader(bomb)
+    assert info.value.line == 1
+    with pytest.raises(YamlProblem):
+        loader("a: &x 1\n")
+
+
+def test_load_safe_keeps_ruamels_types() -> None:
+    data = yamlio.load_safe("at: 2026-11-29T13:40:00Z\nday: 2026-11-29\n")
+    assert isinstance(data["at"], datetime) and isinstance(data["day"], date)
+
+
+def test_normalize_turns_dates_into_iso_text_recursively() -> None:
+    value = {"a": [date(2026, 1, 2), datetime(2026, 1, 2, 3, 4, 5)], 7: {"b": None}}
+    assert yamlio.normalize(value) == {"a": ["2026-01-02", "2026-01-02T03:04:05Z"], "7": {"b": None}}
+
+
+def test_round_trip_keeps_comments_order_and_quotes() -> None:
+    text = "# head\nb: 'quoted'  # why\na: 1\n"
+    doc = yamlio.load_rt(text)
+    doc["a"] = 2
+    out = yamlio.dump_rt(doc)
+    assert out == "# head\nb: 'quoted'  # why\na: 2\n"
+
+
+def test_is_canonical_only_for_the_dumped_text() -> None:
+    data = {"a": 1, "b": "x"}
+    assert yamlio.is_canonical("a: 1\nb: x\n", data)
+    assert not yamlio.is_canonical("a: 1  # note\nb: x\n", data)
+    assert not yamlio.is_canonical("b: x\na: 1\n", data)
+    assert not yamlio.is_canonical("", {"bad key": 1})
