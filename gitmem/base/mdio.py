@@ -55,7 +55,8 @@ def list_items(text: str) -> list[tuple[str, int]]:
         elif tok.type == "list_item_open" and depth == 1 and tok.map:
             start, end = tok.map
             chunk = "\n".join(lines[start:end]).strip()
-            chunk = chunk[1:] if chunk[:1] in "-*+" else chunk.split(".", 1)[-1] if chunk[:1].isdigit() else chunk
+            marker = tok.info + tok.markup      # "-", "*", "+", or "3." / "3)": the token says which
+            chunk = chunk[len(marker):] if chunk.startswith(marker) else chunk
             items.append((" ".join(chunk.split()), start + 1))
     return items
 

@@ -150,6 +150,18 @@ def update_text(path: str, text: str, changes: Mapping[str, Any], body: str | No
     return render_document(new_fm, old_body if body is None else body)
 
 
+def rewrite_memory(path: str, text: str, old: Memory, new: Memory) -> str:
+    """The text of ``old``'s file (``text``) rewritten to hold ``new``.
+
+    A file exactly as gitmem wrote it is rendered anew; a file a person
+    shaped keeps their comments, key order and quoting.
+    """
+    if text == render_memory(old):
+        return render_memory(new)
+    body = None if new.content == old.content else new.content.strip("\n") + "\n"
+    return update_text(path, text, memory_changes(old, new), body)
+
+
 def memory_changes(old: Memory, new: Memory) -> dict[str, Any]:
     """Front matter keys whose values differ between two versions of a memory."""
     before, after = old.front_matter(), new.front_matter()

@@ -90,8 +90,7 @@ def rewrite(git: Git, rev: str | None, old: Memory, new: Memory, data: bytes | N
     if data is None and rev is not None:
         data = git.read(old.path, rev)
     text = documents.decode(old.path, data or b"")
-    body = None if new.content == old.content else new.content.strip("\n") + "\n"
-    return documents.update_text(old.path, text, documents.memory_changes(old, new), body).encode("utf-8")
+    return documents.rewrite_memory(old.path, text, old, new).encode("utf-8")
 
 
 def all_patterns(git: Git, rev: str | None) -> list[Pattern]:
