@@ -208,3 +208,49 @@ def test_check_change_reports_structure_of_new_text() -> None:
     problems = layers.check_change(None, fixture("wrong_order.md"), automated=False, approved=False)
     assert any("comes after" in p for p in problems)
     assert layers.check_change(None, fixture("valid.md"), automated=True, approved=False) == []
+
+
+def test_markers_quoted_in_a_code_block_are_not_markers() -> None:
+    text = fixture("marker_in_code_block.md")
+    assert text.count("<!-- gitmem:layer 2 patterns -->") == 2
+    assert layers.validate(text) == []
+    parsed = layers.parse(text)
+    assert [(p.number, p.start_line, p.end_line) for p in parsed] == [(1, 3, 11), (2, 13, 14), (3, 16, 17), (4, 19, 20)]
+    assert "```" in parsed[0].content
+
+
+@pytest.mark.parametrize("prefix", ["> ", "- ", "1. "])
+def test_a_marker_inside_a_quote_or_list_is_not_a_marker(prefix: str) -> None:
+    text = fixture("valid.md").replace("<!-- gitmem:layer 3 episodic -->", f"{prefix}<!-- gitmem:layer 3 episodic -->")
+    problems = layers.validate(text)
+    assert any("malformed layer marker" in p and "top level" in p for p in problems), problems
+    assert any("missing layer 3" in p for p in problems)
+    assert 3 not in [p.number for p in layers.parse(text)]
+
+
+def test_an_indented_code_marker_is_not_a_marker() -> None:
+    text = fixture("valid.md").replace("<!-- gitmem:layer 4 meta -->", "\n    <!-- gitmem:layer 4 meta -->")
+    assert any("missing layer 4" in p for p in layers.validate(text))
+
+
+def test_crlf_text_reads_like_lf_text() -> None:
+    lf = fixture("valid.md")
+    crlf = lf.replace("\n", "\r\n")
+    assert layers.parse(crlf) == layers.parse(lf)
+    assert layers.validate(crlf) == []
+    assert layers.changed_layers(lf, crlf) == set()
+
+
+@pytest.mark.parametrize(("snippet", "line_offset"), [
+    ("> # CORE", 0), ("- ## System", 0), ("Layer 1\n=======", 0), ("<h2>Meta</h2>", 0),
+    ("ok\n- item\nCORE\n----", 2),
+])
+def test_headings_in_generated_layers_are_reported_on_their_line(snippet: str, line_offset: int) -> None:
+    text = fixture("valid.md").replace("- prefer-small-commits (weight 0.62)", snippet)
+    problems = layers.validate(text)
+    assert any(p.startswith(f"line {9 + line_offset}: layer-like heading") for p in problems), problems
+
+
+def test_ordinary_headings_in_generated_layers_are_fine() -> None:
+    text = fixture("valid.md").replace("- prefer-small-commits (weight 0.62)", "### Testing habits\n- small commits")
+    assert layers.validate(text) == []

@@ -102,5 +102,5 @@ def heading_text(text: str) -> str | None:
     """
     tokens = _md().parse(text)
     if len(tokens) == 3 and tokens[0].type == "heading_open":
-        return tokens[1].content
+        return str(tokens[1].content)
     return None

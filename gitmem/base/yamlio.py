@@ -193,7 +193,8 @@ def _build(parser: Any) -> Any:
 
 def load_plain(text: str) -> Any:
     """Parse YAML into plain values (dates as ISO strings); raises ``YamlProblem``."""
-    from ruamel.yaml.cyaml import CParser
+    # ruamel re-exports its C classes from _ruamel_yaml without listing them
+    from ruamel.yaml.cyaml import CParser  # type: ignore[attr-defined]
 
     parser = CParser(text)
     try:
@@ -259,7 +260,7 @@ def _str_event(value: str) -> Any:
 
 
 @lru_cache(maxsize=4096)
-def _other_event(kind: type, value: Any) -> Any:
+def _other_event(kind: str, value: Any) -> Any:
     """A number, boolean or null as ruamel's safe representer writes it."""
     from ruamel.yaml.events import ScalarEvent
     from ruamel.yaml.representer import SafeRepresenter
@@ -294,11 +295,11 @@ def _events(value: Any, out: list[Any]) -> None:
             _events(v, out)
         out.append(seq_end)
     elif value is None or isinstance(value, (bool, int, float)):
-        out.append(_other_event(type(value), value))
+        out.append(_other_event(type(value).__name__, value))
     elif isinstance(value, Mapping):
         _events(dict(value), out)
     else:
-        out.append(_other_event.__wrapped__(type(value), value))
+        out.append(_other_event.__wrapped__(type(value).__name__, value))
 
 
 @lru_cache(maxsize=1024)
@@ -324,7 +325,8 @@ def dump_plain(data: Mapping[str, Any]) -> str:
     too: ``load_plain`` gives it back as written), otherwise double-quoted
     with escapes, so every key stays on one line. Keys must be identifiers.
     """
-    from ruamel.yaml.cyaml import CEmitter
+    # ruamel re-exports its C classes from _ruamel_yaml without listing them
+    from ruamel.yaml.cyaml import CEmitter  # type: ignore[attr-defined]
 
     if not data:
         return ""

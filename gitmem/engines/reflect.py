@@ -269,7 +269,9 @@ def plan_reflect(existing: Sequence[Pattern], drafts: Sequence[PatternDraft], no
 
     by_slug = {p.slug: p for p in existing}
     changes: dict[str, bytes | None] = {}
-    created, updated, consumed = [], [], []
+    created: list[str] = []
+    updated: list[str] = []
+    consumed: list[str] = []
     stamp = iso(now)
     for d in drafts:
         old = by_slug.get(d.slug)
