@@ -121,7 +121,7 @@ def _refuse_at(event: Any) -> None:
     raise YamlProblem("YAML anchors and aliases are not allowed", mark.line + 1 if mark else None)
 
 
-_SCALAR, _MAP, _SEQ, _END, _ALIAS, _DOC, _STREAM_END = range(1, 8)
+_SCALAR, _MAP, _SEQ, _END, _ALIAS, _DOC_END, _STREAM_END = range(1, 8)
 
 
 @lru_cache(maxsize=1)
@@ -130,75 +130,88 @@ def _kinds() -> dict[type, int]:
 
     return {ev.ScalarEvent: _SCALAR, ev.MappingStartEvent: _MAP, ev.SequenceStartEvent: _SEQ,
             ev.MappingEndEvent: _END, ev.SequenceEndEvent: _END, ev.AliasEvent: _ALIAS,
-            ev.DocumentStartEvent: _DOC, ev.StreamEndEvent: _STREAM_END}
+            ev.DocumentEndEvent: _DOC_END, ev.StreamEndEvent: _STREAM_END}
 
 
 _NO_KEY = object()
 
 
-def _build(parser: Any) -> Any:
-    """A tree of plain values from a C parser's events (one document at most)."""
+def _build(get_event: Any) -> tuple[Any, bool]:
+    """(a tree of plain values, whether the stream ended) from a C parser's events.
+
+    Reads through the end of one document, or of the stream when it holds none.
+    """
     kinds = _kinds()
+    plain = _plain_scalar
     stack: list[Any] = []     # open collections
-    keys: list[Any] = []      # the pending key of each open mapping (_NO_KEY between pairs)
+    keys: list[Any] = []      # the pending key saved for each open collection
+    top: Any = None           # the innermost open collection
+    key: Any = None           # its pending key (None in a sequence, _NO_KEY between pairs)
     root: Any = None
-    documents = 0
     while True:
-        event = parser.get_event()
-        kind = kinds.get(type(event), 0)
+        event = get_event()
+        kind = kinds.get(event.__class__, 0)
         if kind == _SCALAR:
-            if event.anchor:
-                _refuse_at(event)
-            if event.ctag is not None:
-                raise _Unusual
-            value = event.value if event.style else _plain_scalar(event.value)[1]
+            if event.anchor or event.ctag is not None:
+                _unusual_node(event)
+            value = event.value if event.style else plain(event.value)[1]
             if value is _UNREAD:
                 raise _Unusual   # a scalar the full loader reports, with its line
         elif kind == _MAP or kind == _SEQ:
-            if event.anchor:
-                _refuse_at(event)
-            if event.ctag is not None:
-                raise _Unusual
+            if event.anchor or event.ctag is not None:
+                _unusual_node(event)
             value = {} if kind == _MAP else []
         elif kind == _END:
             stack.pop()
             keys.pop()
-            continue
-        elif kind == _DOC:
-            documents += 1
-            if documents > 1:
-                raise _Unusual
+            top, key = (stack[-1], keys[-1]) if stack else (None, None)
             continue
         elif kind == _ALIAS:
             _refuse_at(event)
-        elif kind == _STREAM_END:
-            return root
+        elif kind == _DOC_END or kind == _STREAM_END:
+            return root, kind == _STREAM_END
         else:
             continue
-        if not stack:
+        if top is None:
             root = value
-        elif keys[-1] is None:
-            stack[-1].append(value)
-        elif keys[-1] is _NO_KEY:
-            if not isinstance(value, str) or (not event.style and event.value == "<<") or value in stack[-1]:
+        elif key is None:
+            top.append(value)
+        elif key is _NO_KEY:
+            if value.__class__ is not str or (not event.style and value == "<<") or value in top:
                 raise _Unusual   # a complex or non-string key, a merge key, a duplicate (reported there)
-            keys[-1] = value
+            key = value
         else:
-            stack[-1][keys[-1]] = value
-            keys[-1] = _NO_KEY
+            top[key] = value
+            key = _NO_KEY
         if kind == _MAP or kind == _SEQ:
+            if top is not None:
+                keys[-1] = key
             stack.append(value)
             keys.append(_NO_KEY if kind == _MAP else None)
+            top, key = value, keys[-1]
+
+
+def _unusual_node(event: Any) -> None:
+    if event.anchor:
+        _refuse_at(event)
+    raise _Unusual   # an explicit tag: the full loader knows what it means
+
+
+def _parser(text: str) -> Any:
+    # ruamel re-exports its C classes from _ruamel_yaml without listing them
+    from ruamel.yaml.cyaml import CParser  # type: ignore[attr-defined]
+
+    return CParser(text)
 
 
 def load_plain(text: str) -> Any:
     """Parse YAML into plain values (dates as ISO strings); raises ``YamlProblem``."""
-    # ruamel re-exports its C classes from _ruamel_yaml without listing them
-    from ruamel.yaml.cyaml import CParser  # type: ignore[attr-defined]
-
-    parser = CParser(text)
+    parser = _parser(text)
     try:
-        return _build(parser)
+        root, ended = _build(parser.get_event)
+        if not ended and not _build(parser.get_event)[1]:
+            raise _Unusual   # a second document: the full loader refuses it
+        return root
     except _Unusual:
         return normalize(load_safe(text))
     except YamlProblem:
