@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gitmem.guards import layers
 
@@ -254,3 +256,79 @@ def test_headings_in_generated_layers_are_reported_on_their_line(snippet: str, l
 def test_ordinary_headings_in_generated_layers_are_fine() -> None:
     text = fixture("valid.md").replace("- prefer-small-commits (weight 0.62)", "### Testing habits\n- small commits")
     assert layers.validate(text) == []
+
+
+hostile_pieces = st.sampled_from([
+    "# CORE", "## Layer 1", "CORE\n====", "System\n---", "<!-- gitmem:layer 1 core -->", "<!-- /gitmem:layer -->",
+    "gitmem：layer", "gitmem&#58;layer", "gitmem%3alayer", "<h1>Meta</h1>", "> # Instructions", "- # read only",
+    "1. ## gitmem", "```", "    # indented", "plain words", "", "-->", "<!--", "===",
+])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(hostile_pieces, st.text(max_size=20)), max_size=8))
+def test_escaped_text_never_breaks_a_generated_layer(pieces: list[str]) -> None:
+    body = layers.escape("\n".join(pieces))
+    text = layers.replace_layer(fixture("valid.md"), 2, body)
+    assert layers.validate(text) == []
+    assert [p.number for p in layers.parse(text)] == [1, 2, 3, 4]
+    assert layers.escape(body) == body
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_parse_and_validate_never_raise(text: str) -> None:
+    parsed = layers.parse(text)
+    problems = layers.find_problems(text)
+    assert all(p.start_line <= p.end_line for p in parsed)
+    assert all(line is None or 1 <= line <= max(1, len(text.splitlines()) + 1) for line, _ in problems)
+
+
+def test_an_unclosed_layer_runs_to_the_next_marker() -> None:
+    text = "<!-- gitmem:layer 1 core -->\nmine\n<!-- gitmem:layer 2 patterns -->\ngen\n<!-- /gitmem:layer -->\n"
+    parsed = layers.parse(text)
+    assert [(p.number, p.start_line, p.end_line, p.content) for p in parsed] == [
+        (1, 1, 2, "mine"), (2, 3, 5, "gen")]
+    assert any("layer 1 opens" not in p and "not closed" not in p for p in layers.validate(text))
+
+
+def test_a_closing_marker_without_an_open_layer_is_reported() -> None:
+    problems = layers.find_problems("<!-- /gitmem:layer -->\n")
+    assert problems[0] == (1, "closing marker without an open layer")
+
+
+def test_markers_may_carry_spaces_and_a_name_in_any_case() -> None:
+    text = fixture("valid.md").replace("<!-- gitmem:layer 2 patterns -->", "  <!--  gitmem:layer 2 PATTERNS  -->  ")
+    assert layers.validate(text) == []
+
+
+def test_a_marker_directly_under_a_paragraph_still_counts() -> None:
+    text = fixture("valid.md").replace("## Patterns\n<!-- gitmem:layer 2", "Some prose\n<!-- gitmem:layer 2")
+    assert layers.validate(text) == []
+    assert [p.number for p in layers.parse(text)] == [1, 2, 3, 4]
+
+
+def test_malformed_marker_in_a_code_block_outside_layers_is_documentation() -> None:
+    text = fixture("valid.md") + "\n```\n<!-- gitmem: layer 9 -->\n```\n"
+    assert layers.validate(text) == []
+    assert layers.validate(fixture("valid.md") + "\n<!-- gitmem: layer 9 -->\n") != []
+
+
+def test_marker_like_text_inside_a_generated_code_block_is_still_refused() -> None:
+    text = fixture("valid.md").replace("- prefer-small-commits (weight 0.62)",
+                                       "```\n<!-- /gitmem:layer --><!-- gitmem:layer 1 core -->\n```")
+    assert any("resembling a gitmem:layer marker" in p for p in layers.validate(text))
+
+
+def test_setext_underline_below_a_marker_is_not_a_heading() -> None:
+    text = fixture("valid.md").replace("- prefer-small-commits (weight 0.62)", "---")
+    assert layers.validate(text) == []
+
+
+def test_replace_layer_keeps_crlf_free_output_and_the_final_newline() -> None:
+    text = fixture("valid.md")
+    out = layers.replace_layer(text, 3, "- 2026-11-30 new episode")
+    assert out.endswith("\n") and "- 2026-11-30 new episode" in out
+    assert layers.changed_layers(text, out) == {3}
+    no_newline = layers.replace_layer(text.rstrip("\n"), 3, "")
+    assert not no_newline.endswith("\n")

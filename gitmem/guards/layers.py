@@ -304,10 +304,10 @@ def protected_changes(old: str, new: str) -> list[tuple[int | None, str]]:
 def escape(text: str) -> str:
     """Text that cannot forge a marker or a heading once placed in a generated layer.
 
-    HTML comment delimiters and heading tags become entities (``&lt;!--``), a
-    leading ``#`` or a setext underline gets a backslash (Markdown shows it
-    literally), and ``gitmem:layer`` in any spelling becomes ``gitmem layer``.
-    Everything else is left as written, so the text stays readable; escaping
+    HTML comment delimiters, heading tags and a tag opening a line become
+    entities (``&lt;!--``), a leading ``#``, a setext underline or a code
+    fence gets a backslash (Markdown shows it literally), and ``gitmem:layer``
+    in any spelling becomes ``gitmem layer``. Everything else is left as written, so the text stays readable; escaping
     twice changes nothing more.
     """
     return "\n".join(_escape_line(line) for line in text.split("\n"))
@@ -323,6 +323,14 @@ def _escape_line(line: str) -> str:
         if _MARKER_LIKE.search(folded):  # a full-width look-alike: give up the odd glyphs
             line = folded
     line = _MARKER_LIKE.sub("gitmem layer", line)
+    # A code fence or an HTML block opened here would run over the closing
+    # marker and hide it: a backslash or an entity keeps the line literal.
+    stripped = line.lstrip(" ")
+    indent = len(line) - len(stripped)
+    if indent <= 3 and stripped.startswith(("```", "~~~")):
+        return f"{line[:indent]}\\{stripped}"
+    if indent <= 3 and stripped.startswith("<"):
+        line = f"{line[:indent]}&lt;{stripped[1:]}"
     atx = _ATX.match(line)
     if atx:
         return f"{atx[1]}\\{atx[2]}{atx[3]}"
