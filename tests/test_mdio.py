@@ -95,3 +95,20 @@ def test_html_markers_in_lists_are_nested() -> None:
 ])
 def test_heading_text_reads_a_line_on_its_own(text: str, heading: str | None) -> None:
     assert mdio.heading_text(text) == heading
+
+
+def test_sections_keep_lines_after_front_matter_like_text() -> None:
+    text = "# A\n\n---\n\n# B\nb text\n"
+    found = mdio.sections(text)
+    assert [(s.heading, s.line, s.text) for s in found] == [("A", 1, "---"), ("B", 5, "b text")]
+
+
+def test_crlf_lines_count_like_lf_lines() -> None:
+    lf = [(b.kind, b.start, b.end) for b in mdio.blocks("# A\n\n<!-- c -->\n")]
+    crlf = [(b.kind, b.start, b.end) for b in mdio.blocks("# A\r\n\r\n<!-- c -->\r\n")]
+    assert lf == crlf == [("heading", 0, 1), ("html", 2, 3)]
+
+
+def test_an_unclosed_fence_runs_to_the_end() -> None:
+    found = mdio.blocks("```\n# hidden\n<!-- hidden -->\n")
+    assert [(b.kind, b.start, b.end) for b in found] == [("code", 0, 3)]

@@ -179,3 +179,72 @@ def test_is_canonical_only_for_the_dumped_text() -> None:
     assert not yamlio.is_canonical("a: 1  # note\nb: x\n", data)
     assert not yamlio.is_canonical("b: x\na: 1\n", data)
     assert not yamlio.is_canonical("", {"bad key": 1})
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(keys, values, max_size=6))
+def test_every_dumped_line_starts_with_its_key_so_no_line_can_close_a_fence(data: dict[str, Any]) -> None:
+    text = yamlio.dump_plain(data)
+    lines = text.splitlines()
+    assert len(lines) == len(data)
+    assert [line.split(":", 1)[0] for line in lines] == list(data)
+    assert yamlio.dump_plain(yamlio.load_plain(text) or {}) == text   # canonical text is a fixed point
+
+
+def test_loaded_collections_are_fresh_objects_each_time() -> None:
+    first = yamlio.load_plain("a: [1, 2]\nb: {c: d}\n")
+    first["a"].append(3)
+    first["b"]["c"] = "changed"
+    assert yamlio.load_plain("a: [1, 2]\nb: {c: d}\n") == {"a": [1, 2], "b": {"c": "d"}}
+
+
+def test_tuples_and_nested_values_are_written_in_flow_style() -> None:
+    text = yamlio.dump_plain({"t": ("x", 1), "m": {"key with space": ["a b", None], "2": True}})
+    assert text == 't: [x, 1]\nm: {key with space: [a b, null], "2": true}\n'
+    assert yamlio.load_plain(text) == {"t": ["x", 1], "m": {"key with space": ["a b", None], "2": True}}
+
+
+def test_a_datetime_value_reads_back_as_its_iso_text() -> None:
+    text = yamlio.dump_plain({"at": datetime(2026, 11, 29, 12, 0, 0), "day": date(2026, 11, 29)})
+    assert yamlio.load_plain(text) == {"at": "2026-11-29T12:00:00Z", "day": "2026-11-29"}
+
+
+@pytest.mark.parametrize("value", ["0E0", "1e3", "0o17", "0b101", "-0.0", "1_0.5", "+.inf", "2026-02-30"])
+def test_odd_plain_numbers_and_dates_read_as_ruamel_reads_them(value: str) -> None:
+    text = f"k: {value}\n"
+    try:
+        expected = reference(text)
+    except YamlProblem:
+        with pytest.raises(YamlProblem):
+            yamlio.load_plain(text)
+        return
+    assert yamlio.load_plain(text) == expected
+    assert yamlio.load_plain(yamlio.dump_plain({"k": value})) == {"k": value}   # the string survives
+
+
+@pytest.mark.parametrize(("text", "line"), [
+    ("a: 1\nb: [x\n", 2), ("a: 1\n  b: 2\n", 2), ("a: 1\nb: 2\nc: *d\n", 3), ("a:\n  - &n x\n", 2),
+    ("a: {b: 1\n", 1), ("a: 'x\n", 1), ("\ta: 1\n", 1),
+])
+def test_problems_point_at_their_line(text: str, line: int) -> None:
+    with pytest.raises(YamlProblem) as info:
+        yamlio.load_plain(text)
+    assert info.value.line == line
+
+
+def test_round_trip_of_nothing_and_of_plain_data() -> None:
+    assert yamlio.load_rt("") is None
+    assert yamlio.dump_rt({"a": [1, 2]}) == "a:\n  - 1\n  - 2\n"
+
+
+def test_crlf_text_is_not_canonical_but_reads_the_same() -> None:
+    data = yamlio.load_plain("a: 1\r\nb: x\r\n")
+    assert data == {"a": 1, "b": "x"}
+    assert not yamlio.is_canonical("a: 1\r\nb: x\r\n", data)
+
+
+def test_unicode_is_written_as_is_and_unprintables_escaped() -> None:
+    text = yamlio.dump_plain({"a": "café ☕", "b": "bell\x07", "c": "zero\u200bwidth"})
+    assert "a: café ☕\n" in text and "\x07" not in text
+    assert 'c: "zero' in text   # an invisible character is quoted, never left in a plain scalar
+    assert yamlio.load_plain(text) == {"a": "café ☕", "b": "bell\x07", "c": "zero\u200bwidth"}

@@ -34,7 +34,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["YamlProblem", "load_plain", "dump_plain", "load_safe", "load_rt", "dump_rt", "normalize", "is_canonical"]
 
-_ALIAS_HINT = re.compile(r"(?:^|[\s\[{,:-])[&*][^\s,\[\]{}]")
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _STR_TAG = "tag:yaml.org,2002:str"
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
@@ -223,15 +222,17 @@ def load_plain(text: str) -> Any:
 
 
 def _refuse_aliases(text: str) -> None:
-    if not _ALIAS_HINT.search(text):
-        return
+    """Read the events of ``text`` once with the C parser; an anchor or an alias is a YamlProblem."""
+    parser = _parser(text)
     try:
-        for event in _yaml("safe").parse(io.StringIO(text)):
-            _refuse_anchor(event)
+        while parser.check_event():
+            _refuse_anchor(parser.get_event())
     except YamlProblem:
         raise
-    except Exception as exc:  # the loader below reports syntax errors with their line
+    except Exception as exc:  # a syntax error, reported with its line
         _raise_problem(exc)
+    finally:
+        parser.dispose()
 
 
 def _load(text: str, typ: str) -> Any:
