@@ -182,7 +182,7 @@ class MemoryRepo:
             if mem.archived:
                 return None
             new_path = memory_path(mem.domain, mem.id, archived=True)
-            data = store.rewrite(self.git, parent, mem, mem.with_(tier="archive"))  # type: ignore[arg-type]
+            data = store.rewrite(self.git, parent, mem, mem.with_(tier="archive"))
             return Plan({mem.path: None, new_path: data}, f"gitmem: forget {mem.id} (archived)", "memory.forget",
                         trailers=(("Gitmem-Memory", mem.id),), result=new_path)
 
@@ -309,7 +309,7 @@ class MemoryRepo:
         def plan(parent: str | None) -> Plan | None:
             ma, mb = store.load(self.git, parent, a), store.load(self.git, parent, b)
             na, nb = links.linked(ma, b, relation), links.linked(mb, a, links.inverse(relation))
-            changes = {m.path: store.rewrite(self.git, parent, m, n)  # type: ignore[arg-type]
+            changes = {m.path: store.rewrite(self.git, parent, m, n)
                        for m, n in ((ma, na), (mb, nb)) if n != m}
             return Plan(changes, f"gitmem: link {a} -{relation}-> {b}", "memory.link",
                         trailers=(("Gitmem-Memory", a), ("Gitmem-Memory", b))) if changes else None
