@@ -248,3 +248,68 @@ def test_unicode_is_written_as_is_and_unprintables_escaped() -> None:
     assert "a: café ☕\n" in text and "\x07" not in text
     assert 'c: "zero' in text   # an invisible character is quoted, never left in a plain scalar
     assert yamlio.load_plain(text) == {"a": "café ☕", "b": "bell\x07", "c": "zero\u200bwidth"}
+
+
+def ruamel_block_text(data: dict[str, Any]) -> str:
+    """The same data as ruamel's own safe dumper writes it: block style, single quotes, other spellings."""
+    import io
+
+    from ruamel.yaml import YAML
+
+    y = YAML(typ="safe", pure=True)
+    y.default_flow_style = False
+    out = io.StringIO()
+    y.dump(data, out)
+    return out.getvalue()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(keys, values, min_size=1, max_size=5))
+def test_other_spellings_of_the_same_data_read_the_same(data: dict[str, Any]) -> None:
+    text = ruamel_block_text(data)
+    assert yamlio.load_plain(text) == reference(text)
+
+
+@pytest.mark.parametrize("text", [
+    "null: 1\n", "~: 1\n", "1.5: x\n", "2026-01-01: x\n", "'quoted': 1\n", '"a b": 2\n', "? simple\n: 3\n",
+    "{a: 1}\n", "{}\n", "[]\n", "a: 1\n...\n", "--- \na: 1\n", "a: []\nb: {}\n", "a: [[1], [2, [3]]]\n",
+    "a: {b: {c: {d: 1}}}\n", "a: >\n  folded\n  text\n", "a: 'it''s'\n", 'a: "tab\\there"\n', "a: !!float 1\n",
+    "a: -\n", "a: - x\n", "\ufeffa: 1\n",
+])
+def test_edge_shapes_read_as_ruamel_reads_them(text: str) -> None:
+    try:
+        expected = reference(text)
+    except YamlProblem:
+        with pytest.raises(YamlProblem):
+            yamlio.load_plain(text)
+        return
+    assert yamlio.load_plain(text) == expected
+
+
+def test_a_large_mapping_round_trips() -> None:
+    data = {f"k{i}": [f"v{i}", i, i / 7, i % 2 == 0, None] for i in range(1000)}
+    text = yamlio.dump_plain(data)
+    assert text.count("\n") == 1000
+    assert yamlio.load_plain(text) == data
+
+
+def test_values_cached_for_one_key_do_not_leak_into_another() -> None:
+    assert yamlio.load_plain("a: 0x10\nb: '0x10'\nc: \"0x10\"\n") == {"a": 16, "b": "0x10", "c": "0x10"}
+    assert yamlio.load_plain("0x10: a\n") == {"16": "a"}
+
+
+def test_round_trip_edits_keep_nested_comments() -> None:
+    text = "top: 1  # one\nnested:\n  # inner note\n  a: [1, 2]\n  b: x   # bee\n"
+    doc = yamlio.load_rt(text)
+    doc["nested"]["b"] = "y"
+    del doc["top"]
+    out = yamlio.dump_rt(doc)
+    assert "# inner note" in out and "# bee" in out and "b: y" in out and "top" not in out
+
+
+def test_load_safe_reports_syntax_and_refuses_several_documents() -> None:
+    with pytest.raises(YamlProblem) as info:
+        yamlio.load_safe("a: [1\n")
+    assert info.value.line == 1
+    with pytest.raises(YamlProblem):
+        yamlio.load_safe("a: 1\n---\nb: 2\n")
