@@ -313,3 +313,48 @@ def test_load_safe_reports_syntax_and_refuses_several_documents() -> None:
     assert info.value.line == 1
     with pytest.raises(YamlProblem):
         yamlio.load_safe("a: 1\n---\nb: 2\n")
+
+
+@pytest.mark.parametrize("key", ["null", "Null", "true", "False", "on", "yes", "y", "No", "nan", "inf", "_"])
+def test_keys_that_are_yaml_words_stay_strings(key: str) -> None:
+    text = yamlio.dump_plain({key: key})
+    assert yamlio.load_plain(text) == {key: key}
+    assert reference(text) == {key: key}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.datetimes(timezones=st.none()), st.sampled_from(["%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d",
+                                                             "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M:%S+01:00"]))
+def test_time_like_strings_survive_as_written(moment: datetime, fmt: str) -> None:
+    value = moment.strftime(fmt)
+    text = yamlio.dump_plain({"at": value})
+    assert yamlio.load_plain(text) == {"at": value}
+    if fmt == "%Y-%m-%dT%H:%M:%SZ":
+        assert text == f"at: {value}\n"   # gitmem's own stamps stay plain, as people read them
+
+
+def test_dumping_the_same_values_twice_gives_the_same_text() -> None:
+    data = {"a": "x", "b": 1, "c": [True, None, 0.5], "d": {"e": "2026-11-29T12:00:00Z"}}
+    assert yamlio.dump_plain(data) == yamlio.dump_plain(dict(data)) == yamlio.dump_plain(data)
+
+
+def test_a_mapping_type_other_than_dict_is_written_like_a_dict() -> None:
+    from types import MappingProxyType
+
+    assert yamlio.dump_plain({"m": MappingProxyType({"a": 1})}) == "m: {a: 1}\n"
+
+
+def test_normalize_moves_other_time_zones_to_utc() -> None:
+    from datetime import timedelta, timezone
+
+    paris = datetime(2026, 11, 29, 13, 40, tzinfo=timezone(timedelta(hours=1)))
+    assert yamlio.normalize(paris) == "2026-11-29T12:40:00Z"
+    assert yamlio.load_plain("at: 2026-11-29T13:40:00+01:00\n") == {"at": "2026-11-29T12:40:00Z"}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(allow_nan=False), st.integers())
+def test_numbers_round_trip_exactly(number: float, whole: int) -> None:
+    back = yamlio.load_plain(yamlio.dump_plain({"f": number, "i": whole}))
+    assert back == {"f": number, "i": whole}
+    assert type(back["f"]) is float and type(back["i"]) is int
