@@ -358,3 +358,9 @@ def test_numbers_round_trip_exactly(number: float, whole: int) -> None:
     back = yamlio.load_plain(yamlio.dump_plain({"f": number, "i": whole}))
     assert back == {"f": number, "i": whole}
     assert type(back["f"]) is float and type(back["i"]) is int
+
+
+@pytest.mark.parametrize("text", ["a: 1  # &x is only a comment\n", "a: '*not an alias'\n", "a: \"&b\"\n"])
+def test_anchor_characters_in_comments_and_quotes_are_fine(text: str) -> None:
+    assert yamlio.load_plain(text) == reference(text)
+    assert yamlio.load_rt(text) is not None
