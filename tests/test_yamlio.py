@@ -364,3 +364,10 @@ def test_numbers_round_trip_exactly(number: float, whole: int) -> None:
 def test_anchor_characters_in_comments_and_quotes_are_fine(text: str) -> None:
     assert yamlio.load_plain(text) == reference(text)
     assert yamlio.load_rt(text) is not None
+
+
+def test_a_yaml_problem_says_what_and_what_to_do() -> None:
+    problem = YamlProblem("found character '\\t' that cannot start any token", 3)
+    assert str(problem) == "found character '\\t' that cannot start any token"
+    assert (problem.line, problem.hint) == (3, "fix the YAML syntax")
+    assert YamlProblem("x", None, hint="look at gitmem.yaml").hint == "look at gitmem.yaml"
