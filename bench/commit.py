@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from gitmem.base import clock  # noqa: E402
 from gitmem.api import MemoryRepo  # noqa: E402
 from gitmem.base.model import DOMAINS, Memory, memory_path  # noqa: E402
-from gitmem.store import memories  # noqa: E402
+from gitmem.store import store  # noqa: E402
 from gitmem.guards.writepath import Plan  # noqa: E402
 
 NOW = clock.parse_time("2026-11-29T12:00:00Z")
@@ -48,7 +48,7 @@ def build(root: Path, n: int, stamp: str = "2026-01-01T00:00:00Z", text=None) ->
         m = Memory(id=mid, content=text(i) if text else f"memory number {i} about topic {i % 97}", domain=d,
                    created=stamp, last_accessed=stamp, path=memory_path(d, mid))
         _, _, shard, name = m.path.split("/")
-        files.setdefault(d, {}).setdefault(shard, {})[name] = repo.create_blob(memories.render(m))
+        files.setdefault(d, {}).setdefault(shard, {})[name] = repo.create_blob(store.render(m))
     mem_tb = repo.TreeBuilder()
     for d, shards in files.items():
         dom_tb = repo.TreeBuilder()
@@ -111,7 +111,7 @@ def measure(n: int, runs: int) -> dict[str, float]:
             mid = f"m-2026-11-29-{tag}{i:06d}"
             m = Memory(id=mid, content=f"bench write {tag} {i}", created="2026-11-29T12:00:00Z",
                        last_accessed="2026-11-29T12:00:00Z", path=memory_path("user", mid))
-            return m.path, memories.render(m)
+            return m.path, store.render(m)
 
         def gitmem_side(i: int) -> None:
             p, d = doc("s", i)

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from commit import NOW, build  # noqa: E402
 
-from gitmem.store import documents, memories, refresh  # noqa: E402
+from gitmem.store import documents, refresh, store  # noqa: E402
 from gitmem.api import MemoryRepo  # noqa: E402
 from gitmem.base.model import Memory, memory_path  # noqa: E402
 from gitmem.guards.writepath import Plan  # noqa: E402
@@ -44,7 +44,7 @@ def main() -> None:
 
         t0 = time.perf_counter()
         n = 0
-        for path, data in memories.iter_files(git, head):
+        for path, data in store.iter_files(git, head):
             documents.read_memory(path, data)
             n += 1
         read_s = time.perf_counter() - t0
@@ -60,7 +60,7 @@ def main() -> None:
             mid = f"m-2026-11-29-u{i:06d}"
             m = Memory(id=mid, content=f"upkeep change {i} about kafka partition {i % 31}", created="2026-11-29T12:00:00Z",
                        last_accessed="2026-11-29T12:00:00Z", path=memory_path("project", mid))
-            changes[m.path] = memories.render(m)
+            changes[m.path] = store.render(m)
         repo.store.write(lambda parent: Plan(changes, "bench upkeep", "bench"), NOW)
         t0 = time.perf_counter()
         touched = refresh.sync(index, git, repo.head)

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 from gitmem.base import clock
 from gitmem.engines import memorize
 from gitmem.base import config as config_mod
-from gitmem.store import documents, formats, memories
+from gitmem.store import documents, formats, store
 from gitmem.guards import guard
 from gitmem.base.config import Config
 from gitmem.base.errors import NotFoundError, UsageError, ValidationError
 from gitmem.engines.initrepo import InitResult, init as init_repo
 from gitmem.base.state import find_root
-from gitmem.store.memories import Listing
+from gitmem.store.store import Listing
 from gitmem.base.kinds import check_choice
 from gitmem.base.model import DOMAINS, TYPES, Forgotten, Imported, Memory, Reflected, Remembered, check_id, iso, memory_path, new_id
 from gitmem.guards.writepath import Plan, Store, Written
@@ -73,14 +73,14 @@ class MemoryRepo:
 
     def show(self, memory_id: str, at: str | None = None) -> Memory:
         """One memory (live or archived), as it is now or at a tag/commit."""
-        return memories.load(self.git, self._rev(at), memory_id)
+        return store.load(self.git, self._rev(at), memory_id)
 
     def list(self, type: str | None = None, domain: str | None = None, include_archive: bool = False,
              at: str | None = None) -> Listing:
         """Memories (oldest first) and the files that could not be read."""
         check_choice("type", type, TYPES)
         check_choice("domain", domain, DOMAINS)
-        found = memories.listing(self.git, self._rev(at), include_archive)
+        found = store.listing(self.git, self._rev(at), include_archive)
         kept = tuple(m for m in found.memories
                      if (type is None or m.type == type) and (domain is None or m.domain == domain))
         return Listing(kept, found.problems)
@@ -130,7 +130,7 @@ class MemoryRepo:
                 return Plan(self._changes(batch, parent), f"gitmem: reinforce {new.id} ({new.reinforced}x)",
                             "memory.reinforce", auto=auto, session=session,
                             trailers=(("Gitmem-Memory", new.id),), result=("reinforced", new))
-            if memories.locate(self.git, parent, mid, anywhere=False) is not None:
+            if store.locate(self.git, parent, mid, anywhere=False) is not None:
                 raise ValidationError(f"a memory with id {mid!r} exists already", hint="choose another --id, or omit it")
             return Plan(self._changes(batch, parent), f"gitmem: remember {mid} ({typ}, {dom})",
                         "memory.create", auto=auto, session=session,
@@ -139,7 +139,7 @@ class MemoryRepo:
         written = self.store.write(plan, now)
         action, mem = written.result
         if written.stripped and written.commit:
-            mem = memories.load(self.git, written.commit, mem.id)   # what was stored: PII replaced
+            mem = store.load(self.git, written.commit, mem.id)   # what was stored: PII replaced
         return Remembered(mem.id, action, written.commit, mem, reason,
                           tuple(k for _, kinds in written.stripped for k in kinds))
 
@@ -158,7 +158,7 @@ class MemoryRepo:
         threshold = self.cfg.memory.reinforce_similarity or None
         cands = [(h.id, h.row.content) for h in hits if h.row.tier != "archive"]
         found = similarity.find_duplicate(text, cands, threshold or similarity.DUPLICATE_THRESHOLD)
-        return memories.load(self.git, rev, found, include_archive=False) if found else None
+        return store.load(self.git, rev, found, include_archive=False) if found else None
 
     def _lookup(self, parent: str | None) -> memorize.Lookup | None:
         """The stored-duplicate lookup at ``parent`` that the reinforce-or-create rule asks."""
@@ -171,9 +171,9 @@ class MemoryRepo:
         changes: dict[str, bytes | None] = {}
         for planned in batch.planned.values():
             if planned.stored is None or parent is None:
-                changes[planned.memory.path] = memories.render(planned.memory)
+                changes[planned.memory.path] = store.render(planned.memory)
             else:
-                changes[planned.stored.path] = memories.rewrite(self.git, parent, planned.stored, planned.memory)
+                changes[planned.stored.path] = store.rewrite(self.git, parent, planned.stored, planned.memory)
         return changes
 
     # --- working memory ------------------------------------------------------------
@@ -233,16 +233,16 @@ class MemoryRepo:
         check_id(memory_id)
 
         def plan(parent: str | None) -> Plan | None:
-            mem = memories.load(self.git, parent, memory_id)
+            mem = store.load(self.git, parent, memory_id)
             if mem.archived:
                 return None
             new_path = memory_path(mem.domain, mem.id, archived=True)
-            data = memories.rewrite(self.git, parent, mem, mem.with_(tier="archive"))  # type: ignore[arg-type]
+            data = store.rewrite(self.git, parent, mem, mem.with_(tier="archive"))
             return Plan({mem.path: None, new_path: data}, f"gitmem: forget {mem.id} (archived)", "memory.forget",
                         trailers=(("Gitmem-Memory", mem.id),), result=new_path)
 
         written = self.store.write(plan, now)
-        path = written.result or memories.locate(self.git, self.head, memory_id) or ""
+        path = written.result or store.locate(self.git, self.head, memory_id) or ""
         return Forgotten(memory_id, written.commit, path)
 
     def import_file(self, path: str | Path, dedupe: bool = False, now: datetime | None = None,
@@ -267,7 +267,7 @@ class MemoryRepo:
             counts.update(created=0, reinforced=0, unchanged=0)
             batch = memorize.Batch(self._lookup(parent) if dedupe else None, now, self.cfg.memory)
             for mem in good:
-                if mem.id in batch.planned or memories.locate(self.git, parent, mem.id, anywhere=False) is not None:
+                if mem.id in batch.planned or store.locate(self.git, parent, mem.id, anywhere=False) is not None:
                     counts["unchanged"] += 1
                     continue
                 counts[batch.add(mem, dedupe=dedupe).action] += 1
@@ -340,9 +340,9 @@ class MemoryRepo:
             raise ValidationError("a memory cannot link to itself")
 
         def plan(parent: str | None) -> Plan | None:
-            ma, mb = memories.load(self.git, parent, a), memories.load(self.git, parent, b)
+            ma, mb = store.load(self.git, parent, a), store.load(self.git, parent, b)
             na, nb = links.linked(ma, b, relation), links.linked(mb, a, links.inverse(relation))
-            changes = {m.path: memories.rewrite(self.git, parent, m, n)  # type: ignore[arg-type]
+            changes = {m.path: store.rewrite(self.git, parent, m, n)
                        for m, n in ((ma, na), (mb, nb)) if n != m}
             return Plan(changes, f"gitmem: link {a} -{relation}-> {b}", "memory.link",
                         trailers=(("Gitmem-Memory", a), ("Gitmem-Memory", b))) if changes else None
@@ -393,7 +393,6 @@ class MemoryRepo:
 
     def sync_core(self, now: datetime | None = None) -> Written:
         """Write HIPPOCAMPUS_CORE.md and regenerate Layers 2 and 3 of CLAUDE.md (one commit)."""
-        from gitmem.store import patterns
         from gitmem.engines import render
 
         now = now or clock.now()
@@ -404,7 +403,7 @@ class MemoryRepo:
             if claude is None:
                 raise NotFoundError("CLAUDE.md is missing from the repository", hint="restore it from a fresh `gitmem init`")
             pats = [render.PatternLine(p.slug, p.title, p.weight, p.stage, p.lessons)
-                    for p in patterns.all_patterns(self.git, parent)]
+                    for p in store.all_patterns(self.git, parent)]
             text = render.claude_md(claude.decode("utf-8"), pats, self._episode_lines(parent),
                                     self.cfg.budgets.claude_md_lines)
             changes = {"HIPPOCAMPUS_CORE.md": core.text.encode("utf-8"), "CLAUDE.md": text.encode("utf-8")}
@@ -431,18 +430,17 @@ class MemoryRepo:
 
     def reflect(self, now: datetime | None = None, auto: bool = False) -> Reflected:
         """Group similar memories no pattern holds yet into patterns (one commit)."""
-        from gitmem.store import patterns
         from gitmem.engines import reflect
 
         now = now or clock.now()
         info: dict[str, Any] = {}
 
         def plan(parent: str | None) -> Plan | None:
-            existing = patterns.all_patterns(self.git, parent)
+            existing = store.all_patterns(self.git, parent)
             consumed = {s for p in existing for s in p.sources}
-            live = memories.listing(self.git, parent).memories
+            live = store.listing(self.git, parent).memories
             fresh = [m for m in live if m.id not in consumed and m.type not in ("pattern", "reflection")]
-            last, runs = patterns.read_state(self.git, parent)
+            last, runs = reflect.read_state(self.git.read(reflect.STATE_FILE, parent) if parent else None)
             pending = [m for m in fresh if m.created > last]
             info.update(pending=len(pending), examined=len(fresh))
             if not pending and not auto:
@@ -450,20 +448,20 @@ class MemoryRepo:
             if not pending or (auto and len(pending) < self.cfg.memory.reflect_trigger):
                 return None
             drafts = reflect.group([reflect.Item(m.id, m.content, m.type, m.created) for m in fresh])
-            result = patterns.plan_reflect(existing, drafts, now)
+            result = reflect.plan_reflect(existing, drafts, now)
             info.update(created=result.created, updated=result.updated, consumed=result.consumed)
             changes = dict(result.changes)
             if changes:
-                pats = patterns.all_patterns(self.git, parent)
+                pats = store.all_patterns(self.git, parent)
                 by_slug = {p.slug: p for p in pats}
                 for path, data in result.changes.items():
-                    by_slug[path.rsplit("/", 1)[-1][:-3]] = patterns.read(path, data or b"")
+                    by_slug[path.rsplit("/", 1)[-1][:-3]] = documents.read_pattern(path, data or b"")
                 from gitmem.engines import render
 
                 lines = [render.PatternLine(p.slug, p.title, p.weight, p.stage, p.lessons)
                          for p in sorted(by_slug.values(), key=lambda p: (-p.weight, p.slug))]
                 changes["patterns.md"] = render.patterns_md(lines).encode("utf-8")
-            changes[patterns.STATE_FILE] = patterns.state_file(now, runs + 1)
+            changes[reflect.STATE_FILE] = reflect.state_file(now, runs + 1)
             return Plan(changes, f"gitmem: reflect ({len(result.created)} new patterns, {len(result.updated)} verified again)",
                         "reflect.patterns", auto=True,
                         body="consumed: " + ", ".join(result.consumed[:100]) if result.consumed else "")
@@ -481,11 +479,11 @@ class MemoryRepo:
 
     def pending_reflections(self) -> int:
         """New memories no pattern holds yet, created since the last reflect."""
-        from gitmem.store import patterns
+        from gitmem.engines import reflect
 
         head = self.head
-        consumed = {s for p in patterns.all_patterns(self.git, head) for s in p.sources}
-        last, _ = patterns.read_state(self.git, head)
+        consumed = {s for p in store.all_patterns(self.git, head) for s in p.sources}
+        last, _ = reflect.read_state(self.git.read(reflect.STATE_FILE, head) if head else None)
         return sum(1 for m in self.list().memories if m.id not in consumed and m.created > last)
 
     def harvest(self, paths: Sequence[str | Path], fmt: str = "auto", signals: int = 20, whole: bool = False,

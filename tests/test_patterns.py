@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gitmem.base import clock
-from gitmem.store import patterns
+from gitmem.store import store as patterns
 from gitmem.api import MemoryRepo
 from tests.conftest import NOW, run_cli
 

@@ -101,10 +101,13 @@ def test_stems_equal_fts5_porter_tokens(sample: str) -> None:
     want = _porter([sample])[0]
     # FTS5's porter has two later additions to the 1980 rules ("bli" ->
     # "ble", "logi" -> "log") that PyStemmer's porter lacks; neither occurs
-    # in this alphabet's words often, so compare only where neither applies
-    assert [g for g, w in zip(got, want) if "bl" not in w and "log" not in w] == [
-        w for w in want if "bl" not in w and "log" not in w
-    ]
+    # in this alphabet's words often, so compare only where neither applies.
+    # The bare word "eed" (no stem left before the suffix) is the one other
+    # difference found in 3,000 random words of this alphabet: FTS5 gives "e".
+    def same(w: str) -> bool:
+        return "bl" not in w and "log" not in w and w != "e"
+
+    assert [g for g, w in zip(got, want) if same(w)] == [w for w in want if same(w)]
 
 
 def test_unaccent_keeps_case() -> None:

@@ -17,7 +17,8 @@ code 1 and prints ``gitmem: error: …`` then ``hint: …``.
     │   └── CasFailed         the branch moved while a commit was built (retried by the write path)
     ├── CheckFailed           a check (layers, amplitude, pii config) found problems
     ├── GitError              a git command failed or git could not be run
-    └── IndexCorrupt          the derived recall index is unusable (callers rebuild it from git)
+    ├── IndexCorrupt          the derived recall index is unusable (callers rebuild it from git)
+    └── YamlProblem           a YAML text that does not load (line within that text)
 """
 
 from __future__ import annotations
@@ -120,3 +121,15 @@ class IndexCorrupt(GitmemError):
         super().__init__(f"recall index {path} is unusable: {problem}", hint="gitmem index rebuild")
         self.path = path
         self.problem = problem
+
+
+class YamlProblem(GitmemError):
+    """A YAML text that does not load; ``line`` is 1-based within that text.
+
+    Readers of documents turn it into a ``DocumentError`` naming the file.
+    """
+
+    def __init__(self, problem: str, line: int | None, hint: str | None = None) -> None:
+        super().__init__(problem, hint or "fix the YAML syntax")
+        self.problem = problem
+        self.line = line

@@ -55,6 +55,52 @@ def list_items(text: str) -> list[tuple[str, int]]:
         elif tok.type == "list_item_open" and depth == 1 and tok.map:
             start, end = tok.map
             chunk = "\n".join(lines[start:end]).strip()
-            chunk = chunk[1:] if chunk[:1] in "-*+" else chunk.split(".", 1)[-1] if chunk[:1].isdigit() else chunk
+            marker = tok.info + tok.markup      # "-", "*", "+", or "3." / "3)": the token says which
+            chunk = chunk[len(marker):] if chunk.startswith(marker) else chunk
             items.append((" ".join(chunk.split()), start + 1))
     return items
+
+
+@dataclass(frozen=True)
+class Block:
+    """A block of a Markdown text, as markdown-it reads it.
+
+    ``kind`` is ``html`` (an HTML block), ``heading`` (ATX or setext, ``text``
+    is its inline text) or ``code`` (fenced or indented). Lines are 0-based,
+    ``end`` excluded; ``depth`` is 0 for a block at the top level and grows
+    inside block quotes and list items.
+    """
+
+    kind: str
+    start: int
+    end: int
+    depth: int
+    text: str
+
+
+_KINDS = {"html_block": "html", "heading_open": "heading", "fence": "code", "code_block": "code"}
+
+
+def blocks(text: str) -> list[Block]:
+    """The HTML blocks, headings and code blocks of ``text``, in order."""
+    tokens = _md().parse(text)
+    out: list[Block] = []
+    for i, tok in enumerate(tokens):
+        kind = _KINDS.get(tok.type)
+        if kind is None or not tok.map:
+            continue
+        content = tokens[i + 1].content if kind == "heading" else tok.content
+        out.append(Block(kind, tok.map[0], tok.map[1], tok.level, content))
+    return out
+
+
+def heading_text(text: str) -> str | None:
+    """The text of the heading ``text`` is when read on its own at the top level, else None.
+
+    A line (or a line and its setext underline) read out of its context: what
+    a reader of the raw file could take for a heading.
+    """
+    tokens = _md().parse(text)
+    if len(tokens) == 3 and tokens[0].type == "heading_open":
+        return str(tokens[1].content)
+    return None

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from functools import lru_cache
 
-from gitmem.store import documents, memories
+from gitmem.store import documents, store
 from gitmem.base import state
 from gitmem.base.clock import parse_time
 from gitmem.base.config import Config
@@ -124,7 +124,7 @@ def plan_decay(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[st
     folded = _folded_sources(git, rev)
     live: list[tuple[Memory, Memory, float]] = []   # (old, new, effective importance)
     raw: dict[str, bytes] = {}
-    for path, data in memories.iter_files(git, rev):
+    for path, data in store.iter_files(git, rev):
         try:
             old = documents.read_memory(path, data)
         except DocumentError:
@@ -158,12 +158,12 @@ def plan_decay(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[st
         if old.id in archive:
             new = new.with_(tier="archive")
             changes[old.path] = None
-            changes[memory_path(old.domain, old.id, archived=True)] = memories.rewrite(git, rev, old, new, raw[old.id])
+            changes[memory_path(old.domain, old.id, archived=True)] = store.rewrite(git, rev, old, new, raw[old.id])
             moves.append(Move(old.id, archive[old.id]))
             continue
         if new == old:
             continue
-        changes[old.path] = memories.rewrite(git, rev, old, new, raw[old.id])
+        changes[old.path] = store.rewrite(git, rev, old, new, raw[old.id])
         if new.band != old.band:
             moves.append(Move(old.id, f"band {old.band} -> {new.band}"))
         if new.tier != old.tier:

@@ -15,11 +15,17 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
 
 from gitmem.engines.encode import keywords
 from gitmem.engines.similarity import is_duplicate, similarity
 
-__all__ = ["GROUP_THRESHOLD", "Item", "PatternDraft", "group", "reflection_prompt"]
+if TYPE_CHECKING:  # pragma: no cover
+    from gitmem.store.documents import Pattern
+
+__all__ = ["GROUP_THRESHOLD", "Item", "PatternDraft", "ReflectPlan", "STATE_FILE", "group", "plan_reflect",
+           "read_state", "reflection_prompt", "state_file"]
 
 # Topic links, not duplicates: "GitHub push timed out" and "GitHub clone
 # timed out" link at ~0.45, unrelated memories stay under 0.2.
@@ -218,3 +224,70 @@ def reflection_prompt(items: Sequence[Item], limit: int = 20) -> str:
         "If nothing new emerges, say so and record nothing.",
     ]
     return "\n".join(lines) + "\n"
+
+
+# -- planning: drafts folded into pattern documents ---------------------------
+
+STATE_FILE = ".gitmem/reflect.yaml"
+
+
+@dataclass(frozen=True)
+class ReflectPlan:
+    """File changes of one reflect run and what it created, updated and consumed."""
+
+    changes: dict[str, bytes | None]
+    created: tuple[str, ...]
+    updated: tuple[str, ...]
+    consumed: tuple[str, ...]
+
+
+def read_state(data: bytes | None) -> tuple[str, int]:
+    """(time of the last reflect, number of runs) from the bytes of .gitmem/reflect.yaml."""
+    from gitmem.base.errors import GitmemError
+    from gitmem.store import documents
+
+    if not data:
+        return "", 0
+    try:
+        state = documents.parse_front_matter(data.decode("utf-8"), STATE_FILE)
+        return str(state.get("last_run") or ""), int(state.get("runs") or 0)
+    except (GitmemError, UnicodeDecodeError, TypeError, ValueError):
+        return "", 0
+
+
+def state_file(now: datetime, runs: int) -> bytes:
+    """The bytes of .gitmem/reflect.yaml after a run."""
+    from gitmem.base.model import iso
+    from gitmem.store import documents
+
+    return documents.emit_front_matter({"last_run": iso(now), "runs": runs}).encode("utf-8")
+
+
+def plan_reflect(existing: Sequence[Pattern], drafts: Sequence[PatternDraft], now: datetime) -> ReflectPlan:
+    """File changes that fold ``drafts`` (from ``group``) into patterns."""
+    from gitmem.base.model import iso
+    from gitmem.store.documents import INITIAL_WEIGHT, PATTERN_DIR, Pattern, render_pattern
+
+    by_slug = {p.slug: p for p in existing}
+    changes: dict[str, bytes | None] = {}
+    created: list[str] = []
+    updated: list[str] = []
+    consumed: list[str] = []
+    stamp = iso(now)
+    for d in drafts:
+        old = by_slug.get(d.slug)
+        consumed.extend(d.sources)
+        if old is None:
+            p = Pattern(d.slug, d.title, INITIAL_WEIGHT, "episodic", tuple(d.trigger), tuple(d.lessons),
+                        tuple(d.sources), 1, stamp, stamp, f"{PATTERN_DIR}/{d.slug}.md")
+            created.append(d.slug)
+        else:
+            lessons = old.lessons + tuple(x for x in d.lessons if x not in old.lessons)
+            triggers = old.triggers + tuple(t for t in d.trigger if t not in old.triggers)
+            sources = old.sources + tuple(s for s in d.sources if s not in old.sources)
+            p = Pattern(old.slug, old.title, old.weight, old.stage, triggers, lessons, sources,
+                        old.verified + 1, stamp, old.created, old.path, old.meta)
+            updated.append(d.slug)
+        by_slug[p.slug] = p
+        changes[p.path] = render_pattern(p)
+    return ReflectPlan(changes, tuple(created), tuple(updated), tuple(consumed))

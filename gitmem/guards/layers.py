@@ -15,14 +15,23 @@ forge a marker or a heading such as ``# CORE`` and smuggle instructions into
 what looks like the person's rules. ``escape`` neutralizes that before text is
 placed in a layer, and ``validate`` refuses what slipped through.
 
-This module runs inside the pre-commit hooks, so it imports only ``re`` and
-``dataclasses`` (``unicodedata`` for the rare non-ASCII line).
+Structure comes from markdown-it tokens (through ``gitmem.base.mdio``): a
+marker counts only as a top-level HTML block of its own line, so a marker
+quoted in a code block, a block quote or a list item is not one; headings are
+ATX or setext headings wherever markdown-it finds them. ``escape`` stays a
+line transform on purpose: it must neutralize whatever could become a heading
+in any context the text is later placed in, so it escapes every candidate.
+
+This module runs inside the pre-commit hooks: markdown-it is imported only
+when a CLAUDE.md is actually read (``unicodedata`` for the rare non-ASCII line).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from gitmem.base import mdio
 
 NAMES = {1: "core", 2: "patterns", 3: "episodic", 4: "meta"}
 GENERATED = (2, 3)
@@ -40,7 +49,8 @@ _MALFORMED = re.compile(r"<!--.*gitmem\s*:\s*/?\s*layer", re.IGNORECASE)
 # is ordinary prose and is what ``escape`` turns the forms above into.
 _MARKER_LIKE = re.compile(
     r"gitmem[ \t]*(?::|：|&#0*58;|&#x0*3a;|&colon;|%3a)[ \t]*/?[ \t]*layer", re.IGNORECASE)
-# ATX heading, also inside a block quote or a list item: `# x`, `> ## x`, `- # x`.
+# For ``escape`` only: every line that could start an ATX heading in some
+# context, also inside a block quote or a list item: `# x`, `> ## x`, `- # x`.
 _ATX = re.compile(r"^([ \t>]*(?:[-*+][ \t]+|\d{1,9}[.)][ \t]+)?)(#{1,6})(?=[ \t]|$)(.*)$")
 _SETEXT_UNDERLINE = re.compile(r"^([ \t]{0,3})(=+|-+)[ \t]*$")
 _HTML_HEADING = re.compile(r"<(/?h[1-6])\b", re.IGNORECASE)
@@ -68,12 +78,52 @@ def marker(number: int) -> str:
     return f"<!-- gitmem:layer {number} {NAMES[number]} -->"
 
 
+def _lines(text: str) -> list[str]:
+    """Lines as markdown-it counts them (CR LF and CR are line ends, nothing else)."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+@dataclass(frozen=True)
+class _Structure:
+    """What markdown-it found in a CLAUDE.md, by 0-based line."""
+
+    lines: list[str]
+    opens: dict[int, tuple[int, str]]      # line -> (layer number, name) of a top-level opening marker
+    closes: set[int]                       # lines of top-level closing markers
+    headings: dict[int, str]               # first line of a heading -> its text
+    code: set[int]                         # lines inside code blocks
+
+
+def _structure(text: str) -> _Structure:
+    lines = _lines(text)
+    opens: dict[int, tuple[int, str]] = {}
+    closes: set[int] = set()
+    headings: dict[int, str] = {}
+    code: set[int] = set()
+    for block in mdio.blocks(text):
+        if block.kind == "heading":
+            headings[block.start] = block.text
+        elif block.kind == "code":
+            code.update(range(block.start, block.end))
+        elif block.depth == 0 and block.end - block.start == 1 and block.start < len(lines):
+            opened = _OPEN.match(lines[block.start])
+            if opened:
+                opens[block.start] = (int(opened[1]), opened[2].lower())
+            elif _CLOSE.match(lines[block.start]):
+                closes.add(block.start)
+    return _Structure(lines, opens, closes, headings, code)
+
+
 def parse(text: str) -> list[Layer]:
     """Every layer found, in file order; never raises (``validate`` reports problems).
 
     An unclosed layer runs until the next opening marker or the end of the file.
     """
-    lines = text.splitlines()
+    found = _structure(text)
+    lines = found.lines
     layers: list[Layer] = []
     current: tuple[int, str, int] | None = None
 
@@ -82,13 +132,13 @@ def parse(text: str) -> list[Layer]:
         number, name, start = current
         layers.append(Layer(number, name, start, end, "\n".join(lines[start:content_end])))
 
-    for i, line in enumerate(lines, 1):
-        opened = _OPEN.match(line)
-        if opened:
+    for n in sorted(found.opens.keys() | found.closes):
+        i = n + 1
+        if n in found.opens:
             if current:
                 close(i - 1, i - 1)
-            current = (int(opened[1]), opened[2].lower(), i)
-        elif _CLOSE.match(line) and current:
+            current = (*found.opens[n], i)
+        elif current:
             close(i, i - 1)
             current = None
     if current:
@@ -99,27 +149,29 @@ def parse(text: str) -> list[Layer]:
 def find_problems(text: str) -> list[tuple[int | None, str]]:
     """Structure problems as (line or None, message), in file order then missing layers."""
     problems: list[tuple[int | None, str]] = []
-    lines = text.splitlines()
+    found = _structure(text)
     seen: dict[int, int] = {}
     highest = 0
     current: tuple[int, int] | None = None  # (layer number, line of its marker)
-    for i, line in enumerate(lines, 1):
-        opened = _OPEN.match(line)
-        if opened:
-            number, name = int(opened[1]), opened[2].lower()
+    for i, line in enumerate(found.lines, 1):
+        if i - 1 in found.opens:
+            number, name = found.opens[i - 1]
             problems.extend((i, p) for p in _opening_problems(number, name, current, seen, highest))
             seen.setdefault(number, i)
             highest = max(highest, number)
             current = (number, i)
-        elif _CLOSE.match(line):
+        elif i - 1 in found.closes:
             if current is None:
                 problems.append((i, "closing marker without an open layer"))
             current = None
         elif current and current[0] in GENERATED:
-            problems.extend(_forgery(lines, i, current[0]))
-        elif _MALFORMED.search(line):
+            heading, at = found.headings.get(i - 1), i
+            if heading is None:
+                heading, at = _raw_heading(found.lines, i, found.opens)
+            problems.extend(_forgery(line, i, heading, at, current[0]))
+        elif i - 1 not in found.code and _MALFORMED.search(line):
             problems.append((i, "malformed layer marker; expected e.g. "
-                                f"`{marker(2)}` or `{CLOSE_MARKER}` alone on the line"))
+                                f"`{marker(2)}` or `{CLOSE_MARKER}` alone on the line, at the top level"))
     if current:
         problems.append((current[1], f"layer {current[0]} is not closed; add `{CLOSE_MARKER}` after its content"))
     for number, name in NAMES.items():
@@ -145,21 +197,33 @@ def _opening_problems(number: int, name: str, current: tuple[int, int] | None,
     return out
 
 
-def _forgery(lines: list[str], i: int, layer: int) -> list[tuple[int, str]]:
-    """Marker-like text or a layer-like heading on line i (1-based) of a generated layer."""
-    line = lines[i - 1]
+def _raw_heading(lines: list[str], i: int, opens: dict[int, tuple[int, str]]) -> tuple[str | None, int]:
+    """(heading text, its 1-based line) a raw reader could see at line i out of its context.
+
+    Markdown may read such a line as a list item's lazy continuation or a
+    thematic break, but a model reading the raw file sees a heading: line i on
+    its own, or line i as the setext underline of the line above.
+    """
+    line = lines[i - 1].strip()
+    if line[:1] == "#":
+        return mdio.heading_text(line), i
+    if line[:1] in ("=", "-") and i > 1 and lines[i - 2].strip() and i - 2 not in opens:
+        above = lines[i - 2].strip().lstrip(">").strip()
+        return mdio.heading_text(f"{above}\n{line}"), i - 1
+    return None, i
+
+
+def _forgery(line: str, i: int, heading: str | None, at: int, layer: int) -> list[tuple[int, str]]:
+    """Marker-like text on line i (1-based) of a generated layer, or a layer-like heading (on line ``at``)."""
     where = f"inside generated layer {layer}"
     out: list[tuple[int, str]] = []
     if _looks_like_marker(line):
         out.append((i, f"text resembling a gitmem:layer marker {where}; generated text must go through layers.escape"))
-    title = _heading_text(line)
-    if title is None:
-        underline = _SETEXT_UNDERLINE.match(line)
-        # A setext underline turns the line above into a heading.
-        if underline and i > 1 and lines[i - 2].strip() and not _OPEN.match(lines[i - 2]):
-            title, i = lines[i - 2].strip(), i - 1
-    if title is not None and _LAYER_TITLE.match(_plain(title)):
-        out.append((i, f"layer-like heading {title.strip()[:60]!r} {where}"))
+    if heading is None:
+        html = _HTML_HEADING_TEXT.search(line)
+        heading = html[1] if html else None
+    if heading is not None and _LAYER_TITLE.match(_plain(heading)):
+        out.append((at, f"layer-like heading {heading.strip()[:60]!r} {where}"))
     return out
 
 
@@ -171,14 +235,6 @@ def _looks_like_marker(line: str) -> bool:
     import unicodedata  # only for lines with non-ASCII text: full-width look-alikes
 
     return bool(_MARKER_LIKE.search(unicodedata.normalize("NFKC", line)))
-
-
-def _heading_text(line: str) -> str | None:
-    atx = _ATX.match(line)
-    if atx:
-        return atx[3]
-    html = _HTML_HEADING_TEXT.search(line)
-    return html[1] if html else None
 
 
 def _plain(title: str) -> str:
@@ -202,7 +258,7 @@ def _format(line: int | None, message: str) -> str:
 
 def _sections(text: str) -> dict[int, str]:
     """Content by layer number (first occurrence wins) and OUTSIDE for the rest."""
-    lines = text.splitlines()
+    lines = _lines(text)
     inside = [False] * len(lines)
     contents: dict[int, str] = {}
     for layer in parse(text):
@@ -248,10 +304,10 @@ def protected_changes(old: str, new: str) -> list[tuple[int | None, str]]:
 def escape(text: str) -> str:
     """Text that cannot forge a marker or a heading once placed in a generated layer.
 
-    HTML comment delimiters and heading tags become entities (``&lt;!--``), a
-    leading ``#`` or a setext underline gets a backslash (Markdown shows it
-    literally), and ``gitmem:layer`` in any spelling becomes ``gitmem layer``.
-    Everything else is left as written, so the text stays readable; escaping
+    HTML comment delimiters, heading tags and a tag opening a line become
+    entities (``&lt;!--``), a leading ``#``, a setext underline or a code
+    fence gets a backslash (Markdown shows it literally), and ``gitmem:layer``
+    in any spelling becomes ``gitmem layer``. Everything else is left as written, so the text stays readable; escaping
     twice changes nothing more.
     """
     return "\n".join(_escape_line(line) for line in text.split("\n"))
@@ -267,6 +323,14 @@ def _escape_line(line: str) -> str:
         if _MARKER_LIKE.search(folded):  # a full-width look-alike: give up the odd glyphs
             line = folded
     line = _MARKER_LIKE.sub("gitmem layer", line)
+    # A code fence or an HTML block opened here would run over the closing
+    # marker and hide it: a backslash or an entity keeps the line literal.
+    stripped = line.lstrip(" ")
+    indent = len(line) - len(stripped)
+    if indent <= 3 and stripped.startswith(("```", "~~~")):
+        return f"{line[:indent]}\\{stripped}"
+    if indent <= 3 and stripped.startswith("<"):
+        line = f"{line[:indent]}&lt;{stripped[1:]}"
     atx = _ATX.match(line)
     if atx:
         return f"{atx[1]}\\{atx[2]}{atx[3]}"
@@ -287,7 +351,7 @@ def replace_layer(text: str, number: int, body: str) -> str:
     if number not in GENERATED:
         raise ValueError(f"layer {number} is not generated; automation may replace only layers 2 and 3")
     found = [layer for layer in parse(text) if layer.number == number]
-    lines = text.splitlines()
+    lines = _lines(text)
     if len(found) != 1 or not _CLOSE.match(lines[found[0].end_line - 1]):
         raise ValueError(f"CLAUDE.md has no single closed layer {number}; run `gitmem check layers`")
     body_lines = body.strip("\n").split("\n") if body.strip("\n") else []

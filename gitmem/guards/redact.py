@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gitmem.store import frontmatter
+from gitmem.base.errors import DocumentError
+from gitmem.store import documents
 from gitmem.guards import pii
 from gitmem.base.config import Config
 
@@ -73,8 +74,8 @@ def redact_document(path: str, text: str, cfg: Config) -> Redacted:
     if not path.endswith(".md"):
         return redact_text(text, cfg)
     try:
-        fm, body, body_line = frontmatter.split(text)
-    except ValueError:
+        fm, body, body_line = documents.split_front_matter(text, path)
+    except DocumentError:
         return redact_text(text, cfg)
     if fm is None:
         return redact_text(text, cfg)
@@ -83,8 +84,8 @@ def redact_document(path: str, text: str, cfg: Config) -> Redacted:
     if not quick:
         if body_r.secrets:
             return Redacted(text, (), body_r.secrets)
-        return Redacted(frontmatter.render(fm, body_r.text), body_r.kinds, ())
-    data = frontmatter.parse(fm, path)
+        return Redacted(documents.render_document(fm, body_r.text), body_r.kinds, ())
+    data = documents.parse_front_matter(fm, path)
     kinds: set[str] = set(body_r.kinds)
     secrets: list[str] = list(body_r.secrets)
     changes = {}
@@ -94,5 +95,5 @@ def redact_document(path: str, text: str, cfg: Config) -> Redacted:
             changes[key] = new
     if secrets:
         return Redacted(text, (), tuple(secrets))
-    new_fm = frontmatter.update(fm, changes, path) if changes else fm
-    return Redacted(frontmatter.render(new_fm, body_r.text), tuple(sorted(kinds)), ())
+    new_fm = documents.update_front_matter(fm, changes, path) if changes else fm
+    return Redacted(documents.render_document(new_fm, body_r.text), tuple(sorted(kinds)), ())

@@ -1,16 +1,30 @@
-"""Memory documents: bytes in a tree <-> Memory values.
+"""Documents: Markdown with YAML front matter <-> values (memories, patterns).
 
-A document is Markdown with YAML front matter. Problems name the file and the
-line; a listing collects them instead of stopping at the first bad file.
+A document opens with a ``---`` line, its front matter, and a closing ``---``
+(or ``...``) line; the body follows. Splitting at the fences is plain text
+work; every reading and writing of the YAML between them goes through
+``gitmem.base.yamlio`` (ruamel.yaml). Front matter gitmem wrote itself is
+rewritten in its canonical shape; front matter a person shaped (comments, key
+order, quoting) is rewritten by ruamel's round-trip, so their work survives.
+
+Problems are ``DocumentError`` naming the file and the line; a listing
+collects them instead of stopping at the first bad file. Episode documents
+are written by the harvest engine with ``render_document``.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Mapping
 
-from gitmem.store import frontmatter
-from gitmem.base.errors import DocumentError
+from gitmem.base import yamlio
+from gitmem.base.errors import DocumentError, YamlProblem
 from gitmem.base.model import KEY_ORDER, Memory, memory_from
+
+FENCE = "---"
+PATTERN_DIR = "patterns"
+INITIAL_WEIGHT = 0.3
+_CLOSERS = (FENCE, "...")
 
 
 def decode(path: str, data: bytes) -> str:
@@ -22,14 +36,97 @@ def decode(path: str, data: bytes) -> str:
         raise DocumentError(path, line, "not valid UTF-8", hint="save the file as UTF-8") from None
 
 
+def split_front_matter(text: str, path: str = "<text>") -> tuple[str | None, str, int]:
+    """(front matter text or None, body, number of lines before the body).
+
+    A text that does not open with a ``---`` line has no front matter; one
+    that opens the fence and never closes it is a DocumentError.
+    """
+    first_nl = text.find("\n")
+    if not text.startswith(FENCE) or first_nl == -1 or text[:first_nl].rstrip() != FENCE:
+        return None, text, 0
+    pos = first_nl + 1
+    while True:
+        nl = text.find("\n", pos)
+        line = text[pos:] if nl == -1 else text[pos:nl]
+        if line.rstrip() in _CLOSERS:
+            fm = text[first_nl + 1:pos]
+            return fm, ("" if nl == -1 else text[nl + 1:]), fm.count("\n") + 2
+        if nl == -1:
+            raise DocumentError(path, 1, "front matter is not closed by a '---' line",
+                                hint="close the front matter with a '---' line")
+        pos = nl + 1
+
+
+def parse_front_matter(fm: str, path: str = "<text>") -> dict[str, Any]:
+    """Front matter text as plain values (times as ISO strings); problems name file and line."""
+    try:
+        data = yamlio.load_plain(fm)
+    except YamlProblem as exc:
+        # the opening fence is line 1 of the file
+        raise DocumentError(path, (exc.line or 0) + 1, f"bad front matter: {exc.problem}",
+                            hint="fix the YAML between the '---' lines") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise DocumentError(path, 2, "front matter is not a mapping of keys to values")
+    return data
+
+
+def emit_front_matter(data: Mapping[str, Any]) -> str:
+    """Canonical front matter text for ``data`` (no fences), one key a line."""
+    return yamlio.dump_plain(data)
+
+
+def update_front_matter(fm: str, changes: Mapping[str, Any], path: str = "<text>") -> str:
+    """Front matter text with ``changes`` applied (a value of ``...`` removes the key).
+
+    Text in gitmem's canonical shape is emitted canonically again; anything a
+    person shaped goes through ruamel's round-trip, keeping comments and order.
+    """
+    data = parse_front_matter(fm, path)
+    if yamlio.is_canonical(fm, data):
+        for key, value in changes.items():
+            if value is ...:
+                data.pop(key, None)
+            else:
+                data[key] = value
+        return yamlio.dump_plain(data)
+    try:
+        doc = yamlio.load_rt(fm)
+    except YamlProblem as exc:  # pragma: no cover - parse_front_matter above read it already
+        raise DocumentError(path, (exc.line or 0) + 1, f"bad front matter: {exc.problem}") from None
+    if doc is None:
+        doc = {}
+    for key, value in changes.items():
+        if value is ...:
+            if key in doc:
+                del doc[key]
+        else:
+            doc[key] = list(value) if isinstance(value, tuple) else value
+    return yamlio.dump_rt(doc)
+
+
+def render_document(front: Mapping[str, Any] | str, body: str) -> str:
+    """A whole document: fences, front matter (a mapping or ready text), body."""
+    fm = front if isinstance(front, str) else emit_front_matter(front)
+    if not fm.endswith("\n"):
+        fm += "\n"
+    return f"{FENCE}\n{fm}{FENCE}\n{body}"
+
+
 def split(path: str, text: str) -> tuple[dict[str, Any], str]:
     """(front matter mapping, body) of a document's text."""
-    try:
-        fm, body, _ = frontmatter.split(text)
-    except ValueError as exc:
-        raise DocumentError(path, 1, str(exc), hint="close the front matter with a '---' line") from None
-    return ({} if fm is None else frontmatter.parse(fm, path)), body
+    fm, body, _ = split_front_matter(text, path)
+    return ({} if fm is None else parse_front_matter(fm, path)), body
 
+
+def read_front_matter(path: str, data: bytes) -> dict[str, Any]:
+    """The front matter mapping of a document's bytes (empty when it has none)."""
+    return split(path, decode(path, data))[0]
+
+
+# -- memories ---------------------------------------------------------------
 
 def read_memory(path: str, data: bytes) -> Memory:
     """Parse a memory file; DocumentError when it cannot be read."""
@@ -40,7 +137,7 @@ def read_memory(path: str, data: bytes) -> Memory:
 def render_memory(memory: Memory) -> str:
     """The full text of a memory file."""
     body = memory.content.strip("\n")
-    return frontmatter.render(memory.front_matter(), body + "\n")
+    return render_document(memory.front_matter(), body + "\n")
 
 
 def update_text(path: str, text: str, changes: Mapping[str, Any], body: str | None = None) -> str:
@@ -48,12 +145,21 @@ def update_text(path: str, text: str, changes: Mapping[str, Any], body: str | No
 
     Comments and key order a person wrote survive; unchanged keys are untouched.
     """
-    try:
-        fm, old_body, _ = frontmatter.split(text)
-    except ValueError as exc:
-        raise DocumentError(path, 1, str(exc)) from None
-    new_fm = frontmatter.update(fm or "", changes, path)
-    return frontmatter.render(new_fm, old_body if body is None else body)
+    fm, old_body, _ = split_front_matter(text, path)
+    new_fm = update_front_matter(fm or "", changes, path)
+    return render_document(new_fm, old_body if body is None else body)
+
+
+def rewrite_memory(path: str, text: str, old: Memory, new: Memory) -> str:
+    """The text of ``old``'s file (``text``) rewritten to hold ``new``.
+
+    A file exactly as gitmem wrote it is rendered anew; a file a person
+    shaped keeps their comments, key order and quoting.
+    """
+    if text == render_memory(old):
+        return render_memory(new)
+    body = None if new.content == old.content else new.content.strip("\n") + "\n"
+    return update_text(path, text, memory_changes(old, new), body)
 
 
 def memory_changes(old: Memory, new: Memory) -> dict[str, Any]:
@@ -64,3 +170,71 @@ def memory_changes(old: Memory, new: Memory) -> dict[str, Any]:
         if key in before and key not in after:
             changes[key] = ...
     return changes
+
+
+# -- patterns (patterns/<slug>.md, DNA pattern format) -----------------------
+
+@dataclass(frozen=True)
+class Pattern:
+    """A consolidated pattern: trigger, lessons, the memories it was built from."""
+
+    slug: str
+    title: str
+    weight: float
+    stage: str
+    triggers: tuple[str, ...]
+    lessons: tuple[str, ...]
+    sources: tuple[str, ...]
+    verified: int
+    last_verified: str
+    created: str
+    path: str
+    meta: tuple[tuple[str, Any], ...] = ()
+
+
+_PATTERN_KEYS = ("slug", "title", "weight", "stage", "triggers", "sources", "verified", "last_verified", "created")
+
+
+def _lessons(body: str) -> tuple[str, ...]:
+    from gitmem.base import mdio
+
+    for section in mdio.sections(body):
+        if section.heading.lower() == "lessons":
+            return tuple(text for text, _ in mdio.list_items(section.text))
+    return ()
+
+
+def _number(meta: Mapping[str, Any], key: str, default: float) -> float:
+    try:
+        return float(meta.get(key, default))
+    except (TypeError, ValueError):
+        return default
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if isinstance(value, (list, tuple)):
+        return tuple(str(v) for v in value)
+    return () if not value else (str(value),)
+
+
+def read_pattern(path: str, data: bytes) -> Pattern:
+    """A pattern document as a Pattern; DocumentError when it cannot be read."""
+    meta, body = split(path, decode(path, data))
+    slug = path.rsplit("/", 1)[-1].removesuffix(".md")
+    return Pattern(slug, str(meta.get("title") or slug), _number(meta, "weight", INITIAL_WEIGHT),
+                   str(meta.get("stage") or "episodic"), _strings(meta.get("triggers")), _lessons(body),
+                   _strings(meta.get("sources")), int(_number(meta, "verified", 0)),
+                   str(meta.get("last_verified") or ""), str(meta.get("created") or ""), path,
+                   tuple((k, v) for k, v in meta.items() if k not in _PATTERN_KEYS))
+
+
+def render_pattern(p: Pattern) -> bytes:
+    """The bytes of a pattern document."""
+    meta: dict[str, Any] = {"slug": p.slug, "title": p.title, "weight": round(p.weight, 4), "stage": p.stage,
+                            "triggers": list(p.triggers), "sources": list(p.sources), "verified": p.verified,
+                            "last_verified": p.last_verified, "created": p.created}
+    meta.update(dict(p.meta))
+    body = [f"# {p.title}", "", "## Trigger", "", *(f"- {t}" for t in p.triggers), "", "## Lessons", "",
+            *(f"- {' '.join(line.split())}" for line in p.lessons), "", "## Sources", "",
+            *(f"- {s}" for s in p.sources)]
+    return render_document(meta, "\n".join(body) + "\n").encode("utf-8")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from collections.abc import Iterable
 
-from gitmem.store import documents, memories
+from gitmem.store import documents, store
 from gitmem.base.errors import DocumentError, GitmemError, IndexCorrupt
 from gitmem.base import state
 from gitmem.base.gitio import Git
@@ -83,7 +83,7 @@ def rebuild(index: Index, git: Git, rev: str | None) -> int:
         index.set_meta(META_COMMIT, "")
         return 0
     rows: list[IndexRow] = []
-    for path, data in memories.iter_files(git, rev, include_archive=True):
+    for path, data in store.iter_files(git, rev, include_archive=True):
         try:
             rows.append(row(documents.read_memory(path, data)))
         except DocumentError:

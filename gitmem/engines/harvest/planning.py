@@ -23,6 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence
 
+from gitmem.store import documents
 from gitmem.base.errors import UsageError
 from gitmem.base.model import iso, new_id
 from gitmem.engines import memorize
@@ -127,7 +128,6 @@ def read_session(path: Path, fmt: str, allow: Allowlist | None) -> Session:
 
 def find_episode(git: Git, rev: str | None, slug: str) -> StoredEpisode | None:
     """The episode of session ``slug`` at ``rev``, if one was harvested."""
-    from gitmem.store import documents
 
     if rev is None:
         return None
@@ -176,8 +176,6 @@ def draft(session: Session, stored: StoredEpisode | None, batch: memorize.Batch,
     keeps the session summary as one memory (first harvest only) instead of
     the ``limit`` most important new signals.
     """
-    from gitmem.store import frontmatter
-
     t, ep = session.transcript, session.episode
     done = stored.lines if stored else 0
     if stored and done >= t.end_line:
@@ -191,7 +189,7 @@ def draft(session: Session, stored: StoredEpisode | None, batch: memorize.Batch,
     else:
         new = pick([s for s in ep.signals if s.line > done], limit)
     created, reinforced = _add_signals(batch, t.session_id, new, now)
-    return Draft("updated" if stored else "harvested", path, {path: frontmatter.render(meta, body).encode("utf-8")},
+    return Draft("updated" if stored else "harvested", path, {path: documents.render_document(meta, body).encode("utf-8")},
                  created, reinforced,
                  f"gitmem: harvest session {t.session_id[:40]} ({created} new, {reinforced} reinforced)",
                  (("Gitmem-Source", f"{t.format}:{session.path.name}"),))

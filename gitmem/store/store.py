@@ -1,20 +1,27 @@
-"""Memories in a tree: find, iterate, and the file changes that create or move them."""
+"""What a tree holds: find, iterate and list memories and patterns at a commit.
+
+Reading only: the write path (``gitmem.guards.writepath``) commits. Files a
+person filed under a folder of their own naming are found too.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Iterator
 
-from gitmem.store import documents
 from gitmem.base.errors import DocumentError, NotFoundError
 from gitmem.base.gitio import Git
 from gitmem.base.model import ARCHIVE_DIR, DOMAINS, MEMORY_DIR, Memory, check_id, legacy_path, memory_path
+from gitmem.store import documents
+from gitmem.store.documents import PATTERN_DIR, Pattern
 
 
 @dataclass(frozen=True)
 class Listing:
+    """Every readable memory at a commit, and one line per file that could not be read."""
+
     memories: tuple[Memory, ...]
-    problems: tuple[str, ...]      # one line per file that could not be read
+    problems: tuple[str, ...]
 
 
 def locate(git: Git, rev: str | None, memory_id: str, include_archive: bool = True, anywhere: bool = True) -> str | None:
@@ -44,10 +51,9 @@ def locate(git: Git, rev: str | None, memory_id: str, include_archive: bool = Tr
 def load(git: Git, rev: str | None, memory_id: str, include_archive: bool = True) -> Memory:
     """The memory ``memory_id`` at ``rev``; NotFoundError when there is none."""
     path = locate(git, rev, memory_id, include_archive)
-    if path is None:
+    data = git.read(path, rev) if path is not None and rev is not None else None
+    if path is None or data is None:
         raise NotFoundError(f"no memory with id {memory_id!r}", hint="`gitmem list` shows the ids")
-    data = git.read(path, rev)  # type: ignore[arg-type]
-    assert data is not None
     return documents.read_memory(path, data)
 
 
@@ -75,13 +81,29 @@ def listing(git: Git, rev: str | None, include_archive: bool = False) -> Listing
 
 
 def render(memory: Memory) -> bytes:
+    """The bytes of a new memory file."""
     return documents.render_memory(memory).encode("utf-8")
 
 
-def rewrite(git: Git, rev: str, old: Memory, new: Memory, data: bytes | None = None) -> bytes:
+def rewrite(git: Git, rev: str | None, old: Memory, new: Memory, data: bytes | None = None) -> bytes:
     """New file bytes for ``new``, keeping the comments and order of ``old``'s file (``data``, if known)."""
-    if data is None:
+    if data is None and rev is not None:
         data = git.read(old.path, rev)
     text = documents.decode(old.path, data or b"")
-    body = None if new.content == old.content else new.content.strip("\n") + "\n"
-    return documents.update_text(old.path, text, documents.memory_changes(old, new), body).encode("utf-8")
+    return documents.rewrite_memory(old.path, text, old, new).encode("utf-8")
+
+
+def all_patterns(git: Git, rev: str | None) -> list[Pattern]:
+    """Every readable pattern at ``rev``, strongest first."""
+    out: list[Pattern] = []
+    if rev is None:
+        return out
+    for path, oid in git.files(PATTERN_DIR, rev):
+        if not path.endswith(".md") or path.count("/") != 1:
+            continue
+        try:
+            out.append(documents.read_pattern(path, git.blob(oid)))
+        except DocumentError:
+            continue
+    out.sort(key=lambda p: (-p.weight, p.slug))
+    return out

@@ -1,0 +1,242 @@
+"""documents: Markdown + YAML front matter <-> memories and patterns, a person's edits kept."""
+
+from __future__ import annotations
+
+import string
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gitmem.base.errors import DocumentError
+from gitmem.base.model import DOMAINS, TYPES, Link, Memory, memory_path
+from gitmem.store import documents
+
+PATH = "memory/user/ab/m-1.md"
+
+words = st.text(string.ascii_letters + string.digits + " -_:#'\"[]{},.é\t", min_size=1, max_size=20)
+stamps = st.datetimes().map(lambda d: d.replace(microsecond=0).isoformat() + "Z")
+ids = st.from_regex(r"[a-z0-9][a-z0-9-]{0,20}", fullmatch=True)
+
+
+@st.composite
+def memories(draw: st.DrawFn) -> Memory:
+    mid = draw(ids)
+    domain = draw(st.sampled_from(DOMAINS))
+    content = draw(st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=80))
+    content = content.strip("\n") or "x"
+    return Memory(
+        id=mid, content=content, type=draw(st.sampled_from(TYPES)), domain=domain,
+        tier=draw(st.sampled_from(("short", "long", "working"))), band=draw(st.sampled_from(("core", "active"))),
+        importance=draw(st.floats(0, 1).map(lambda f: round(f, 4))), created=draw(stamps), last_accessed=draw(stamps),
+        reinforced=draw(st.integers(0, 1000)), keywords=tuple(draw(st.lists(words, max_size=4))),
+        tags=tuple(draw(st.lists(words, max_size=3))),
+        links=tuple(Link(to, rel) for to, rel in draw(st.lists(st.tuples(ids, st.sampled_from(("related", "supersedes"))),
+                                                                max_size=2))),
+        source=draw(st.one_of(st.just(""), words)), source_id=draw(st.one_of(st.none(), words)),
+        path=memory_path(domain, mid))
+
+
+@settings(max_examples=200, deadline=None)
+@given(memories())
+def test_a_memory_round_trips_through_its_bytes(memory: Memory) -> None:
+    data = documents.render_memory(memory).encode("utf-8")
+    back = documents.read_memory(memory.path, data)
+    assert back == memory
+    assert documents.render_memory(back).encode("utf-8") == data
+
+
+COMMENTED = """\
+---
+# kept by a person: why this memory matters
+id: m-1   # the id
+type: fact
+importance: 0.5
+zeta: keep me
+---
+body text
+"""
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.sampled_from(["importance", "band", "reinforced", "tags", "zeta", "new_key"]),
+                       st.one_of(st.floats(0, 1), st.integers(0, 9), words, st.lists(words, max_size=3)),
+                       min_size=1))
+def test_a_persons_comments_survive_an_automated_update(changes: dict[str, Any]) -> None:
+    out = documents.update_text(PATH, COMMENTED, changes)
+    assert "# kept by a person: why this memory matters" in out and "# the id" in out
+    meta, body = documents.split(PATH, out)
+    assert body == "body text\n"
+    for key, value in changes.items():
+        assert meta[key] == (list(value) if isinstance(value, tuple) else value)
+    kept = [k for k in ("id", "type", "importance", "zeta") if k in meta]
+    assert [k for k in meta if k in kept] == kept   # a person's key order is untouched
+
+
+def test_update_of_canonical_text_stays_canonical_and_removes_keys() -> None:
+    fm = documents.emit_front_matter({"id": "m-1", "band": "core", "x": 1})
+    assert documents.update_front_matter(fm, {"band": "active", "x": ...}) == "id: m-1\nband: active\n"
+
+
+def test_update_of_a_missing_key_removal_is_harmless() -> None:
+    assert documents.update_front_matter("a: 1\n", {"gone": ...}) == "a: 1\n"
+    assert "a: 1" in documents.update_front_matter("a: 1  # c\n", {"gone": ...})
+
+
+def test_update_with_a_new_body() -> None:
+    out = documents.update_text(PATH, COMMENTED, {"importance": 0.7}, body="new body\n")
+    assert out.endswith("---\nnew body\n") and "# the id" in out
+
+
+def test_update_of_a_text_without_front_matter_adds_it() -> None:
+    out = documents.update_text(PATH, "just a body\n", {"id": "m-1"})
+    assert out == "---\nid: m-1\n---\njust a body\n"
+
+
+# A document as gitmem 0.1.0 wrote it: JSON-style quoting inside flow collections.
+V010 = """\
+---
+id: m-2026-11-29-abc
+type: decision
+domain: project
+tier: short
+band: active
+importance: 0.7
+created: 2026-11-29T12:00:00Z
+last_accessed: 2026-11-29T12:00:00Z
+reinforced: 2
+keywords: [deploy, "a: b"]
+links: [{"to": "m-2026-11-28-xyz", "relation": "supersedes"}]
+source: ""
+---
+Deploys wait for a green staging run.
+"""
+
+
+def test_a_document_written_by_v0_1_0_reads_and_updates() -> None:
+    m = documents.read_memory("memory/project/ab/m-2026-11-29-abc.md", V010.encode())
+    assert (m.type, m.importance, m.reinforced, m.keywords) == ("decision", 0.7, 2, ("deploy", "a: b"))
+    assert m.links == (Link("m-2026-11-28-xyz", "supersedes"),) and m.source == ""
+    out = documents.update_text(m.path, V010, {"reinforced": 3})
+    again = documents.read_memory(m.path, out.encode())
+    assert again == m.with_(reinforced=3)
+    assert '"relation": "supersedes"' in out   # not canonical today: rewritten by round-trip, quoting kept
+
+
+@pytest.mark.parametrize(("text", "fm", "body", "line"), [
+    ("---\na: 1\nb: 2\n---\nhello\n", "a: 1\nb: 2\n", "hello\n", 4),
+    ("---\na: 1\n...\nhello\n", "a: 1\n", "hello\n", 3),
+    ("---  \na: 1\n---   \nhello", "a: 1\n", "hello", 3),
+    ("---\n---\n", "", "", 2),
+    ("---\na: 1\n---", "a: 1\n", "", 3),
+    ("no front matter\n", None, "no front matter\n", 0),
+    ("----\na: 1\n----\n", None, "----\na: 1\n----\n", 0),
+    ("", None, "", 0),
+])
+def test_split_finds_fences_and_body_line(text: str, fm: str | None, body: str, line: int) -> None:
+    assert documents.split_front_matter(text) == (fm, body, line)
+
+
+@pytest.mark.parametrize("text", ["---\na: 1\nno end\n", "--- \n", "---\na: 1"])
+def test_unclosed_front_matter_is_a_document_error(text: str) -> None:
+    with pytest.raises(DocumentError, match="not closed") as info:
+        documents.split_front_matter(text, PATH)
+    assert info.value.path == PATH and info.value.line == 1 and info.value.hint
+
+
+def test_bad_yaml_names_file_and_line() -> None:
+    with pytest.raises(DocumentError) as info:
+        documents.read_memory(PATH, b"---\nid: x\ntype: [unclosed\nz: 1\n---\nbody\n")
+    assert str(info.value).startswith(f"{PATH}:3: bad front matter")
+
+
+def test_front_matter_that_is_not_a_mapping_is_refused() -> None:
+    with pytest.raises(DocumentError, match="not a mapping"):
+        documents.read_memory(PATH, b"---\n- a\n- b\n---\nbody\n")
+
+
+def test_yaml_bomb_is_refused_with_the_file_named() -> None:
+    bomb = b'---\na: &a ["x","x"]\nb: [*a,*a]\n---\n'
+    with pytest.raises(DocumentError, match="anchors and aliases") as info:
+        documents.read_memory(PATH, bomb)
+    assert info.value.line == 2
+
+
+def test_bad_utf8_names_the_line_of_the_byte() -> None:
+    with pytest.raises(DocumentError, match="UTF-8") as info:
+        documents.decode(PATH, b"---\nid: x\n---\nok\nbad \xff byte\n")
+    assert info.value.line == 5
+
+
+def test_empty_front_matter_and_no_front_matter_read_with_defaults() -> None:
+    for data in (b"---\n---\nbody\n", b"body\n"):
+        m = documents.read_memory("memory/world/ab/m-9.md", data)
+        assert (m.id, m.domain, m.type, m.content) == ("m-9", "world", "fact", "body")
+
+
+def test_read_front_matter_gives_the_mapping() -> None:
+    assert documents.read_front_matter("episodes/x.md", b"---\nsummary: a day\n---\n# x\n") == {"summary": "a day"}
+    assert documents.read_front_matter("episodes/x.md", b"# no front matter\n") == {}
+
+
+def test_render_document_accepts_text_or_mapping() -> None:
+    assert documents.render_document("a: 1", "b\n") == "---\na: 1\n---\nb\n"
+    assert documents.render_document({"a": 1}, "b\n") == "---\na: 1\n---\nb\n"
+    assert documents.render_document({}, "b\n") == "---\n\n---\nb\n"
+
+
+def test_memory_changes_lists_differing_and_removed_keys() -> None:
+    old = Memory(id="m-1", content="x", tags=("a",), source_id="s:1")
+    new = old.with_(importance=0.8, tags=(), source_id=None)
+    assert documents.memory_changes(old, new) == {"importance": 0.8, "tags": ..., "source_id": ...}
+    assert documents.memory_changes(old, old) == {}
+
+
+def test_unknown_keys_a_person_added_survive_a_rewrite() -> None:
+    text = "---\nid: m-1\nmood: calm\nnested: {a: [1, 2]}\n---\nbody\n"
+    m = documents.read_memory(PATH, text.encode())
+    assert dict(m.extra) == {"mood": "calm", "nested": {"a": [1, 2]}}
+    again = documents.read_memory(PATH, documents.render_memory(m).encode())
+    assert dict(again.extra) == dict(m.extra)
+
+
+PATTERN = documents.Pattern(
+    slug="flaky-tests", title="Flaky tests: inject the clock", weight=0.4567, stage="episodic",
+    triggers=("flaky", "clock"), lessons=("Inject the clock instead of sleeping", "Retry once, not forever"),
+    sources=("m-1", "m-2"), verified=2, last_verified="2026-11-29T12:00:00Z", created="2026-11-28T12:00:00Z",
+    path="patterns/flaky-tests.md", meta=(("owner", "team"),))
+
+
+def test_a_pattern_round_trips_through_its_bytes() -> None:
+    data = documents.render_pattern(PATTERN)
+    back = documents.read_pattern(PATTERN.path, data)
+    assert back == PATTERN
+    assert b"## Lessons\n\n- Inject the clock instead of sleeping\n" in data
+
+
+def test_a_hand_written_pattern_falls_back_on_bad_values() -> None:
+    text = b"---\nweight: heavy\nverified: many\ntriggers: solo\n---\n# t\n\n## Lessons\n\n1. first\n2. second\n"
+    p = documents.read_pattern("patterns/hand.md", text)
+    assert (p.slug, p.title, p.weight, p.verified, p.stage) == ("hand", "hand", documents.INITIAL_WEIGHT, 0, "episodic")
+    assert p.triggers == ("solo",) and p.lessons == ("first", "second")
+
+
+def test_a_pattern_without_lessons_has_none() -> None:
+    assert documents.read_pattern("patterns/x.md", b"---\ntitle: X\n---\n# X\n\nprose only\n").lessons == ()
+
+
+def test_rewrite_of_a_file_gitmem_wrote_is_the_new_rendering() -> None:
+    old = Memory(id="m-1", content="body", created="2026-11-29T12:00:00Z", path=PATH)
+    new = old.with_(tags=("fresh",), importance=0.9)
+    text = documents.render_memory(old)
+    assert documents.rewrite_memory(PATH, text, old, new) == documents.render_memory(new)
+
+
+def test_rewrite_of_a_shaped_file_keeps_comments_and_body() -> None:
+    old = documents.read_memory(PATH, COMMENTED.encode())
+    out = documents.rewrite_memory(PATH, COMMENTED, old, old.with_(importance=0.9))
+    assert "# the id" in out and out.endswith("---\nbody text\n")
+    assert documents.read_memory(PATH, out.encode()).importance == 0.9
+    moved = documents.rewrite_memory(PATH, COMMENTED, old, old.with_(content="other"))
+    assert moved.endswith("---\nother\n") and "# the id" in moved

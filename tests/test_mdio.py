@@ -1,0 +1,114 @@
+"""mdio: Markdown structure as markdown-it reads it."""
+
+from __future__ import annotations
+
+import pytest
+
+from gitmem.base import mdio
+
+DOC = """\
+intro line
+
+# Title
+
+text under the title
+
+## Lessons
+
+- first lesson
+  continued
+- second lesson
+  - nested detail
+1. numbered
+
+Setext
+------
+
+> # quoted heading
+
+```
+# not a heading
+<!-- not html -->
+```
+
+<!-- a comment -->
+    indented code
+"""
+
+
+def test_sections_split_at_every_heading_with_lines() -> None:
+    found = mdio.sections(DOC)
+    assert [(s.heading, s.level, s.line) for s in found] == [
+        ("", 0, 1), ("Title", 1, 3), ("Lessons", 2, 7), ("Setext", 2, 15), ("quoted heading", 1, 18)]
+    assert found[0].text == "intro line"
+    assert found[1].text == "text under the title"
+    assert found[2].text.startswith("- first lesson")
+
+
+def test_sections_of_text_without_headings_is_one_section() -> None:
+    assert mdio.sections("just prose\n") == [mdio.Section("", 0, "just prose", 1)]
+    assert mdio.sections("") == []
+    assert mdio.sections("   \n\n") == []
+
+
+def test_list_items_fold_nested_items_and_continuations() -> None:
+    lessons = next(s for s in mdio.sections(DOC) if s.heading == "Lessons")
+    items = mdio.list_items(lessons.text)
+    assert items == [("first lesson continued", 1), ("second lesson - nested detail", 3), ("numbered", 5)]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("* star\n+ plus\n", ["star", "plus"]),
+    ("1) paren\n2) next\n", ["paren", "next"]),
+    ("no list here\n", []),
+    ("```\n- in code\n```\n", []),
+])
+def test_list_items_of_each_marker(text: str, expected: list[str]) -> None:
+    assert [t for t, _ in mdio.list_items(text)] == expected
+
+
+def test_blocks_give_kind_lines_and_depth() -> None:
+    found = [(b.kind, b.start, b.end, b.depth) for b in mdio.blocks(DOC)]
+    assert ("heading", 2, 3, 0) in found                 # ATX
+    assert ("heading", 14, 16, 0) in found               # setext: text line and underline
+    assert ("heading", 17, 18, 1) in found               # inside a block quote
+    assert ("code", 19, 23, 0) in found                  # fenced
+    assert ("html", 24, 25, 0) in found
+    assert ("code", 25, 26, 0) in found                  # indented
+    assert all(b.text != "not a heading" for b in mdio.blocks(DOC) if b.kind == "heading")
+
+
+def test_block_text_is_heading_text_or_raw_content() -> None:
+    by_kind = {b.kind: b.text for b in mdio.blocks("# Head *em*\n\n<!-- c -->\n")}
+    assert by_kind == {"heading": "Head *em*", "html": "<!-- c -->\n"}
+
+
+def test_html_markers_in_lists_are_nested() -> None:
+    found = mdio.blocks("- item\n\n  <!-- inside -->\n")
+    assert [(b.kind, b.depth > 0) for b in found] == [("html", True)]
+
+
+@pytest.mark.parametrize(("text", "heading"), [
+    ("# CORE", "CORE"), ("### x ###", "x"), ("CORE\n====", "CORE"), ("CORE\n---", "CORE"),
+    ("#nospace", None), ("plain", None), ("---", None), ("- # in a list", None), ("    # code", None),
+    ("# one\n# two", None),
+])
+def test_heading_text_reads_a_line_on_its_own(text: str, heading: str | None) -> None:
+    assert mdio.heading_text(text) == heading
+
+
+def test_sections_keep_lines_after_front_matter_like_text() -> None:
+    text = "# A\n\n---\n\n# B\nb text\n"
+    found = mdio.sections(text)
+    assert [(s.heading, s.line, s.text) for s in found] == [("A", 1, "---"), ("B", 5, "b text")]
+
+
+def test_crlf_lines_count_like_lf_lines() -> None:
+    lf = [(b.kind, b.start, b.end) for b in mdio.blocks("# A\n\n<!-- c -->\n")]
+    crlf = [(b.kind, b.start, b.end) for b in mdio.blocks("# A\r\n\r\n<!-- c -->\r\n")]
+    assert lf == crlf == [("heading", 0, 1), ("html", 2, 3)]
+
+
+def test_an_unclosed_fence_runs_to_the_end() -> None:
+    found = mdio.blocks("```\n# hidden\n<!-- hidden -->\n")
+    assert [(b.kind, b.start, b.end) for b in found] == [("code", 0, 3)]
