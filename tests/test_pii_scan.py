@@ -1,0 +1,167 @@
+"""Tests for gitmem.guards.pii.scan: the labelled corpus, overlaps, allowlists, describe.
+
+Every secret here is fabricated: random characters with a real prefix and length.
+"""
+
+from __future__ import annotations
+
+
+import pytest
+
+from gitmem.guards import pii
+from gitmem.guards.pii import Allowlist
+from tests.pii_samples import AKIA, AWS_SECRET, GHP, PASSWORD, kinds_at, load_corpus
+
+
+def score(cases: list[dict]) -> dict[str, float]:
+    """A finding counts when its kind matches and its span overlaps the label."""
+    hit = {"secret": 0, "pii": 0}
+    total = {"secret": 0, "pii": 0}
+    negatives = false_positives = 0
+    for case in cases:
+        found = pii.scan(case["text"])
+        if not case["expect"]:
+            negatives += 1
+            false_positives += bool(found)
+            continue
+        for exp in case["expect"]:
+            group = "secret" if exp["kind"] in pii.SECRET_KINDS else "pii"
+            total[group] += 1
+            hit[group] += any(
+                f.kind == exp["kind"] and f.start < exp["end"] and exp["start"] < f.end for f in found
+            )
+    return {
+        "secret_recall": hit["secret"] / total["secret"],
+        "pii_recall": hit["pii"] / total["pii"],
+        "fp_rate": false_positives / negatives,
+    }
+
+
+def test_corpus_is_large_and_well_formed() -> None:
+    cases = load_corpus()
+    ids = [c["id"] for c in cases]
+    assert len(cases) >= 300
+    assert len(set(ids)) == len(ids)
+    assert sum(1 for c in cases if not c["expect"]) >= 100
+    known = set(pii.SECRET_KINDS) | set(pii.PII_KINDS)
+    for case in cases:
+        for exp in case["expect"]:
+            assert exp["kind"] in known, case["id"]
+            assert 0 <= exp["start"] < exp["end"] <= len(case["text"]), case["id"]
+    labelled = {exp["kind"] for c in cases for exp in c["expect"]}
+    assert labelled == known  # every kind is exercised
+
+
+def test_corpus_scores_meet_the_goals() -> None:
+    s = score(load_corpus())
+    assert s["secret_recall"] >= 0.99, s
+    assert s["pii_recall"] >= 0.97, s
+    assert s["fp_rate"] <= 0.02, s
+
+
+def test_findings_are_sorted_and_do_not_overlap() -> None:
+    for case in load_corpus():
+        found = pii.scan(case["text"])
+        for a, b in zip(found, found[1:]):
+            assert a.end <= b.start, case["id"]
+        for f in found:
+            assert f.secret == (f.kind in pii.SECRET_KINDS)
+
+
+def test_offsets_are_character_offsets_with_non_ascii_text() -> None:
+    text = f"日本語のメモ 🚀 — token: {GHP} — /home/ålice/x"
+    found = pii.scan(text)
+    assert [(f.kind, text[f.start : f.end]) for f in found] == [
+        ("github_token", GHP),
+        ("home_path", "/home/ålice"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "value"),
+    [
+        (f"DB_PASSWORD={PASSWORD}", "env_secret", PASSWORD),
+        (f"export DB_PASSWORD='{PASSWORD}'", "env_secret", PASSWORD),
+        (f"docker run -e POSTGRES_PASSWORD={PASSWORD} postgres:16", "env_secret", PASSWORD),
+        (f"PGPASSWORD={PASSWORD} psql -h db -U app", "env_secret", PASSWORD),
+        (f"GITHUB_TOKEN={GHP}", "github_token", GHP),  # a vendor format wins over env_secret
+        (f'{{"password": "{PASSWORD}"}}', "generic_api_key", PASSWORD),
+        (f"db:\n  password: {PASSWORD}\n", "generic_api_key", PASSWORD),
+        (f"my password is {PASSWORD}, don't tell", "generic_api_key", PASSWORD),
+        (f"aws_secret_access_key = {AWS_SECRET}", "aws_secret_key", AWS_SECRET),
+        (f"aws_access_key_id = {AKIA}", "aws_access_key", AKIA),
+    ],
+)
+def test_kind_follows_the_context(text: str, kind: str, value: str) -> None:
+    assert (kind, value) in kinds_at(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password_field = forms.CharField(widget=forms.PasswordInput)",
+        "if not check_password(user, get_password()): raise",
+        "PASSWORD_MIN_LENGTH=8\nTOKEN_EXPIRY_SECONDS=3600",
+        "OPENAI_API_KEY=<your-key> ANTHROPIC_API_KEY=your-api-key-here password: changeme token: '****'",
+        "DB_PASSWORD=${DB_PASSWORD} API_KEY=$API_KEY",
+        "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5"
+        "MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+        "mail alice@example.com, bob@mail.example.org or qa@acme.test",
+        "ping 192.0.2.10 198.51.100.7 203.0.113.254 2001:db8::1 127.0.0.1 0.0.0.0 ::1",
+        "call (415) 555-0123; card 4242 4242 4242 4242 or 4111-1111-1111-1111",
+        "commit 9fceb02d0ae598e95dc970b74767f19372d61af8 id 550e8400-e29b-41d4-a716-446655440000 v1.2.3.4",
+        "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABgQC7x8Lq2Zm7Rt3Vw8Yb1Nc6Hd5Fg0Js2KaQyNTUxOQ alice@laptop",
+    ],
+)
+def test_hard_negatives_do_not_fire(text: str) -> None:
+    assert kinds_at(text) == []
+
+
+def test_vendor_format_wins_inside_url_credentials() -> None:
+    text = f"git clone https://x-access-token:{GHP}@github.com/acme/x.git"
+    assert kinds_at(text) == [("github_token", GHP)]
+
+
+def test_describe_gives_line_and_column_and_never_the_secret() -> None:
+    text = f"line one\nline two\n  export GITHUB_TOKEN={GHP}\n"
+    (f,) = pii.scan(text)
+    message = pii.describe(text, f)
+    assert message == "github_token at line 3, column 23"
+    assert GHP not in message and GHP[4:12] not in message
+
+
+def test_describe_hides_every_corpus_secret() -> None:
+    for case in load_corpus():
+        for f in pii.scan(case["text"]):
+            found = case["text"][f.start : f.end]
+            assert found not in pii.describe(case["text"], f)
+
+
+def test_allowlist_value_suppresses_a_finding() -> None:
+    text = "ping ops-team@acme-corp.io about 10.1.2.3"
+    allow = Allowlist(values=frozenset({"ops-team@acme-corp.io"}))
+    assert [f.kind for f in pii.scan(text, allow)] == ["ipv4"]
+
+
+def test_allowlist_pattern_suppresses_by_full_match() -> None:
+    text = "hosts 10.1.2.3 and 10.1.2.4, gateway 192.168.7.1"
+    allow = Allowlist(patterns=(r"10\.1\.2\.\d+",))
+    assert [text[f.start : f.end] for f in pii.scan(text, allow)] == ["192.168.7.1"]
+    # A partial match does not suppress.
+    assert len(pii.scan(text, Allowlist(patterns=(r"10\.1",)))) == 3
+
+
+def test_allowlisted_secret_does_not_resurface_as_a_weaker_kind() -> None:
+    text = f"GITHUB_TOKEN={GHP}"
+    assert pii.scan(text, Allowlist(values=frozenset({GHP}))) == []
+
+
+def test_broken_allowlist_pattern_allows_nothing() -> None:
+    text = f"token {GHP}"
+    assert [f.kind for f in pii.scan(text, Allowlist(patterns=("([",)))] == ["github_token"]
+
+
+def test_empty_and_tiny_texts() -> None:
+    assert pii.scan("") == []
+    assert pii.scan("a") == []
