@@ -5,7 +5,6 @@ Every secret here is fabricated: random characters with a real prefix and length
 
 from __future__ import annotations
 
-
 import pytest
 
 from gitmem.guards import pii
@@ -51,3 +50,35 @@ def test_audit_reports_nested_repetition() -> None:
 
 def test_audit_reports_a_blank_value() -> None:
     assert pii.audit(Allowlist(values=frozenset({" "}))) == ["allowlist value is empty or blank"]
+
+
+def test_audit_of_the_defaults_is_clean() -> None:
+    assert pii.audit(Allowlist()) == []
+    assert pii.audit(Allowlist(), disabled_kinds=()) == []
+
+
+def test_audit_reports_each_problem_once_and_in_order() -> None:
+    allow = Allowlist(values=frozenset({"", "ok"}), patterns=("(", r".*@.*", r"(x+)+"))
+    problems = pii.audit(allow, disabled_kinds=["email", "nope", "email"])
+    assert len(problems) == 6
+    assert problems[0].startswith("kind 'email' is mandatory")
+    assert problems[1].startswith("unknown kind 'nope'")
+    assert problems[2] == "allowlist value is empty or blank"
+    assert "does not compile" in problems[3]
+    assert "whole category of email" in problems[4]
+    assert "exponential" in problems[5]
+
+
+def test_audit_accepts_narrow_patterns_of_each_kind() -> None:
+    narrow = (r"ops@acme-corp\.io", r"10\.1\.2\.3", r"/home/ci-bot", r"\+1 415 867 2309")
+    assert pii.audit(Allowlist(patterns=narrow)) == []
+
+
+def test_audit_samples_cover_every_kind_but_private_keys() -> None:
+    """A private key spans a whole PEM block: no allowlist pattern could stand for it."""
+    from gitmem.guards.pii.audit import _AUDIT_SAMPLES
+
+    assert set(_AUDIT_SAMPLES) == (set(pii.SECRET_KINDS) | set(pii.PII_KINDS)) - {"private_key"}
+    for kind, samples in _AUDIT_SAMPLES.items():
+        assert samples, kind
+        assert all(isinstance(s, str) and s for s in samples), kind

@@ -11,6 +11,9 @@ import urllib.parse
 import pytest
 
 from gitmem.guards import pii
+from gitmem.guards.pii.encoded import _percent_decode, find_base64, find_percent_encoded
+from gitmem.guards.pii.kinds import Cand
+from gitmem.guards.pii.view import View
 from tests.pii_samples import GHP, PASSWORD, kinds_at, only
 
 
@@ -64,4 +67,79 @@ def test_percent_encoded_credentials_map_back_to_the_encoded_span() -> None:
 
 def test_percent_encoded_token_is_found() -> None:
     text = f"GET /cb?next=%2Fsettings%3Ftoken%3D{GHP} HTTP/1.1"
+    assert ("github_token", GHP) in kinds_at(text)
+
+
+def no_rescan(text: str, depth: int, secrets_only: bool) -> list[Cand]:
+    raise AssertionError("nothing here should be decoded")
+
+
+def test_percent_decode_maps_each_character_back() -> None:
+    decoded, src = _percent_decode("a%3Db%2Fc")
+    assert decoded == "a=b/c"
+    assert src == [0, 1, 4, 5, 8, 9]
+    assert [("a%3Db%2Fc")[src[i] : src[i + 1]] for i in range(len(decoded))] == ["a", "%3D", "b", "%2F", "c"]
+
+
+@pytest.mark.parametrize("token", ["100%", "%zz", "%4", "50%off", "plain"])
+def test_percent_decode_leaves_broken_escapes_alone(token: str) -> None:
+    decoded, src = _percent_decode(token)
+    assert decoded == token and src == list(range(len(token) + 1))
+
+
+def test_percent_encoded_form_is_rescanned_one_level_deeper() -> None:
+    calls: list[tuple[str, int, bool]] = []
+
+    def collect(text: str, depth: int, secrets_only: bool) -> list[Cand]:
+        calls.append((text, depth, secrets_only))
+        return []
+
+    out: list[Cand] = []
+    find_percent_encoded(View("x?q=a%40b%2Ec"), out, 0, False, collect)
+    assert calls == [("x?q=a@b.c", 1, False)] and out == []
+
+
+def test_no_percent_sign_no_rescan() -> None:
+    out: list[Cand] = []
+    find_percent_encoded(View("plain text, 100 percent"), out, 0, False, no_rescan)
+    find_base64(View("short words only"), out, 0, no_rescan)
+    assert out == []
+
+
+def test_percent_encoded_email_maps_to_the_encoded_span() -> None:
+    text = "GET /unsubscribe?u=alice.martin%40gmail.com HTTP/1.1"
+    assert kinds_at(text) == [("email", "alice.martin%40gmail.com")]
+
+
+@pytest.mark.parametrize("blob", [
+    "VGhpcyBpcyBhIHBsYWluIHNlbnRlbmNlIHdpdGhvdXQgYW55IHNlY3JldHMu",  # a plain sentence
+    "dGhlIHBhc3N3b3JkIGlzIHdyb25n",  # "the password is wrong"
+    "abcdefghijklmnopqrstuvwxyzabcdef",  # letters only
+    "0123456789012345678901234567890123",  # digits only
+    "CamelCaseIdentifiersAreNotBlobs",
+])
+def test_base64_without_a_secret_is_left_alone(blob: str) -> None:
+    assert pii.scan(f"data {blob} end") == []
+
+
+def test_base64_secret_inside_base64_is_found_two_levels_deep() -> None:
+    inner = base64.b64encode(f"GITHUB_TOKEN={GHP}".encode()).decode()
+    outer = base64.b64encode(f"payload={inner}".encode()).decode()
+    assert kinds_at(f"blob {outer}") == [("github_token", outer)]
+
+
+def test_base64_reports_only_secrets_not_pii() -> None:
+    blob = base64.b64encode(b"mail alice.martin@gmail.com from 10.20.30.40").decode()
+    assert pii.scan(f"data {blob}") == []
+
+
+def test_base64_blob_span_includes_its_padding() -> None:
+    blob = base64.b64encode(f"token={GHP}!".encode()).decode()
+    assert blob.endswith("=")
+    f = only(f"x {blob} y")
+    assert f.kind == "github_token" and f.end - f.start == len(blob)
+
+
+def test_escaped_unicode_before_a_token_gives_it_a_boundary() -> None:
+    text = '{"msg":"key\\u003d' + GHP + '"}'
     assert ("github_token", GHP) in kinds_at(text)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import pytest
 
 from gitmem.guards import pii
+from gitmem.guards.pii.personal import find_emails, find_home_paths
+from tests.pii_samples import detect
 from tests.pii_samples import only
 
 
@@ -43,3 +45,63 @@ def test_home_path_span_is_the_identifying_prefix(text: str, prefix: str) -> Non
 )
 def test_home_path_placeholders_are_left_alone(text: str) -> None:
     assert pii.scan(text) == []
+
+
+@pytest.mark.parametrize("email", [
+    "alice.martin@gmail.com", "bob@corp-mail.de", "carol+news@uni.edu", "o'brien@acme.ie", "x_y.z@sub.acme.co.uk",
+    "ALICE@ACME.IO",
+])
+def test_emails_are_found(email: str) -> None:
+    for text in (f"mail {email} now", f"<{email}>", f'"{email}"', f"mailto:{email}", f"{email}."):
+        assert detect(find_emails, text) == {("email", email)}, text
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("alice@example.com", "a documentation domain"),
+    ("bob@mail.example.org", "a subdomain of one"),
+    ("qa@acme.test", "a reserved top-level domain"),
+    ("svc@db.internal", "an internal name"),
+    ("logo@2x.png", "a file name"),
+    ("icon@3x.webp", "a file name"),
+    ("you@yourcompany.com", "a placeholder domain"),
+    ("user@corp.io", "a placeholder mailbox"),
+    ("noreply@acme.io", "a service mailbox"),
+    ("build-noreply@acme.io", "a service mailbox"),
+    ("git@github.com:acme/x.git", "an ssh remote"),
+    ("https://alice@acme.io/repo", "URL user info"),
+    ("https://alice:pw@acme.io/repo", "URL credentials"),
+    ("user-role-@role.Name", "a template"),
+    ("@decorator", "no local part"),
+    ("pkg@1.2.3", "a version"),
+])
+def test_email_look_alikes_are_left_out(text: str, why: str) -> None:
+    assert detect(find_emails, f"see {text} here") == set(), why
+
+
+def test_email_offsets_are_characters_after_non_ascii() -> None:
+    text = "écrire à alice.martin@gmail.com"
+    assert detect(find_emails, text) == {("email", "alice.martin@gmail.com")}
+
+
+@pytest.mark.parametrize(("text", "prefix"), [
+    ("/home/alice", "/home/alice"),
+    ("/home/alice.martin/x", "/home/alice.martin"),
+    ("/export/home/alice/x", "/home/alice"),
+    ("C:/Users/dave/x", "C:/Users/dave"),
+    ("C:\\Documents and Settings\\dave\\x", "C:\\Documents and Settings\\dave"),
+    ("cd ~carol", "~carol"),
+    ("ls ~carol/notes", "~carol"),
+    ("rm -rf ~carol, then", "~carol"),
+    ("'~carol'", "~carol"),
+])
+def test_home_paths_are_found(text: str, prefix: str) -> None:
+    assert detect(find_home_paths, text) == {("home_path", prefix)}
+
+
+@pytest.mark.parametrize("text", [
+    "/home/", "/home/ubuntu/x", "/home/ec2-user/x", "/Users/Shared/x", "C:\\Users\\Default\\x",
+    "C:\\Users\\All Users\\x", "/home/index.html", "/home/${USER}/x", "/home/$USER/x", "/home/*/x",
+    "/home/{name}/x", "it is ~carol that", "~carol-ish words", "pkg~carol", "~/notes",
+])
+def test_home_path_look_alikes_are_left_out(text: str) -> None:
+    assert detect(find_home_paths, text) == set(), text
