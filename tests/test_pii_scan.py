@@ -5,15 +5,19 @@ Every secret here is fabricated: random characters with a real prefix and length
 
 from __future__ import annotations
 
+import base64
+from typing import Any
 
 import pytest
 
 from gitmem.guards import pii
+from gitmem.guards.pii.kinds import RANK
+from gitmem.guards.pii.scan import MAX_DEPTH, _allow_predicate, _resolve, collect
 from gitmem.guards.pii import Allowlist
 from tests.pii_samples import AKIA, AWS_SECRET, GHP, PASSWORD, kinds_at, load_corpus
 
 
-def score(cases: list[dict]) -> dict[str, float]:
+def score(cases: list[dict[str, Any]]) -> dict[str, float]:
     """A finding counts when its kind matches and its span overlaps the label."""
     hit = {"secret": 0, "pii": 0}
     total = {"secret": 0, "pii": 0}
@@ -165,3 +169,94 @@ def test_broken_allowlist_pattern_allows_nothing() -> None:
 def test_empty_and_tiny_texts() -> None:
     assert pii.scan("") == []
     assert pii.scan("a") == []
+
+
+# --------------------------------------------------------------------------
+# Overlaps
+
+
+def test_resolve_keeps_the_best_rank_of_a_cluster() -> None:
+    cands = [(RANK["generic_api_key"], 0, 40, "generic_api_key"), (RANK["github_token"], 5, 40, "github_token")]
+    assert _resolve(cands) == [(5, 40, "github_token")]
+
+
+def test_resolve_keeps_disjoint_candidates_of_a_cluster() -> None:
+    # a long weak candidate overlaps two strong ones that do not overlap each other
+    cands = [
+        (RANK["home_path"], 0, 30, "home_path"),
+        (RANK["email"], 0, 10, "email"),
+        (RANK["email"], 20, 30, "email"),
+    ]
+    assert _resolve(cands) == [(0, 10, "email"), (20, 30, "email")]
+
+
+def test_resolve_prefers_the_longer_span_at_equal_rank() -> None:
+    cands = [(RANK["email"], 0, 10, "email"), (RANK["phone"], 2, 20, "phone")]
+    assert _resolve(cands) == [(2, 20, "phone")]
+
+
+def test_resolve_drops_empty_and_duplicate_candidates() -> None:
+    cands = [(RANK["email"], 4, 4, "email"), (RANK["ipv4"], 0, 3, "ipv4"), (RANK["ipv4"], 0, 3, "ipv4")]
+    assert _resolve(cands) == [(0, 3, "ipv4")]
+    assert _resolve([]) == []
+
+
+def test_resolve_output_never_overlaps_on_random_candidates() -> None:
+    import random
+
+    rng = random.Random(7)
+    kinds = list(RANK)
+    assert kinds
+    for _ in range(300):
+        cands = []
+        for _ in range(rng.randint(1, 8)):
+            s = rng.randint(0, 50)
+            kind = rng.choice(kinds)
+            cands.append((RANK[kind], s, s + rng.randint(1, 20), kind))
+        picked = _resolve(cands)
+        assert picked == sorted(picked)
+        assert all(a[1] <= b[0] for a, b in zip(picked, picked[1:]))
+        assert {(s, e, k) for _, s, e, k in cands} >= set(picked)
+        assert picked  # a cluster always keeps its best candidate
+
+
+# --------------------------------------------------------------------------
+# collect and the allowlist predicate
+
+
+def test_collect_secrets_only_skips_personal_data() -> None:
+    text = f"mail alice.martin@gmail.com with {GHP}"
+    assert {c[3] for c in collect(text, 0, False)} == {"email", "github_token"}
+    assert {c[3] for c in collect(text, 0, True)} == {"github_token"}
+
+
+def test_collect_at_the_maximum_depth_decodes_nothing() -> None:
+    blob = base64.b64encode(f"GITHUB_TOKEN={GHP}".encode()).decode()
+    assert collect(f"x {blob}", MAX_DEPTH, False) == []
+    assert [c[3] for c in collect(f"x {blob}", 0, False)] == ["github_token"]
+
+
+def test_allow_predicate_matches_values_and_full_patterns() -> None:
+    allowed = _allow_predicate(Allowlist(frozenset({"a@b.io"}), (r"10\.0\.\d+\.\d+", "(")))
+    assert allowed("a@b.io")
+    assert allowed("10.0.1.2")
+    assert not allowed("10.0.1.2x")
+    assert not allowed("(")  # a broken pattern allows nothing
+    assert not allowed("b@b.io")
+
+
+def test_describe_adds_the_line_offset() -> None:
+    text = f"x\n  token {GHP}"
+    (f,) = pii.scan(text)
+    assert pii.describe(text, f) == "github_token at line 2, column 9"
+    assert pii.describe(text, f, line_offset=10) == "github_token at line 12, column 9"
+
+
+def test_scan_is_deterministic_and_stable_under_concatenation() -> None:
+    cases = load_corpus()
+    for case in cases[:200]:
+        text = case["text"]
+        first = pii.scan(text)
+        assert pii.scan(text) == first
+        shifted = pii.scan("\n\n" + text)
+        assert [(f.kind, f.start + 2, f.end + 2) for f in first] == [(f.kind, f.start, f.end) for f in shifted], case["id"]
