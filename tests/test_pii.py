@@ -40,3 +40,74 @@ def test_import_is_light_and_compiles_nothing() -> None:
     root = Path(__file__).resolve().parent.parent
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True []"
+
+
+PACKAGE = Path(__file__).resolve().parent.parent / "gitmem" / "guards" / "pii"
+# Who may import whom inside the package: each module only from the rows above it.
+LAYERS = [
+    {"kinds", "view"},
+    {"plausibility", "audit"},
+    {"vendors", "personal", "numbers", "network", "encoded"},
+    {"keywords"},
+    {"scan"},
+    {"__init__"},
+]
+STDLIB_ALLOWED = {"__future__", "re", "collections", "collections.abc", "typing", "ipaddress", "binascii"}
+
+
+def package_imports() -> dict[str, set[str]]:
+    """module name -> the modules it imports (function-level imports included)."""
+    import ast
+
+    found: dict[str, set[str]] = {}
+    for path in sorted(PACKAGE.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names.add(node.module)
+        found[path.stem] = names
+    assert found, "no module found in the pii package"
+    return found
+
+
+def test_every_module_has_a_layer_and_imports_only_below_it() -> None:
+    layer_of = {name: i for i, layer in enumerate(LAYERS) for name in layer}
+    imports = package_imports()
+    assert set(imports) == set(layer_of)
+    for module, names in imports.items():
+        for name in names:
+            if name.startswith("gitmem.guards.pii."):
+                other = name.rsplit(".", 1)[1]
+                assert layer_of[other] < layer_of[module] or module == "__init__", (module, other)
+            else:
+                assert name in STDLIB_ALLOWED, (module, name)
+
+
+def test_modules_stay_small() -> None:
+    sizes = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in PACKAGE.glob("*.py")}
+    assert sizes
+    assert max(sizes.values()) <= 500, sizes
+
+
+def test_public_functions_are_documented_and_annotated() -> None:
+    import inspect
+
+    for name in pii.__all__:
+        obj = getattr(pii, name)
+        if callable(obj):
+            assert inspect.getdoc(obj), name
+        if inspect.isfunction(obj):
+            assert "return" in obj.__annotations__, name
+
+
+def test_scan_of_each_session_fixture_finds_no_overlap() -> None:
+    files = sorted((Path(__file__).parent / "fixtures" / "sessions").rglob("*"))
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in files if p.is_file()]
+    assert texts, "no session fixture"
+    for text in texts:
+        found = pii.scan(text)
+        assert all(a.end <= b.start for a, b in zip(found, found[1:]))
+        assert all(0 <= f.start < f.end <= len(text) for f in found)

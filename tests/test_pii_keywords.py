@@ -10,6 +10,8 @@ import base64
 import pytest
 
 from gitmem.guards.pii.keywords import find_secrets
+from gitmem.guards.pii.kinds import Cand
+from gitmem.guards.pii.view import View
 from tests.pii_samples import AWS_SECRET, GHP, PASSWORD, detect, kinds_at, only
 
 
@@ -140,3 +142,57 @@ def test_secret_name_verdicts_are_cached_within_bounds() -> None:
     assert keywords._secret_name("DB_PASSWORD") == "yes"
     assert keywords._secret_name("primary_key") is None
     assert keywords._secret_name("password_field") is None
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    (f"password: '{PASSWORD}' # old", {("generic_api_key", PASSWORD)}),  # the comment is not the value
+    (f"PASSWORD={PASSWORD}.", {("env_secret", PASSWORD)}),  # a full stop ends the sentence
+    (f"token={PASSWORD},next", {("generic_api_key", PASSWORD)}),
+    (f'API_KEY="{PASSWORD}"\\n', {("env_secret", PASSWORD)}),  # an escaped newline after the quote
+    (f"  - DB_PASSWORD={PASSWORD}", {("env_secret", PASSWORD)}),  # a compose list item
+    (f"secret_key_base: {PASSWORD}", {("generic_api_key", PASSWORD)}),
+    (f"x-api-key: {PASSWORD}", {("generic_api_key", PASSWORD)}),
+    (f"passphrase for the key is {PASSWORD}", {("generic_api_key", PASSWORD)}),
+    (f"password:{PASSWORD}", {("generic_api_key", PASSWORD)}),
+    (f"password=={PASSWORD}", set()),  # a comparison, not an assignment
+    (f"ftp://anonymous:{PASSWORD}@ftp.acme.io", {("url_credentials", f"anonymous:{PASSWORD}")}),
+    (f"jdbc:postgresql://db/shop?user=app&password={PASSWORD}", {("generic_api_key", PASSWORD)}),
+    (f"DATABASE_URL=postgres://app:{PASSWORD}@db/shop", {("url_credentials", f"app:{PASSWORD}")}),
+    ("redis://:@cache:6379", set()),
+    ("Authorization: Bearer abc", set()),  # too short to be a token
+    ("Authorization: Basic dXNlcjp1c2Vy", set()),  # user:user
+])
+def test_keyword_forms(text: str, expected: set[tuple[str, str]]) -> None:
+    assert keyword_kinds(text) == expected
+
+
+@pytest.mark.parametrize(("name", "verdict"), [
+    ("password", "yes"), ("DB_PASSWORD", "yes"), ("dbPassword", "yes"), ("api_key", "yes"), ("apiKey", "yes"),
+    ("client_secret", "yes"), ("authToken", "yes"), ("GITHUB_PAT", "yes"), ("sas", "yes"),
+    ("AWS_SECRET_ACCESS_KEY", "aws"), ("aws_secret_key", "aws"), ("secretAccessKey", "aws"),
+    ("pw", "yes"), ("PWD", None), ("OLDPWD", None), ("foreign_key", None), ("sort_key", None),
+    ("cache_key", None), ("ssh_key", None), ("public_key", None), ("password_field", None),
+    ("token_count", None), ("max_tokens", None), ("", None), ("___", None),
+])
+def test_secret_name_verdicts(name: str, verdict: str | None) -> None:
+    from gitmem.guards.pii import keywords
+
+    assert keywords._classify_name(name) == verdict
+
+
+def test_values_are_trimmed_of_trailing_punctuation() -> None:
+    for tail in (".", ",", ";", ")", "?", "'"):
+        assert keyword_kinds(f"the password is {PASSWORD}{tail}") == {("generic_api_key", PASSWORD)}, tail
+
+
+def test_a_keyword_secret_is_reported_once_per_value() -> None:
+    text = f"secret_key={PASSWORD}"  # two keywords in one name, one visit
+    assert keyword_kinds(text) == {("generic_api_key", PASSWORD)}  # lowercase: not an environment variable
+    out: list[Cand] = []
+    find_secrets(View(text), out)
+    assert len({(s, e) for _, s, e, _ in out}) == 1
+
+
+def test_keyword_scan_of_a_long_text_without_keywords_finds_nothing() -> None:
+    text = "The quick brown fox jumps over the lazy dog. " * 2000
+    assert keyword_kinds(text) == set()
