@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from gitmem.guards.pii import numbers
 from gitmem.guards.pii.numbers import find_numbers
 from tests.pii_samples import detect
 
@@ -97,3 +98,51 @@ def test_card_look_alikes_are_left_out(text: str, why: str) -> None:
 def test_no_digits_no_work() -> None:
     assert detect(find_numbers, "") == set()
     assert detect(find_numbers, "plain words 1 2 3") == set()
+
+
+def luhn_complete(prefix: str) -> str:
+    return next(prefix + d for d in "0123456789" if numbers._luhn(prefix + d))
+
+
+def test_luhn_accepts_completed_numbers_and_refuses_any_single_digit_change() -> None:
+    import random
+
+    rng = random.Random(3)
+    for _ in range(200):
+        card = luhn_complete("4" + "".join(rng.choice("0123456789") for _ in range(14)))
+        assert numbers._luhn(card)
+        i = rng.randrange(len(card))
+        changed = card[:i] + str((int(card[i]) + rng.randint(1, 9)) % 10) + card[i + 1 :]
+        assert not numbers._luhn(changed), (card, changed)
+
+
+@pytest.mark.parametrize(("digits", "ok"), [
+    ("4" + "1" * 12, True), ("4" + "1" * 15, True), ("4" + "1" * 18, True), ("4" + "1" * 14, False),
+    ("5" + "1" * 15, True), ("5" + "1" * 14, False), ("2221" + "1" * 12, True), ("2721" + "1" * 12, False),
+    ("34" + "1" * 13, True), ("37" + "1" * 14, False), ("36" + "1" * 12, True), ("300" + "1" * 11, True),
+    ("6011" + "1" * 12, True), ("65" + "1" * 17, True), ("3528" + "1" * 12, True), ("1" * 16, False),
+    ("9" * 16, False),
+])
+def test_card_brand_lengths(digits: str, ok: bool) -> None:
+    assert numbers._card_brand_ok(digits) is ok
+
+
+@pytest.mark.parametrize(("ssn", "ok"), [
+    ("536-90-4421", True), ("000-90-4421", False), ("666-90-4421", False), ("936-90-4421", False),
+    ("536-00-4421", False), ("536-90-0000", False), ("123-45-6789", False), ("078-05-1120", False),
+    ("111-22-3333", False), ("112-11-2121", False),
+])
+def test_ssn_validity(ssn: str, ok: bool) -> None:
+    assert numbers._ssn_ok(ssn) is ok
+
+
+@pytest.mark.parametrize(("digits", "fictional"), [
+    ("4155550100", True), ("4155550199", True), ("4155550200", False), ("5550123", True), ("4158672309", False),
+])
+def test_fictional_555_numbers(digits: str, fictional: bool) -> None:
+    assert numbers._fictional_555(digits) is fictional
+
+
+def test_numbers_in_a_csv_row_and_a_log_line_are_left_out() -> None:
+    assert detect(find_numbers, "2026-04-16 08:03:11,415 pid=4158672309 took 123,456 ms") == set()
+    assert detect(find_numbers, "id,amount\n4158672309,12\n") == set()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from gitmem.guards import pii
+from gitmem.guards.pii import personal
 from gitmem.guards.pii.personal import find_emails, find_home_paths
 from tests.pii_samples import detect
 from tests.pii_samples import only
@@ -105,3 +106,49 @@ def test_home_paths_are_found(text: str, prefix: str) -> None:
 ])
 def test_home_path_look_alikes_are_left_out(text: str) -> None:
     assert detect(find_home_paths, text) == set(), text
+
+
+@pytest.mark.parametrize(("local", "domain", "placeholder"), [
+    ("alice", "gmail.com", False),
+    ("alice", "example.com", True),
+    ("alice", "eu.example.net", True),
+    ("alice", "example.co.uk", True),
+    ("alice", "yourcompany.io", True),
+    ("alice", "mydomain.org", True),
+    ("alice", "acme.localhost", True),
+    ("alice", "acme.corp", True),
+    ("logo", "2x.png", True),
+    ("firstname.lastname", "acme.io", True),
+    ("john.doe", "acme.io", True),
+    ("no-reply", "acme.io", True),
+    ("ci-noreply", "acme.io", True),
+    ("git", "github.com", True),
+    ("git", "acme.io", False),
+    ("alice", "github.com", False),
+])
+def test_email_placeholder_rules(local: str, domain: str, placeholder: bool) -> None:
+    assert personal._email_is_placeholder(local, domain) is placeholder
+
+
+@pytest.mark.parametrize(("text", "inside"), [
+    (b"https://alice@host", True),
+    (b"https://alice:pw@host", True),
+    (b"mail alice@host", False),
+    (b"https://x.io/ then alice@host", False),
+    (b"key: alice@host", False),
+])
+def test_in_url_userinfo(text: bytes, inside: bool) -> None:
+    start = text.index(b"alice")  # where the local part of the would-be address starts
+    if b"alice:pw" in text:
+        start = text.index(b"pw")
+    assert personal._in_url_userinfo(text, start) is inside
+
+
+def test_home_path_in_a_windows_subsystem_mount() -> None:
+    assert detect(find_home_paths, "/mnt/c/Users/frank/x") == {("home_path", "/Users/frank")}
+    assert detect(find_home_paths, "/srv/c/Users/frank/x") == set()
+
+
+def test_home_path_names_may_be_non_ascii() -> None:
+    assert detect(find_home_paths, "cd /home/zoë/src") == {("home_path", "/home/zoë")}
+    assert detect(find_home_paths, "C:\\Users\\Jürgen\\x") == {("home_path", "C:\\Users\\Jürgen")}

@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import pytest
 
+from gitmem.guards import pii
+from gitmem.guards.pii import vendors
+from gitmem.guards.pii.kinds import Cand
 from gitmem.guards.pii.vendors import find_private_keys, find_vendor
+from gitmem.guards.pii.view import View
 from tests.pii_samples import AKIA, AWS_SECRET, GHP, detect, kinds_at
 
 R40 = "Zq8XnVb2Lk9Mw3Rt7Yp1Hc5Ds6Fg4Jh0Ka2Lq9Wz3"
@@ -112,3 +116,48 @@ def test_putty_key_file() -> None:
 
 def test_vendor_kind_wins_over_the_keyword_around_it() -> None:
     assert kinds_at(f'{{"token": "{GHP}"}}') == [("github_token", GHP)]
+
+
+def test_every_vendor_pattern_compiles_and_is_filed_under_its_first_byte() -> None:
+    sources = vendors._VENDOR_SOURCES
+    assert sources
+    kinds = set(pii.SECRET_KINDS)
+    for source, kind in sources:
+        assert kind in kinds, source
+        patterns = vendors._vendor_patterns(source[0])
+        assert any(p.pattern == source for p, _ in patterns), source
+    assert vendors._vendor_patterns(ord("!")) == []
+
+
+def test_vendor_patterns_are_compiled_once_per_first_byte() -> None:
+    first = vendors._vendor_patterns(ord("g"))
+    assert vendors._vendor_patterns(ord("g")) is first
+
+
+@pytest.mark.parametrize(("token", "kind", "confirmed"), [
+    ("sk-ant-api03-" + R40, "openai_key", "anthropic_key"),
+    ("sk-proj-" + R40, "openai_key", "openai_key"),
+    ("sk-this-is-just-some-words-and-more-words", "openai_key", None),
+    ("sk-" + "a-" * 15 + "1b", "openai_key", None),  # more dashes than a key has
+    ("AKIAABCDEFGHIJKLMNOP", "aws_access_key", None),  # no digit after the prefix
+    ("xoxb-" + "a" * 30, "slack_token", None),  # too few distinct characters
+    ("ghp_" + R40[:36], "github_token", "github_token"),
+])
+def test_vendor_kind_confirmation(token: str, kind: str, confirmed: str | None) -> None:
+    assert vendors._vendor_kind(token, kind) == confirmed
+
+
+def test_left_boundary() -> None:
+    assert vendors._left_ok(b"x AKIA", 2)
+    assert vendors._left_ok(b"AKIA", 0)
+    assert vendors._left_ok(b"=AKIA", 1)
+    assert not vendors._left_ok(b"xAKIA", 1)
+    assert not vendors._left_ok(b"9AKIA", 1)
+
+
+def test_two_private_keys_in_one_text_are_two_findings() -> None:
+    block = "-----BEGIN PRIVATE KEY-----\n" + PEM_BODY + "\n-----END PRIVATE KEY-----"
+    text = f"{block}\n\nand\n\n{block}"
+    out: list[Cand] = []
+    find_private_keys(View(text), out)
+    assert [(s, e) for _, s, e, _ in out] == [(0, len(block)), (len(text) - len(block), len(text))]
