@@ -143,3 +143,18 @@ def test_base64_blob_span_includes_its_padding() -> None:
 def test_escaped_unicode_before_a_token_gives_it_a_boundary() -> None:
     text = '{"msg":"key\\u003d' + GHP + '"}'
     assert ("github_token", GHP) in kinds_at(text)
+
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@given(st.text(alphabet="ab%0123456789ABCDEFxyz", max_size=40))
+def test_percent_decode_source_map_is_monotonic_and_complete(token: str) -> None:
+    decoded, src = _percent_decode(token)
+    assert len(src) == len(decoded) + 1
+    assert src[0] == 0 and src[-1] == len(token)
+    assert all(a < b for a, b in zip(src, src[1:]))
+    for i, ch in enumerate(decoded):
+        piece = token[src[i] : src[i + 1]]
+        assert piece == ch or (len(piece) == 3 and piece[0] == "%" and chr(int(piece[1:], 16)) == ch)

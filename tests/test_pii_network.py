@@ -130,3 +130,13 @@ def test_ipaddress_is_imported_only_when_an_address_may_be_there() -> None:
     root = Path(__file__).resolve().parent.parent
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True"]
+
+
+@pytest.mark.parametrize("text", ["10.20.30.40AKIAghp_::2309", "x_::1", "a-::1 b", "path/::1", "v1.::1", "_::"])
+def test_a_double_colon_glued_to_a_word_ends_the_scan(text: str) -> None:
+    """These texts sent the scan of IPv6 candidates into an endless loop, hanging the hook."""
+    code = f"from gitmem.guards import pii; print(pii.scan({text!r}))"
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "ipv6" not in out.stdout

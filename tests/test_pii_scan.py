@@ -260,3 +260,36 @@ def test_scan_is_deterministic_and_stable_under_concatenation() -> None:
         assert pii.scan(text) == first
         shifted = pii.scan("\n\n" + text)
         assert [(f.kind, f.start + 2, f.end + 2) for f in first] == [(f.kind, f.start, f.end) for f in shifted], case["id"]
+
+
+# --------------------------------------------------------------------------
+# Properties over arbitrary text
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+# Text made of the characters detectors care about, so candidates do turn up.
+PIECES = st.sampled_from([
+    " ", "\n", "\\n", "@", ".", ":", "::", "/", "~", "-", "_", "=", "%40", "0", "1", "7", "42", "415", "867", "2309",
+    "10.20.30.40", "fe80", "home", "/home/", "Users", "alice", "gmail.com", "token", "password", "key", "is",
+    "ghp_", "AKIA", "sk-", "Q7mZx2Lk9Rt4Vw8Yb1Nc6Hd3Fg5Js0KaP2qL", "eyJ", "-----BEGIN PRIVATE KEY-----", "é", "🚀",
+])
+TEXTS = st.lists(PIECES, max_size=40).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXTS)
+def test_scan_findings_are_sorted_disjoint_and_within_the_text(text: str) -> None:
+    found = pii.scan(text)
+    assert all(0 <= f.start < f.end <= len(text) for f in found)
+    assert all(a.end <= b.start for a, b in zip(found, found[1:]))
+    assert all(f.secret == (f.kind in pii.SECRET_KINDS) for f in found)
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXTS)
+def test_an_allowlist_of_every_found_value_silences_the_scan(text: str) -> None:
+    found = pii.scan(text)
+    allow = Allowlist(values=frozenset(text[f.start : f.end] for f in found))
+    again = pii.scan(text, allow)
+    assert not {text[f.start : f.end] for f in again} & allow.values

@@ -132,8 +132,8 @@ def _ipv6_start(ab: bytes, s: int, a: int) -> int:
             if nxt < 0:
                 return -1
             s = nxt if nxt == a else nxt + 1
-            if nxt == a and (ab[s - 1] in ALNUM):
-                return -1
+            if nxt == a and (ab[s - 1] in ALNUM or ab[s - 1] in b"_-/."):
+                return -1  # the anchor itself is glued to a word ("ghp_::1"); retrying it never ends
         else:
             return s
     return -1
