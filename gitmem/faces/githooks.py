@@ -196,12 +196,12 @@ def _findings(run: Run, path: str, text: str) -> list[Finding]:
 
 def check_secrets(run: Run, files: Sequence[str]) -> None:
     """Report each secret by place and kind, never its value."""
+    from gitmem.guards.pii import position
+
     for path in files:
         text = run.read(path)
         if text is None:
             continue
-        from gitmem.guards.pii import position
-
         for f in _findings(run, path, text):
             if f.secret:
                 line, col = position(text, f.start)
@@ -217,7 +217,7 @@ def check_pii(run: Run, files: Sequence[str]) -> None:
         found = [f for f in _findings(run, path, text) if not f.secret]
         if not found:
             continue
-        from gitmem.guards import redact
+        from gitmem.guards import redact  # the one replacer; imported when there is PII to replace
         from gitmem.guards.pii import position
 
         run.write(path, redact.replace(text, found, redact.yaml_end(path, text)))
