@@ -31,7 +31,7 @@ def test_has_secret() -> None:
 def test_finding_is_frozen() -> None:
     f = Finding("email", 0, 5, False)
     with pytest.raises(AttributeError):
-        f.kind = "phone"  # type: ignore[misc]
+        f.kind = "phone"  # type: ignore[misc]  # the point: assigning to a field must fail
 
 
 def test_every_kind_has_a_rank_and_secrets_outrank_pii() -> None:
