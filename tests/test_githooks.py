@@ -62,38 +62,6 @@ def test_report_format(capsys: pytest.CaptureFixture[str]) -> None:
     ]
 
 
-class F:
-    """A finding as gitmem.guards.pii returns it: kind, span, secret flag."""
-
-    def __init__(self, text: str, value: str, kind: str = "email") -> None:
-        self.kind, self.start, self.secret = kind, text.index(value), False
-        self.end = self.start + len(value)
-
-
-@pytest.mark.parametrize(("text", "values", "expected"), [
-    ("mail bob@corp.net now\n", ["bob@corp.net"], "mail [EMAIL] now\n"),
-    ("email: bob@corp.net\n", ["bob@corp.net"], "email: '[EMAIL]'\n"),
-    ("- bob@corp.net # who\n", ["bob@corp.net"], "- '[EMAIL]' # who\n"),
-    ("to: bob@corp.net and it's ann@corp.net\n", ["bob@corp.net", "ann@corp.net"],
-     "to: '[EMAIL] and it''s [EMAIL]'\n"),
-    ("cc: [bob@corp.net, x]\n", ["bob@corp.net"], "cc: ['[EMAIL]', x]\n"),
-    ("note: write to bob@corp.net\n", ["bob@corp.net"], "note: write to [EMAIL]\n"),
-    ('q: "bob@corp.net"\n', ["bob@corp.net"], 'q: "[EMAIL]"\n'),
-])
-def test_strip_keeps_yaml_a_string(text: str, values: list[str], expected: str) -> None:
-    pytest.importorskip("gitmem.guards.pii")
-    found = [F(text, v) for v in values]
-    assert hooks.strip(text, found, yaml_end=len(text)) == expected  # type: ignore[arg-type]
-
-
-def test_strip_in_markdown_body_does_not_quote() -> None:
-    pytest.importorskip("gitmem.guards.pii")
-    text = "---\nid: m-1\n---\nemail: bob@corp.net\n"
-    end = hooks._yaml_end("memory/user/m-1.md", text)
-    assert text[:end] == "---\nid: m-1\n"
-    assert hooks.strip(text, [F(text, "bob@corp.net")], end) == "---\nid: m-1\n---\nemail: [EMAIL]\n"  # type: ignore[list-item]
-
-
 # --- a real memory repository ---------------------------------------------------
 
 def launcher(bin_dir: Path) -> Path:
@@ -343,15 +311,6 @@ def inrepo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
     monkeypatch.chdir(root)
     return root
-
-
-def test_placeholders_match_pii_strip() -> None:
-    from gitmem.guards import pii
-
-    text = "mail bob.jones@corp-mail.net, call +1 415 867 5309, host 10.20.30.40, see /home/alice/src\n"
-    found = [f for f in pii.scan(text) if not f.secret]
-    assert {f.kind for f in found} >= {"email", "phone", "ipv4", "home_path"}
-    assert hooks.strip(text, found) == pii.strip(text)
 
 
 def test_cached_settings_agree_with_config_load(inrepo: Path) -> None:

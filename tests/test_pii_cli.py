@@ -70,3 +70,30 @@ def test_check_layers_now_and_in_history(repo_dir: Path, capsys: pytest.CaptureF
     claude.write_text(claude.read_text().replace("<!-- gitmem:layer 4 meta -->", ""))
     code, out, _ = run_cli([*base, "check", "layers"], capsys)
     assert code == 1 and "layer 4" in out.lower()
+
+
+def test_scan_plain_output_gives_line_and_column_never_the_value(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "t.txt"
+    src.write_text(f"first line\n  key {AWS} and bob.jones@gmail.com\n")
+    _, out, _ = run_cli(["pii", "scan", str(src)], capsys)
+    assert "aws_access_key at line 2, column 7\tsecret" in out
+    assert "email at line 2, column 32\tpii" in out
+    assert AWS not in out and "bob.jones" not in out
+
+
+def test_strip_a_file_keeps_everything_but_the_findings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "note.md"
+    src.write_text("---\nid: m-1\n---\nAsk carol.white@proton.me in /home/carol/x about v1.2.3.4\n")
+    code, out, _ = run_cli(["pii", "strip", str(src)], capsys)
+    assert code == 0
+    assert out == "---\nid: m-1\n---\nAsk [EMAIL] in [HOME]/x about v1.2.3.4\n"
+
+
+def test_strip_honours_the_repository_allowlist(repo_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = (repo_dir / "gitmem.yaml").read_text().replace("values: []", "values: [ops@mycorp.io]", 1)
+    (repo_dir / "gitmem.yaml").write_text(text)
+    src = repo_dir / "t.txt"
+    src.write_text("write to ops@mycorp.io or dana@mycorp.io")
+    code, out, _ = run_cli(["--repo", str(repo_dir), "pii", "strip", str(src)], capsys)
+    assert code == 0 and out == "write to ops@mycorp.io or [EMAIL]"

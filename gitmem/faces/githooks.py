@@ -198,13 +198,15 @@ def _findings(run: Run, path: str, text: str) -> list[Finding]:
 
 def check_secrets(run: Run, files: Sequence[str]) -> None:
     """Report each secret by place and kind, never its value."""
+    from gitmem.guards.pii import position
+
     for path in files:
         text = run.read(path)
         if text is None:
             continue
         for f in _findings(run, path, text):
             if f.secret:
-                line, col = _position(text, f.start)
+                line, col = position(text, f.start)
                 run.report.problem("secrets", path, line, f.kind, col=col)
 
 
@@ -217,9 +219,12 @@ def check_pii(run: Run, files: Sequence[str]) -> None:
         found = [f for f in _findings(run, path, text) if not f.secret]
         if not found:
             continue
-        run.write(path, strip(text, found, _yaml_end(path, text)))
+        from gitmem.guards import redact  # the one replacer; imported when there is PII to replace
+        from gitmem.guards.pii import position
+
+        run.write(path, redact.replace(text, found, redact.yaml_end(path, text)))
         kinds = ", ".join(sorted({f.kind for f in found}))
-        run.report.problem("pii", path, _position(text, found[0].start)[0],
+        run.report.problem("pii", path, position(text, found[0].start)[0],
                            f"replaced {len(found)} PII value(s) ({kinds}) by placeholders; re-stage the file")
 
 
@@ -366,10 +371,6 @@ def _is_claude_md(path: str) -> bool:
     return os.path.basename(path) == "CLAUDE.md"
 
 
-def _position(text: str, offset: int) -> tuple[int, int]:
-    """1-based line and column of a character offset."""
-    line_start = text.rfind("\n", 0, offset) + 1
-    return text.count("\n", 0, offset) + 1, offset - line_start + 1
 
 
 def _key_line(text: str, dotted: str) -> int | None:
@@ -387,75 +388,3 @@ def _key_line(text: str, dotted: str) -> int | None:
         else:
             return found + 1 if found is not None else None
     return found + 1 if found is not None else None
-
-
-# --- PII replacement, careful with YAML ---------------------------------------
-
-def _yaml_end(path: str, text: str) -> int:
-    """Where YAML ends: all of a .yaml file, the front matter of a Markdown file, else 0."""
-    if re.search(r"\.ya?ml$", path, re.IGNORECASE):
-        return len(text)
-    if not (text.startswith("---\n") or text.startswith("---\r\n")):
-        return 0
-    fence = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE).search(text, 4)
-    return fence.start() if fence else 0
-
-
-# Where a YAML plain scalar begins: start of line, after `- `, `key: `, `[`, `{` or `,`.
-_SCALAR_START = re.compile(r"(?:^|[-:[{,])[ \t]*$")
-
-
-def strip(text: str, found: Sequence[Finding], yaml_end: int = 0) -> str:
-    """``text`` with each finding replaced by its typed placeholder (``[EMAIL]``, ``[HOME]``).
-
-    Inside YAML (before ``yaml_end``) a plain scalar that would begin with a
-    placeholder is single-quoted whole, because ``email: [EMAIL]`` would turn a
-    string into a list.
-    """
-    from gitmem.guards import pii
-
-    spans = _disjoint(found)
-    out, pos, i = [], 0, 0
-    while i < len(spans):
-        f = spans[i]
-        out.append(text[pos:f.start])
-        prefix = text[text.rfind("\n", 0, f.start) + 1:f.start]
-        if f.start >= yaml_end or not _SCALAR_START.search(prefix):
-            out.append(pii.placeholder(f.kind))
-            pos, i = f.end, i + 1
-            continue
-        end = _scalar_end(text, f.end, flow=prefix.rstrip().endswith(("[", "{", ",")))
-        inner = [g for g in spans[i:] if g.start < end]
-        end = max(end, inner[-1].end)
-        scalar = _replace(text, inner, f.start, end)
-        body = scalar.rstrip(" \t")
-        out.append("'" + body.replace("'", "''") + "'" + scalar[len(body):])
-        pos, i = end, i + len(inner)
-    out.append(text[pos:])
-    return "".join(out)
-
-
-def _disjoint(found: Sequence[Finding]) -> list[Finding]:
-    """Findings by position, dropping any that overlaps an earlier one."""
-    spans: list[Finding] = []
-    for f in sorted(found, key=lambda f: (f.start, -f.end)):
-        if not spans or f.start >= spans[-1].end:
-            spans.append(f)
-    return spans
-
-
-def _replace(text: str, spans: Sequence[Finding], start: int, end: int) -> str:
-    from gitmem.guards import pii
-
-    out, pos = [], start
-    for f in spans:
-        out += [text[pos:f.start], pii.placeholder(f.kind)]
-        pos = f.end
-    return "".join(out) + text[pos:end]
-
-
-def _scalar_end(text: str, pos: int, flow: bool) -> int:
-    """End of the YAML plain scalar running at ``pos``: before a comment, or `,]}` in a flow."""
-    stop = re.compile(r"\r?\n|[ \t]#|[,\]}]" if flow else r"\r?\n|[ \t]#").search(text, pos)
-    return stop.start() if stop else len(text)
-

@@ -105,7 +105,9 @@ def cmd_pii(args: Any) -> int:
     if args.action == "strip":
         import sys
 
-        sys.stdout.write(pii.strip(text, allow))
+        from gitmem.guards import redact
+
+        sys.stdout.write(redact.strip(text, allow))
         return 0
     if getattr(args, "jsonl", False):
         bad = 0

@@ -337,6 +337,10 @@ def _escape_line(line: str) -> str:
     underline = _SETEXT_UNDERLINE.match(line)
     if underline:
         return f"{underline[1]}\\{underline[2]}"
+    core = line.strip()   # str.strip's white space, as the forgery check reads a raw line
+    if core and (set(core) == {"="} or set(core) == {"-"}):
+        at = line.index(core[0])
+        return f"{line[:at]}\\{line[at:]}"
     return line
 
 

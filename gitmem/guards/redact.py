@@ -1,25 +1,129 @@
-"""Step 3 of the write path: PII stripped to placeholders, secrets refused.
+"""The one replacer: PII becomes typed placeholders, secrets are refused.
 
-Front matter is handled value by value (a placeholder such as ``[EMAIL]``
-pasted into YAML as-is would turn a string into a list), the body as text.
+:mod:`gitmem.guards.pii` finds, this module replaces. It serves step 3 of the
+write path (:func:`redact_document`), the ``gitmem-pii`` hook
+(:func:`replace` with :func:`yaml_end`) and ``gitmem pii strip``
+(:func:`strip`). In a YAML region a plain scalar that would begin with a
+placeholder is quoted whole, because ``email: [EMAIL]`` would turn a string
+into a list. For Markdown with front matter the write path goes value by value
+instead, and lets the YAML writer quote.
+
+The hook imports this module on every commit: only ``re`` and the pii package
+at import time; the front-matter reader when a document has front matter.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+import re
+from collections import namedtuple
 
-from gitmem.base.errors import DocumentError
-from gitmem.store import documents
 from gitmem.guards import pii
-from gitmem.base.config import Config
+
+TYPE_CHECKING = False  # typing costs an import; annotations only need it for checkers
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from gitmem.base.config import Config
+
+__all__ = ["Redacted", "allowlist", "redact_document", "redact_text", "replace", "strip", "yaml_end"]
 
 
-@dataclass(frozen=True)
-class Redacted:
-    text: str
-    kinds: tuple[str, ...]          # PII kinds replaced by placeholders
-    secrets: tuple[str, ...]        # "kind at line L, column C" — never the secret itself
+class Redacted(namedtuple("Redacted", "text kinds secrets")):
+    """What redaction made of a text.
+
+    Fields: ``text`` (str, PII replaced; unchanged when a secret was found),
+    ``kinds`` (tuple of the PII kinds replaced), ``secrets`` (tuple of
+    ``"kind at line L, column C"``, never the secret itself).
+    """
+
+    __slots__ = ()
+
+
+def replace(text: str, findings: Sequence[pii.Finding], yaml_end: int = 0) -> str:
+    """``text`` with each finding replaced by its typed placeholder (``[EMAIL]``,
+    ``[HOME]``, ``[SECRET:<kind>]``).
+
+    Before ``yaml_end`` the text is YAML: a plain scalar that would begin with a
+    placeholder is single-quoted whole. A finding that overlaps an earlier one
+    is dropped.
+    """
+    spans = _disjoint(findings)
+    out, pos, i = [], 0, 0
+    while i < len(spans):
+        f = spans[i]
+        out.append(text[pos : f.start])
+        prefix = text[text.rfind("\n", 0, f.start) + 1 : f.start]
+        if f.start >= yaml_end or not _SCALAR_START.search(prefix):
+            out.append(pii.placeholder(f.kind))
+            pos, i = f.end, i + 1
+            continue
+        end = _scalar_end(text, f.end, flow=_in_flow(prefix))
+        inner = [g for g in spans[i:] if g.start < end]
+        end = max(end, inner[-1].end)
+        scalar = _replace_plain(text, inner, f.start, end)
+        body = scalar.rstrip(" \t")
+        out.append("'" + body.replace("'", "''") + "'" + scalar[len(body) :])
+        pos, i = end, i + len(inner)
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def strip(text: str, allowlist: pii.Allowlist | None = None) -> str:
+    """``text`` with every finding of :func:`gitmem.guards.pii.scan`, secrets
+    included, replaced by its placeholder (``gitmem pii strip``).
+
+    A home path keeps its tail: ``/home/alice/src`` becomes ``[HOME]/src``.
+    """
+    return replace(text, pii.scan(text, allowlist))
+
+
+def yaml_end(path: str, text: str) -> int:
+    """Where YAML ends in a file: all of a .yaml file, the front matter of a
+    Markdown file, else 0."""
+    if re.search(r"\.ya?ml$", path, re.IGNORECASE):
+        return len(text)
+    if not (text.startswith("---\n") or text.startswith("---\r\n")):
+        return 0
+    fence = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE).search(text, 4)
+    return fence.start() if fence else 0
+
+
+# Where a YAML plain scalar begins: start of line, after `- `, `key: `, `[`, `{` or `,`.
+_SCALAR_START = re.compile(r"(?:^|[-:[{,])[ \t]*$")
+
+
+def _disjoint(findings: Sequence[pii.Finding]) -> list[pii.Finding]:
+    """Findings by position, dropping any that overlaps an earlier one."""
+    spans: list[pii.Finding] = []
+    for f in sorted(findings, key=lambda f: (f.start, -f.end)):
+        if not spans or f.start >= spans[-1].end:
+            spans.append(f)
+    return spans
+
+
+def _replace_plain(text: str, spans: Sequence[pii.Finding], start: int, end: int) -> str:
+    out, pos = [], start
+    for f in spans:
+        out += [text[pos : f.start], pii.placeholder(f.kind)]
+        pos = f.end
+    return "".join(out) + text[pos:end]
+
+
+def _in_flow(prefix: str) -> bool:
+    """Is a scalar after ``prefix`` (its line so far) inside a flow ``[…]`` or ``{…}``?"""
+    opened = prefix.count("[") + prefix.count("{")
+    return opened > prefix.count("]") + prefix.count("}")
+
+
+def _scalar_end(text: str, pos: int, flow: bool) -> int:
+    """End of the YAML plain scalar running at ``pos``: before a comment, or `,]}` in a flow."""
+    stop = re.compile(r"\r?\n|[ \t]#|[,\]}]" if flow else r"\r?\n|[ \t]#").search(text, pos)
+    return stop.start() if stop else len(text)
+
+
+# --------------------------------------------------------------------------
+# The write path: secrets refused, PII replaced, per the configuration
 
 
 def allowlist(cfg: Config) -> pii.Allowlist:
@@ -33,27 +137,17 @@ def _active(findings: list[pii.Finding], cfg: Config) -> list[pii.Finding]:
 
 
 def redact_text(text: str, cfg: Config, line_offset: int = 0) -> Redacted:
-    """Scan plain text: secrets reported with their location, PII replaced."""
-    allow = allowlist(cfg)
-    findings = _active(pii.scan(text, allow), cfg)
+    """Scan plain text: secrets reported with their location, PII replaced.
+
+    ``line_offset`` is added to reported lines (the text is the body of a file).
+    """
+    findings = _active(pii.scan(text, allowlist(cfg)), cfg)
     if not findings:
         return Redacted(text, (), ())
-    secrets = tuple(_where(text, f, line_offset) for f in findings if f.secret)
+    secrets = tuple(pii.describe(text, f, line_offset) for f in findings if f.secret)
     if secrets:
         return Redacted(text, (), secrets)
-    out, pos = [], 0
-    for f in findings:
-        out.append(text[pos:f.start])
-        out.append(pii.placeholder(f.kind))
-        pos = f.end
-    out.append(text[pos:])
-    return Redacted("".join(out), tuple(sorted({f.kind for f in findings})), ())
-
-
-def _where(text: str, f: pii.Finding, line_offset: int) -> str:
-    line = text.count("\n", 0, f.start) + 1 + line_offset
-    col = f.start - (text.rfind("\n", 0, f.start) + 1) + 1
-    return f"{f.kind} at line {line}, column {col}"
+    return Redacted(replace(text, findings), tuple(sorted({f.kind for f in findings})), ())
 
 
 def _strip_values(value: Any, cfg: Config, kinds: set[str], secrets: list[str], key: str) -> Any:
@@ -70,9 +164,13 @@ def _strip_values(value: Any, cfg: Config, kinds: set[str], secrets: list[str], 
 
 
 def redact_document(path: str, text: str, cfg: Config) -> Redacted:
-    """Redact a whole file; Markdown with front matter is handled part by part."""
+    """Redact a whole file; Markdown with front matter is handled part by part:
+    front matter value by value (the YAML writer quotes), the body as text."""
     if not path.endswith(".md"):
         return redact_text(text, cfg)
+    from gitmem.base.errors import DocumentError
+    from gitmem.store import documents
+
     try:
         fm, body, body_line = documents.split_front_matter(text, path)
     except DocumentError:

@@ -1,0 +1,192 @@
+"""Personal data that is not a number: email addresses and home paths.
+
+``/home/<name>``, ``/Users/<name>`` and ``C:\\Users\\<name>`` are home paths
+unless the name is a placeholder or a service account that identifies no
+person (``user``, ``username``, ``yourname``, ``runner``, ``ubuntu``,
+``ec2-user``, ``vagrant``, ``Public``, ``Default`` …); ``/root``, ``~/`` and
+``$HOME`` are never reported. ``~name`` counts when it is used as a path.
+Documentation domains (``example.com``, ``.test``…) and placeholder mailboxes
+are not addresses.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gitmem.guards.pii.kinds import Cand, add
+from gitmem.guards.pii.view import Patterns, View
+
+_rx = Patterns(
+    {
+        "at": rb"@",
+        "domain": rb"((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24})(?![A-Za-z0-9-])",
+        "home": r"home\\{0,2}/",
+        "users": r"Users(?:\\{0,4}/|\\{1,4})",
+        "docs_settings": r"Documents and Settings(?:\\{0,4}/|\\{1,4})",
+        "home_name": r"[^\W][\w.-]{0,31}",
+        "tilde": r"~([A-Za-z_][\w.-]{0,31})",
+        "drive": r"(?<![A-Za-z0-9])([A-Za-z]:(?:\\{1,4}|/))\Z",
+        "shell_verb": r"(?:^|[\s;&|(])(?:cd|ls|cp|mv|rm|cat|chown|chmod|pushd|find|du|tar|rsync|scp)\s+(?:-\S+\s+)*\Z",
+    }
+)
+
+
+
+_LOCAL_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._%+-'")
+_DOC_DOMAINS = ("example.com", "example.org", "example.net", "example.edu")
+_DOC_TLDS = ("test", "invalid", "example", "localhost", "localdomain", "local", "internal", "lan", "home", "corp")
+_FILE_TLDS = frozenset(
+    "png jpg jpeg gif svg webp ico bmp tif tiff js mjs ts tsx jsx css scss map txt md html htm lock json yaml yml "
+    "toml xml py rb go rs java kt swift c h cpp hpp sh ps1 bat exe dll so dylib zip gz tgz tar whl jar pdf".split()
+)
+_LOCAL_PLACEHOLDERS = frozenset(
+    "you your yourname your.name your_name your-name youremail your.email your_email your-email username user "
+    "user.name email name someone somebody nobody noreply no-reply donotreply do-not-reply foo bar test me "
+    "firstname.lastname first.last john.doe jane.doe".split()
+)
+_GIT_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "ssh.dev.azure.com", "vs-ssh.visualstudio.com")
+
+
+def find_emails(v: View, out: list[Cand]) -> None:
+    ab = v.ab
+    if b"@" not in ab:
+        return
+    rx = _rx
+    for m in rx.at.finditer(ab):
+        at = m.start()
+        s = at
+        while s > 0 and ab[s - 1] in _LOCAL_CHARS and at - s < 64:
+            s -= 1
+        while s < at and ab[s] in b".'":
+            s += 1
+        if s == at or ab[at - 1] in b".-":
+            continue  # user-role-@role.Name is a template, not an address
+        dm = rx.domain.match(ab, at + 1)
+        if dm is None:
+            continue
+        e = dm.end()
+        local = v.s(s, at).lower()
+        domain = v.s(at + 1, e).lower()
+        if _email_is_placeholder(local, domain) or _in_url_userinfo(ab, s):
+            continue
+        add(out, s, e, "email")
+
+
+def _in_url_userinfo(ab: bytes, s: int) -> bool:
+    """scheme://user@host or scheme://user:pass@host: credentials, not a mailbox."""
+    if ab[max(0, s - 3) : s] == b"://":
+        return True
+    if s > 0 and ab[s - 1] == 0x3A:
+        k = ab.rfind(b"://", max(0, s - 80), s)
+        return k >= 0 and not any(ch in b" \t\n\"'/@" for ch in ab[k + 3 : s - 1])
+    return False
+
+
+def _email_is_placeholder(local: str, domain: str) -> bool:
+    tld = domain.rsplit(".", 1)[-1]
+    if tld in _FILE_TLDS or tld in _DOC_TLDS:
+        return True
+    if domain in _DOC_DOMAINS or domain.endswith(tuple("." + d for d in _DOC_DOMAINS)):
+        return True
+    if domain.startswith(("example.", "your", "domain.", "mydomain.")):
+        return True
+    if local in _LOCAL_PLACEHOLDERS or local.endswith("noreply"):
+        return True
+    return local == "git" and domain in _GIT_HOSTS
+
+
+
+
+_HOME_PLACEHOLDERS = frozenset(
+    """user username user_name yourname your_name your-name youruser your_user yourusername your_username you me
+    name someone somebody nobody example runner ubuntu ec2-user vagrant circleci jenkins vscode codespace
+    codespaces node docker git app admin administrator pi linuxbrew build builder travis gitpod coder dev guest
+    shared public default all root www-data postgres centos debian fedora alpine ansible deploy opc azureuser
+    abc xxx foo bar test testuser""".split()
+)
+_WIN_PLACEHOLDERS = frozenset(["default user", "all users", "defaultapppool"])
+
+
+def find_home_paths(v: View, out: list[Cand]) -> None:
+    text = v.text
+    rx = _rx
+    if "home" in text:
+        for m in rx.home.finditer(text):
+            s = m.start() - 1
+            if text[s - 1 : s + 1] == "\\/":
+                s -= 1  # JSON-escaped \/home\/alice
+            elif text[s : s + 1] != "/":
+                continue
+            if s > 0 and (text[s - 1].isalnum() or text[s - 1] in "._-~$"):
+                if not text.endswith("/export", 0, s):
+                    continue  # a URL path such as https://site/home/about
+            _home_name(v, out, s, m.end())
+    if "Users" in text:
+        for m in rx.users.finditer(text):
+            _users_path(v, out, m.start(), m.end())
+    if "Documents and Settings" in text:
+        for m in rx.docs_settings.finditer(text):
+            dm = rx.drive.search(text, max(0, m.start() - 8), m.start())
+            if dm is not None:
+                _home_name(v, out, dm.start(1), m.end())
+    if "~" in text:
+        for m in rx.tilde.finditer(text):
+            _tilde_path(v, out, m)
+
+
+def _users_path(v: View, out: list[Cand], at: int, after: int) -> None:
+    text = v.text
+    rx = _rx
+    dm = rx.drive.search(text, max(0, at - 8), at)
+    if dm is not None:
+        _home_name(v, out, dm.start(1), after)
+        return
+    if text[at - 2 : at] == "\\/":
+        s = at - 2
+    elif text[at - 1 : at] == "/":
+        s = at - 1
+    else:
+        return
+    if s > 0 and (text[s - 1].isalnum() or text[s - 1] in "._-~$"):
+        if not re.search(r"/mnt/[a-z]\Z", text[max(0, s - 6) : s]):
+            return
+    _home_name(v, out, s, after)
+
+
+def _home_name(v: View, out: list[Cand], s: int, name_at: int) -> None:
+    text = v.text
+    m = _rx.home_name.match(text, name_at)
+    if m is None:
+        return
+    name = m.group().rstrip(".")
+    e = name_at + len(name)
+    if e < len(text) and text[e] in "<>*{}$%":
+        return
+    if not name or name.lower() in _HOME_PLACEHOLDERS or name.lower() in _WIN_PLACEHOLDERS:
+        return
+    if "." in name and name.rsplit(".", 1)[-1].lower() in _FILE_TLDS:
+        return  # /home/index.html is a web path
+    add(out, s, e, "home_path")
+
+
+def _tilde_path(v: View, out: list[Cand], m: re.Match[str]) -> None:
+    text = v.text
+    s = m.start()
+    if s > 0 and not (text[s - 1].isspace() or text[s - 1] in "\"'`=(:,[{;|"):
+        return  # HEAD~3, ~~strike~~, pkg~=1.0
+    name = m.group(1).rstrip(".")
+    e = m.start(1) + len(name)
+    nxt = text[e : e + 1]
+    after = text[e + 1 : e + 2]
+    if nxt in ("/", "\\"):
+        pass
+    elif nxt in ("", "\n", "\r", '"', "'", "`", ")", "]") or nxt == "." and (after == "" or after.isspace()):
+        pass
+    elif nxt.isspace() or nxt in ",;":
+        if _rx.shell_verb.search(text, max(0, s - 40), s) is None:
+            return  # prose such as "~twice as fast"
+    else:
+        return
+    if name.lower() not in _HOME_PLACEHOLDERS:
+        add(out, s, e, "home_path")
+
