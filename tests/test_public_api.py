@@ -74,7 +74,8 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
 
 def test_memory_repo_methods_and_parameters_are_pinned() -> None:
     found: dict[str, str | None] = {}
-    for name, member in vars(MemoryRepo).items():
+    for name in dir(MemoryRepo):
+        member = inspect.getattr_static(MemoryRepo, name)
         if name.startswith("_"):
             continue
         if isinstance(member, property):
@@ -87,7 +88,7 @@ def test_memory_repo_methods_and_parameters_are_pinned() -> None:
 
 def test_every_public_method_has_a_docstring_and_annotations() -> None:
     for name in METHODS:
-        member = vars(MemoryRepo)[name]
+        member = inspect.getattr_static(MemoryRepo, name)
         fn = member.fget if isinstance(member, property) else getattr(member, "__func__", member)
         assert fn.__doc__, name
         assert "return" in fn.__annotations__, name

@@ -16,12 +16,13 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from gitmem.engines.encode import keywords
 from gitmem.engines.similarity import is_duplicate, similarity
 
 if TYPE_CHECKING:  # pragma: no cover
+    from gitmem.base.model import Memory
     from gitmem.store.documents import Pattern
 
 __all__ = ["GROUP_THRESHOLD", "Item", "PatternDraft", "ReflectPlan", "STATE_FILE", "group", "plan_reflect",
@@ -291,3 +292,43 @@ def plan_reflect(existing: Sequence[Pattern], drafts: Sequence[PatternDraft], no
         by_slug[p.slug] = p
         changes[p.path] = render_pattern(p)
     return ReflectPlan(changes, tuple(created), tuple(updated), tuple(consumed))
+
+
+class Run(NamedTuple):
+    """One reflect run: the plan (None: nothing to do) and how many memories were pending."""
+
+    plan: ReflectPlan | None
+    pending: int
+
+
+def plan_run(existing: Sequence[Pattern], live: Sequence[Memory], state: bytes | None, now: datetime,
+             auto: bool, trigger: int) -> Run:
+    """Reflect over ``live`` memories no pattern holds yet: new and verified patterns, patterns.md, the state file.
+
+    Only memories created since the last run are pending; a person's run
+    (``auto`` False) with none pending looks at every fresh memory again; an
+    automatic run waits for ``trigger`` pending memories.
+    """
+    from gitmem.engines import render
+    from gitmem.store.documents import read_pattern
+
+    consumed = {s for p in existing for s in p.sources}
+    fresh = [m for m in live if m.id not in consumed and m.type not in ("pattern", "reflection")]
+    last, runs = read_state(state)
+    pending = [m for m in fresh if m.created > last]
+    count = len(pending)
+    if not pending and not auto:
+        pending = fresh
+    if not pending or (auto and len(pending) < trigger):
+        return Run(None, count)
+    result = plan_reflect(existing, group([Item(m.id, m.content, m.type, m.created) for m in fresh]), now)
+    changes = dict(result.changes)
+    if changes:
+        by_slug = {p.slug: p for p in existing}
+        for path, data in result.changes.items():
+            by_slug[path.rsplit("/", 1)[-1][:-3]] = read_pattern(path, data or b"")
+        lines = [render.PatternLine(p.slug, p.title, p.weight, p.stage, p.lessons)
+                 for p in sorted(by_slug.values(), key=lambda p: (-p.weight, p.slug))]
+        changes["patterns.md"] = render.patterns_md(lines).encode("utf-8")
+    changes[STATE_FILE] = state_file(now, runs + 1)
+    return Run(ReflectPlan(changes, result.created, result.updated, result.consumed), count)

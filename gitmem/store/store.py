@@ -107,3 +107,19 @@ def all_patterns(git: Git, rev: str | None) -> list[Pattern]:
             continue
     out.sort(key=lambda p: (-p.weight, p.slug))
     return out
+
+
+def episode_rows(git: Git, rev: str | None, limit: int = 30) -> list[tuple[str, str, str]]:
+    """(path, date, summary) of the ``limit`` most recent episodes at ``rev``; unreadable files skipped."""
+    found = []
+    for path, oid in (git.files("episodes", rev) if rev else ()):
+        if not path.endswith(".md"):
+            continue
+        try:
+            meta, _ = documents.split(path, documents.decode(path, git.blob(oid)))
+        except DocumentError:
+            continue
+        stamp = str(meta.get("started") or meta.get("date") or "")
+        found.append((path, stamp[:10], str(meta.get("summary") or meta.get("title") or path)))
+    found.sort(key=lambda e: (e[1], e[0]), reverse=True)
+    return found[:limit]

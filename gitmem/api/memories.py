@@ -1,0 +1,193 @@
+"""The use cases of single memories: show, list, remember, forget, import, export, link, graph, why, consolidate."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
+
+from gitmem.base import clock
+from gitmem.base.errors import ValidationError
+from gitmem.base.kinds import check_choice
+from gitmem.base.model import DOMAINS, TYPES, Forgotten, Imported, Memory, Remembered, check_id, iso, memory_path, new_id
+from gitmem.engines import memorize
+from gitmem.guards import guard
+from gitmem.guards.writepath import Plan, Written
+from gitmem.store import store
+from gitmem.store.store import Listing
+
+if TYPE_CHECKING:
+    from gitmem.engines.history import Review, Why
+    from gitmem.engines.links import Graph
+
+
+from gitmem.api.context import Context, Progress
+
+
+class Memories(Context):
+    """The use cases of single memories: show, list, remember, forget, import, export, link, graph, why, consolidate."""
+
+    def show(self, memory_id: str, at: str | None = None) -> Memory:
+        """One memory (live or archived), as it is now or at a tag/commit."""
+        return store.load(self.git, self._rev(at), memory_id)
+
+    def list(self, type: str | None = None, domain: str | None = None, include_archive: bool = False,
+             at: str | None = None) -> Listing:
+        """Memories (oldest first) and the files that could not be read."""
+        check_choice("type", type, TYPES)
+        check_choice("domain", domain, DOMAINS)
+        found = store.listing(self.git, self._rev(at), include_archive)
+        kept = tuple(m for m in found.memories
+                     if (type is None or m.type == type) and (domain is None or m.domain == domain))
+        return Listing(kept, found.problems)
+
+    def effective_importance(self, memory: Memory, now: datetime | None = None) -> float:
+        """The importance decay sees now (base x 0.99^whole days, and the weekly cost for short-term)."""
+        from gitmem.engines import decay
+
+        value = decay.effective(memory.importance, memory.tier, memory.last_accessed, now or clock.now(), self.cfg.memory)
+        return round(value, 4)
+
+    def export(self, include_archive: bool = True) -> Iterator[dict[str, Any]]:
+        """Every memory as a JSON-able record (re-importable with `gitmem import`)."""
+        for m in self.list(include_archive=include_archive).memories:
+            yield m.to_record()
+
+    def remember(self, text: str, *, type: str | None = None, domain: str | None = None,
+                 importance: float | None = None, source: str | None = None, memory_id: str | None = None,
+                 tags: Sequence[str] = (), dedupe: bool = True, now: datetime | None = None,
+                 session: str | None = None, auto: bool = False) -> Remembered:
+        """Encode ``text``: reinforce a similar memory if one exists, else create one (one commit)."""
+        from gitmem.engines import encode
+
+        now = now or clock.now()
+        max_bytes = self.cfg.sediment.max_content_bytes
+        text = guard.check_text(text, "memory text", max_bytes).strip()
+        check_choice("type", type, TYPES)
+        check_choice("domain", domain, DOMAINS)
+        if importance is not None:
+            guard.check_range("importance", importance, 0.0, 1.0)
+        if memory_id is not None:
+            check_id(memory_id)
+        enc = encode.encode(text)
+        typ, dom = type or enc.type, domain or enc.domain
+        imp = enc.importance if importance is None else float(importance)
+        reason = enc.reason if importance is None else "given"
+
+        def plan(parent: str | None) -> Plan | None:
+            mid = memory_id or new_id(now)
+            mem = memorize.new_memory(mid, text, typ, dom, imp, iso(now), now, self.cfg.memory,
+                                      keywords=enc.keywords, tags=tuple(tags), source=source or "user")
+            batch = memorize.Batch(self._lookup(parent), now, self.cfg.memory)
+            outcome = batch.add(mem, dedupe=dedupe and memory_id is None)
+            if outcome.action == "reinforced":
+                new = outcome.memory
+                return Plan(self._changes(batch, parent), f"gitmem: reinforce {new.id} ({new.reinforced}x)",
+                            "memory.reinforce", auto=auto, session=session,
+                            trailers=(("Gitmem-Memory", new.id),), result=("reinforced", new))
+            if store.locate(self.git, parent, mid, anywhere=False) is not None:
+                raise ValidationError(f"a memory with id {mid!r} exists already", hint="choose another --id, or omit it")
+            return Plan(self._changes(batch, parent), f"gitmem: remember {mid} ({typ}, {dom})",
+                        "memory.create", auto=auto, session=session,
+                        trailers=(("Gitmem-Memory", mid),), result=("created", mem))
+
+        written = self.store.write(plan, now)
+        action, mem = written.result
+        if written.stripped and written.commit:
+            mem = store.load(self.git, written.commit, mem.id)   # what was stored: PII replaced
+        return Remembered(mem.id, action, written.commit, mem, reason,
+                          tuple(k for _, kinds in written.stripped for k in kinds))
+
+    def forget(self, memory_id: str, now: datetime | None = None) -> Forgotten:
+        """Move a memory to archive/ (git keeps its history), in one commit."""
+        now = now or clock.now()
+        check_id(memory_id)
+
+        def plan(parent: str | None) -> Plan | None:
+            mem = store.load(self.git, parent, memory_id)
+            if mem.archived:
+                return None
+            new_path = memory_path(mem.domain, mem.id, archived=True)
+            data = store.rewrite(self.git, parent, mem, mem.with_(tier="archive"))
+            return Plan({mem.path: None, new_path: data}, f"gitmem: forget {mem.id} (archived)", "memory.forget",
+                        trailers=(("Gitmem-Memory", mem.id),), result=new_path)
+
+        written = self.store.write(plan, now)
+        path = written.result or store.locate(self.git, self.head, memory_id) or ""
+        return Forgotten(memory_id, written.commit, path)
+
+    def import_file(self, path: str | Path, dedupe: bool = False, now: datetime | None = None,
+                    progress: Progress | None = None) -> Imported:
+        """Import a JSONL file, a MEMORY.md or a .learnings/ folder in ONE commit.
+
+        Bad lines are skipped and reported with their line numbers. Each row keeps
+        its ``created``; its last access counts from now, so old data is not born
+        faded. A row id that is a valid file id becomes the memory's id, any other
+        id is kept as ``source_id``. Re-importing the same file changes nothing.
+        """
+        from gitmem.engines import importer
+
+        now = now or clock.now()
+        src = Path(path)
+        rows, skipped = importer.iter_rows(src)
+        good, refused = importer.to_memories(rows, src.name, now, self.cfg, progress)
+        bad = [(s.line, s.reason) for s in (*skipped, *refused)]
+        counts = {"created": 0, "reinforced": 0, "unchanged": 0}
+
+        def plan(parent: str | None) -> Plan | None:
+            counts.update(created=0, reinforced=0, unchanged=0)
+            batch = memorize.Batch(self._lookup(parent) if dedupe else None, now, self.cfg.memory)
+            for mem in good:
+                if mem.id in batch.planned or store.locate(self.git, parent, mem.id, anywhere=False) is not None:
+                    counts["unchanged"] += 1
+                    continue
+                counts[batch.add(mem, dedupe=dedupe).action] += 1
+            changes = self._changes(batch, parent)
+            if not changes:
+                return None
+            return Plan(changes, f"gitmem: import {len(changes)} memories from {src.name}", "memory.import",
+                        body=f"{counts['created']} created, {counts['reinforced']} reinforced, "
+                             f"{counts['unchanged']} unchanged, {len(bad)} lines skipped",
+                        trailers=(("Gitmem-Source", f"import:{src.name}"),))
+
+        written = self.store.write(plan, now)
+        return Imported(counts["created"], counts["reinforced"], counts["unchanged"], tuple(sorted(bad)),
+                        written.commit, tuple(m.id for m in good))
+
+    def link(self, a: str, b: str, relation: str = "related", now: datetime | None = None) -> Written:
+        """Link two memories with a typed relation; both ends record it (one commit)."""
+        from gitmem.engines import links
+
+        now = now or clock.now()
+        links.check_relation(relation)
+        if check_id(a) == check_id(b):
+            raise ValidationError("a memory cannot link to itself")
+
+        def plan(parent: str | None) -> Plan | None:
+            ma, mb = store.load(self.git, parent, a), store.load(self.git, parent, b)
+            na, nb = links.linked(ma, b, relation), links.linked(mb, a, links.inverse(relation))
+            changes = {m.path: store.rewrite(self.git, parent, m, n)
+                       for m, n in ((ma, na), (mb, nb)) if n != m}
+            return Plan(changes, f"gitmem: link {a} -{relation}-> {b}", "memory.link",
+                        trailers=(("Gitmem-Memory", a), ("Gitmem-Memory", b))) if changes else None
+
+        return self.store.write(plan, now)
+
+    def graph(self, include_archive: bool = False) -> Graph:
+        """The link graph of the memories."""
+        from gitmem.engines import links
+
+        return links.graph(list(self.list(include_archive=include_archive).memories))
+
+    def why(self, memory_id: str) -> Why:
+        """Where a memory came from and every commit that touched it."""
+        from gitmem.engines import history
+
+        return history.why(self.git, self.head, self.show(memory_id))  # type: ignore[arg-type]
+
+    def consolidate(self, since: str = "7d", now: datetime | None = None) -> Review:
+        """The weekly review: what was created, reinforced, decayed, archived, promoted."""
+        from gitmem.engines import history
+
+        now = now or clock.now()
+        return history.consolidate(self.git, self.head, history.parse_since(since, now))

@@ -1,0 +1,33 @@
+"""``MemoryRepo``: every use case of gitmem, as one object whose methods return typed values.
+
+The faces (the CLI, the hooks, the coming MCP server) are thin shells over it.
+Its methods live by theme in ``memories`` (single memories), ``lifecycle`` (which builds
+on them: recall, decay, reflect) and ``sessions``; each
+composes engine planners with the one write path (``Store.write``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from gitmem.base import clock
+
+from gitmem.api.lifecycle import Lifecycle
+from gitmem.api.sessions import Sessions
+from gitmem.engines.initrepo import InitResult, init as init_repo
+from gitmem.base.state import find_root
+
+
+class MemoryRepo(Lifecycle, Sessions):
+    """A memory repository: every use case of gitmem as a method returning values."""
+
+    @classmethod
+    def open(cls, repo: str | Path | None = None) -> "MemoryRepo":
+        """Open the memory repository named by --repo, GITMEM_DIR or the working folder."""
+        return cls(find_root(repo))
+
+    @staticmethod
+    def init(path: str | Path, now: datetime | None = None, install_hooks: bool = True) -> InitResult:
+        """Create a memory repository (a no-op with a message on an existing one)."""
+        return init_repo(Path(path), now or clock.now(), install_hooks)

@@ -1,0 +1,155 @@
+"""The house stands: floors point down, no import cycles, one owner per library, git run from one module.
+
+Floors, bottom to top (a module imports its own floor or lower, never higher):
+
+    1 gitmem/base/     values and wrappers (errors, kinds, clock, config, model, state, text, yamlio, mdio, diffs, gitio)
+    2 gitmem/store/    documents, store, index
+    3 gitmem/guards/   the write path and its guards, pii/
+    4 gitmem/engines/  engines side by side, harvest/
+    5 gitmem/api.py    the use cases
+    6 gitmem/faces/    cli, verbs, githooks, demo
+    7 gitmem/__init__.py, gitmem/__main__.py
+
+Every import counts: module level, inside functions (lazy) and under TYPE_CHECKING.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "gitmem"
+FLOORS = {"base": 1, "store": 2, "guards": 3, "engines": 4, "api": 5, "faces": 6, "__init__": 7, "__main__": 7}
+OWNERS = {"pygit2": "gitmem.base.gitio", "ruamel": "gitmem.base.yamlio", "markdown_it": "gitmem.base.mdio",
+          "unidiff": "gitmem.base.diffs", "Stemmer": "gitmem.base.text", "mcp": "gitmem.faces.mcp_server"}
+GIT_RUNNER = "gitmem.base.gitio"
+MAX_LINES = 500
+
+
+def owned(name: str, owner: str) -> bool:
+    """True when module ``name`` is ``owner`` or inside the package ``owner``."""
+    return name == owner or name.startswith(owner + ".")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" and len(parts) > 2 else parts)
+
+
+def modules() -> dict[str, Path]:
+    found = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+    assert len(found) > 30, "the package walk found too few modules"
+    return found
+
+
+def floor(name: str) -> int:
+    parts = name.split(".")
+    key = parts[1] if len(parts) > 1 else "__init__"
+    if key not in FLOORS:
+        pytest.fail(f"{name} is on no floor: put it in one of {sorted(FLOORS)}")
+    return FLOORS[key]
+
+
+def imports(path: Path, name: str) -> list[tuple[str, int]]:
+    """(imported module or package, line) for every import in the file, lazy ones included."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    is_package = path.name == "__init__.py"
+    out: list[tuple[str, int]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(a.name, node.lineno) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".") if is_package else name.split(".")[:-1]
+                base = base[:len(base) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            out.append((module, node.lineno))
+            out += [(f"{module}.{a.name}", node.lineno) for a in node.names]
+    return out
+
+
+def internal_edges() -> dict[str, set[str]]:
+    mods = modules()
+    edges: dict[str, set[str]] = {m: set() for m in mods}
+    for name, path in mods.items():
+        for target, _ in imports(path, name):
+            if target in mods and target != name and target != "gitmem":
+                edges[name].add(target)
+    return edges
+
+
+def test_every_module_has_a_floor() -> None:
+    for name in modules():
+        floor(name)
+
+
+def test_floors_only_point_down() -> None:
+    wrong = [f"{a} (floor {floor(a)}) imports {b} (floor {floor(b)})"
+             for a, targets in internal_edges().items() for b in targets if floor(b) > floor(a)]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_import_cycles() -> None:
+    edges = internal_edges()
+    state: dict[str, int] = {}
+    cycles: list[str] = []
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(edges[node]):
+            if state.get(nxt) == 1:
+                cycles.append(" -> ".join(stack[stack.index(nxt):] + [node, nxt]) if nxt in stack else f"{node} -> {nxt}")
+            elif nxt not in state:
+                visit(nxt, stack + [node])
+        state[node] = 2
+
+    for start in sorted(edges):
+        if start not in state:
+            visit(start, [])
+    assert not cycles, "\n".join(cycles)
+
+
+def test_each_library_is_imported_by_its_one_module() -> None:
+    wrong = []
+    for name, path in modules().items():
+        for target, line in imports(path, name):
+            top = target.split(".")[0]
+            if top in OWNERS and not owned(name, OWNERS[top]):
+                wrong.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports {top} (owner: {OWNERS[top]})")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_git_runs_only_from_gitio() -> None:
+    wrong = [f"{path.relative_to(PACKAGE.parent)}:{line} imports {target}"
+             for name, path in modules().items() if not owned(name, GIT_RUNNER)
+             for target, line in imports(path, name) if target.split(".")[0] == "subprocess"]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_engines_never_take_the_repository_object() -> None:
+    wrong = []
+    for name, path in modules().items():
+        if floor(name) > FLOORS["engines"]:
+            continue
+        text = path.read_text(encoding="utf-8")
+        for needle in ("repo.store", "repo.similar_memory", "MemoryRepo", ".write(plan"):
+            if needle in text:
+                wrong.append(f"{name} mentions {needle}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_module_is_over_the_size_limit() -> None:
+    big = {name: n for name, path in modules().items()
+           if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert not big, big
+
+
+def test_the_floor_map_in_this_docstring_names_every_floor() -> None:
+    doc = __doc__ or ""
+    for key in FLOORS:
+        if key not in ("__init__", "__main__", "api"):
+            assert f"gitmem/{key}/" in doc
