@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from gitmem.base import clock
-from gitmem.base.errors import ValidationError
+from gitmem.base.errors import NotFoundError, ValidationError
 from gitmem.base.kinds import check_choice
 from gitmem.base.model import DOMAINS, TYPES, Forgotten, Imported, Memory, Remembered, check_id, iso, memory_path, new_id
 from gitmem.engines import memorize
@@ -183,7 +183,11 @@ class Memories(Context):
         """Where a memory came from and every commit that touched it."""
         from gitmem.engines import history
 
-        return history.why(self.git, self.head, self.show(memory_id))  # type: ignore[arg-type]
+        memory = self.show(memory_id)
+        head = self.head
+        if head is None:
+            raise NotFoundError(f"no memory {memory_id!r}: the repository has no commits yet")
+        return history.why(self.git, head, memory)
 
     def consolidate(self, since: str = "7d", now: datetime | None = None) -> Review:
         """The weekly review: what was created, reinforced, decayed, archived, promoted."""

@@ -198,7 +198,7 @@ def _unusual_node(event: Any) -> None:
 
 def _parser(text: str) -> Any:
     # ruamel re-exports its C classes from _ruamel_yaml without listing them
-    from ruamel.yaml.cyaml import CParser  # type: ignore[attr-defined]
+    from ruamel.yaml.cyaml import CParser  # type: ignore[attr-defined]  # not in cyaml's __all__
 
     return CParser(text)
 
@@ -340,7 +340,7 @@ def dump_plain(data: Mapping[str, Any]) -> str:
     with escapes, so every key stays on one line. Keys must be identifiers.
     """
     # ruamel re-exports its C classes from _ruamel_yaml without listing them
-    from ruamel.yaml.cyaml import CEmitter  # type: ignore[attr-defined]
+    from ruamel.yaml.cyaml import CEmitter  # type: ignore[attr-defined]  # not in cyaml's __all__
 
     if not data:
         return ""

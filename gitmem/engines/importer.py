@@ -97,7 +97,10 @@ def read_jsonl(path: Path) -> tuple[list[Row], list[Skipped]]:
             skipped.append(Skipped(n, f"not valid JSON ({getattr(exc, 'msg', exc)})"))
             continue
         r = _row(obj, n)
-        (rows if isinstance(r, Row) else skipped).append(r)  # type: ignore[arg-type]
+        if isinstance(r, Row):
+            rows.append(r)
+        else:
+            skipped.append(r)
     return rows, skipped
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gitmem.base import diffs
+from gitmem.base import diffs, gitio
 
 # typing and pathlib cost imports on the hooks' hot path; annotations only
 TYPE_CHECKING = False
@@ -100,7 +100,7 @@ def _claude_md_over(repo_root: Path | str, paths: Sequence[str], max_ratio: floa
     """(path, old lines, new lines) of each staged CLAUDE.md whose Layers 1 and 4 grow past the limit."""
     if not paths:
         return []
-    blobs = diffs.read_blobs(repo_root, [rev for p in paths for rev in (f"HEAD:{p}", f":{p}")])
+    blobs = gitio.read_blobs(repo_root, [rev for p in paths for rev in (f"HEAD:{p}", f":{p}")])
     over = []
     for i, path in enumerate(paths):
         old, new = blobs[2 * i], blobs[2 * i + 1]

@@ -188,7 +188,8 @@ class Store:
         result = redact.redact_text(text, self.cfg)
         if result.secrets:
             self._reject([(what, where) for where in result.secrets], event, session, now)
-        return result.text
+        clean: str = result.text
+        return clean
 
     def _reject(self, found: list[tuple[str, str]], event: str, session: str | None, now: datetime) -> None:
         kinds = sorted({w.split(" at ")[0] for _, w in found})
