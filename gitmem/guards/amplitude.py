@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gitmem.base import diffs, gitio
-
 # typing and pathlib cost imports on the hooks' hot path; annotations only
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -59,7 +57,9 @@ def growth(old_text: str, new_text: str) -> float:
     file that did not exist before has no old text: the caller decides (new
     files pass the limit).
     """
-    return _ratio(diffs.count_lines(old_text), diffs.count_lines(new_text))
+    from gitmem.base.diffs import count_lines   # the hook's scope test must not pay for git helpers
+
+    return _ratio(count_lines(old_text), count_lines(new_text))
 
 
 def _ratio(old: int, new: int) -> float:
@@ -75,6 +75,8 @@ def check_staged(repo_root: Path | str, paths: Sequence[str], max_ratio: float) 
     lets everything pass. Each problem names the file, its old line count, the
     lines added and removed, the ratio and the override.
     """
+    from gitmem.base import diffs
+
     paths = [p for p in paths if in_scope(p)]
     plain = [p for p in paths if not p.endswith(CLAUDE_MD)]
     over = [(c.path, c.old, c.new) for c in diffs.staged_line_counts(repo_root, plain)
@@ -98,6 +100,8 @@ def check_staged(repo_root: Path | str, paths: Sequence[str], max_ratio: float) 
 
 def _claude_md_over(repo_root: Path | str, paths: Sequence[str], max_ratio: float) -> list[tuple[str, int, int]]:
     """(path, old lines, new lines) of each staged CLAUDE.md whose Layers 1 and 4 grow past the limit."""
+    from gitmem.base import diffs, gitio
+
     if not paths:
         return []
     blobs = gitio.read_blobs(repo_root, [rev for p in paths for rev in (f"HEAD:{p}", f":{p}")])
