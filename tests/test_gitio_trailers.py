@@ -149,11 +149,18 @@ def test_trailers_compare_by_pairs() -> None:
 
 
 @pytest.mark.parametrize(("value", "expected"), [
-    ("true", True), ("TRUE", True), ("yes", True), ("1", True), (" true ", True),
-    ("false", False), ("0", False), ("", False), ("truthy", False), ("no", False),
+    ("true", True), ("TRUE", True), ("yes", True), ("1", True), (" true ", True), ("truthy", True),
+    ("maybe", True), ("on", True),
+    ("false", False), ("FALSE", False), ("0", False), ("", False), ("no", False), ("Off", False),
 ])
-def test_flag_words(value: str, expected: bool) -> None:
+def test_flag_is_false_only_for_what_git_reads_as_false(value: str, expected: bool) -> None:
     assert Trailers([("Gitmem-Auto", value)]).flag("gitmem-auto") is expected
+
+
+def test_flag_any_true_value_wins() -> None:
+    both = Trailers([("Gitmem-Auto", "true"), ("gitmem-auto", "false")])
+    assert both.flag("Gitmem-Auto") is True
+    assert Trailers([("Gitmem-Auto", "no"), ("GITMEM-AUTO", "off")]).flag("Gitmem-Auto") is False
 
 
 def test_has_needs_a_non_blank_value() -> None:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
     from pathlib import Path
 
-TRUE_WORDS = frozenset({"true", "yes", "1"})
+FALSE_WORDS = frozenset({"false", "no", "off", "0", ""})   # what git reads as boolean false
 
 
 class Trailers:
@@ -58,8 +58,12 @@ class Trailers:
         return any(v.strip() for v in self.values(key))
 
     def flag(self, key: str) -> bool:
-        """True when a value of ``key`` says yes (``true``, ``yes`` or ``1``, any case)."""
-        return any(v.strip().lower() in TRUE_WORDS for v in self.values(key))
+        """True when any value of ``key`` is not one git reads as false (false, no, off, 0, any case).
+
+        The safe reading for a guard: ``Gitmem-Auto: maybe`` or a second
+        ``Gitmem-Auto: false`` after a ``true`` still marks the commit automated.
+        """
+        return any(v.strip().lower() not in FALSE_WORDS for v in self.values(key))
 
     def last_values(self) -> dict[str, str]:
         """One value per key as first spelled, the last one given (JSON output)."""
