@@ -119,3 +119,36 @@ def test_install_git_hooks_follows_core_hooks_path(tmp_path: Path) -> None:
 def test_install_git_hooks_outside_git(tmp_path: Path) -> None:
     assert initrepo.install_git_hooks(tmp_path) is False
     assert list(tmp_path.iterdir()) == []
+
+
+def test_init_on_a_clone_installs_the_missing_hooks(tmp_path: Path) -> None:
+    """A clone of a memory repository has no hooks; `gitmem init` on it installs them and says so."""
+    import subprocess
+
+    from gitmem.engines.initrepo import init
+
+    origin = tmp_path / "origin"
+    init(origin, parse_time("2026-11-29T12:00:00Z"), install_hooks=False)
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(origin), str(clone)], check=True)
+    assert not (clone / ".git" / "hooks" / "commit-msg").exists()
+    first = init(clone, parse_time("2026-11-29T12:00:00Z"))
+    assert not first.created and first.commit is None
+    assert (clone / ".git" / "hooks" / "commit-msg").exists()
+    assert (clone / ".git" / "hooks" / "pre-commit").exists() == first.hooks_installed
+    if first.hooks_installed:
+        assert "installed its git hooks" in first.message
+        again = init(clone, parse_time("2026-11-29T12:00:00Z"))
+        assert "hooks already installed" in again.message and "nothing to do" in again.message
+
+
+def test_init_refuses_gitmem_files_outside_git(tmp_path: Path) -> None:
+    from gitmem.base.errors import UsageError
+    from gitmem.engines.initrepo import init
+
+    folder = tmp_path / "loose"
+    folder.mkdir()
+    (folder / "gitmem.yaml").write_text("{}\n")
+    with pytest.raises(UsageError) as info:
+        init(folder, parse_time("2026-11-29T12:00:00Z"))
+    assert info.value.hint and "git init" in info.value.hint

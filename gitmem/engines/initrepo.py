@@ -62,7 +62,7 @@ def init(path: Path, now: datetime, install_hooks: bool = True) -> InitResult:
     if path.exists() and not path.is_dir():
         raise UsageError(f"{path} is a file, not a folder", hint="pick a new folder name")
     if path.is_dir() and is_memory_repo(path):
-        return InitResult(path, False, None, f"{path} is already a gitmem repository; nothing to do", False)
+        return _complete(path, install_hooks)
     if path.is_dir() and any(path.iterdir()):
         raise UsageError(f"{path} is not empty and is not a gitmem repository",
                          hint=f"choose an empty or new folder, e.g. `gitmem init {path}/memory`")
@@ -76,6 +76,25 @@ def init(path: Path, now: datetime, install_hooks: bool = True) -> InitResult:
     gitio.use_index_v4(path)
     hooks = install_git_hooks(path) if install_hooks else False
     return InitResult(path, True, commit, f"created memory repository {path}", hooks)
+
+
+def _complete(path: Path, install_hooks: bool) -> InitResult:
+    """An existing memory repository (a fresh clone, say): install what a clone lacks, say what was done."""
+    if not (path / ".git").exists():
+        raise UsageError(f"{path} has gitmem's files but is not a git work tree",
+                         hint=f"git init {path} (or clone the memory repository) and run gitmem init again")
+    hooks = gitio.hooks_dir(path)
+    missing = [name for name in ("pre-commit", "commit-msg") if hooks is None or not (Path(hooks) / name).exists()]
+    if not install_hooks or not missing:
+        note = "hooks already installed" if not missing else "hooks not installed (--no-hooks)"
+        return InitResult(path, False, None, f"{path} is already a gitmem repository; {note}; nothing to do",
+                          not missing)
+    gitio.use_index_v4(path)
+    installed = install_git_hooks(path)
+    done = ", ".join(missing)
+    message = (f"{path} is already a gitmem repository; installed its git hooks ({done})" if installed else
+               f"{path} is already a gitmem repository; could not install the pre-commit hook (is pre-commit installed?)")
+    return InitResult(path, False, None, message, installed)
 
 
 def install_git_hooks(path: Path) -> bool:
