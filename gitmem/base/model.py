@@ -7,7 +7,7 @@ import re
 import secrets as _random
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from gitmem.base.errors import ValidationError
 from gitmem.base.kinds import BANDS, DOMAINS, TIERS, TYPES
@@ -85,10 +85,10 @@ class Memory:
 
     id: str
     content: str
-    type: str = "fact"
-    domain: str = "user"
-    tier: str = "short"
-    band: str = "active"
+    type: MemoryType = "fact"
+    domain: Domain = "user"
+    tier: Tier = "short"
+    band: Band = "active"
     importance: float = 0.5
     created: str = ""
     last_accessed: str = ""
@@ -230,21 +230,41 @@ def _num(value: Any, default: float) -> float:
         return default
 
 
+def as_type(value: str, default: MemoryType = "fact") -> MemoryType:
+    """``value`` as a memory type; ``default`` when it is not one (a hand edit)."""
+    return cast("MemoryType", value) if value in TYPES else default
+
+
+def as_domain(value: str, default: Domain = "user") -> Domain:
+    """``value`` as a domain; ``default`` when it is not one."""
+    return cast("Domain", value) if value in DOMAINS else default
+
+
+def as_tier(value: str, default: Tier = "short") -> Tier:
+    """``value`` as a tier; ``default`` when it is not one."""
+    return cast("Tier", value) if value in TIERS else default
+
+
+def as_band(value: str, default: Band = "active") -> Band:
+    """``value`` as a band; ``default`` when it is not one."""
+    return cast("Band", value) if value in BANDS else default
+
+
 def memory_from(data: dict[str, Any], body: str, path: str) -> Memory:
     """A Memory from parsed front matter; tolerant of hand edits (bad values fall back)."""
     known = set(KEY_ORDER)
     stem = path.rsplit("/", 1)[-1].removesuffix(".md")
     mid = str(data.get("id") or stem)
-    domain = str(data.get("domain") or (path.split("/")[1] if path.count("/") >= 2 else "user"))
+    domain = as_domain(str(data.get("domain") or (path.split("/")[1] if path.count("/") >= 2 else "user")))
     try:
         reinforced = int(data.get("reinforced") or 0)
     except (TypeError, ValueError, OverflowError):
         reinforced = 0
     source_id = data.get("source_id")
     return Memory(
-        id=mid, content=body.strip("\n"), type=str(data.get("type") or "fact"), domain=domain,
-        tier=str(data.get("tier") or ("archive" if path.startswith(ARCHIVE_DIR + "/") else "short")),
-        band=str(data.get("band") or "active"), importance=min(1.0, max(0.0, _num(data.get("importance"), 0.5))),
+        id=mid, content=body.strip("\n"), type=as_type(str(data.get("type") or "fact")), domain=domain,
+        tier=as_tier(str(data.get("tier") or ("archive" if path.startswith(ARCHIVE_DIR + "/") else "short"))),
+        band=as_band(str(data.get("band") or "active")), importance=min(1.0, max(0.0, _num(data.get("importance"), 0.5))),
         created=str(data.get("created") or ""), last_accessed=str(data.get("last_accessed") or data.get("created") or ""),
         reinforced=reinforced, keywords=_str_tuple(data.get("keywords")), tags=_str_tuple(data.get("tags")),
         links=_links(data.get("links")), source=str(data.get("source") or ""),

@@ -19,7 +19,7 @@ from gitmem.base.config import Config
 from gitmem.base.config import Memory as MemoryConfig
 from gitmem.base.errors import DocumentError, UsageError
 from gitmem.base.gitio import Git
-from gitmem.base.model import Memory, memory_path
+from gitmem.base.model import Band, Memory, memory_path
 
 FOLDING = "access.folding.jsonl"
 
@@ -56,7 +56,7 @@ def effective(base: float, tier: str, last_accessed: str, now: datetime, cfg: Me
     return max(0.0, min(1.0, value))
 
 
-def band(value: float, cfg: MemoryConfig) -> str:
+def band(value: float, cfg: MemoryConfig) -> Band:
     """core >= tiers.core > active >= tiers.active > background >= tiers.background > fading."""
     if value >= cfg.tiers.core:
         return "core"

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Literal
 
+from gitmem.base.model import Domain, MemoryType
 from gitmem.engines.features import (
     TOKEN_RE,
     latin_words,
@@ -27,8 +27,6 @@ from gitmem.engines.lexicon import EXPLICIT_TRIGGERS, NAMED, ZH_KEYWORD_SPLIT
 
 __all__ = ["Domain", "Encoding", "MemoryType", "encode", "importance", "keywords"]
 
-MemoryType = Literal["fact", "preference", "decision", "skill", "error", "emotion", "pattern", "reflection"]
-Domain = Literal["user", "self", "relationship", "world", "project"]
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Callable, Literal, NamedTuple
 
 from gitmem.base.config import Memory as MemoryConfig
-from gitmem.base.model import Memory, iso, memory_path
+from gitmem.base.model import Memory, as_domain, as_type, iso, memory_path
 from gitmem.engines.decay import band
 
 Lookup = Callable[[Memory], "Memory | None"]
@@ -26,7 +26,7 @@ def new_memory(memory_id: str, content: str, type: str, domain: str, importance:
 
     ``fields`` sets the rest (keywords, tags, source, source_id).
     """
-    return Memory(id=memory_id, content=content, type=type, domain=domain, tier="short",
+    return Memory(id=memory_id, content=content, type=as_type(type), domain=as_domain(domain), tier="short",
                   band=band(importance, cfg), importance=round(importance, 4), created=created,
                   last_accessed=iso(now), path=memory_path(domain, memory_id), **fields)  # type: ignore[arg-type]  # fields are Memory's own keywords
 
