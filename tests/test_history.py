@@ -64,7 +64,7 @@ def test_why_counts_a_persons_commit(repo: MemoryRepo) -> None:
 def test_step_record_is_json_data(repo: MemoryRepo) -> None:
     made = repo.remember("Records are plain data.", now=NOW)
     step = history.why(repo.git, head(repo), repo.show(made.id)).steps[0]
-    record = step.record()
+    record = step.to_json()
     assert set(record) == {"commit", "time", "event", "subject", "author", "trailers"}
     assert record["time"] == "2026-11-29T12:00:00Z"
     import json

@@ -114,7 +114,7 @@ def test_recall_many_answers_every_question_over_one_index(repo: Any, repo_dir: 
 def test_recalled_record_is_plain_json(repo: Any, repo_dir: Path) -> None:
     remember(repo, "the wiki lives on confluence")
     (hit,) = recall.recall(repo_dir, "wiki confluence", now=NOW, log=False)
-    record = hit.record()
+    record = hit.to_json()
     assert set(record) == {"id", "score", "relevance", "content", "type", "domain", "importance", "tier",
                            "band", "path", "source_id", "via"}
     json.dumps(record)

@@ -29,6 +29,10 @@ class Report:
     problems: tuple[str, ...]
     warnings: tuple[str, ...] = ()
 
+    def to_json(self) -> dict[str, object]:
+        """What ``check --json`` prints."""
+        return {"ok": self.ok, "problems": list(self.problems), "warnings": list(self.warnings)}
+
 
 def check_config(root: Path) -> Report:
     """Validate gitmem.yaml without loading it first (it may be the thing that is broken)."""

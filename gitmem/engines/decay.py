@@ -83,7 +83,14 @@ class DecayReport:
 
     @property
     def archived(self) -> tuple[str, ...]:
+        """Ids of the memories this decay archived (or would archive)."""
         return tuple(m.id for m in self.moves if m.change.startswith("archived"))
+
+    def to_json(self) -> dict[str, object]:
+        """What ``decay --json`` prints."""
+        return {"commit": self.commit, "dry_run": self.dry_run, "examined": self.examined,
+                "accesses_folded": self.accesses_folded,
+                "moves": [{"id": m.id, "change": m.change} for m in self.moves], "archived": list(self.archived)}
 
 
 def latest_access(paths: list[Path], now: datetime) -> dict[str, str]:

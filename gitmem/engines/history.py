@@ -26,7 +26,7 @@ class Step:
     author: str
     trailers: dict[str, str] = field(default_factory=dict)
 
-    def record(self) -> dict[str, object]:
+    def to_json(self) -> dict[str, object]:
         """The step as JSON-able data (``--json`` output)."""
         return {"commit": self.commit, "time": self.time, "event": self.event, "subject": self.subject,
                 "author": self.author, "trailers": self.trailers}
@@ -37,6 +37,11 @@ class Why:
     memory: Memory
     source: str
     steps: tuple[Step, ...]          # oldest first
+
+    def to_json(self) -> dict[str, object]:
+        """What ``why --json`` prints."""
+        return {"id": self.memory.id, "source": self.source, "path": self.memory.path,
+                "history": [s.to_json() for s in self.steps]}
 
 
 def _step(info: CommitInfo, trailers: Trailers) -> Step:
@@ -68,6 +73,10 @@ class Review:
     since: str
     counts: dict[str, int]
     steps: tuple[Step, ...]          # newest first
+
+    def to_json(self) -> dict[str, object]:
+        """What ``consolidate --json`` prints."""
+        return {"since": self.since, "counts": self.counts, "commits": [s.to_json() for s in self.steps]}
 
 
 def parse_since(text: str, now: datetime) -> datetime:

@@ -35,6 +35,11 @@ class InitResult:
     message: str
     hooks_installed: bool
 
+    def to_json(self) -> dict[str, object]:
+        """What ``gitmem init --json`` prints."""
+        return {"path": str(self.path), "created": self.created, "commit": self.commit,
+                "hooks_installed": self.hooks_installed, "message": self.message}
+
 
 def template_dir() -> Path:
     """The templates folder: inside the installed package, or beside it in a checkout."""

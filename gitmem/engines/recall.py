@@ -36,7 +36,7 @@ class Recalled(namedtuple("Recalled", "id score relevance content type domain im
 
     __slots__ = ()
 
-    def record(self) -> dict[str, object]:
+    def to_json(self) -> dict[str, object]:
         """The hit as a JSON object (scores rounded to 4 places)."""
         return {"id": self.id, "score": round(self.score, 4), "relevance": round(self.relevance, 4),
                 "content": self.content, "type": self.type, "domain": self.domain,

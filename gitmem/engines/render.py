@@ -33,6 +33,10 @@ class Rendered:
     included: tuple[str, ...]
     left_out: int
 
+    def to_json(self) -> dict[str, object]:
+        """What ``load-core --json`` prints."""
+        return {"text": self.text, "included": list(self.included), "left_out": self.left_out}
+
 
 def quote(text: str) -> str:
     """``text`` escaped and quoted line by line (Markdown block quote)."""

@@ -32,12 +32,21 @@ class Note:
     domain: str
     at: str
 
+    def to_json(self) -> dict[str, object]:
+        """The note as ``remember --working --json`` prints it."""
+        return {"id": self.id, "action": "working", "importance": self.importance, "type": self.type,
+                "domain": self.domain, "at": self.at}
+
 
 @dataclass(frozen=True)
 class SessionEnd:
     kept: tuple[str, ...]            # memory ids created or reinforced
     dropped: int
     commit: str | None
+
+    def to_json(self) -> dict[str, object]:
+        """What ``session end --json`` prints."""
+        return {"kept": list(self.kept), "dropped": self.dropped, "commit": self.commit}
 
 
 def note(text: str, importance: float | None, type: str | None, domain: str | None, now: datetime,

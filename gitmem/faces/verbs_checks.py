@@ -27,7 +27,7 @@ def cmd_check(args: Any) -> int:
         repo = repo_of(args)
         report = checks.run(args.what, repo.root, repo.cfg, repo.git, rev_range=args.rev_range)
     if args.json:
-        emit_json({"ok": report.ok, "problems": list(report.problems), "warnings": list(report.warnings)})
+        emit_json(report.to_json())
     else:
         for w in report.warnings:
             err(f"warning: {w}")

@@ -23,8 +23,7 @@ def cmd_init(args: Any) -> int:
 
     result = MemoryRepo.init(args.dir, now_of(args), install_hooks=not args.no_hooks)
     if args.json:
-        emit_json({"path": str(result.path), "created": result.created, "commit": result.commit,
-                   "hooks_installed": result.hooks_installed, "message": result.message})
+        emit_json(result.to_json())
         return 0
     out(result.message)
     if result.created and not result.hooks_installed and not args.no_hooks:
@@ -69,7 +68,7 @@ def cmd_remember(args: Any) -> int:
     if args.working:
         note = repo.note(text, importance=args.importance, type=args.type, domain=args.domain, now=now_of(args))
         if args.json:
-            emit_json({"id": note.id, "action": "working", "importance": note.importance})
+            emit_json(note.to_json())
         else:
             out(f"{note.id}\tworking (kept for this session; `gitmem session end` keeps what matters)")
         return 0

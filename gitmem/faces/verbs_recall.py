@@ -51,13 +51,13 @@ def cmd_recall(args: Any) -> int:
     if args.batch:
         queries = [line.strip() for line in sys.stdin if line.strip()]
         for q, found in recall.recall_many(root, queries, args.k, _filters(args), args.at, args.expand, now_of(args)):
-            out(json.dumps({"query": q, "results": [r.record() for r in found]}, ensure_ascii=False))
+            out(json.dumps({"query": q, "results": [r.to_json() for r in found]}, ensure_ascii=False))
         return 0
     if not args.query:
         raise UsageError("recall needs a QUERY (or --batch with queries on stdin)")
     found = recall.recall(root, args.query, args.k, _filters(args), args.at, args.expand, now_of(args))
     if args.json:
-        emit_json([r.record() for r in found])
+        emit_json([r.to_json() for r in found])
         return 0
     if not found:
         hidden = "" if args.everything else " (archived and background memories were not searched: add --all)"
@@ -104,8 +104,7 @@ def _decay_args(p: Any) -> None:
 def cmd_decay(args: Any) -> int:
     r = repo_of(args).decay(now=now_of(args), dry_run=args.dry_run)
     if args.json:
-        emit_json({"commit": r.commit, "dry_run": r.dry_run, "examined": r.examined, "accesses_folded": r.accesses_folded,
-                   "moves": [{"id": m.id, "change": m.change} for m in r.moves], "archived": list(r.archived)})
+        emit_json(r.to_json())
         return 0
     for m in r.moves:
         out(f"{m.id}\t{m.change}")
@@ -126,7 +125,7 @@ def _link_args(p: Any) -> None:
 def cmd_link(args: Any) -> int:
     w = repo_of(args).link(args.a, args.b, args.relation, now=now_of(args))
     if args.json:
-        emit_json({"commit": w.commit})
+        emit_json(w.to_json())
     else:
         out(f"linked {args.a} -{args.relation}-> {args.b}" + ("" if w.commit else " (already linked)"))
     return 0
@@ -162,8 +161,7 @@ def _why_args(p: Any) -> None:
 def cmd_why(args: Any) -> int:
     w = repo_of(args).why(args.id)
     if args.json:
-        emit_json({"id": w.memory.id, "source": w.source, "path": w.memory.path,
-                   "history": [s.record() for s in w.steps]})
+        emit_json(w.to_json())
         return 0
     out(f"{w.memory.id}: {' '.join(w.memory.content.split())[:120]}")
     out(f"source: {w.source or 'unknown'}")
@@ -181,8 +179,7 @@ def _consolidate_args(p: Any) -> None:
 def cmd_consolidate(args: Any) -> int:
     r = repo_of(args).consolidate(args.since, now=now_of(args))
     if args.json:
-        emit_json({"since": r.since, "counts": r.counts,
-                   "commits": [s.record() for s in r.steps]})
+        emit_json(r.to_json())
         return 0
     out(f"Memory review since {r.since}")
     for kind, n in sorted(r.counts.items()):
@@ -228,7 +225,7 @@ def _core_args(p: Any) -> None:
 def cmd_load_core(args: Any) -> int:
     r = repo_of(args).load_core(args.max_chars)
     if args.json:
-        emit_json({"text": r.text, "included": list(r.included), "left_out": r.left_out})
+        emit_json(r.to_json())
     else:
         out(r.text.rstrip("\n"))
     return 0
@@ -238,7 +235,7 @@ def cmd_load_core(args: Any) -> int:
 def cmd_sync_core(args: Any) -> int:
     w = repo_of(args).sync_core(now=now_of(args))
     if args.json:
-        emit_json({"commit": w.commit})
+        emit_json(w.to_json())
     else:
         out(f"sync-core: commit {w.commit[:12]}" if w.commit else "sync-core: already up to date")
     return 0
@@ -256,7 +253,7 @@ def cmd_session(args: Any) -> int:
     if args.action == "end":
         r = repo.session_end(now_of(args), args.session)
         if args.json:
-            emit_json({"kept": list(r.kept), "dropped": r.dropped, "commit": r.commit})
+            emit_json(r.to_json())
         else:
             out(f"session end: {len(r.kept)} working notes kept, {r.dropped} dropped"
                 + (f", commit {r.commit[:12]}" if r.commit else ""))

@@ -62,7 +62,12 @@ class Written:
 
     @property
     def result(self) -> Any:
+        """What the planner put in its plan's ``result`` (None when it planned nothing)."""
         return self.plan.result if self.plan is not None else None
+
+    def to_json(self) -> dict[str, object]:
+        """The commit made (None: nothing changed) and the PII kinds stripped per path."""
+        return {"commit": self.commit, "stripped": {path: list(kinds) for path, kinds in self.stripped}}
 
 
 Planner = Callable[[str | None], Plan | None]
