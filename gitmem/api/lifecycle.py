@@ -53,7 +53,7 @@ class Lifecycle(Memories):
         accesses = decay.latest_access([folding, log], now)
         report: dict[str, Any] = {}
 
-        def plan(parent: str | None) -> Plan | None:
+        def plan(parent: str | None) -> Plan[None] | None:
             if parent is None:
                 return None
             changes, moves, examined = decay.plan_decay(self.git, parent, self.cfg, now, accesses)
@@ -94,14 +94,14 @@ class Lifecycle(Memories):
             raise UsageError("--max-chars must be at least 200")
         return render.load_core(self.core_items(), limit)
 
-    def sync_core(self, now: datetime | None = None) -> Written:
+    def sync_core(self, now: datetime | None = None) -> Written[None]:
         """Write HIPPOCAMPUS_CORE.md and regenerate Layers 2 and 3 of CLAUDE.md (one commit)."""
         from gitmem.engines import render
 
         now = now or clock.now()
         core = self.load_core()
 
-        def plan(parent: str | None) -> Plan | None:
+        def plan(parent: str | None) -> Plan[None] | None:
             claude = self.git.read("CLAUDE.md", parent) if parent else None
             if claude is None:
                 raise NotFoundError("CLAUDE.md is missing from the repository", hint="restore it from a fresh `gitmem init`")
@@ -123,7 +123,7 @@ class Lifecycle(Memories):
         now = now or clock.now()
         info: dict[str, Any] = {}
 
-        def plan(parent: str | None) -> Plan | None:
+        def plan(parent: str | None) -> Plan[None] | None:
             state = self.git.read(reflect.STATE_FILE, parent) if parent else None
             run = reflect.plan_run(store.all_patterns(self.git, parent), store.listing(self.git, parent).memories,
                                    state, now, auto, self.cfg.memory.reflect_trigger)

@@ -74,7 +74,7 @@ class Memories(Context):
         imp = enc.importance if importance is None else float(importance)
         reason = enc.reason if importance is None else "given"
 
-        def plan(parent: str | None) -> Plan | None:
+        def plan(parent: str | None) -> Plan[tuple[str, Memory]] | None:
             mid = memory_id or new_id(now)
             mem = memorize.new_memory(mid, text, typ, dom, imp, iso(now), now, self.cfg.memory,
                                       keywords=enc.keywords, tags=tuple(tags), source=source or "user")
@@ -92,7 +92,10 @@ class Memories(Context):
                         trailers=(("Gitmem-Memory", mid),), result=("created", mem))
 
         written = self.store.write(plan, now)
-        action, mem = written.result
+        outcome = written.result
+        if outcome is None:   # the planner above always plans a write
+            raise RuntimeError("remember planned no write")
+        action, mem = outcome
         if written.stripped and written.commit:
             mem = store.load(self.git, written.commit, mem.id)   # what was stored: PII replaced
         return Remembered(mem.id, action, written.commit, mem, reason,
@@ -103,7 +106,7 @@ class Memories(Context):
         now = now or clock.now()
         check_id(memory_id)
 
-        def plan(parent: str | None) -> Plan | None:
+        def plan(parent: str | None) -> Plan[str] | None:
             mem = store.load(self.git, parent, memory_id)
             if mem.archived:
                 return None
@@ -134,7 +137,7 @@ class Memories(Context):
         bad = [(s.line, s.reason) for s in (*skipped, *refused)]
         counts = {"created": 0, "reinforced": 0, "unchanged": 0}
 
-        def plan(parent: str | None) -> Plan | None:
+        def plan(parent: str | None) -> Plan[None] | None:
             counts.update(created=0, reinforced=0, unchanged=0)
             batch = memorize.Batch(self._lookup(parent) if dedupe else None, now, self.cfg.memory)
             for mem in good:
@@ -154,7 +157,7 @@ class Memories(Context):
         return Imported(counts["created"], counts["reinforced"], counts["unchanged"], tuple(sorted(bad)),
                         written.commit, tuple(m.id for m in good))
 
-    def link(self, a: str, b: str, relation: str = "related", now: datetime | None = None) -> Written:
+    def link(self, a: str, b: str, relation: str = "related", now: datetime | None = None) -> Written[None]:
         """Link two memories with a typed relation; both ends record it (one commit)."""
         from gitmem.engines import links
 
@@ -163,7 +166,7 @@ class Memories(Context):
         if check_id(a) == check_id(b):
             raise ValidationError("a memory cannot link to itself")
 
-        def plan(parent: str | None) -> Plan | None:
+        def plan(parent: str | None) -> Plan[None] | None:
             ma, mb = store.load(self.git, parent, a), store.load(self.git, parent, b)
             na, nb = links.linked(ma, b, relation), links.linked(mb, a, links.inverse(relation))
             changes = {m.path: store.rewrite(self.git, parent, m, n)

@@ -61,7 +61,7 @@ class Sessions(Context):
         keep = working.kept(all_notes, self.cfg.memory)
         kept_ids: builtins.list[str] = []
 
-        def plan(parent: str | None) -> Plan | None:
+        def plan(parent: str | None) -> Plan[None] | None:
             batch = memorize.Batch(self._lookup(parent), now, self.cfg.memory)
             kept_ids[:] = [batch.add(working.to_memory(n, now, self.cfg.memory, session)).memory.id for n in keep]
             changes = self._changes(batch, parent)
@@ -118,7 +118,7 @@ class Sessions(Context):
             return session.rejected()
         drafts: builtins.list[planning.Draft] = []
 
-        def plan(parent: str | None) -> Plan | None:
+        def plan(parent: str | None) -> Plan[None] | None:
             batch = memorize.Batch(self._lookup(parent), now, self.cfg.memory)
             stored = planning.find_episode(self.git, parent, session.episode.slug)
             drafts[:] = [planning.draft(session, stored, batch, signals, whole, now)]

@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Generic, Mapping, TypeVar
 
 from gitmem.base import config as config_mod
 from gitmem.base import state
@@ -36,8 +36,11 @@ from gitmem.base.model import iso
 MAX_ATTEMPTS = 50
 
 
+T = TypeVar("T")
+
+
 @dataclass(frozen=True)
-class Plan:
+class Plan(Generic[T]):
     """What one commit changes and how its message reads."""
 
     changes: Mapping[str, bytes | None]
@@ -48,20 +51,20 @@ class Plan:
     approved_by: str | None = None
     trailers: tuple[tuple[str, str], ...] = ()
     body: str = ""
-    result: Any = None
+    result: T | None = None
 
 
 @dataclass(frozen=True)
-class Written:
+class Written(Generic[T]):
     """The outcome: the commit (None when nothing changed), the plan, PII that was stripped."""
 
     commit: str | None
     branch: str
-    plan: Plan | None
+    plan: Plan[T] | None
     stripped: tuple[tuple[str, tuple[str, ...]], ...] = field(default=())
 
     @property
-    def result(self) -> Any:
+    def result(self) -> T | None:
         """What the planner put in its plan's ``result`` (None when it planned nothing)."""
         return self.plan.result if self.plan is not None else None
 
@@ -70,10 +73,10 @@ class Written:
         return {"commit": self.commit, "stripped": {path: list(kinds) for path, kinds in self.stripped}}
 
 
-Planner = Callable[[str | None], Plan | None]
+Planner = Callable[[str | None], "Plan[T] | None"]
 
 
-def message(plan: Plan, count: int) -> str:
+def message(plan: Plan[Any], count: int) -> str:
     """Commit message: subject, optional body, then Gitmem-* trailers."""
     trailers = [("Gitmem-Event", plan.event)]
     if plan.auto:
@@ -108,7 +111,7 @@ class Store:
                                 hint="check out a branch first (git switch main), then run the command again")
         return branch
 
-    def write(self, planner: Planner, now: datetime, branch: str | None = None) -> Written:
+    def write(self, planner: Planner[T], now: datetime, branch: str | None = None) -> Written[T]:
         """Run ``planner`` against the tip and commit its plan; see the module docstring."""
         branch = branch or self.default_branch()
         checked_out = not self.git.repo.is_bare and self.git.head_branch() == branch
@@ -141,7 +144,7 @@ class Store:
                             hint="another program is committing to it in a loop; try again when it stops")
 
     # --- the steps before the commit -------------------------------------------
-    def _check(self, plan: Plan, parent: str | None, checked_out: bool, now: datetime) -> tuple[dict[str, bytes | None], tuple[tuple[str, tuple[str, ...]], ...]]:
+    def _check(self, plan: Plan[Any], parent: str | None, checked_out: bool, now: datetime) -> tuple[dict[str, bytes | None], tuple[tuple[str, tuple[str, ...]], ...]]:
         allowed = self.cfg.paths.allowed_dirs
         narrowed = config_mod.env_allowed_dirs()
         max_bytes = self.cfg.sediment.max_content_bytes
@@ -163,7 +166,7 @@ class Store:
         self._layers(plan, changes, parent)
         return changes, stripped
 
-    def _pii(self, plan: Plan, now: datetime) -> tuple[dict[str, bytes | None], tuple[tuple[str, tuple[str, ...]], ...]]:
+    def _pii(self, plan: Plan[Any], now: datetime) -> tuple[dict[str, bytes | None], tuple[tuple[str, tuple[str, ...]], ...]]:
         from gitmem.guards import redact
 
         out: dict[str, bytes | None] = {}
@@ -204,7 +207,7 @@ class Store:
         raise SecretError(f"secret found ({', '.join(kinds)}), nothing written: {listing}", list(found),
                           hint="remove the secret from the input (and rotate it if it was real)")
 
-    def _amplitude(self, plan: Plan, changes: Mapping[str, bytes | None], parent: str | None) -> None:
+    def _amplitude(self, plan: Plan[Any], changes: Mapping[str, bytes | None], parent: str | None) -> None:
         # Sedimentation targets may grow only slowly under automation. Queuing the
         # excess in .gitmem/pending/ belongs to the sedimentation engine; until
         # it exists an over-limit automated write is refused, never truncated.
@@ -221,7 +224,7 @@ class Store:
             if problem is not None:
                 raise CheckFailed(problem, [path], hint="split the change into smaller batches")
 
-    def _layers(self, plan: Plan, changes: Mapping[str, bytes | None], parent: str | None) -> None:
+    def _layers(self, plan: Plan[Any], changes: Mapping[str, bytes | None], parent: str | None) -> None:
         data = changes.get("CLAUDE.md")
         if data is None:
             return
