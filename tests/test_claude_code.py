@@ -24,7 +24,9 @@ def bench_sessions() -> Path:
 
 
 def bench_files() -> list[Path]:
-    return discover([bench_sessions()])
+    files = discover([bench_sessions()])
+    assert files, "the bench folder holds no transcript"
+    return files
 
 
 def texts(t: Transcript, role: str | None = None) -> list[str]:
@@ -121,6 +123,7 @@ def test_bench_subagent_files_get_their_own_session_id() -> None:
 
 
 def test_bench_thinking_text_never_reaches_events() -> None:
+    checked = 0
     for path in bench_files():
         thoughts: set[str] = set()
         for raw in path.read_bytes().split(b"\n"):
@@ -134,6 +137,8 @@ def test_bench_thinking_text_never_reaches_events() -> None:
         if thoughts:
             surfaced = set(texts(read(path)))
             assert not thoughts & surfaced, path.name
+            checked += 1
+    assert checked, "no bench transcript holds a thinking block"
 
 
 

@@ -28,7 +28,9 @@ def bench_sessions() -> Path:
 
 
 def bench_files() -> list[Path]:
-    return discover([bench_sessions()])
+    files = discover([bench_sessions()])
+    assert files, "the bench folder holds no transcript"
+    return files
 
 
 def texts(t: Transcript, role: str | None = None) -> list[str]:

@@ -32,7 +32,9 @@ def user(line: int, text: str, *, meta: bool = False, sidechain: bool = False) -
 
 
 def test_bench_signals_come_only_from_real_user_lines() -> None:
-    for path in discover([bench_sessions()]):
+    files = discover([bench_sessions()])
+    assert files, "the bench folder holds no transcript"
+    for path in files:
         t = read(path)
         real_lines = {e.line for e in t.events if e.role == "user" and not e.meta and not e.sidechain}
         assert {s.line for s in extract(t).signals} <= real_lines, path.name

@@ -133,6 +133,7 @@ def test_no_conflict_for_restatements(a: str, b: str) -> None:
 
 
 def test_conflict_is_symmetric_in_outcome() -> None:
+    assert PAIRS
     for pair in PAIRS:
         assert (conflict(pair["a"], pair["b"]) is None) == (conflict(pair["b"], pair["a"]) is None)
 
