@@ -34,8 +34,7 @@ class Note:
 
     def to_json(self) -> dict[str, object]:
         """The note as ``remember --working --json`` prints it."""
-        return {"id": self.id, "action": "working", "importance": self.importance, "type": self.type,
-                "domain": self.domain, "at": self.at}
+        return {"id": self.id, "action": "working", "importance": self.importance}
 
 
 @dataclass(frozen=True)

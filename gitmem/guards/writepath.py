@@ -69,8 +69,8 @@ class Written(Generic[T]):
         return self.plan.result if self.plan is not None else None
 
     def to_json(self) -> dict[str, object]:
-        """The commit made (None: nothing changed) and the PII kinds stripped per path."""
-        return {"commit": self.commit, "stripped": {path: list(kinds) for path, kinds in self.stripped}}
+        """The commit made (None: nothing changed)."""
+        return {"commit": self.commit}
 
 
 Planner = Callable[[str | None], "Plan[T] | None"]
