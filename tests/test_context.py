@@ -68,6 +68,16 @@ def test_a_write_on_a_detached_head_is_refused_and_commits_nothing(repo: MemoryR
     assert git(repo_dir, "rev-parse", "refs/heads/main") == tip
 
 
+def test_head_in_a_linked_worktree_is_its_own_branch(repo: MemoryRepo, repo_dir: Path, tmp_path: Path) -> None:
+    linked = tmp_path / "linked"
+    git(repo_dir, "worktree", "add", "-q", "-b", "side", str(linked))
+    side = MemoryRepo.open(linked)
+    r = side.remember(STAGING, now=T)
+    assert side.head == r.commit == git(repo_dir, "rev-parse", "refs/heads/side")
+    assert repo.head == git(repo_dir, "rev-parse", "refs/heads/main") != r.commit
+    assert repo.list().memories == () and [m.id for m in side.list().memories] == [r.id]
+
+
 def test_head_of_an_unborn_branch_is_none(repo_dir: Path) -> None:
     git(repo_dir, "switch", "-q", "--orphan", "fresh")
     ctx = Context(repo_dir)
@@ -185,6 +195,16 @@ def test_similar_memory_honours_the_configured_threshold(repo: MemoryRepo, repo_
     strict = Context(repo_dir, with_similarity(0.999))
     assert strict.similar_memory(near, "project", head, keys) is None
     assert strict.similar_memory(STAGING, "project", head, keys) is not None   # identical text always matches
+
+
+@pytest.mark.parametrize("text, keywords", [('foo "bar', ()), ("NOT AND OR", ()), ("a-b c* (x) NEAR(y)", ()),
+                                            ("", ()), ("   ", ()), ("x", ("NOT", '"', "c*", "^a", "col:val"))])
+def test_similar_memory_survives_search_syntax_in_its_input(repo: MemoryRepo, text: str,
+                                                            keywords: tuple[str, ...]) -> None:
+    repo.remember(STAGING, domain="project", now=T)
+    head = repo.head
+    assert head is not None
+    assert repo.similar_memory(text, "project", head, keywords) is None
 
 
 def test_similar_memory_never_merges_a_negation(repo: MemoryRepo) -> None:

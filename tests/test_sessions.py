@@ -278,6 +278,26 @@ def test_a_bad_request_raises_before_reading_anything(repo: MemoryRepo, repo_dir
     assert not (repo_dir / ".git" / "gitmem" / planning.CURSOR_FILE).exists()
 
 
+def test_a_file_named_twice_is_harvested_once(repo: MemoryRepo, repo_dir: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    src = transcript(folder / "once.jsonl", "once", [("user", REDIS)])
+    results = repo.harvest([src, folder, src], now=T)
+    assert [(Path(r.path).name, r.status) for r in results] == [("once.jsonl", "harvested")]
+    assert commits(repo_dir) == 2
+
+
+def test_a_session_that_cannot_be_written_fails_and_is_retried(repo: MemoryRepo, repo_dir: Path,
+                                                               tmp_path: Path) -> None:
+    src = transcript(tmp_path / "d.jsonl", "detached", [("user", REDIS)])
+    git(repo_dir, "checkout", "-q", "--detach", "HEAD")
+    [r] = MemoryRepo.open(repo_dir).harvest([src], now=T)
+    assert (r.status, r.commit) == ("failed", None) and "HEAD is detached" in r.reason
+    git(repo_dir, "checkout", "-q", "main")
+    [again] = repo.harvest([src], now=T)
+    assert again.status == "harvested" and commits(repo_dir) == 2
+
+
 def test_harvest_of_nothing_returns_nothing(repo: MemoryRepo, tmp_path: Path) -> None:
     folder = tmp_path / "none"
     folder.mkdir()
