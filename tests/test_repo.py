@@ -202,7 +202,7 @@ def test_init_on_an_existing_repository_changes_nothing(repo_dir: Path) -> None:
     tip = git(repo_dir, "rev-parse", "HEAD")
     again = MemoryRepo.init(repo_dir, T, install_hooks=False)
     assert (again.created, again.commit, again.hooks_installed) == (False, None, False)
-    assert "already a gitmem repository; nothing to do" in again.message
+    assert "already a gitmem repository" in again.message and "nothing to do" in again.message
     assert git(repo_dir, "rev-parse", "HEAD") == tip and git(repo_dir, "status", "--porcelain") == ""
 
 
