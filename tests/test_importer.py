@@ -134,16 +134,12 @@ def test_an_empty_markdown_file_has_no_rows(tmp_path: Path) -> None:
     assert importer.read_markdown(path) == []
 
 
-@pytest.mark.xfail(strict=True, reason="read_markdown adds the section's line to the item's line, but a "
-                                        "section's text is stripped of leading blank lines (one line early)")
 def test_markdown_item_lines_after_a_blank_line_are_the_file_lines(tmp_path: Path) -> None:
     path = tmp_path / "MEMORY.md"
     path.write_text("# Tools\n\n- Use ripgrep\n")
     assert [r.line for r in importer.read_markdown(path)] == [3]
 
 
-@pytest.mark.xfail(strict=True, reason="read_markdown counts the heading-less first section as if line 1 "
-                                        "were a heading (one line late)")
 def test_markdown_item_lines_before_any_heading_are_the_file_lines(tmp_path: Path) -> None:
     path = tmp_path / "MEMORY.md"
     path.write_text("- first\n- second\n")

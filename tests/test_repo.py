@@ -126,8 +126,6 @@ def test_a_plain_git_repository_is_not_a_memory_repository(tmp_path: Path, monke
         MemoryRepo.open()
 
 
-@pytest.mark.xfail(strict=True, reason="find_root accepts an explicit folder holding gitmem.yaml without a .git of "
-                                       "its own: Git() then fails with a NotFoundError that has no hint")
 def test_a_gitmem_yaml_outside_git_is_not_a_repository(repo_dir: Path, tmp_path: Path) -> None:
     loose = tmp_path / "loose"
     loose.mkdir()
@@ -137,8 +135,6 @@ def test_a_gitmem_yaml_outside_git_is_not_a_repository(repo_dir: Path, tmp_path:
     assert info.value.hint is not None
 
 
-@pytest.mark.xfail(strict=True, reason="find_root accepts an explicit folder holding gitmem.yaml inside another git "
-                                       "repository; pygit2 finds the enclosing one and memory is committed there")
 def test_repo_inside_another_git_repository_never_writes_to_it(repo_dir: Path, tmp_path: Path) -> None:
     code = tmp_path / "code"
     code.mkdir()

@@ -174,8 +174,6 @@ def test_a_failed_session_end_loses_no_note(repo: MemoryRepo, repo_dir: Path) ->
     assert [repo.show(i).content for i in end.kept] == [CI]
 
 
-@pytest.mark.xfail(strict=True, reason="notes() reads only working.jsonl: notes set aside by a session end that "
-                                       "failed are invisible until the next session end folds them in")
 def test_notes_still_lists_notes_of_a_failed_session_end(repo: MemoryRepo, repo_dir: Path) -> None:
     repo.note(CI, importance=0.9, now=T)
     git(repo_dir, "checkout", "-q", "--detach", "HEAD")

@@ -155,8 +155,6 @@ def test_hook_bad_names_are_usage_errors(repo_dir: Path, capsys: pytest.CaptureF
     assert code == 2 and "invalid choice: 'spelling'" in err
 
 
-@pytest.mark.xfail(strict=True, reason="`gitmem --repo R hook ...` ignores --repo: the hook resolves its files "
-                                       "against the current folder, finds no gitmem.yaml there and passes")
 def test_hook_honours_repo_outside_the_repository(repo_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     edit_config(repo_dir, "reflect_trigger: 20", "reflect_trigger: 0")

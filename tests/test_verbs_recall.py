@@ -120,9 +120,6 @@ def test_recall_archived_only_with_all_or_the_archive_tier(filled: Path, capsys:
     assert [r["id"] for r in archived] == ["alice"]
 
 
-@pytest.mark.xfail(strict=True, reason="--tier archive leaves out archived memories in the fading or background "
-                                       "band (include_background is only set by --all or --band), so memories "
-                                       "archived by decay are not found by the tier meant for them")
 def test_recall_archive_tier_finds_what_decay_archived(filled: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run_cli([*base(filled, LATER), "decay"], capsys)[0] == 0
     everything = run_json([*base(filled, LATER), "recall", "billing", "--all"], capsys)

@@ -44,10 +44,10 @@ class Sessions(Context):
         return n
 
     def notes(self) -> builtins.list[Note]:
-        """The working notes of the current session, oldest first."""
+        """The working notes of the current session, oldest first (those a failed session end set aside too)."""
         from gitmem.engines import working
 
-        return working.notes_from(self._working_log)
+        return working.notes_from(self._working_log.with_suffix(".ending")) + working.notes_from(self._working_log)
 
     def session_end(self, now: datetime | None = None, session: str | None = None) -> SessionEnd:
         """Move the working notes that matter into short-term memory (one commit), drop the rest."""

@@ -11,8 +11,9 @@ from typing import Any
 class Section:
     heading: str
     level: int
-    text: str        # the section's source lines, heading excluded
+    text: str        # the section's source lines, heading excluded, blank lines around it removed
     line: int        # 1-based line of the heading (or 1 for text before any heading)
+    first: int = 1   # 1-based file line of the first line of ``text``
 
 
 @lru_cache(maxsize=1)
@@ -33,13 +34,23 @@ def sections(text: str) -> list[Section]:
     out: list[Section] = []
     if not heads or heads[0][0] > 0:
         end = heads[0][0] if heads else len(lines)
-        pre = "\n".join(lines[:end]).strip()
+        pre, first = _trimmed(lines, 0, end)
         if pre:
-            out.append(Section("", 0, pre, 1))
+            out.append(Section("", 0, pre, 1, first))
     for n, (start, level, title) in enumerate(heads):
         end = heads[n + 1][0] if n + 1 < len(heads) else len(lines)
-        out.append(Section(title, level, "\n".join(lines[start + 1:end]).strip(), start + 1))
+        body, first = _trimmed(lines, start + 1, end)
+        out.append(Section(title, level, body, start + 1, first))
     return out
+
+
+def _trimmed(lines: list[str], start: int, end: int) -> tuple[str, int]:
+    """Lines ``start:end`` without blank lines around them, and the 1-based file line of the first kept."""
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return "\n".join(lines[start:end]).strip(), start + 1
 
 
 def list_items(text: str) -> list[tuple[str, int]]:

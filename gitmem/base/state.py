@@ -176,6 +176,10 @@ def find_root(explicit: str | Path | None = None, cwd: Path | None = None) -> Pa
         path = Path(given).expanduser()
         if not is_memory_repo(path):
             raise NotARepoError(f"not a memory repository: {path}", hint=f"gitmem init {path}")
+        if not (path / ".git").exists():
+            # gitmem.yaml without its own git: writing would land in whatever repository encloses it
+            raise NotARepoError(f"{path} holds gitmem.yaml but is not the top of its own git repository",
+                                hint=f"gitmem init a new folder and move the files there, or `git init {path}`")
         return path.resolve()
     here = (cwd or Path.cwd()).resolve()
     for folder in (here, *here.parents):

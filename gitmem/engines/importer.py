@@ -116,7 +116,8 @@ def read_markdown(path: Path, default_type: str | None = None, source: str | Non
         items = mdio.list_items(section.text)
         if items:
             for item, line in items:
-                rows.append(Row(section.line + line, item, tags=(tag,) if tag else (), type=default_type, source=src))
+                rows.append(Row(section.first + line - 1, item, tags=(tag,) if tag else (), type=default_type,
+                                source=src))
         elif section.text.strip():
             body = section.text.strip()
             content = f"{section.heading}: {body}" if section.heading else body

@@ -328,13 +328,16 @@ CHECKS: dict[str, Callable[[Run, Sequence[str]], None]] = {
 }
 
 
-def main(argv: list[str]) -> int:
-    """Run hook ``argv[0]`` over the files ``argv[1:]``; returns the exit code."""
+def main(argv: list[str], repo: str | None = None) -> int:
+    """Run hook ``argv[0]`` over the files ``argv[1:]``; returns the exit code.
+
+    Files are relative to the current folder, or to ``repo`` (``gitmem --repo R hook``) when given.
+    """
     if not argv or argv[0] not in CHECKS:
         print(f"usage: gitmem hook {{{','.join(CHECKS)}}} [FILE...]", file=sys.stderr)
         return 2
     name, files = argv[0], argv[1:]
-    root, prefix = _repo_root()
+    root, prefix = (os.path.abspath(repo), "") if repo else _repo_root()
     report = Report()
     run = Run(root, report)
     if name != "layers-msg":

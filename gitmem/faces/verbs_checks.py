@@ -47,7 +47,7 @@ def _hook_args(p: Any) -> None:
 def cmd_hook(args: Any) -> int:
     from gitmem.faces.githooks import main as hook_main
 
-    return hook_main([args.name, *args.files])
+    return hook_main([args.name, *args.files], getattr(args, "repo", None))
 
 
 

@@ -33,7 +33,8 @@ def _filters(args: Any) -> Any:
 
     return Filters(type=args.type, domain=args.domain, tier=args.tier, band=args.band,
                    include_archive=args.everything or args.tier == "archive",
-                   include_background=args.everything or args.band in ("background", "fading"))
+                   include_background=args.everything or args.band in ("background", "fading")
+                   or args.tier == "archive")
 
 
 @command("recall", "find memories by relevance, importance and recency", _recall_args)
