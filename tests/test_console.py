@@ -54,6 +54,9 @@ def test_command_without_configure_and_a_second_registration_wins(monkeypatch: p
 
 
 def test_registry_holds_every_verb_in_a_stable_order() -> None:
+    from gitmem.faces.cli import load_verbs
+
+    assert load_verbs() is console.COMMANDS
     names = list(console.COMMANDS)
     assert names, "no verb registered"
     assert names[:3] == ["init", "demo", "remember"]

@@ -10,15 +10,24 @@ from __future__ import annotations
 
 import sys
 
-from gitmem.faces import verbs_memory, verbs_recall, verbs_checks  # noqa: F401,I001  (they register the verbs, in this order)
 from gitmem.faces.console import COMMANDS, guarded
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from typing import Sequence
+    from typing import Any, Callable, Sequence
 
 GLOBAL_OPTIONS = ("--repo", "--now")
+
+
+def load_verbs() -> dict[str, tuple[Callable[[Any], int], str, Callable[[Any], None] | None]]:
+    """Import the verb modules (each registers its verbs, in this order) and return the registry.
+
+    Not at import time: the pre-commit hook path needs none of them.
+    """
+    from gitmem.faces import verbs_memory, verbs_recall, verbs_checks  # noqa: F401,I001
+
+    return COMMANDS
 
 
 def build_parser(only: str | None = None, overview: bool = False) -> argparse.ArgumentParser:
@@ -81,6 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gitmem.faces.githooks import main as hook_main
 
         return guarded(lambda: hook_main(args_list[1:]))
+    load_verbs()
     parser = build_parser(_verb(args_list), overview=args_list in ([], ["-h"], ["--help"]))
     try:
         args = parser.parse_args(args_list)
