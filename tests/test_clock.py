@@ -66,3 +66,19 @@ def test_now_with_a_bad_environment_value_is_a_usage_error(monkeypatch: pytest.M
                                                timezone(timedelta(hours=-8))])))
 def test_parse_time_round_trips_isoformat(moment: datetime) -> None:
     assert clock.parse_time(moment.isoformat()) == moment
+
+
+@pytest.mark.parametrize("text", ["0001-01-01", "1969-12-31T23:59:59Z", "9000-01-01", "9999-12-31T23:59:59Z"])
+def test_a_clock_out_of_range_is_a_clear_error(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(UsageError) as info:
+        clock.now(text)
+    assert "--now" in info.value.message and "out of range" in info.value.message and info.value.hint
+    monkeypatch.setenv("GITMEM_NOW", text)
+    with pytest.raises(UsageError) as info:
+        clock.now()
+    assert "GITMEM_NOW" in info.value.message
+
+
+def test_the_edges_of_the_range_are_accepted() -> None:
+    assert clock.now("1970-01-01T00:00:00Z").year == 1970
+    assert clock.now("8999-12-31T23:59:59Z").year == 8999

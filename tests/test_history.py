@@ -160,3 +160,13 @@ def test_consolidate_reads_the_decay_summary(repo: MemoryRepo) -> None:
     assert review.counts["band changes"] == 2
     assert review.counts["promoted to long-term"] == 1
     assert "decayed" not in review.counts
+
+
+@pytest.mark.parametrize("text", ["999999999d", "99999999999999999999d", "999999999999w"])
+def test_a_since_beyond_the_calendar_is_a_clear_error(text: str) -> None:
+    from gitmem.base.errors import UsageError
+    from gitmem.engines.history import parse_since
+
+    with pytest.raises(UsageError) as info:
+        parse_since(text, parse_time("2026-11-29T12:00:00Z"))
+    assert text in info.value.message and info.value.hint

@@ -19,9 +19,24 @@ def parse_time(text: str) -> datetime:
     return value.astimezone(timezone.utc)
 
 
+EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
+LATEST = datetime(9000, 1, 1, tzinfo=timezone.utc)   # leaves room for decay's and review's arithmetic
+
+
 def now(explicit: str | None = None) -> datetime:
-    """The clock: --now, else GITMEM_NOW, else the system time (UTC)."""
+    """The clock: --now, else GITMEM_NOW, else the system time (UTC).
+
+    A given clock must lie between 1970 and 9000: date arithmetic on the edges
+    of Python's range (year 1 or 9999) would fail later, mid-command.
+    """
     text = explicit or os.environ.get("GITMEM_NOW")
-    return parse_time(text) if text else datetime.now(timezone.utc).replace(microsecond=0)
+    if not text:
+        return datetime.now(timezone.utc).replace(microsecond=0)
+    value = parse_time(text)
+    if not EARLIEST <= value < LATEST:
+        where = "--now" if explicit else "GITMEM_NOW"
+        raise UsageError(f"{where} {text!r} is out of range: the clock must lie between 1970 and 9000",
+                         hint="use e.g. 2026-11-29T13:40:00Z")
+    return value
 
 

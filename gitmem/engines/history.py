@@ -86,7 +86,11 @@ def parse_since(text: str, now: datetime) -> datetime:
 
     units = {"h": 1 / 24, "d": 1, "w": 7}
     if text and text[-1] in units and text[:-1].isdigit():
-        return now - timedelta(days=int(text[:-1]) * units[text[-1]])
+        try:
+            return now - timedelta(days=int(text[:-1]) * units[text[-1]])
+        except (OverflowError, ValueError):
+            raise UsageError(f"--since {text!r} reaches before the year 1",
+                             hint="give a shorter duration, or an ISO date such as 2026-01-01") from None
     try:
         return parse_time(text)
     except UsageError:
