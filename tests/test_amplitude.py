@@ -86,7 +86,7 @@ def test_growth_counts_replaced_lines_as_no_growth() -> None:
 def test_check_staged_refuses_growth_over_limit(repo: Path) -> None:
     commit(repo, {"bank/x.md": lines(20)})
     stage(repo, {"bank/x.md": lines(30)})
-    problems = amplitude.check_staged(repo, ["bank/x.md"], 0.05)
+    problems = amplitude.check_staged(repo, ["bank/x.md"], 0.05, 0)
     assert problems == [
         "bank/x.md: grows by 50.0% (20 lines before, 10 added, 0 removed; limit 5.0%); "
         "split the change, or commit it anyway with GITMEM_ALLOW_GROWTH=1 git commit …"]
@@ -95,7 +95,7 @@ def test_check_staged_refuses_growth_over_limit(repo: Path) -> None:
 def test_check_staged_counts_removed_lines(repo: Path) -> None:
     commit(repo, {"bank/x.md": lines(20)})
     stage(repo, {"bank/x.md": lines(10, "new") + lines(15, start=10) + lines(10, "more")})
-    [problem] = amplitude.check_staged(repo, ["bank/x.md"], 0.05)
+    [problem] = amplitude.check_staged(repo, ["bank/x.md"], 0.05, 0)
     assert "(20 lines before, 20 added, 15 removed; limit 5.0%)" in problem
     assert "grows by 25.0%" in problem
 
@@ -103,38 +103,38 @@ def test_check_staged_counts_removed_lines(repo: Path) -> None:
 def test_check_staged_passes_growth_within_limit(repo: Path) -> None:
     commit(repo, {"bank/x.md": lines(100)})
     stage(repo, {"bank/x.md": lines(105)})
-    assert amplitude.check_staged(repo, ["bank/x.md"], 0.05) == []
+    assert amplitude.check_staged(repo, ["bank/x.md"], 0.05, 0) == []
 
 
 def test_check_staged_passes_new_files_and_deletions(repo: Path) -> None:
     commit(repo, {"bank/old.md": lines(20)})
     stage(repo, {"bank/new.md": lines(500)})
     git(repo, "rm", "-q", "bank/old.md")
-    assert amplitude.check_staged(repo, ["bank/new.md", "bank/old.md"], 0.05) == []
+    assert amplitude.check_staged(repo, ["bank/new.md", "bank/old.md"], 0.05, 0) == []
 
 
 def test_check_staged_in_a_repository_without_commits(repo: Path) -> None:
     stage(repo, {"bank/x.md": lines(50)})
-    assert amplitude.check_staged(repo, ["bank/x.md"], 0.05) == []
+    assert amplitude.check_staged(repo, ["bank/x.md"], 0.05, 0) == []
 
 
 def test_check_staged_reads_the_index_not_the_work_tree(repo: Path) -> None:
     commit(repo, {"bank/x.md": lines(20)})
     (repo / "bank/x.md").write_text(lines(40))  # edited but not staged
-    assert amplitude.check_staged(repo, ["bank/x.md"], 0.05) == []
+    assert amplitude.check_staged(repo, ["bank/x.md"], 0.05, 0) == []
 
 
 def test_check_staged_override_lets_it_pass(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     commit(repo, {"bank/x.md": lines(20)})
     stage(repo, {"bank/x.md": lines(30)})
     monkeypatch.setenv("GITMEM_ALLOW_GROWTH", "1")
-    assert amplitude.check_staged(repo, ["bank/x.md"], 0.05) == []
+    assert amplitude.check_staged(repo, ["bank/x.md"], 0.05, 0) == []
 
 
 def test_check_staged_empty_file_that_grows_fails(repo: Path) -> None:
     commit(repo, {"skills/s/SKILL.md": ""})
     stage(repo, {"skills/s/SKILL.md": lines(3)})
-    [problem] = amplitude.check_staged(repo, ["skills/s/SKILL.md"], 0.05)
+    [problem] = amplitude.check_staged(repo, ["skills/s/SKILL.md"], 0.05, 0)
     assert "grows an empty file (0 lines before, 3 added" in problem
 
 
@@ -142,7 +142,7 @@ def test_check_staged_handles_odd_file_names(repo: Path) -> None:
     name = "bank/a file with spaces & ünïcode.md"
     commit(repo, {name: lines(10)})
     stage(repo, {name: lines(12)})
-    [problem] = amplitude.check_staged(repo, [name], 0.05)
+    [problem] = amplitude.check_staged(repo, [name], 0.05, 0)
     assert problem.startswith(f"{name}: grows by 20.0%")
 
 
@@ -164,13 +164,13 @@ def test_line_counts_and_unidiff_stats_agree(repo: Path) -> None:
 # --- describe -------------------------------------------------------------------
 
 def test_describe_names_the_file_counts_limit_and_override() -> None:
-    text = amplitude.describe("bank/x.md", 40, 4, 1, 0.05)
+    text = amplitude.describe("bank/x.md", 40, 4, 1, 0.05, 0)
     assert text == ("bank/x.md: grows by 7.5% (40 lines before, 4 added, 1 removed; limit 5.0%); "
                     f"split the change, or commit it anyway with {amplitude.OVERRIDE}")
 
 
 def test_describe_an_empty_file_that_grows() -> None:
-    assert amplitude.describe("bank/x.md", 0, 3, 0, 0.05).startswith("bank/x.md: grows an empty file (0 lines before")
+    assert amplitude.describe("bank/x.md", 0, 3, 0, 0.05, 0).startswith("bank/x.md: grows an empty file (0 lines before")
 
 
 @given(st.integers(1, 500), st.integers(0, 500))
@@ -219,25 +219,25 @@ def test_the_pre_commit_files_filter_agrees_with_the_scope() -> None:
 def test_generated_layers_do_not_count() -> None:
     old = claude_md(["core rule"] * 20, ["p"], ["meta"] * 20)
     new = claude_md(["core rule"] * 20, ["p"] * 200, ["meta"] * 20)
-    assert layers.parse(old) and amplitude.check_write("CLAUDE.md", old, new, 0.05) is None
+    assert layers.parse(old) and amplitude.check_write("CLAUDE.md", old, new, 0.05, 0) is None
 
 
 def test_growth_of_layer_one_counts() -> None:
     old = claude_md(["core rule"] * 20, ["p"], ["meta"] * 20)
     new = claude_md(["core rule"] * 30, ["p"], ["meta"] * 20)
-    problem = amplitude.check_write("CLAUDE.md", old, new, 0.05)
+    problem = amplitude.check_write("CLAUDE.md", old, new, 0.05, 0)
     assert problem is not None and "CLAUDE.md" in problem and "5% at most" in problem
 
 
 def test_a_claude_md_without_layers_counts_whole() -> None:
     assert amplitude.measured("CLAUDE.md", "# Notes\nline\n") == "# Notes\nline\n"
-    assert amplitude.check_write("CLAUDE.md", "a\n" * 20, "a\n" * 30, 0.05) is not None
+    assert amplitude.check_write("CLAUDE.md", "a\n" * 20, "a\n" * 30, 0.05, 0) is not None
 
 
 def test_other_files_measure_whole() -> None:
     assert amplitude.measured("bank/MEMORY.md", "x\n") == "x\n"
-    assert amplitude.check_write("bank/MEMORY.md", "a\n" * 100, "a\n" * 105, 0.05) is None
-    assert amplitude.check_write("bank/MEMORY.md", "a\n" * 100, "a\n" * 106, 0.05) is not None
+    assert amplitude.check_write("bank/MEMORY.md", "a\n" * 100, "a\n" * 105, 0.05, 0) is None
+    assert amplitude.check_write("bank/MEMORY.md", "a\n" * 100, "a\n" * 106, 0.05, 0) is not None
 
 
 def test_the_library_write_path_never_changes_layer_one_without_approval(repo_dir: Path) -> None:
@@ -276,3 +276,32 @@ def test_working_memory_gets_the_same_checks_as_a_write(repo_dir: Path) -> None:
     kept = repo.note("mail the report to priya.natarajan@corp-mail.net every friday")
     assert "natarajan" not in kept.text and "[EMAIL]" in kept.text
     assert repo.session_end().commit is not None or kept.importance < repo.cfg.memory.working_keep
+
+
+
+# --- the floor: a file may always grow by a few lines (sediment.amplitude_floor_lines) ---
+
+@pytest.mark.parametrize("old, new, limited", [
+    (3, 13, False), (3, 14, True), (0, 10, False), (0, 11, True),
+    (1000, 1050, False), (1000, 1051, True), (200, 210, False), (200, 211, True), (50, 30, False),
+])
+def test_the_limit_is_the_ratio_or_the_floor_whichever_allows_more(old: int, new: int, limited: bool) -> None:
+    assert amplitude.exceeds(old, new, 0.05, 10) is limited
+
+
+def test_a_floor_of_zero_leaves_the_ratio_alone() -> None:
+    assert amplitude.exceeds(20, 22, 0.05, 0) and not amplitude.exceeds(20, 21, 0.05, 0)
+
+
+def test_a_fresh_bank_file_takes_a_persons_three_lines(repo: Path) -> None:
+    (repo / "bank").mkdir(exist_ok=True)
+    (repo / "bank" / "MEMORY.md").write_text("# Memory\n\nGeneral lessons.\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    (repo / "bank" / "MEMORY.md").write_text("# Memory\n\nGeneral lessons.\n- one\n- two\n- three\n")
+    git(repo, "add", "-A")
+    assert amplitude.check_staged(repo, ["bank/MEMORY.md"], 0.05, 10) == []
+    (repo / "bank" / "MEMORY.md").write_text("# Memory\n" + "- lesson\n" * 20)
+    git(repo, "add", "-A")
+    [problem] = amplitude.check_staged(repo, ["bank/MEMORY.md"], 0.05, 10)
+    assert "or 10 lines" in problem and "GITMEM_ALLOW_GROWTH=1" in problem

@@ -96,12 +96,12 @@ def history_problems(git: Git, rev_range: str) -> list[str]:
     return problems
 
 
-def check_amplitude(root: Path, amplitude_max: float) -> Report:
+def check_amplitude(root: Path, amplitude_max: float, floor_lines: int = 10) -> Report:
     """The staged changes of the repository at ``root`` against the amplitude limit."""
     from gitmem.base.gitio import staged_names
     from gitmem.guards import amplitude
 
-    problems = tuple(amplitude.check_staged(root, staged_names(root), amplitude_max))
+    problems = tuple(amplitude.check_staged(root, staged_names(root), amplitude_max, floor_lines))
     return Report(not problems, problems)
 
 
@@ -114,5 +114,5 @@ def run(what: str, root: Path, cfg: Config, git: Git, rev_range: str | None = No
     if what == "layers":
         return check_layers(root, git, rev_range)
     if what == "amplitude":
-        return check_amplitude(root, cfg.sediment.amplitude_max)
+        return check_amplitude(root, cfg.sediment.amplitude_max, cfg.sediment.amplitude_floor_lines)
     raise GitmemError(f"unknown check {what!r}", hint=f"one of: {', '.join(CHECKS)}")

@@ -82,14 +82,15 @@ class Settings:
     inspect) is one of the largest costs of a hook run.
     """
 
-    __slots__ = ("allow_values", "allow_patterns", "disabled_kinds", "amplitude_max")
+    __slots__ = ("allow_values", "allow_patterns", "disabled_kinds", "amplitude_max", "amplitude_floor_lines")
 
     def __init__(self, allow_values: Sequence[str], allow_patterns: Sequence[str],
-                 disabled_kinds: Sequence[str], amplitude_max: float) -> None:
+                 disabled_kinds: Sequence[str], amplitude_max: float, amplitude_floor_lines: int) -> None:
         self.allow_values = frozenset(allow_values)
         self.allow_patterns = tuple(allow_patterns)
         self.disabled_kinds = frozenset(disabled_kinds)
         self.amplitude_max = float(amplitude_max)
+        self.amplitude_floor_lines = int(amplitude_floor_lines)
 
 
 class Run:
@@ -157,7 +158,7 @@ def _cached_settings(root: str) -> Settings | None:
             return None
         pii, sediment = cached["data"]["pii"], cached["data"]["sediment"]
         return Settings(pii["allowlist"]["values"], pii["allowlist"]["patterns"],
-                        pii["disabled_kinds"], sediment["amplitude_max"])
+                        pii["disabled_kinds"], sediment["amplitude_max"], sediment["amplitude_floor_lines"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError, GitmemError):
         return None
 
@@ -177,7 +178,7 @@ def _loaded_settings(root: str) -> Settings:
 
     cfg = config.load(Path(root))  # ConfigError propagates: the hooks fail closed
     return Settings(cfg.pii.allowlist.values, cfg.pii.allowlist.patterns,
-                    cfg.pii.disabled_kinds, cfg.sediment.amplitude_max)
+                    cfg.pii.disabled_kinds, cfg.sediment.amplitude_max, cfg.sediment.amplitude_floor_lines)
 
 
 # --- checks -----------------------------------------------------------------
@@ -276,7 +277,8 @@ def check_amplitude(run: Run, files: Sequence[str]) -> None:
         return
     from gitmem.guards import amplitude
 
-    for problem in amplitude.check_staged(run.root, files, run.settings().amplitude_max):
+    settings = run.settings()
+    for problem in amplitude.check_staged(run.root, files, settings.amplitude_max, settings.amplitude_floor_lines):
         run.report.problem("amplitude", None, None, problem)
 
 

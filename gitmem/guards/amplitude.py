@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 OVERRIDE = "GITMEM_ALLOW_GROWTH=1 git commit …"
+DEFAULT_FLOOR = 10   # sediment.amplitude_floor_lines
 SCOPE_DIRS = ("bank/", "skills/")
 CLAUDE_MD = "CLAUDE.md"
 PERSON_LAYERS = (1, 4)
@@ -42,12 +43,15 @@ def measured(path: str, text: str) -> str:
     return "".join(layer.content for layer in found) if found else text
 
 
-def check_write(path: str, old: str, new: str, max_ratio: float) -> str | None:
+def check_write(path: str, old: str, new: str, max_ratio: float, floor_lines: int = DEFAULT_FLOOR) -> str | None:
     """The problem with an automated write of ``path`` from ``old`` to ``new``, or None."""
-    ratio = growth(measured(path, old), measured(path, new))
-    if ratio <= max_ratio:
+    from gitmem.base.diffs import count_lines
+
+    before, after = measured(path, old), measured(path, new)
+    if not exceeds(count_lines(before), count_lines(after), max_ratio, floor_lines):
         return None
-    return f"{path}: an automated write may grow it by {max_ratio:.0%} at most, this grows it by {ratio:.0%}"
+    ratio = growth(before, after)
+    return f"{path}: an automated write may grow it by {_limit(max_ratio, floor_lines, '.0%')} at most, this grows it by {ratio:.0%}"
 
 
 def growth(old_text: str, new_text: str) -> float:
@@ -62,13 +66,23 @@ def growth(old_text: str, new_text: str) -> float:
     return _ratio(count_lines(old_text), count_lines(new_text))
 
 
+def exceeds(old_lines: int, new_lines: int, max_ratio: float, floor_lines: int = DEFAULT_FLOOR) -> bool:
+    """True when growing a file from ``old_lines`` to ``new_lines`` goes past the limit.
+
+    The limit is ``max_ratio`` of the old size or ``floor_lines`` lines, whichever
+    allows more: a short file may always take a few lines.
+    """
+    return new_lines - old_lines > max(floor_lines, max_ratio * old_lines)
+
+
 def _ratio(old: int, new: int) -> float:
     if old == 0:
         return 0.0 if new == 0 else float("inf")
     return (new - old) / old
 
 
-def check_staged(repo_root: Path | str, paths: Sequence[str], max_ratio: float) -> list[str]:
+def check_staged(repo_root: Path | str, paths: Sequence[str], max_ratio: float,
+                 floor_lines: int = DEFAULT_FLOOR) -> list[str]:
     """Problems of the staged change of ``paths``: each existing file grown past ``max_ratio``.
 
     New files and deletions pass. ``GITMEM_ALLOW_GROWTH=1`` in the environment
@@ -79,47 +93,54 @@ def check_staged(repo_root: Path | str, paths: Sequence[str], max_ratio: float) 
 
     paths = [p for p in paths if in_scope(p)]
     plain = [p for p in paths if not p.endswith(CLAUDE_MD)]
-    over = [(c.path, c.old, c.new) for c in diffs.staged_line_counts(repo_root, plain)
-            if c.old is not None and c.new is not None and _ratio(c.old, c.new) > max_ratio]
-    over += _claude_md_over(repo_root, [p for p in paths if p.endswith(CLAUDE_MD)], max_ratio)
-    if not over:
+    grown = [(c.path, c.old, c.new) for c in diffs.staged_line_counts(repo_root, plain)
+            if c.old is not None and c.new is not None and exceeds(c.old, c.new, max_ratio, floor_lines)]
+    grown += _claude_md_over(repo_root, [p for p in paths if p.endswith(CLAUDE_MD)], max_ratio, floor_lines)
+    if not grown:
         return []
     # Only a failing commit pays for gitmem.base.config's import and for unidiff.
     from gitmem.base.config import env_amplitude_override
 
     if env_amplitude_override():
         return []
-    stats = {s.path: s for s in diffs.staged_stats(repo_root, [path for path, _, _ in over if not path.endswith(CLAUDE_MD)])}
+    stats = {s.path: s for s in diffs.staged_stats(repo_root, [path for path, _, _ in grown if not path.endswith(CLAUDE_MD)])}
     problems = []
-    for path, old, new in over:
+    for path, old, new in grown:
         stat = stats.get(path)
         added, removed = (stat.added, stat.removed) if stat else (max(new - old, 0), 0)
-        problems.append(describe(path, old, added, removed, max_ratio))
+        problems.append(describe(path, old, added, removed, max_ratio, floor_lines))
     return problems
 
 
-def _claude_md_over(repo_root: Path | str, paths: Sequence[str], max_ratio: float) -> list[tuple[str, int, int]]:
+def _claude_md_over(repo_root: Path | str, paths: Sequence[str], max_ratio: float,
+                    floor_lines: int) -> list[tuple[str, int, int]]:
     """(path, old lines, new lines) of each staged CLAUDE.md whose Layers 1 and 4 grow past the limit."""
     from gitmem.base import diffs, gitio
 
     if not paths:
         return []
     blobs = gitio.read_blobs(repo_root, [rev for p in paths for rev in (f"HEAD:{p}", f":{p}")])
-    over = []
+    found = []
     for i, path in enumerate(paths):
         old, new = blobs[2 * i], blobs[2 * i + 1]
         if old is None or new is None:
             continue
         old_lines = diffs.count_lines(measured(path, old.decode("utf-8", "replace")))
         new_lines = diffs.count_lines(measured(path, new.decode("utf-8", "replace")))
-        if _ratio(old_lines, new_lines) > max_ratio:
-            over.append((path, old_lines, new_lines))
-    return over
+        if exceeds(old_lines, new_lines, max_ratio, floor_lines):
+            found.append((path, old_lines, new_lines))
+    return found
 
 
-def describe(path: str, old_lines: int, added: int, removed: int, max_ratio: float) -> str:
+def describe(path: str, old_lines: int, added: int, removed: int, max_ratio: float,
+             floor_lines: int = DEFAULT_FLOOR) -> str:
     """One over-limit file, with the way to commit it anyway."""
     ratio = _ratio(old_lines, old_lines + added - removed)
     grown = "grows an empty file" if ratio == float("inf") else f"grows by {ratio:.1%}"
     return (f"{path}: {grown} ({old_lines} lines before, {added} added, {removed} removed; "
-            f"limit {max_ratio:.1%}); split the change, or commit it anyway with {OVERRIDE}")
+            f"limit {_limit(max_ratio, floor_lines, '.1%')}); split the change, or commit it anyway with {OVERRIDE}")
+
+
+def _limit(max_ratio: float, floor_lines: int, spec: str) -> str:
+    """The limit in words: "5.0%", or "5.0% or 10 lines" with a floor."""
+    return f"{max_ratio:{spec}}" + (f" or {floor_lines} lines" if floor_lines else "")

@@ -220,7 +220,8 @@ class Store:
             old = self.git.read(path, parent)
             if old is None:
                 continue
-            problem = amplitude.check_write(path, old.decode("utf-8", "replace"), data.decode("utf-8", "replace"), limit)
+            problem = amplitude.check_write(path, old.decode("utf-8", "replace"), data.decode("utf-8", "replace"), limit,
+                                            self.cfg.sediment.amplitude_floor_lines)
             if problem is not None:
                 raise CheckFailed(problem, [path], hint="split the change into smaller batches")
 
