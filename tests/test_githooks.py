@@ -212,9 +212,58 @@ def test_automated_commit_may_change_generated_layers(memrepo: Path, env: dict[s
 
 
 @needs_pre_commit
-def test_commit_without_memory_files_skips_gitmem(memrepo: Path, env: dict[str, str]) -> None:
+def test_commit_of_a_plain_file_passes(memrepo: Path, env: dict[str, str]) -> None:
     write(memrepo, "README.md", "My memory.\n")
     assert commit(memrepo, env).returncode == 0
+
+
+PRIVATE_KEY = ("-----BEGIN OPENSSH PRIVATE KEY-----\n"
+               "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+               "QyNTUxOQAAACCh3f9ZnPmE2kQmK3yV0sT1wYbLrXk4vJ8cN2aGdE7pFgAAAJiX0m3Kl9Jt\n"
+               "-----END OPENSSH PRIVATE KEY-----\n")
+
+
+@needs_pre_commit
+@pytest.mark.parametrize("name", ["id_ed25519", "deploy/keys/server.pem", "notes.txt"])
+def test_commit_refuses_a_secret_in_any_staged_file(memrepo: Path, env: dict[str, str], name: str) -> None:
+    """Not only memory files: a key pair committed anywhere in the repository is blocked."""
+    write(memrepo, name, PRIVATE_KEY if not name.endswith(".txt") else f"aws_access_key_id = {FAKE_AWS_KEY}\n")
+    tip = git(memrepo, env, "rev-parse", "HEAD")
+    done = commit(memrepo, env, "add a file")
+    assert done.returncode != 0 and "gitmem-secrets:" in output(done) and name in output(done)
+    assert PRIVATE_KEY.splitlines()[1] not in output(done) and FAKE_AWS_KEY not in output(done)
+    assert git(memrepo, env, "rev-parse", "HEAD") == tip
+
+
+@needs_pre_commit
+def test_commit_refuses_a_secret_in_the_message(memrepo: Path, env: dict[str, str]) -> None:
+    write(memrepo, "README.md", "My memory.\n")
+    tip = git(memrepo, env, "rev-parse", "HEAD")
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    done = commit(memrepo, env, f"fix login\n\nthe token was {token}\n")
+    assert done.returncode != 0
+    assert "gitmem-secrets-msg: commit message:3:" in output(done) and token not in output(done)
+    assert git(memrepo, env, "rev-parse", "HEAD") == tip
+    assert commit(memrepo, env, "fix login\n\nthe token is in the vault now\n").returncode == 0
+
+
+def test_secrets_in_comments_or_under_the_scissors_are_not_in_the_message(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """git drops comment lines and everything under the scissors line: they are not scanned."""
+    from gitmem.faces.githooks import SCISSORS, main
+
+    repo = tmp_path / "r"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    msg = repo / "MSG"
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    msg.write_text(f"subject\n\n# {token}\n{SCISSORS}\ndiff with {token}\n")
+    assert main(["secrets-msg", str(msg)], str(repo)) == 0
+    msg.write_text(f"subject\n\nbody {token}\n")
+    assert main(["secrets-msg", str(msg)], str(repo)) == 1
+    out = capsys.readouterr().out
+    assert "gitmem-secrets-msg: commit message:3:" in out and token not in out and "hint:" in out
+    assert main(["secrets-msg"], str(repo)) == 1
 
 
 @needs_pre_commit

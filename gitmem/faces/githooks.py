@@ -12,9 +12,11 @@ Hooks (``NAME``):
 - ``layers``     validate the four layers of each CLAUDE.md
 - ``layers-msg`` at the commit-msg stage: an automated commit (``Gitmem-Auto: true``)
                  without ``Gitmem-Approved-By`` may not change Layers 1 and 4
+- ``secrets-msg`` at the commit-msg stage: no secret in the message git will store
+- ``msg``        both commit-msg checks in one process
 - ``amplitude``  an existing file may not grow past ``sediment.amplitude_max``
 - ``config``     validate gitmem.yaml
-- ``all``        the above (but layers-msg) in one process, routing files by name
+- ``all``        the pre-commit checks above in one process, routing files by name
 
 Output: ``gitmem-<hook>: <file>:<line>: <problem>`` lines, then ``hint:`` lines.
 Exit 0 when every check passes, 1 when one fails, 2 on bad usage.
@@ -41,6 +43,8 @@ HINTS = {
     "layers": "each `<!-- gitmem:layer N name -->` marker once, in order 1-4, closed by `<!-- /gitmem:layer -->`; "
               "text placed in layers 2 and 3 must be escaped (gitmem.guards.layers.escape)",
     "layers-msg": "Layers 1 and 4 change by a person's commit, or add a `Gitmem-Approved-By: NAME` trailer",
+    "secrets-msg": "nothing was committed: write the message again without the secret (`git commit` reopens "
+                   "the editor), and rotate the secret if it was real",
     "amplitude": "the limit is sediment.amplitude_max in gitmem.yaml; for a deliberate larger edit: "
                  "GITMEM_ALLOW_GROWTH=1 git commit …",
     "config": "each field's meaning and range is commented in a fresh gitmem.yaml (`gitmem init`); "
@@ -211,6 +215,39 @@ def check_secrets(run: Run, files: Sequence[str]) -> None:
                 run.report.problem("secrets", path, line, f.kind, col=col)
 
 
+SCISSORS = "# ------------------------ >8 ------------------------"
+
+
+def check_secrets_msg(run: Run, files: Sequence[str]) -> None:
+    """At commit-msg: the message git will store holds no secret (comments and the part
+    under the scissors line, which git drops, are not scanned)."""
+    message = _message(run, "secrets-msg", files)
+    if message is None:
+        return
+    from gitmem.guards.pii import position
+
+    kept = "\n".join("" if line.startswith("#") else line for line in message.split(SCISSORS, 1)[0].split("\n"))
+    for f in _findings(run, "(commit message)", kept):
+        if f.secret:
+            line, col = position(kept, f.start)
+            run.report.problem("secrets-msg", "commit message", line, f.kind, col=col)
+
+
+def check_message(run: Run, files: Sequence[str]) -> None:
+    """Both commit-msg checks in one process: no secret in the message, and the layer rule."""
+    check_secrets_msg(run, files)
+    check_layers_msg(run, files)
+
+
+def _message(run: Run, hook: str, files: Sequence[str]) -> str | None:
+    """The commit message file's text (the one argument of a commit-msg hook), or None after a problem."""
+    if len(files) != 1:
+        run.report.problem(hook, None, None, "expected the commit message file as the only argument")
+        return None
+    with open(files[0], encoding="utf-8", errors="replace") as fh:
+        return fh.read()
+
+
 def check_pii(run: Run, files: Sequence[str]) -> None:
     """Replace PII by typed placeholders in the work tree, like a formatter."""
     for path in files:
@@ -244,12 +281,8 @@ def check_layers(run: Run, files: Sequence[str]) -> None:
 
 def check_layers_msg(run: Run, files: Sequence[str]) -> None:
     """At commit-msg: an automated commit may change Layers 1 and 4 only with an approval."""
-    if len(files) != 1:
-        run.report.problem("layers-msg", None, None, "expected the commit message file as the only argument")
-        return
-    with open(files[0], encoding="utf-8", errors="replace") as fh:
-        message = fh.read()
-    if "gitmem-auto" not in message.lower():
+    message = _message(run, "layers-msg", files)
+    if message is None or "gitmem-auto" not in message.lower():
         return  # a person's commit: no trailer can say otherwise, and git's parser is not started
     from gitmem.base import gitio
 
@@ -319,11 +352,15 @@ def check_all(run: Run, files: Sequence[str]) -> None:
     check_amplitude(run, [p for p in files if in_scope(p)])
 
 
+MESSAGE_CHECKS = ("layers-msg", "secrets-msg", "msg")   # their one argument is the message file, not a staged path
+
 CHECKS: dict[str, Callable[[Run, Sequence[str]], None]] = {
     "pii": check_pii,
     "secrets": check_secrets,
     "layers": lambda run, files: check_layers(run, [p for p in files if _is_claude_md(p)]),
     "layers-msg": check_layers_msg,
+    "secrets-msg": check_secrets_msg,
+    "msg": lambda run, files: check_message(run, files),
     "amplitude": check_amplitude,
     "config": lambda run, files: check_config(run, [p for p in files if os.path.basename(p) == "gitmem.yaml"]),
     "all": check_all,
@@ -342,7 +379,7 @@ def main(argv: list[str], repo: str | None = None) -> int:
     root, prefix = (os.path.abspath(repo), "") if repo else _repo_root()
     report = Report()
     run = Run(root, report)
-    if name != "layers-msg":
+    if name not in MESSAGE_CHECKS:
         files = [os.path.normpath(os.path.join(prefix, p)).replace(os.sep, "/") for p in files]
     from gitmem.base.errors import GitmemError
 
