@@ -579,3 +579,12 @@ def test_commit_in_a_linked_worktree_runs_the_hooks(memrepo: Path, env: dict[str
     done = commit(wt, env, "gitmem: sync\n\nGitmem-Auto: true\n")
     assert done.returncode != 0
     assert "layer 1 (core) changed by an automated commit" in output(done)
+
+
+def test_a_missing_message_file_is_a_reported_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from gitmem.faces.githooks import main
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    assert main(["msg", str(tmp_path / "NO_SUCH_MSG")], str(tmp_path)) == 1
+    out = capsys.readouterr().out
+    assert "cannot read the commit message" in out and "Traceback" not in out

@@ -244,8 +244,12 @@ def _message(run: Run, hook: str, files: Sequence[str]) -> str | None:
     if len(files) != 1:
         run.report.problem(hook, None, None, "expected the commit message file as the only argument")
         return None
-    with open(files[0], encoding="utf-8", errors="replace") as fh:
-        return fh.read()
+    try:
+        with open(files[0], encoding="utf-8", errors="replace") as fh:
+            return fh.read()
+    except OSError as exc:
+        run.report.problem(hook, files[0], None, f"cannot read the commit message ({exc.strerror})")
+        return None
 
 
 def check_pii(run: Run, files: Sequence[str]) -> None:
