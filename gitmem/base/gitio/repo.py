@@ -284,6 +284,11 @@ class Git:
         current = self.tip(branch)
         if current != parent:
             raise CasFailed(branch)
+        from gitmem.base.gitio import reflocks   # socket and json: only a commit pays for them
+
+        if reflocks.lock_path(self.common_dir, ref).exists():
+            reflocks.clear_stale(self.common_dir, ref)   # a dead writer's lock goes; a live one's is waited for
+        record = reflocks.record_writer(self.common_dir, ref)   # before libgit2 locks the ref: a kill leaves it
         try:
             oid = self.repo.create_commit(ref, sig, sig, message, pygit2.Oid(hex=tree),
                                           [pygit2.Oid(hex=parent)] if parent else [])
@@ -291,29 +296,15 @@ class Git:
             # Lost the race: another writer moved the branch (or holds its lock: libgit2
             # raises OSError then) between our check and libgit2's. Told apart by the
             # refs and the lock file, not by libgit2's wording.
+            record.unlink(missing_ok=True)
             if self.tip(branch) != parent:
                 raise CasFailed(branch) from None
-            if self._ref_lock(ref).exists():
-                self._clear_stale_ref_lock(ref)
+            if reflocks.lock_path(self.common_dir, ref).exists():
+                reflocks.clear_stale(self.common_dir, ref)
                 raise CasFailed(branch) from None
             raise
+        record.unlink(missing_ok=True)
         return str(oid)
-
-    def _ref_lock(self, ref: str) -> Path:
-        # Branches live in the folder every work tree shares.
-        return self.common_dir / (ref + ".lock")
-
-    def _clear_stale_ref_lock(self, ref: str) -> None:
-        # Only called while holding gitmem's write lock: a ref lock older than a few
-        # seconds was left by a killed writer, not by a live git process.
-        lock = self._ref_lock(ref)
-        try:
-            import time
-
-            if time.time() - lock.stat().st_mtime > 5:
-                lock.unlink()
-        except OSError:
-            pass
 
     def set_ref(self, name: str, target: str, old: str | None) -> None:
         """Point ``name`` at ``target`` if it still points at ``old`` (None: must not exist)."""

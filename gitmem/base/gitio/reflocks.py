@@ -1,0 +1,95 @@
+"""Ref locks: tell a ``<ref>.lock`` left by a killed gitmem writer from a live git's.
+
+Before libgit2 locks a ref, gitmem writes a record (pid, host, process start)
+under the common git dir; it removes the record when the commit is done. A
+later writer that finds the ref locked removes the lock only when that record
+shows its writer dead. A lock without a record belongs to someone else (a
+person's git): it is waited for briefly and then reported with the command to
+remove it, never deleted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from pathlib import Path
+
+from gitmem.base.errors import ConflictError
+
+STALE_AFTER = 10.0   # seconds a foreign lock may be held before it is reported
+
+
+def lock_path(common_dir: Path, ref: str) -> Path:
+    """``<ref>.lock`` (branches live in the folder every work tree shares)."""
+    return common_dir / (ref + ".lock")
+
+
+def record_path(common_dir: Path, ref: str) -> Path:
+    """Where gitmem says who is writing ``ref``."""
+    return common_dir / "gitmem" / "ref-writers" / (ref.replace("/", "%") + ".json")
+
+
+def record_writer(common_dir: Path, ref: str) -> Path:
+    """Record this process as the writer of ``ref``; returns the record's path (the caller removes it)."""
+    path = record_path(common_dir, ref)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                "start": process_start(os.getpid())}))
+    return path
+
+
+def clear_stale(common_dir: Path, ref: str) -> None:
+    """Remove ``<ref>.lock`` when gitmem's own record shows its writer dead; otherwise wait a
+    moment (a live git holds a ref lock for milliseconds), and report a lock held too long."""
+    lock = lock_path(common_dir, ref)
+    try:
+        rec = json.loads(record_path(common_dir, ref).read_text())
+    except (OSError, ValueError):
+        rec = None
+    if isinstance(rec, dict) and rec.get("host") == socket.gethostname() and not alive(rec.get("pid"), rec.get("start")):
+        lock.unlink(missing_ok=True)
+        record_path(common_dir, ref).unlink(missing_ok=True)
+        return
+    try:
+        age = time.time() - lock.stat().st_mtime
+    except OSError:
+        return   # released meanwhile
+    if age > STALE_AFTER:
+        raise ConflictError(f"{lock} has been held for {age:.0f} s by a process gitmem does not know",
+                            hint=f"if no git command is running in this repository, remove it: rm '{lock}'")
+    time.sleep(0.1)
+
+
+def process_start(pid: int) -> str | None:
+    """The start time of process ``pid`` as the kernel counts it (Linux), to tell a reused pid."""
+    fields = _stat(pid)
+    return fields[19] if fields is not None and len(fields) > 19 else None
+
+
+def alive(pid: object, start: object) -> bool:
+    """True while the process of a writer record still runs: the same process, not a zombie or a reused pid."""
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    fields = _stat(pid)
+    if fields is None:
+        return True   # no /proc: the pid alone answers
+    if fields[0] in ("Z", "X"):
+        return False
+    return start is None or (len(fields) > 19 and fields[19] == start)
+
+
+def _stat(pid: int) -> list[str] | None:
+    # /proc/<pid>/stat after the command name: state, ppid, ..., starttime (the 20th field here)
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return fh.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None

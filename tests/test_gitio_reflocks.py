@@ -1,0 +1,91 @@
+"""Ref locks: a lock left by a killed gitmem writer is cleared; anyone else's is reported, never deleted."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gitmem.api import MemoryRepo
+from gitmem.base.clock import parse_time
+from gitmem.base.errors import ConflictError
+from gitmem.base.gitio import reflocks
+
+T = parse_time("2026-11-29T12:00:00Z")
+
+
+def dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_a_lock_left_by_a_killed_gitmem_writer_is_cleared(repo: MemoryRepo, repo_dir: Path) -> None:
+    common = repo.git.common_dir
+    lock = reflocks.lock_path(common, "refs/heads/main")
+    lock.write_text("")
+    record = reflocks.record_path(common, "refs/heads/main")
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps({"pid": dead_pid(), "host": socket.gethostname(), "start": "1"}))
+    r = repo.remember("the cache is warmed before the tests", now=T)
+    assert r.commit is not None and not lock.exists() and not record.exists()
+
+
+def test_a_foreign_lock_is_reported_with_the_command_and_kept(repo: MemoryRepo) -> None:
+    lock = reflocks.lock_path(repo.git.common_dir, "refs/heads/main")
+    lock.write_text("")
+    old = time.time() - 60
+    os.utime(lock, (old, old))
+    with pytest.raises(ConflictError) as info:
+        repo.remember("a note while a person's git holds the branch", now=T)
+    assert info.value.hint is not None and "rm '" in info.value.hint and str(lock) in info.value.hint
+    assert lock.exists()
+
+
+def test_a_lock_whose_recorded_writer_lives_is_kept(repo: MemoryRepo) -> None:
+    common = repo.git.common_dir
+    lock = reflocks.lock_path(common, "refs/heads/main")
+    lock.write_text("")
+    old = time.time() - 60
+    os.utime(lock, (old, old))
+    record = reflocks.record_path(common, "refs/heads/main")
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                  "start": reflocks.process_start(os.getpid())}))
+    with pytest.raises(ConflictError):
+        repo.remember("another note", now=T)
+    assert lock.exists()
+
+
+def test_the_record_is_removed_after_a_commit(repo: MemoryRepo) -> None:
+    repo.remember("release notes go in the changelog", now=T)
+    assert not reflocks.record_path(repo.git.common_dir, "refs/heads/main").exists()
+
+
+@pytest.mark.parametrize("pid, start, expected", [
+    (0, None, False), (-3, None, False), ("12", None, False), (True, None, False), (None, None, False),
+])
+def test_alive_refuses_what_is_not_a_pid(pid: object, start: object, expected: bool) -> None:
+    assert reflocks.alive(pid, start) is expected
+
+
+def test_alive_knows_this_process_a_dead_one_and_a_reused_pid() -> None:
+    me = os.getpid()
+    assert reflocks.alive(me, reflocks.process_start(me))
+    assert not reflocks.alive(dead_pid(), None)
+    if reflocks.process_start(me) is not None:   # Linux: /proc tells a reused pid
+        assert not reflocks.alive(me, "0")
+
+
+def test_a_fresh_foreign_lock_is_waited_for_not_reported(tmp_path: Path) -> None:
+    lock = reflocks.lock_path(tmp_path, "refs/heads/x")
+    lock.parent.mkdir(parents=True)
+    lock.write_text("")
+    reflocks.clear_stale(tmp_path, "refs/heads/x")   # waits a moment, raises nothing
+    assert lock.exists()
