@@ -284,11 +284,12 @@ class Git:
         current = self.tip(branch)
         if current != parent:
             raise CasFailed(branch)
-        from gitmem.base.gitio import reflocks   # socket and json: only a commit pays for them
+        # socket and json: only a commit pays for them
+        from gitmem.base.gitio.reflocks import clear_stale, lock_path, record_writer
 
-        if reflocks.lock_path(self.common_dir, ref).exists():
-            reflocks.clear_stale(self.common_dir, ref)   # a dead writer's lock goes; a live one's is waited for
-        record = reflocks.record_writer(self.common_dir, ref)   # before libgit2 locks the ref: a kill leaves it
+        if lock_path(self.common_dir, ref).exists():
+            clear_stale(self.common_dir, ref)   # a dead writer's lock goes; a live one's is waited for
+        record = record_writer(self.common_dir, ref)   # before libgit2 locks the ref: a kill leaves it
         try:
             oid = self.repo.create_commit(ref, sig, sig, message, pygit2.Oid(hex=tree),
                                           [pygit2.Oid(hex=parent)] if parent else [])
@@ -299,8 +300,8 @@ class Git:
             record.unlink(missing_ok=True)
             if self.tip(branch) != parent:
                 raise CasFailed(branch) from None
-            if reflocks.lock_path(self.common_dir, ref).exists():
-                reflocks.clear_stale(self.common_dir, ref)
+            if lock_path(self.common_dir, ref).exists():
+                clear_stale(self.common_dir, ref)
                 raise CasFailed(branch) from None
             raise
         record.unlink(missing_ok=True)
