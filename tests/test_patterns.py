@@ -65,3 +65,14 @@ def test_consolidate_cli_lists_commits(repo_dir: Path, capsys: pytest.CaptureFix
     assert code == 0 and "created: 1" in out and "gitmem: remember" in out
     code, _, err = run_cli([*base, "consolidate", "--since", "yesterday-ish"], capsys)
     assert code == 1 and "--since" in err
+
+
+def test_reflect_with_nothing_to_fold_makes_no_commit(repo: MemoryRepo, repo_dir: Path) -> None:
+    repo.remember("The billing service owns the invoices table", now=T)
+    repo.remember("I prefer tabs in Makefiles", now=T)
+    tip = subprocess.run(["git", "-C", str(repo_dir), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+    for _ in range(2):
+        r = repo.reflect(now=T + timedelta(minutes=5))
+        assert r.commit is None and r.created == () and r.updated == ()
+    after = subprocess.run(["git", "-C", str(repo_dir), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+    assert after == tip

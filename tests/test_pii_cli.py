@@ -20,7 +20,7 @@ def test_scan_json_offsets(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     src.write_text(text)
     code, out, _ = run_cli(["pii", "scan", "--json", str(src)], capsys)
     found = [json.loads(l) for l in out.splitlines()]
-    assert code == 0
+    assert code == 1          # a secret fails the scan, like a linter
     kinds = {f["kind"]: f for f in found}
     assert text[kinds["email"]["start"]:kinds["email"]["end"]] == "bob.jones@gmail.com"
     assert kinds["aws_access_key"]["secret"] is True and kinds["email"]["secret"] is False
@@ -97,3 +97,20 @@ def test_strip_honours_the_repository_allowlist(repo_dir: Path, capsys: pytest.C
     src.write_text("write to ops@mycorp.io or dana@mycorp.io")
     code, out, _ = run_cli(["--repo", str(repo_dir), "pii", "strip", str(src)], capsys)
     assert code == 0 and out == "write to ops@mycorp.io or [EMAIL]"
+
+
+
+def test_scan_exits_1_only_when_a_secret_is_found(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    src = tmp_path / "t.txt"
+    src.write_text("mail bob.jones@gmail.com\n")
+    assert run_cli(["pii", "scan", str(src)], capsys)[0] == 0          # PII alone: reported, not a failure
+    src.write_text(f"key {AWS}\n")
+    code, out, _ = run_cli(["pii", "scan", str(src)], capsys)
+    assert code == 1 and AWS not in out
+    rows = [{"id": "a", "text": "nothing"}, {"id": "b", "text": f"key {AWS}"}]
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(("\n".join(json.dumps(r) for r in rows) + "\n").encode())))
+    code, out, _ = run_cli(["pii", "scan", "--jsonl", "-"], capsys)
+    assert code == 1 and len(out.splitlines()) == 2
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO((json.dumps(rows[0]) + "\n").encode())))
+    assert run_cli(["pii", "scan", "--jsonl", "-"], capsys)[0] == 0

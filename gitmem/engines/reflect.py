@@ -323,12 +323,13 @@ def plan_run(existing: Sequence[Pattern], live: Sequence[Memory], state: bytes |
         return Run(None, count)
     result = plan_reflect(existing, group([Item(m.id, m.content, m.type, m.created) for m in fresh]), now)
     changes = dict(result.changes)
-    if changes:
-        by_slug = {p.slug: p for p in existing}
-        for path, data in result.changes.items():
-            by_slug[path.rsplit("/", 1)[-1][:-3]] = read_pattern(path, data or b"")
-        lines = [render.PatternLine(p.slug, p.title, p.weight, p.stage, p.lessons)
-                 for p in sorted(by_slug.values(), key=lambda p: (-p.weight, p.slug))]
-        changes["patterns.md"] = render.patterns_md(lines).encode("utf-8")
+    if not changes:
+        return Run(None, count)   # nothing folded: no commit just to count a run
+    by_slug = {p.slug: p for p in existing}
+    for path, data in result.changes.items():
+        by_slug[path.rsplit("/", 1)[-1][:-3]] = read_pattern(path, data or b"")
+    lines = [render.PatternLine(p.slug, p.title, p.weight, p.stage, p.lessons)
+             for p in sorted(by_slug.values(), key=lambda p: (-p.weight, p.slug))]
+    changes["patterns.md"] = render.patterns_md(lines).encode("utf-8")
     changes[STATE_FILE] = state_file(now, runs + 1)
     return Run(ReflectPlan(changes, result.created, result.updated, result.consumed), count)

@@ -110,7 +110,7 @@ def cmd_pii(args: Any) -> int:
         sys.stdout.write(redact.strip(text, allow))
         return 0
     if getattr(args, "jsonl", False):
-        bad = 0
+        bad = secrets = 0
         for n, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
@@ -122,8 +122,9 @@ def cmd_pii(args: Any) -> int:
                 bad += 1
                 continue
             found = pii.scan(body if isinstance(body, str) else json.dumps(body), allow)
+            secrets += any(f.secret for f in found)
             out(json.dumps({"id": item_id, "findings": [_finding(f) for f in found]}, ensure_ascii=False))
-        return 1 if bad else 0
+        return 1 if bad or secrets else 0
     found = pii.scan(text, allow)
     if getattr(args, "json", False):
         for f in found:
@@ -132,7 +133,7 @@ def cmd_pii(args: Any) -> int:
         for f in found:
             out(f"{pii.describe(text, f)}\t{'secret' if f.secret else 'pii'}")
         out(f"{len(found)} findings")
-    return 0
+    return 1 if any(f.secret for f in found) else 0   # like a linter: a secret fails the run
 
 
 def _finding(f: Any) -> dict[str, Any]:
