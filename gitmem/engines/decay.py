@@ -111,24 +111,10 @@ def latest_access(paths: list[Path], now: datetime) -> dict[str, str]:
     return latest
 
 
-def _folded_sources(git: Git, rev: str) -> set[str]:
-    """Ids of memories a pattern was built from (reflect folds them into long-term)."""
-    out: set[str] = set()
-    for path, oid in git.files("patterns", rev):
-        if not path.endswith(".md"):
-            continue
-        try:
-            meta, _ = documents.split(path, documents.decode(path, git.blob(oid)))
-        except DocumentError:
-            continue
-        out.update(str(s) for s in meta.get("sources") or ())
-    return out
-
-
 def plan_decay(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[str, str]) -> tuple[dict[str, bytes | None], list[Move], int]:
     """The file changes decay makes at ``rev``, the moves for the report, and memories examined."""
     mc = cfg.memory
-    folded = _folded_sources(git, rev)
+    folded = {s for p in store.all_patterns(git, rev) for s in p.sources}   # reflect made them long-term
     live: list[tuple[Memory, Memory, float]] = []   # (old, new, effective importance)
     raw: dict[str, bytes] = {}
     for path, data in store.iter_files(git, rev):

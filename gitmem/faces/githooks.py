@@ -364,7 +364,7 @@ CHECKS: dict[str, Callable[[Run, Sequence[str]], None]] = {
     "layers": lambda run, files: check_layers(run, [p for p in files if _is_claude_md(p)]),
     "layers-msg": check_layers_msg,
     "secrets-msg": check_secrets_msg,
-    "msg": lambda run, files: check_message(run, files),
+    "msg": check_message,
     "amplitude": check_amplitude,
     "config": lambda run, files: check_config(run, [p for p in files if os.path.basename(p) == "gitmem.yaml"]),
     "all": check_all,

@@ -52,7 +52,6 @@ _MARKER_LIKE = re.compile(
 # For ``escape`` only: every line that could start an ATX heading in some
 # context, also inside a block quote or a list item: `# x`, `> ## x`, `- # x`.
 _ATX = re.compile(r"^([ \t>]*(?:[-*+][ \t]+|\d{1,9}[.)][ \t]+)?)(#{1,6})(?=[ \t]|$)(.*)$")
-_SETEXT_UNDERLINE = re.compile(r"^([ \t]{0,3})(=+|-+)[ \t]*$")
 _HTML_HEADING = re.compile(r"<(/?h[1-6])\b", re.IGNORECASE)
 _HTML_HEADING_TEXT = re.compile(r"<h[1-6][^>]*>(.*?)(?:</h[1-6]>|$)", re.IGNORECASE)
 # Heading text that claims to be a layer, or the privileged parts of one.
@@ -334,10 +333,9 @@ def _escape_line(line: str) -> str:
     atx = _ATX.match(line)
     if atx:
         return f"{atx[1]}\\{atx[2]}{atx[3]}"
-    underline = _SETEXT_UNDERLINE.match(line)
-    if underline:
-        return f"{underline[1]}\\{underline[2]}"
-    core = line.strip()   # str.strip's white space, as the forgery check reads a raw line
+    # A setext underline, with white space as str.strip reads it (the forgery check's
+    # reading of a raw line, wider than Markdown's spaces and tabs)
+    core = line.strip()
     if core and (set(core) == {"="} or set(core) == {"-"}):
         at = line.index(core[0])
         return f"{line[:at]}\\{line[at:]}"

@@ -7,7 +7,7 @@ person filed under a folder of their own naming are found too.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Any, Iterator
 
 from gitmem.base.errors import DocumentError, NotFoundError
 from gitmem.base.gitio import Git
@@ -109,16 +109,25 @@ def all_patterns(git: Git, rev: str | None) -> list[Pattern]:
     return out
 
 
-def episode_rows(git: Git, rev: str | None, limit: int = 30) -> list[tuple[str, str, str]]:
-    """(path, date, summary) of the ``limit`` most recent episodes at ``rev``; unreadable files skipped."""
-    found = []
-    for path, oid in (git.files("episodes", rev) if rev else ()):
+EPISODE_DIR = "episodes"
+
+
+def episodes(git: Git, rev: str | None) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(path, front matter) of every readable episode document at ``rev``."""
+    for path, oid in (git.files(EPISODE_DIR, rev) if rev else ()):
         if not path.endswith(".md"):
             continue
         try:
             meta, _ = documents.split(path, documents.decode(path, git.blob(oid)))
         except DocumentError:
             continue
+        yield path, meta
+
+
+def episode_rows(git: Git, rev: str | None, limit: int = 30) -> list[tuple[str, str, str]]:
+    """(path, date, summary) of the ``limit`` most recent episodes at ``rev``; unreadable files skipped."""
+    found = []
+    for path, meta in episodes(git, rev):
         stamp = str(meta.get("started") or meta.get("date") or "")
         found.append((path, stamp[:10], str(meta.get("summary") or meta.get("title") or path)))
     found.sort(key=lambda e: (e[1], e[0]), reverse=True)

@@ -23,7 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence
 
-from gitmem.store import documents
+from gitmem.store import documents, store
 from gitmem.base.errors import UsageError
 from gitmem.base.model import iso, new_id
 from gitmem.engines import memorize
@@ -39,7 +39,7 @@ __all__ = ["CURSOR_FILE", "DEFAULT_SIGNALS", "EPISODE_DIR", "Cursors", "Draft", 
            "StoredEpisode", "draft", "find_episode", "list_transcripts", "pick", "read_session", "report"]
 
 CURSOR_FILE = "harvest-cursor.json"
-EPISODE_DIR = "episodes"
+EPISODE_DIR = store.EPISODE_DIR
 DEFAULT_SIGNALS = 20
 # The memory type of a signal kind; other kinds take the encoder's type.
 SIGNAL_TYPES = {"preference": "preference", "decision": "decision", "correction": "preference", "error": "error"}
@@ -128,12 +128,8 @@ def read_session(path: Path, fmt: str, allow: Allowlist | None) -> Session:
 
 def find_episode(git: Git, rev: str | None, slug: str) -> StoredEpisode | None:
     """The episode of session ``slug`` at ``rev``, if one was harvested."""
-
-    if rev is None:
-        return None
-    for path, oid in git.files(EPISODE_DIR, rev):
+    for path, meta in store.episodes(git, rev):
         if path.endswith(f"/{slug}.md"):
-            meta, _ = documents.split(path, documents.decode(path, git.blob(oid)))
             return StoredEpisode(path, int(meta.get("lines_harvested") or 0))
     return None
 
