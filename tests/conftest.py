@@ -63,3 +63,40 @@ def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
 
 
 sys.path.insert(0, str(ROOT))
+
+
+@pytest.fixture
+def plain_git_repo(tmp_path: Path) -> Path:
+    """A plain git repository (not a memory repository) on branch main with one commit."""
+    import subprocess
+
+    root = tmp_path / "main"
+    root.mkdir()
+    for args in (["init", "-q", "-b", "main"], ["add", "a.txt"], ["commit", "-q", "-m", "first"]):
+        if args[0] == "add":
+            (root / "a.txt").write_text("a\n")
+        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+    return root
+
+
+@pytest.fixture
+def linked_worktree(plain_git_repo: Path, tmp_path: Path) -> Path:
+    """A linked work tree of ``plain_git_repo`` on its own branch (`git worktree add`)."""
+    import subprocess
+
+    path = tmp_path / "linked"
+    subprocess.run(["git", "worktree", "add", "-q", "-b", "side", str(path)], cwd=plain_git_repo, check=True,
+                   capture_output=True)
+    return path
+
+
+def bench_transcripts() -> list[Path]:
+    """Every transcript in shared/bench/sessions (read in place, never copied); skips when absent."""
+    from gitmem.engines.harvest.sources import discover
+
+    folder = bench_dir("sessions")
+    if folder is None:
+        pytest.skip("bench transcripts are not beside the project (set GITMEM_BENCH_DIR)")
+    files = discover([folder])
+    assert files, "the bench folder holds no transcript"
+    return files

@@ -10,23 +10,12 @@ import pytest
 from gitmem.engines.harvest.claude_code import read_record
 from gitmem.engines.harvest.reader import read
 from gitmem.engines.harvest.sources import Event, Reading, Transcript, discover
-from tests.conftest import bench_dir
+from tests.conftest import bench_transcripts
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
 
 
-def bench_sessions() -> Path:
-    """The shared folder of real transcripts (never copied into the repository)."""
-    path = bench_dir("sessions")
-    if path is None:
-        pytest.skip("bench transcripts are not beside the project (set GITMEM_BENCH_DIR)")
-    return path
-
-
-def bench_files() -> list[Path]:
-    files = discover([bench_sessions()])
-    assert files, "the bench folder holds no transcript"
-    return files
+bench_files = bench_transcripts
 
 
 def texts(t: Transcript, role: str | None = None) -> list[str]:

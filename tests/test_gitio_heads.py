@@ -23,22 +23,13 @@ def asked(root: Path, *args: str) -> str:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "main"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    (root / "a.txt").write_text("a\n")
-    git(root, "add", "a.txt")
-    git(root, "commit", "-q", "-m", "first")
-    return root
+def repo(plain_git_repo: Path) -> Path:
+    return plain_git_repo
 
 
 @pytest.fixture
-def linked(repo: Path, tmp_path: Path) -> Path:
-    """A linked work tree on its own branch (`git worktree add`)."""
-    path = tmp_path / "linked"
-    git(repo, "worktree", "add", "-q", "-b", "side", str(path))
-    return path
+def linked(linked_worktree: Path) -> Path:
+    return linked_worktree
 
 
 def test_plain_clone(repo: Path) -> None:

@@ -12,25 +12,14 @@ import pytest
 from gitmem.base.errors import UsageError
 from gitmem.engines.harvest.reader import read
 from gitmem.engines.harvest.sources import FORMATS, Event, Transcript, detect_format, discover
-from tests.conftest import bench_dir
+from tests.conftest import bench_transcripts
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
 AWS_KEY = re.compile(r"AKIA[0-9A-Z]{16}")
 GITHUB_TOKEN = re.compile(r"ghp_[0-9A-Za-z]{36}")
 
 
-def bench_sessions() -> Path:
-    """The shared folder of real transcripts (never copied into the repository)."""
-    path = bench_dir("sessions")
-    if path is None:
-        pytest.skip("bench transcripts are not beside the project (set GITMEM_BENCH_DIR)")
-    return path
-
-
-def bench_files() -> list[Path]:
-    files = discover([bench_sessions()])
-    assert files, "the bench folder holds no transcript"
-    return files
+bench_files = bench_transcripts
 
 
 def texts(t: Transcript, role: str | None = None) -> list[str]:

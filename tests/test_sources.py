@@ -12,21 +12,12 @@ import pytest
 from gitmem.base.errors import UsageError
 from gitmem.engines.harvest.sources import (FORMATS, Event, Reading, check_format, detect_format, discover, loads,
                                             not_jsonl, open_transcript, split_records)
-from tests.conftest import bench_dir
+from tests.conftest import bench_transcripts
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
 
 
-def bench_sessions() -> Path:
-    """The shared folder of real transcripts (never copied into the repository)."""
-    path = bench_dir("sessions")
-    if path is None:
-        pytest.skip("bench transcripts are not beside the project (set GITMEM_BENCH_DIR)")
-    return path
-
-
-def bench_files() -> list[Path]:
-    return discover([bench_sessions()])
+bench_files = bench_transcripts
 
 
 def test_bench_discover_finds_every_session_file_including_deleted_archive() -> None:

@@ -27,21 +27,13 @@ def fresh_cache() -> None:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "main"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    (root / "a.txt").write_text("a\n")
-    git(root, "add", "a.txt")
-    git(root, "commit", "-q", "-m", "first")
-    return root
+def repo(plain_git_repo: Path) -> Path:
+    return plain_git_repo
 
 
 @pytest.fixture
-def linked(repo: Path, tmp_path: Path) -> Path:
-    path = tmp_path / "linked"
-    git(repo, "worktree", "add", "-q", "-b", "side", str(path))
-    return path
+def linked(linked_worktree: Path) -> Path:
+    return linked_worktree
 
 
 # --- where things live ---------------------------------------------------------------
