@@ -172,7 +172,7 @@ def test_export_round_trips_through_import(repo: MemoryRepo, tmp_path: Path) -> 
     dump = tmp_path / "dump.jsonl"
     dump.write_text("\n".join(json.dumps(r) for r in repo.export()) + "\n")
     other = MemoryRepo.init(tmp_path / "other", T, install_hooks=False)
-    r2 = MemoryRepo.open(other.path).import_file(dump, now=T)
+    r2 = other.import_file(dump, now=T)
     assert r2.created == 2
 
 

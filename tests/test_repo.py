@@ -23,7 +23,8 @@ def git(root: Path, *args: str) -> str:
 
 
 def make(path: Path) -> Path:
-    assert MemoryRepo.init(path, T, install_hooks=False).created
+    setup = MemoryRepo.init(path, T, install_hooks=False).setup
+    assert setup is not None and setup.created
     return path
 
 
@@ -172,18 +173,28 @@ def test_open_refuses_an_invalid_config(repo_dir: Path) -> None:
 
 def test_init_creates_a_repository_that_opens(tmp_path: Path) -> None:
     path = tmp_path / "a" / "b" / "mem"
-    result = MemoryRepo.init(path, T, install_hooks=False)
+    repo = MemoryRepo.init(path, T, install_hooks=False)
+    result = repo.setup
+    assert result is not None
     assert result.created and result.path == path and result.hooks_installed is False
     assert result.commit == git(path, "rev-parse", "HEAD")
     assert result.message == f"created memory repository {path}"
-    repo = MemoryRepo.open(path)
     assert repo.head == result.commit and repo.list().memories == ()
+    assert MemoryRepo.open(path).setup is None
     assert git(path, "log", "-1", "--format=%cI").startswith("2026-11-29T12:00:00")
 
 
+def test_init_returns_a_repository_ready_for_use(tmp_path: Path) -> None:
+    """The README's Python example: ``MemoryRepo.init`` gives something to remember into."""
+    repo = MemoryRepo.init(tmp_path / "mem", T, install_hooks=False)
+    r = repo.remember("I prefer small pull requests", now=T)
+    assert r.action == "created"
+    assert [h.id for h in repo.recall("pull request size", k=5, now=T)] == [r.id]
+
+
 def test_init_takes_a_string_and_expands_the_home_folder(isolated_env: Path) -> None:
-    result = MemoryRepo.init("~/memory", T, install_hooks=False)
-    assert result.created and result.path == isolated_env / "memory"
+    result = MemoryRepo.init("~/memory", T, install_hooks=False).setup
+    assert result is not None and result.created and result.path == isolated_env / "memory"
     assert (isolated_env / "memory" / "gitmem.yaml").is_file()
 
 
@@ -196,7 +207,8 @@ def test_init_without_now_reads_the_clock(tmp_path: Path, monkeypatch: pytest.Mo
 
 def test_init_on_an_existing_repository_changes_nothing(repo_dir: Path) -> None:
     tip = git(repo_dir, "rev-parse", "HEAD")
-    again = MemoryRepo.init(repo_dir, T, install_hooks=False)
+    again = MemoryRepo.init(repo_dir, T, install_hooks=False).setup
+    assert again is not None
     assert (again.created, again.commit, again.hooks_installed) == (False, None, False)
     assert "already a gitmem repository" in again.message and "nothing to do" in again.message
     assert git(repo_dir, "rev-parse", "HEAD") == tip and git(repo_dir, "status", "--porcelain") == ""
@@ -235,5 +247,15 @@ def test_init_refuses_a_file(tmp_path: Path) -> None:
 def test_init_into_an_empty_folder(tmp_path: Path) -> None:
     folder = tmp_path / "empty"
     folder.mkdir()
-    result = MemoryRepo.init(folder, T, install_hooks=False)
-    assert result.created and MemoryRepo.open(folder).root == folder.resolve()
+    result = MemoryRepo.init(folder, T, install_hooks=False).setup
+    assert result is not None and result.created and MemoryRepo.open(folder).root == folder.resolve()
+
+
+def test_the_readme_python_example_runs_as_written(isolated_env: Path) -> None:
+    """README's "Python API" block, executed verbatim with a fresh home folder."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = readme.split("## Python API", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    assert "MemoryRepo.init" in block
+    exec(compile(block, "README.md", "exec"), {})
+    repo = MemoryRepo.open(isolated_env / "memory")
+    assert [m.content for m in repo.list().memories] == ["I prefer small pull requests"]

@@ -27,7 +27,13 @@ class MemoryRepo(Lifecycle, Sessions):
         """Open the memory repository named by --repo, GITMEM_DIR or the working folder."""
         return cls(find_root(repo))
 
-    @staticmethod
-    def init(path: str | Path, now: datetime | None = None, install_hooks: bool = True) -> InitResult:
-        """Create a memory repository (a no-op with a message on an existing one)."""
-        return init_repo(Path(path), now or clock.now(), install_hooks)
+    setup: InitResult | None = None
+    """What ``init`` did (created, hooks installed, its message); None on a repository opened with ``open``."""
+
+    @classmethod
+    def init(cls, path: str | Path, now: datetime | None = None, install_hooks: bool = True) -> "MemoryRepo":
+        """Create a memory repository (or complete an existing one) and open it; ``setup`` says what was done."""
+        result = init_repo(Path(path), now or clock.now(), install_hooks)
+        repo = cls(result.path)
+        repo.setup = result
+        return repo

@@ -27,11 +27,12 @@ def run(target: str | None, say: Say) -> int:
     root = Path(target) if target else Path(tempfile.mkdtemp(prefix="gitmem-demo-")) / "memory"
     now = clock.now()
     _section(say, "1. init: a memory repository is a git repository")
-    r = MemoryRepo.init(root, now)
+    repo = MemoryRepo.init(root, now)
+    r = repo.setup
+    assert r is not None  # init always records what it did
     say(r.message + ("" if r.created else " (pick an empty folder to run the demo again)"))
     if not r.created:
         return 1
-    repo = MemoryRepo.open(root)
     say("CLAUDE.md (4 fenced layers), gitmem.yaml (every default, commented), memory/, patterns/, episodes/, bank/")
     say(f"pre-commit hooks installed: {'yes' if r.hooks_installed else 'no (pre-commit missing)'}")
 

@@ -21,7 +21,8 @@ def _init_args(p: Any) -> None:
 def cmd_init(args: Any) -> int:
     from gitmem.api import MemoryRepo
 
-    result = MemoryRepo.init(args.dir, now_of(args), install_hooks=not args.no_hooks)
+    result = MemoryRepo.init(args.dir, now_of(args), install_hooks=not args.no_hooks).setup
+    assert result is not None  # init always records what it did
     if args.json:
         emit_json(result.to_json())
         return 0
