@@ -243,3 +243,11 @@ def test_stop_bigrams_are_grammar_only() -> None:
     assert text.is_stop_bigram("我的")
     assert not text.is_stop_bigram("咖啡")
     assert not text.is_stop_bigram("的咖")
+
+
+def test_content_stems_leave_out_stop_words_and_add_cjk_bigrams() -> None:
+    from gitmem.base import text
+
+    assert text.content_stems("Deploy the services to staging") == ["deploi", "servic", "stage"]
+    assert "数据" in text.content_stems("数据库的配置")
+    assert text.content_stems("the and of") == []

@@ -2,7 +2,7 @@
 
 The faces (the CLI, the hooks, the coming MCP server) are thin shells over it.
 Its methods live by theme in ``memories`` (single memories), ``lifecycle`` (which builds
-on them: recall, decay, reflect) and ``sessions``; each
+on them: recall, decay, reflect), ``sessions`` and ``timeline`` (snapshots, rollback, drift); each
 composes engine planners with the one write path (``Store.write``).
 """
 
@@ -15,11 +15,12 @@ from gitmem.base import clock
 
 from gitmem.api.lifecycle import Lifecycle
 from gitmem.api.sessions import Sessions
+from gitmem.api.timeline import Timeline
 from gitmem.engines.initrepo import InitResult, init as init_repo
 from gitmem.base.state import find_root
 
 
-class MemoryRepo(Lifecycle, Sessions):
+class MemoryRepo(Lifecycle, Sessions, Timeline):
     """A memory repository: every use case of gitmem as a method returning values."""
 
     @classmethod

@@ -248,3 +248,10 @@ _BARE_SUFFIXES = frozenset(("ies", "sses"))
 def stems(text: str) -> list[str]:
     """The stems of every word of ``text``, stop words included, in order."""
     return [stem(w) for w in words(text)]
+
+
+def content_stems(text: str) -> list[str]:
+    """The stems of ``text``'s words without stop words, then its CJK bigrams: the terms that carry meaning."""
+    found = [stem(w) for w in words(text) if w not in STOP_WORDS]
+    found.extend(g for run in cjk_runs(text) for g in bigrams(run) if not is_stop_bigram(g))
+    return found

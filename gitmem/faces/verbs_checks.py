@@ -11,16 +11,19 @@ from gitmem.faces.console import command, emit_json, err, json_flag, out, repo_o
 # --- checks ------------------------------------------------------------------------
 
 def _check_args(p: Any) -> None:
-    p.add_argument("what", choices=("config", "pii", "layers", "amplitude"))
+    p.add_argument("what", choices=("config", "pii", "layers", "amplitude", "drift"))
     p.add_argument("--range", dest="rev_range", metavar="A..B", help="layers: also check the commits in this range")
+    p.add_argument("--pin", action="store_true", help="drift: pin HEAD as the new baseline (one commit)")
     json_flag(p)
 
 
-@command("check", "validate config, PII settings, CLAUDE.md layers or the staged amplitude", _check_args)
+@command("check", "validate config, PII settings, CLAUDE.md layers, the staged amplitude or drift", _check_args)
 def cmd_check(args: Any) -> int:
     from gitmem.engines import checks
     from gitmem.base.state import find_root
 
+    if args.what == "drift":
+        return _check_drift(args)
     if args.what == "config":
         report = checks.check_config(find_root(getattr(args, "repo", None)))
     else:
@@ -36,6 +39,25 @@ def cmd_check(args: Any) -> int:
         if report.ok:
             out(f"{args.what}: ok")
     return 0 if report.ok else 1
+
+
+def _check_drift(args: Any) -> int:
+    from gitmem.engines.drift import PIN_COMMAND
+    from gitmem.faces.console import now_of
+
+    repo = repo_of(args)
+    if args.pin:
+        commit = repo.pin_drift_baseline(now_of(args))
+        out(f"drift: baseline pinned in commit {commit[:12]}" if commit else "drift: HEAD is the baseline already")
+        return 0
+    found = repo.drift()
+    if args.json:
+        emit_json(found.to_json())
+    else:
+        out(f"drift: {found.describe()}")
+        if not found.ok:
+            err(f"hint: if the change is intended, pin the new baseline: `{PIN_COMMAND}`")
+    return 0 if found.ok else 1
 
 
 def _hook_args(p: Any) -> None:

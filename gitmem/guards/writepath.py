@@ -31,6 +31,7 @@ from gitmem.base.errors import CheckFailed, ConflictError, SecretError
 from gitmem.base.errors import CasFailed
 from gitmem.base.gitio import Git
 from gitmem.guards.lock import exclusive
+from gitmem.store import snapshots
 from gitmem.base.model import iso
 
 MAX_ATTEMPTS = 50
@@ -139,6 +140,8 @@ class Store:
                     self._journal_done()
                 state.log_event(self.git.root, "write", iso(now), commit=commit, branch=branch,
                                  kind=plan.event, files=len(changes))
+                if checked_out:
+                    snapshots.catch_up(self.git, commit, now)
                 return Written(commit, branch, plan, stripped)
         raise ConflictError(f"branch {branch!r} kept moving; gave up after {MAX_ATTEMPTS} attempts",
                             hint="another program is committing to it in a loop; try again when it stops")

@@ -125,6 +125,22 @@ def hooks_dir(root: Path | str) -> str | None:
     return out.decode("utf-8", "surrogateescape").strip() if out else None
 
 
+def uncommitted(root: Path | str) -> list[str]:
+    """Tracked paths with staged or unstaged edits (``git status``, untracked files left out)."""
+    out = run(root, "status", "--porcelain=v1", "-z", "--untracked-files=no")
+    return [entry[3:] for entry in split_nul(out) if len(entry) > 3]
+
+
+def person(root: Path | str) -> str | None:
+    """The git identity of whoever runs gitmem here ("Name <email>"), None when git has none."""
+    name = attempt(root, "config", "user.name")
+    email = attempt(root, "config", "user.email")
+    if not name or not name.strip():
+        return None
+    who = name.decode("utf-8", "replace").strip()
+    return f"{who} <{email.decode('utf-8', 'replace').strip()}>" if email and email.strip() else who
+
+
 def short_log(root: Path | str, count: int) -> str:
     """``git log --oneline`` of the last ``count`` commits; empty when there are none."""
     out = attempt(root, "log", "--oneline", "-n", str(count))

@@ -1,0 +1,122 @@
+"""Drift: how far Layers 1 and 2 of CLAUDE.md moved from a baseline (DESIGN.md section 5).
+
+Both texts become term vectors computed here, with no model and no network:
+sublinear term frequency (1 + ln tf) over the stems recall uses (``base/text``,
+stop words out). No idf: over two texts it would zero every shared term and
+call a one-word edit a total change. The cosine of the two vectors is the
+similarity; two empty texts are identical, an empty and a non-empty one share
+nothing.
+
+The baseline is a commit pinned in ``.gitmem/state.yaml`` (``drift_baseline``),
+else the newest snapshot tag, else there is none and nothing has drifted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+
+LAYERS = (1, 2)
+STATE_KEY = "drift_baseline"
+PIN_COMMAND = "gitmem check drift --pin"
+
+
+@dataclass(frozen=True)
+class Drift:
+    """One comparison: the cosine, the threshold, and which baseline it was measured against."""
+
+    cosine: float
+    min_cosine: float
+    baseline: str | None         # the baseline commit; None: no baseline yet
+    baseline_name: str           # "pinned", a snapshot tag's name, or "none"
+
+    @property
+    def ok(self) -> bool:
+        """True when the layers stayed at or above the threshold (or there is no baseline)."""
+        return self.baseline is None or self.cosine >= self.min_cosine
+
+    def describe(self) -> str:
+        """One line for a person."""
+        if self.baseline is None:
+            return "no baseline yet (take a snapshot with `gitmem snapshot` or pin one with `gitmem check drift --pin`)"
+        verdict = "ok" if self.ok else f"below {self.min_cosine:.2f}"
+        return (f"Layers 1+2 cosine {self.cosine:.3f} to {self.baseline_name} ({self.baseline[:12]}): {verdict}")
+
+    def to_json(self) -> dict[str, object]:
+        """What ``check drift --json`` prints."""
+        return {"ok": self.ok, "cosine": round(self.cosine, 6), "min_cosine": self.min_cosine,
+                "baseline": self.baseline, "baseline_name": self.baseline_name}
+
+
+def vector(text: str) -> dict[str, float]:
+    """Sublinear term frequencies of ``text``'s stems (stop words left out)."""
+    from gitmem.base import text as textmod
+
+    counts = Counter(s for s in textmod.content_stems(text) if s)
+    return {term: 1.0 + math.log(n) for term, n in counts.items()}
+
+
+def cosine(a: dict[str, float], b: dict[str, float]) -> float:
+    """Cosine similarity of two term vectors; 1.0 for two empty ones, 0.0 when only one is empty."""
+    if not a and not b:
+        return 1.0
+    if not a or not b:
+        return 0.0
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    dot = sum(w * large.get(t, 0.0) for t, w in small.items())
+    norm = math.sqrt(sum(w * w for w in a.values())) * math.sqrt(sum(w * w for w in b.values()))
+    return min(1.0, dot / norm)
+
+
+def layer_text(claude_md: str | None) -> str:
+    """The content of Layers 1 and 2 of a CLAUDE.md (empty when there is none)."""
+    if not claude_md:
+        return ""
+    from gitmem.guards import layers
+
+    found: dict[int, str] = {}
+    for layer in layers.parse(claude_md):
+        found.setdefault(layer.number, layer.content)
+    return "\n".join(found[n] for n in LAYERS if n in found)
+
+
+def similarity(now_md: str | None, base_md: str | None) -> float:
+    """The cosine between Layers 1+2 of two CLAUDE.md texts."""
+    return cosine(vector(layer_text(now_md)), vector(layer_text(base_md)))
+
+
+def measure(now_md: str | None, base_md: str | None, baseline: str | None, baseline_name: str,
+            min_cosine: float) -> Drift:
+    """Compare the CLAUDE.md of now with the baseline's (None: no baseline, never a failure)."""
+    if baseline is None:
+        return Drift(1.0, min_cosine, None, "none")
+    return Drift(similarity(now_md, base_md), min_cosine, baseline, baseline_name)
+
+
+def pinned(state_yaml: str | None) -> str | None:
+    """The commit pinned as the drift baseline in ``.gitmem/state.yaml``, if any."""
+    if not state_yaml:
+        return None
+    from gitmem.base import yamlio
+
+    try:
+        data = yamlio.load_safe(state_yaml)
+    except yamlio.YamlProblem:
+        return None
+    value = data.get(STATE_KEY) if isinstance(data, dict) else None
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def pin(state_yaml: str | None, commit: str) -> str:
+    """``.gitmem/state.yaml`` with ``drift_baseline`` set to ``commit`` (comments and other keys kept)."""
+    from gitmem.base import yamlio
+
+    data = yamlio.load_rt(state_yaml) if state_yaml and state_yaml.strip() else None
+    if data is None:   # no file, or comments only: keep them and add the key
+        head = (state_yaml or "").rstrip("\n")
+        return (head + "\n" if head else "") + f"{STATE_KEY}: {commit}\n"
+    if not isinstance(data, dict):
+        raise ValueError(".gitmem/state.yaml is not a mapping")
+    data[STATE_KEY] = commit
+    return yamlio.dump_rt(data)
