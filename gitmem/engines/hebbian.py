@@ -1,0 +1,161 @@
+"""Hebbian weights and stages of patterns (DESIGN.md section 5; seed 000).
+
+For each session newer than a pattern's creation and not yet counted for it,
+in time order, the pattern's weight moves by
+
+    w <- clamp(w + learning_rate * a - decay * (1 - a), weight_min, weight_max)
+
+with ``a`` 1 when the session activates the pattern (one of its triggers,
+stemmed as recall stems, occurs in the session's stems, or the session cites
+the pattern's slug) and 0 otherwise; the result is rounded to 6 decimals and
+every comparison uses the rounded value. A cursor per pattern (the last session
+counted) makes each session count once, so a re-run changes nothing.
+
+Stages only move forward: episodic -> emergent after ``emergent_after``
+consecutive activated sessions -> strong once the weight has stayed above
+``strong_weight`` for ``strong_after`` sessions -> core-candidate when strong
+and at ``weight_max``. CORE is a person's decision (review), never reached here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Mapping, Sequence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitmem.base.config import Hebbian
+
+STAGES = ("episodic", "emergent", "strong", "core-candidate", "core")
+HISTORY_KEPT = 60          # weight-history entries kept in a pattern's front matter
+DIGITS = 6
+
+
+@dataclass(frozen=True, order=True)
+class SessionSignal:
+    """What a harvested session keeps for activation: when, which id, its stems, the slugs it cites."""
+
+    at: str                           # ISO 8601 UTC; sessions are counted in (at, id) order
+    id: str
+    stems: frozenset[str] = frozenset()
+    cited: frozenset[str] = frozenset()
+
+    @property
+    def key(self) -> str:
+        """The cursor value of this session."""
+        return f"{self.at}|{self.id}"
+
+
+@dataclass(frozen=True)
+class HebbState:
+    """A pattern's Hebbian state as its front matter keeps it."""
+
+    weight: float
+    stage: str = "episodic"
+    created: str = ""
+    cursor: str = ""                  # the key of the last session counted ("" = none yet)
+    streak: int = 0                   # consecutive activated sessions, up to the last one counted
+    above: int = 0                    # consecutive sessions ending above strong_weight
+    last_activated: str = ""
+    history: tuple[tuple[str, float], ...] = ()   # (session time, weight after), newest last
+
+
+@dataclass(frozen=True)
+class Step:
+    """One session counted for one pattern."""
+
+    session: str
+    at: str
+    activated: bool
+    before: float
+    after: float
+    stage_before: str
+    stage_after: str
+
+
+def rounded(value: float) -> float:
+    """The weight as stored and compared."""
+    return round(value, DIGITS)
+
+
+def step(weight: float, activated: bool, cfg: Hebbian) -> float:
+    """One application of the update rule, clamped and rounded."""
+    a = 1.0 if activated else 0.0
+    moved = weight + cfg.learning_rate * a - cfg.decay * (1.0 - a)
+    return rounded(min(cfg.weight_max, max(cfg.weight_min, moved)))
+
+
+def trigger_stems(triggers: Iterable[str]) -> list[frozenset[str]]:
+    """Each trigger as the set of stems that must all occur for it to fire (empty triggers dropped)."""
+    from gitmem.base import text
+
+    found = [frozenset(text.content_stems(t)) for t in triggers]
+    return [f for f in found if f]
+
+
+def activates(triggers: Sequence[frozenset[str]], slug: str, session: SessionSignal) -> bool:
+    """True when the session cites ``slug`` or holds every stem of one of the triggers."""
+    return slug in session.cited or any(t <= session.stems for t in triggers)
+
+
+def next_stage(stage: str, streak: int, above: int, weight: float, cfg: Hebbian) -> str:
+    """The stage after a session; stages only move forward, and never to ``core``."""
+    if stage == "episodic" and streak >= cfg.emergent_after:
+        stage = "emergent"
+    if stage == "emergent" and above >= cfg.strong_after:
+        stage = "strong"
+    if stage == "strong" and weight >= rounded(cfg.weight_max):
+        stage = "core-candidate"
+    return stage
+
+
+def advance(state: HebbState, triggers: Sequence[str], slug: str, sessions: Iterable[SessionSignal],
+            cfg: Hebbian) -> tuple[HebbState, list[Step]]:
+    """Count every session newer than the pattern's creation and its cursor, in (time, id) order."""
+    stems = trigger_stems(triggers)
+    steps: list[Step] = []
+    for s in sorted(sessions):
+        if (state.created and s.at <= state.created) or (state.cursor and s.key <= state.cursor):
+            continue
+        on = activates(stems, slug, s)
+        weight = step(state.weight, on, cfg)
+        streak = state.streak + 1 if on else 0
+        above = state.above + 1 if weight > rounded(cfg.strong_weight) else 0
+        stage = next_stage(state.stage, streak, above, weight, cfg)
+        steps.append(Step(s.id, s.at, on, state.weight, weight, state.stage, stage))
+        state = replace(state, weight=weight, stage=stage, cursor=s.key, streak=streak, above=above,
+                        last_activated=s.at if on else state.last_activated,
+                        history=(*state.history, (s.at, weight))[-HISTORY_KEPT:])
+    return state, steps
+
+
+# -- front matter ------------------------------------------------------------------
+
+def state_of(weight: float, stage: str, created: str, meta: Mapping[str, Any]) -> HebbState:
+    """A pattern's state from its document (weight, stage, created, and the ``hebbian`` mapping)."""
+    raw = meta.get("hebbian")
+    data: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+    history: list[tuple[str, float]] = []
+    for entry in data.get("history") or ():
+        if isinstance(entry, (list, tuple)) and len(entry) == 2:
+            try:
+                history.append((str(entry[0]), rounded(float(entry[1]))))
+            except (TypeError, ValueError):
+                continue
+    return HebbState(rounded(weight), stage if stage in STAGES else "episodic", created,
+                     str(data.get("cursor") or ""), _count(data.get("streak")), _count(data.get("above")),
+                     str(data.get("last_activated") or ""), tuple(history[-HISTORY_KEPT:]))
+
+
+def meta_of(state: HebbState) -> dict[str, Any]:
+    """The ``hebbian`` mapping of a pattern's front matter."""
+    return {"cursor": state.cursor, "streak": state.streak, "above": state.above,
+            "last_activated": state.last_activated, "history": [[at, w] for at, w in state.history]}
+
+
+def _count(value: Any) -> int:
+    try:
+        n = int(value)
+    except (TypeError, ValueError, OverflowError):
+        return 0
+    return max(0, n)

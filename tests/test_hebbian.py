@@ -1,0 +1,129 @@
+"""Tests for gitmem.engines.hebbian: the update rule, activation, stages, cursors, front matter."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from gitmem.base.config import Hebbian
+from gitmem.engines import hebbian
+from gitmem.engines.hebbian import HebbState, SessionSignal
+
+CFG = Hebbian()
+
+
+def session(n: int, words: str = "", cited: frozenset[str] = frozenset()) -> SessionSignal:
+    from gitmem.base import text
+
+    return SessionSignal(f"2026-11-{1 + n // 24:02d}T{n % 24:02d}:00:00Z", f"s{n:03d}",
+                         frozenset(text.content_stems(words)), cited)
+
+
+def test_step_follows_the_formula_and_rounds() -> None:
+    assert hebbian.step(0.3, True, CFG) == 0.35
+    assert hebbian.step(0.3, False, CFG) == 0.28
+    assert hebbian.step(0.94, True, CFG) == 0.95              # clamped at weight_max
+    assert hebbian.step(0.01, False, CFG) == 0.0              # clamped at weight_min
+    assert hebbian.step(0.1 + 0.2, True, CFG) == 0.35         # rounding hides float noise
+
+
+@given(st.floats(0.0, 0.95), st.lists(st.booleans(), max_size=200))
+@settings(max_examples=200, deadline=None)
+def test_no_weight_ever_leaves_its_range_or_reaches_one(start: float, acts: list[bool]) -> None:
+    w = hebbian.rounded(start)
+    for a in acts:
+        w = hebbian.step(w, a, CFG)
+        assert CFG.weight_min <= w <= CFG.weight_max < 1.0
+        assert w == round(w, 6)
+
+
+def test_thirty_activated_sessions_give_the_formulas_weights_and_stages() -> None:
+    sessions = [session(n, "we retried the flaky network call with backoff") for n in range(30)]
+    state, steps = hebbian.advance(HebbState(0.3, created="2026-10-01T00:00:00Z"), ["backoff"], "retry", sessions, CFG)
+    expected = [min(0.95, round(0.3 + 0.05 * (i + 1), 6)) for i in range(30)]
+    assert [s.after for s in steps] == expected
+    stages = [s.stage_after for s in steps]
+    assert stages[3] == "episodic" and stages[4] == "emergent"          # after exactly 5 consecutive
+    # weight > 0.8 from session 11 on; 20 sessions above makes session 30 strong, and at 0.95 a candidate
+    assert stages[28] == "emergent" and stages[29] == "core-candidate"
+    assert state.weight == 0.95 and state.stage == "core-candidate" and state.cursor == sessions[-1].key
+
+
+def test_an_unactivated_session_breaks_the_streak() -> None:
+    acts = [True] * 4 + [False] + [True] * 5
+    sessions = [session(n, "kafka partitions" if a else "unrelated chat") for n, a in enumerate(acts)]
+    state, steps = hebbian.advance(HebbState(0.3), ["kafka"], "kafka", sessions, CFG)
+    assert [s.activated for s in steps] == acts
+    assert [s.stage_after for s in steps].index("emergent") == 9
+    assert steps[4].after == round(steps[3].after - 0.02, 6)
+
+
+def test_a_rerun_counts_nothing_twice() -> None:
+    sessions = [session(n, "kafka") for n in range(6)]
+    state, steps = hebbian.advance(HebbState(0.3), ["kafka"], "k", sessions, CFG)
+    again, more = hebbian.advance(state, ["kafka"], "k", sessions, CFG)
+    assert more == [] and again == state
+    later, added = hebbian.advance(state, ["kafka"], "k", [*sessions, session(7, "kafka")], CFG)
+    assert [s.session for s in added] == ["s007"] and later.weight == round(state.weight + 0.05, 6)
+
+
+def test_sessions_before_the_pattern_was_created_do_not_count() -> None:
+    sessions = [session(n, "kafka") for n in range(10)]
+    created = sessions[4].at
+    _, steps = hebbian.advance(HebbState(0.3, created=created), ["kafka"], "k", sessions, CFG)
+    assert [s.session for s in steps] == [s.id for s in sessions[5:]]
+
+
+def test_sessions_count_in_time_order_whatever_order_they_come_in() -> None:
+    sessions = [session(n, "kafka" if n % 2 else "") for n in range(8)]
+    a, _ = hebbian.advance(HebbState(0.3), ["kafka"], "k", sessions, CFG)
+    b, _ = hebbian.advance(HebbState(0.3), ["kafka"], "k", list(reversed(sessions)), CFG)
+    assert a == b
+
+
+def test_activation_by_stemmed_trigger_multiword_trigger_or_citation() -> None:
+    stems = hebbian.trigger_stems(["Deploying", "exponential backoff", "  ", "the"])
+    assert len(stems) == 2                                   # empty and stop-word-only triggers dropped
+    assert hebbian.activates(stems, "p", session(1, "we deployed it on friday"))
+    assert hebbian.activates(stems, "p", session(1, "backoff must be exponential here"))
+    assert not hebbian.activates(stems, "p", session(1, "backoff was linear"))
+    assert hebbian.activates([], "retry-policy", session(1, "see pattern", frozenset({"retry-policy"})))
+    assert not hebbian.activates([], "retry-policy", session(1, "retry policy"))
+
+
+def test_stages_only_move_forward_and_never_to_core() -> None:
+    assert hebbian.next_stage("strong", 0, 0, 0.1, CFG) == "strong"
+    assert hebbian.next_stage("core-candidate", 0, 0, 0.1, CFG) == "core-candidate"
+    assert hebbian.next_stage("episodic", 100, 100, 0.95, CFG) == "core-candidate"
+    assert "core" not in {hebbian.next_stage(s, 99, 99, 0.95, CFG) for s in hebbian.STAGES[:-1]}
+
+
+def test_config_changes_the_thresholds() -> None:
+    cfg = replace(CFG, emergent_after=2, learning_rate=0.1)
+    _, steps = hebbian.advance(HebbState(0.3), ["kafka"], "k", [session(n, "kafka") for n in range(2)], cfg)
+    assert [s.after for s in steps] == [0.4, 0.5] and steps[1].stage_after == "emergent"
+
+
+def test_front_matter_round_trip_and_hostile_values() -> None:
+    state = HebbState(0.42, "emergent", "2026-10-01T00:00:00Z", "2026-11-02T00:00:00Z|s1", 3, 0,
+                      "2026-11-02T00:00:00Z", (("2026-11-01T00:00:00Z", 0.4), ("2026-11-02T00:00:00Z", 0.42)))
+    meta = {"hebbian": hebbian.meta_of(state)}
+    assert hebbian.state_of(0.42, "emergent", "2026-10-01T00:00:00Z", meta) == state
+    odd = hebbian.state_of(0.5, "nonsense", "", {"hebbian": {"streak": float("inf"), "above": "x",
+                                                              "history": [["a"], ["t", "nan?"], 7, ["t", 0.5]]}})
+    assert odd.stage == "episodic" and odd.streak == 0 and odd.above == 0 and odd.history == (("t", 0.5),)
+    assert hebbian.state_of(0.5, "strong", "", {"hebbian": "not a mapping"}).cursor == ""
+
+
+def test_history_is_bounded() -> None:
+    sessions = [session(n, "kafka") for n in range(hebbian.HISTORY_KEPT + 15)]
+    state, _ = hebbian.advance(HebbState(0.3), ["kafka"], "k", sessions, CFG)
+    assert len(state.history) == hebbian.HISTORY_KEPT and state.history[-1][0] == sessions[-1].at
+
+
+@pytest.mark.parametrize("weight", [0.0, 0.95])
+def test_limits_hold_at_the_edges(weight: float) -> None:
+    state, steps = hebbian.advance(HebbState(weight), ["x"], "k", [session(1, "x"), session(2, "y")], CFG)
+    assert all(CFG.weight_min <= s.after <= CFG.weight_max for s in steps)
