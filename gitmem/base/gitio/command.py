@@ -125,6 +125,28 @@ def hooks_dir(root: Path | str) -> str | None:
     return out.decode("utf-8", "surrogateescape").strip() if out else None
 
 
+def merge_text(base: str, ours: str, theirs: str) -> tuple[str, bool]:
+    """3-way merge of three texts by ``git merge-file`` (diff3 markers); (merged, clean)."""
+    import os
+    import subprocess
+    import tempfile
+
+    from gitmem.base.errors import GitError
+
+    with tempfile.TemporaryDirectory(prefix="gitmem-merge-") as tmp:
+        names = []
+        for label, text in (("ours", ours), ("base", base), ("theirs", theirs)):
+            path = os.path.join(tmp, label)
+            with open(path, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+            names.append(path)
+        done = subprocess.run(["git", "merge-file", "-p", "--diff3", "-L", "ours", "-L", "base", "-L", "theirs",
+                               *names], capture_output=True, timeout=TIMEOUT)
+    if done.returncode < 0 or done.returncode > 127:
+        raise GitError(f"git merge-file failed: {done.stderr.decode('utf-8', 'replace').strip()}")
+    return done.stdout.decode("utf-8", "replace"), done.returncode == 0
+
+
 def uncommitted(root: Path | str) -> list[str]:
     """Tracked paths with staged or unstaged edits (``git status``, untracked files left out)."""
     out = run(root, "status", "--porcelain=v1", "-z", "--untracked-files=no")

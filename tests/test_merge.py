@@ -1,0 +1,98 @@
+"""Tests for gitmem.engines.merge: memory documents merged field by field and by 3-way text merge."""
+
+from __future__ import annotations
+
+from gitmem.base.gitio import merge_text
+from gitmem.engines import merge
+from gitmem.store import documents
+
+PATH = "memory/user/ab/m-1.md"
+
+
+def doc(body: str = "I prefer small pull requests.\n", **meta: object) -> str:
+    front = {"id": "m-1", "type": "preference", "importance": 0.5, "reinforced": 1, "keywords": ["small", "pull"],
+             "last_accessed": "2026-11-01T00:00:00Z", "tier": "short"}
+    front.update(meta)
+    return documents.render_document(front, body)
+
+
+def merged(base: str | None, ours: str, theirs: str) -> tuple[dict[str, object], str, merge.Merged]:
+    result = merge.merge_document(PATH, base, ours, theirs, merge_text)
+    meta, body = documents.split(PATH, result.text)
+    return meta, body, result
+
+
+def test_weights_merge_by_their_deltas_and_stay_in_range() -> None:
+    meta, _, result = merged(doc(), doc(importance=0.6), doc(importance=0.7))
+    assert result.clean and meta["importance"] == 0.8
+    meta, _, _ = merged(doc(importance=0.9), doc(importance=0.95), doc(importance=0.99))
+    assert meta["importance"] == 1.0
+    assert merge.merge_field("weight", 0.9, 0.95, 0.97) == (0.99, True)   # a weight never reaches 1.0
+
+
+def test_counters_add_both_increments() -> None:
+    meta, _, _ = merged(doc(reinforced=1), doc(reinforced=3), doc(reinforced=2))
+    assert meta["reinforced"] == 4
+
+
+def test_sets_are_united_in_a_stable_order() -> None:
+    meta, _, _ = merged(doc(), doc(keywords=["small", "pull", "review"]), doc(keywords=["small", "pull", "size"]))
+    assert meta["keywords"] == ["small", "pull", "review", "size"]
+
+
+def test_dates_take_the_later_one() -> None:
+    meta, _, _ = merged(doc(), doc(last_accessed="2026-11-05T00:00:00Z"), doc(last_accessed="2026-11-03T00:00:00Z"))
+    assert meta["last_accessed"] == "2026-11-05T00:00:00Z"
+
+
+def test_a_field_changed_on_one_side_takes_that_side() -> None:
+    meta, _, result = merged(doc(), doc(), doc(tier="long"))
+    assert result.clean and meta["tier"] == "long"
+    meta, _, _ = merged(doc(), doc(tier="archive"), doc())
+    assert meta["tier"] == "archive"
+
+
+def test_a_field_changed_differently_on_both_sides_is_a_conflict_keeping_ours() -> None:
+    meta, _, result = merged(doc(), doc(tier="long"), doc(tier="archive"))
+    assert not result.clean and meta["tier"] == "long"
+    assert any("'tier'" in c for c in result.conflicts)
+
+
+def test_bodies_merge_three_ways() -> None:
+    base = "line one\nline two\nline three\n"
+    ours = "line one, edited here\nline two\nline three\n"
+    theirs = "line one\nline two\nline three, edited there\n"
+    _, body, result = merged(doc(base), doc(ours), doc(theirs))
+    assert result.clean and body == "line one, edited here\nline two\nline three, edited there\n"
+
+
+def test_a_body_conflict_is_reported_with_markers() -> None:
+    _, body, result = merged(doc("one\n"), doc("ours\n"), doc("theirs\n"))
+    assert not result.clean and "<<<<<<< ours" in body and ">>>>>>> theirs" in body
+    assert any("text changed differently" in c for c in result.conflicts)
+
+
+def test_fields_added_or_deleted_on_one_side() -> None:
+    meta, _, _ = merged(doc(), doc(source="session:abc"), doc())
+    assert meta["source"] == "session:abc"
+    base = doc(source="x")
+    meta, _, _ = merged(base, doc(), doc(source="x"))          # deleted by ours, untouched by theirs
+    assert "source" not in meta
+    meta, _, _ = merged(base, doc(), doc(source="y"))          # deleted by ours, changed by theirs
+    assert meta["source"] == "y"
+
+
+def test_added_on_both_sides_without_a_base() -> None:
+    meta, body, result = merged(None, doc(importance=0.4), doc(importance=0.4))
+    assert result.clean and meta["importance"] == 0.4 and body == "I prefer small pull requests.\n"
+
+
+def test_identical_sides_give_that_side() -> None:
+    text = doc(importance=0.66)
+    result = merge.merge_document(PATH, doc(), text, text, merge_text)
+    assert result.clean and documents.split(PATH, result.text) == documents.split(PATH, text)
+
+
+def test_merge_text_handles_unicode_and_missing_final_newlines() -> None:
+    out, clean = merge_text("α\nβ", "α\nβ\nγ", "α\nβ")
+    assert clean and out == "α\nβ\nγ"
