@@ -56,6 +56,7 @@ def _lf(default: tuple[str, ...], doc: str = "") -> Any:
 
 @dataclass(frozen=True)
 class Hebbian:
+    initial_weight: float = _f(0.30, 0.0, 0.99, "weight of a new pattern")
     learning_rate: float = _f(0.05, 0.0, 1.0, "weight gained when a session activates a pattern")
     decay: float = _f(0.02, 0.0, 1.0, "weight lost when a session does not activate it")
     weight_min: float = _f(0.0, 0.0, 1.0, "floor of a pattern's weight")

@@ -96,27 +96,14 @@ def measure(now_md: str | None, base_md: str | None, baseline: str | None, basel
 
 def pinned(state_yaml: str | None) -> str | None:
     """The commit pinned as the drift baseline in ``.gitmem/state.yaml``, if any."""
-    if not state_yaml:
-        return None
-    from gitmem.base import yamlio
+    from gitmem.store import formats
 
-    try:
-        data = yamlio.load_safe(state_yaml)
-    except yamlio.YamlProblem:
-        return None
-    value = data.get(STATE_KEY) if isinstance(data, dict) else None
+    value = formats.read_state(state_yaml).get(STATE_KEY)
     return value if isinstance(value, str) and value.strip() else None
 
 
 def pin(state_yaml: str | None, commit: str) -> str:
     """``.gitmem/state.yaml`` with ``drift_baseline`` set to ``commit`` (comments and other keys kept)."""
-    from gitmem.base import yamlio
+    from gitmem.store import formats
 
-    data = yamlio.load_rt(state_yaml) if state_yaml and state_yaml.strip() else None
-    if data is None:   # no file, or comments only: keep them and add the key
-        head = (state_yaml or "").rstrip("\n")
-        return (head + "\n" if head else "") + f"{STATE_KEY}: {commit}\n"
-    if not isinstance(data, dict):
-        raise ValueError(".gitmem/state.yaml is not a mapping")
-    data[STATE_KEY] = commit
-    return yamlio.dump_rt(data)
+    return formats.update_state(state_yaml, {STATE_KEY: commit})

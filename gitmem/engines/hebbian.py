@@ -19,12 +19,14 @@ and at ``weight_max``. CORE is a person's decision (review), never reached here.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitmem.base.config import Hebbian
+    from gitmem.store.documents import Pattern
 
 STAGES = ("episodic", "emergent", "strong", "core-candidate", "core")
 HISTORY_KEPT = 60          # weight-history entries kept in a pattern's front matter
@@ -159,3 +161,95 @@ def _count(value: Any) -> int:
     except (TypeError, ValueError, OverflowError):
         return 0
     return max(0, n)
+
+
+# -- one weight update over every pattern -------------------------------------------
+
+@dataclass(frozen=True)
+class Row:
+    """One pattern in a weight update: weight and stage before and after, sessions counted."""
+
+    slug: str
+    path: str
+    before: float
+    after: float
+    stage_before: str
+    stage_after: str
+    counted: int
+    activated: int
+
+    def to_json(self) -> dict[str, object]:
+        """One row of ``weights --json``."""
+        return {"pattern": self.slug, "before": self.before, "after": self.after, "stage_before": self.stage_before,
+                "stage_after": self.stage_after, "sessions": self.counted, "activated": self.activated}
+
+
+@dataclass(frozen=True)
+class WeightsPlan:
+    """The pattern documents a weight update rewrites, and a row per pattern it moved."""
+
+    changes: dict[str, bytes]
+    rows: tuple[Row, ...]
+
+    @property
+    def stage_moves(self) -> tuple[Row, ...]:
+        """The rows whose stage changed."""
+        return tuple(r for r in self.rows if r.stage_before != r.stage_after)
+
+
+def plan_weights(patterns: Sequence[Pattern], sessions: Sequence[SessionSignal], cfg: Hebbian) -> WeightsPlan:
+    """Count every new session for every pattern; the rewritten documents and their rows."""
+    from gitmem.store.documents import render_pattern
+
+    changes: dict[str, bytes] = {}
+    rows: list[Row] = []
+    for p in sorted(patterns, key=lambda p: p.slug):
+        meta = dict(p.meta)
+        state, steps = advance(state_of(p.weight, p.stage, p.created, meta), p.triggers, p.slug, sessions, cfg)
+        if not steps:
+            continue
+        meta["hebbian"] = meta_of(state)
+        changes[p.path] = render_pattern(replace(p, weight=state.weight, stage=state.stage, meta=tuple(meta.items())))
+        rows.append(Row(p.slug, p.path, rounded(p.weight), state.weight, p.stage, state.stage, len(steps),
+                        sum(1 for s in steps if s.activated)))
+    return WeightsPlan(changes, tuple(rows))
+
+
+_CITED = re.compile(r"\b[a-z0-9]+(?:-[a-z0-9]+)+\b")
+
+
+def session_terms(texts: Iterable[str]) -> tuple[str, str]:
+    """What an episode keeps for activation from its user and assistant text (already redacted):
+    the sorted set of stems and the sorted set of slug-like words it may cite, space-separated."""
+    from gitmem.base import text as textmod
+
+    stems: set[str] = set()
+    cited: set[str] = set()
+    for t in texts:
+        stems.update(textmod.content_stems(t))
+        cited.update(_CITED.findall(t.lower()))
+    return " ".join(sorted(stems)), " ".join(sorted(cited))
+
+
+def signals_of(episodes: Iterable[tuple[str, Mapping[str, Any]]]) -> list[SessionSignal]:
+    """Each episode's activation signal, from its ``stems`` and ``cited`` fields; an episode made before
+    they existed falls back to the stems of its title, summary and tags."""
+    from gitmem.base import text as textmod
+
+    out: list[SessionSignal] = []
+    for path, meta in episodes:
+        at = str(meta.get("started") or meta.get("date") or "")
+        if not at:
+            continue
+        stems = meta.get("stems")
+        if isinstance(stems, str):
+            found = frozenset(stems.split())
+        else:
+            tags = meta.get("tags")
+            words = " ".join([str(meta.get("title") or ""), str(meta.get("summary") or ""),
+                              *(str(t) for t in (tags if isinstance(tags, list) else []))])
+            found = frozenset(textmod.content_stems(words))
+        cited = meta.get("cited")
+        out.append(SessionSignal(at, str(meta.get("session") or path), found,
+                                 frozenset(cited.split()) if isinstance(cited, str) else frozenset()))
+    return sorted(out)

@@ -25,7 +25,7 @@ def load_verbs() -> dict[str, tuple[Callable[[Any], int], str, Callable[[Any], N
 
     Not at import time: the pre-commit hook path needs none of them.
     """
-    from gitmem.faces import verbs_memory, verbs_recall, verbs_checks, verbs_timeline  # noqa: F401,I001
+    from gitmem.faces import verbs_memory, verbs_recall, verbs_checks, verbs_timeline, verbs_review  # noqa: F401,I001
 
     return COMMANDS
 
@@ -61,12 +61,23 @@ def build_parser(only: str | None = None, overview: bool = False) -> argparse.Ar
         p = sub.add_parser(name, help=help_text, description=help_text)
         if only is None:
             continue   # the overview lists the verbs; their arguments are not needed
-        # Accepted after the verb too; SUPPRESS keeps a value given before the verb.
-        p.add_argument("--repo", metavar="DIR", default=argparse.SUPPRESS, help="memory repository")
-        p.add_argument("--now", metavar="ISO8601", default=argparse.SUPPRESS, help="the clock (also GITMEM_NOW)")
         if configure is not None:
             configure(p)
+        _common_options(p)
     return parser
+
+
+def _common_options(p: argparse.ArgumentParser) -> None:
+    """--repo and --now, accepted after the verb and after a verb's action too (``review show X --repo D``);
+    SUPPRESS keeps a value given earlier."""
+    import argparse
+
+    p.add_argument("--repo", metavar="DIR", default=argparse.SUPPRESS, help="memory repository")
+    p.add_argument("--now", metavar="ISO8601", default=argparse.SUPPRESS, help="the clock (also GITMEM_NOW)")
+    for action in p._actions:   # argparse offers no public way to reach the sub-parsers
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                _common_options(child)
 
 
 def _verb(args: list[str]) -> str | None:

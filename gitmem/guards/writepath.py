@@ -53,6 +53,7 @@ class Plan(Generic[T]):
     trailers: tuple[tuple[str, str], ...] = ()
     body: str = ""
     result: T | None = None
+    merge_parents: tuple[str, ...] = ()    # a merge commit's other parents (review accept)
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,8 @@ class Store:
                     self._refuse_dirty(parent, changes)
                     self._journal(branch, parent, changes)
                 try:
-                    commit = self.git.create_commit(branch, tree, parent, message(plan, len(changes)), now)
+                    commit = self.git.create_commit(branch, tree, parent, message(plan, len(changes)), now,
+                                                    plan.merge_parents)
                 except CasFailed:
                     continue
                 if checked_out and self.git.sync_worktree(changes):

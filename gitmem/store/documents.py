@@ -230,7 +230,7 @@ def read_pattern(path: str, data: bytes) -> Pattern:
 
 def render_pattern(p: Pattern) -> bytes:
     """The bytes of a pattern document."""
-    meta: dict[str, Any] = {"slug": p.slug, "title": p.title, "weight": round(p.weight, 4), "stage": p.stage,
+    meta: dict[str, Any] = {"slug": p.slug, "title": p.title, "weight": round(p.weight, 6), "stage": p.stage,
                             "triggers": list(p.triggers), "sources": list(p.sources), "verified": p.verified,
                             "last_verified": p.last_verified, "created": p.created}
     meta.update(dict(p.meta))

@@ -40,3 +40,33 @@ def check(state: bytes | None) -> int:
         raise UsageError(f"this memory repository has format {version}; this gitmem reads formats up to {FORMAT}",
                          hint="upgrade gitmem (pip install --upgrade gitmem-agent)")
     return version
+
+
+def read_state(state: bytes | str | None) -> dict[str, object]:
+    """The mapping of ``.gitmem/state.yaml`` (empty when missing, unreadable or not a mapping)."""
+    from gitmem.base import yamlio
+
+    if state is None:
+        return {}
+    text = state.decode("utf-8", errors="replace") if isinstance(state, bytes) else state
+    try:
+        data = yamlio.load_safe(text)
+    except yamlio.YamlProblem:
+        return {}
+    return dict(data) if isinstance(data, dict) else {}
+
+
+def update_state(state: bytes | str | None, changes: dict[str, object]) -> str:
+    """``.gitmem/state.yaml`` with ``changes`` set, its comments and other keys kept."""
+    from gitmem.base import yamlio
+
+    text = state.decode("utf-8", errors="replace") if isinstance(state, bytes) else (state or "")
+    data = yamlio.load_rt(text) if text.strip() else None
+    if data is None:   # no file, or comments only: keep them and add the keys
+        head = text.rstrip("\n")
+        return (head + "\n" if head else "") + yamlio.dump_plain(changes)
+    if not isinstance(data, dict):
+        raise UsageError(f"{STATE_FILE} is not a mapping", hint=f"restore it with `git checkout HEAD -- {STATE_FILE}`")
+    for key, value in changes.items():
+        data[key] = value
+    return yamlio.dump_rt(data)

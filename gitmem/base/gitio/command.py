@@ -210,3 +210,18 @@ def commit_trailers(root: Path | str, ids: Sequence[str]) -> dict[str, str]:
             found[commit] = text
     return found
 
+
+
+def diff_text(root: Path | str, old: str, new: str) -> str:
+    """``git diff OLD NEW``: the unified diff between two commits."""
+    return run(root, "diff", "--no-color", "--no-ext-diff", old, new).decode("utf-8", "replace")
+
+
+def push(root: Path | str, remote: str, refspecs: Sequence[str]) -> str:
+    """``git push REMOTE REFSPEC...`` without force (credential helpers and ssh config apply); git's report."""
+    from gitmem.base.errors import GitError
+
+    for spec in refspecs:
+        if spec.startswith("+"):
+            raise GitError("gitmem never force-pushes", hint="push with git yourself if you mean to")
+    return run(root, "push", "--porcelain", remote, *refspecs).decode("utf-8", "replace")

@@ -251,6 +251,15 @@ class Git:
         """Local branch names starting with ``prefix``, sorted."""
         return sorted(b for b in self.repo.branches.local if b.startswith(prefix))
 
+    def merge_base(self, a: str, b: str) -> str | None:
+        """The best common ancestor of two commits (None when they share none)."""
+        found = self.repo.merge_base(self._commit(a).id, self._commit(b).id)
+        return str(found) if found is not None else None
+
+    def refs(self, prefix: str) -> list[str]:
+        """Full ref names starting with ``prefix`` (e.g. ``refs/gitmem/rejected/``), sorted."""
+        return sorted(r for r in self.repo.references if r.startswith(prefix))
+
     def tags(self, prefix: str = "") -> list[str]:
         """Tag names starting with ``prefix``, sorted."""
         return sorted(r[len("refs/tags/"):] for r in self.repo.references if r.startswith("refs/tags/" + prefix))
@@ -275,8 +284,11 @@ class Git:
         stamp = int(when.replace(tzinfo=when.tzinfo or timezone.utc).timestamp())
         return pygit2.Signature(name, email, stamp, 0)
 
-    def create_commit(self, branch: str, tree: str, parent: str | None, message: str, when: datetime) -> str:
-        """Commit ``tree`` on ``branch`` if its tip is still ``parent``; else raise CasFailed."""
+    def create_commit(self, branch: str, tree: str, parent: str | None, message: str, when: datetime,
+                      merged: Sequence[str] = ()) -> str:
+        """Commit ``tree`` on ``branch`` if its tip is still ``parent``; else raise CasFailed.
+
+        ``merged`` names a merge commit's other parents."""
         import pygit2
 
         sig = self.signature(when)
@@ -292,7 +304,7 @@ class Git:
         record = record_writer(self.common_dir, ref)   # before libgit2 locks the ref: a kill leaves it
         try:
             oid = self.repo.create_commit(ref, sig, sig, message, pygit2.Oid(hex=tree),
-                                          [pygit2.Oid(hex=parent)] if parent else [])
+                                          [pygit2.Oid(hex=p) for p in ([parent] if parent else []) + list(merged)])
         except (pygit2.GitError, OSError):
             # Lost the race: another writer moved the branch (or holds its lock: libgit2
             # raises OSError then) between our check and libgit2's. Told apart by the

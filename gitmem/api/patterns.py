@@ -1,0 +1,305 @@
+"""Patterns and their Hebbian weights: add one, compute a weight update, propose or apply it, analyze
+co-activation, open atrophy branches (DESIGN.md sections 5 and 8)."""
+
+from __future__ import annotations
+
+import builtins
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from gitmem.api.context import Context
+from gitmem.base import clock
+from gitmem.base.errors import ConflictError, UsageError
+from gitmem.store import formats, store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitmem.engines.analyze import Analysis
+    from gitmem.engines.hebbian import Row, WeightsPlan
+    from gitmem.guards.writepath import Plan, Planner
+    from gitmem.store.documents import Pattern
+
+AUTO_STREAK = "auto_streak"          # .gitmem/state.yaml: weight/stage commits applied without review
+
+
+@dataclass(frozen=True)
+class WeightsReport:
+    """A weight update: its rows and unified diff; where it went (branch, commit) when it was written."""
+
+    rows: tuple[Row, ...]
+    diff: str
+    branch: str | None = None
+    commit: str | None = None
+    superseded: tuple[str, ...] = ()
+    sessions: int = 0
+
+    def to_json(self) -> dict[str, object]:
+        """What ``weights --json`` prints."""
+        return {"rows": [r.to_json() for r in self.rows], "branch": self.branch, "commit": self.commit,
+                "superseded": list(self.superseded), "sessions": self.sessions, "diff": self.diff}
+
+
+@dataclass(frozen=True)
+class PatternAdded:
+    """A pattern a person added."""
+
+    slug: str
+    path: str
+    weight: float
+    commit: str | None
+    triggers: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict[str, object]:
+        """What ``pattern add --json`` prints."""
+        return {"slug": self.slug, "path": self.path, "weight": self.weight, "commit": self.commit,
+                "triggers": list(self.triggers)}
+
+
+class Patterns(Context):
+    """Layer 2's sources: patterns with weight, stage, triggers and activation history."""
+
+    def patterns(self, at: str | None = None) -> builtins.list[Pattern]:
+        """Every readable pattern, strongest first."""
+        return store.all_patterns(self.git, self._rev(at))
+
+    def pattern_add(self, text: str, triggers: builtins.list[str], weight: float | None = None,
+                    now: datetime | None = None) -> PatternAdded:
+        """Add a pattern a person wrote (one commit); it starts at ``hebbian.initial_weight`` unless given."""
+        from gitmem.base.model import iso
+        from gitmem.guards.writepath import Plan
+        from gitmem.store.documents import PATTERN_DIR, Pattern, render_pattern
+
+        now = now or clock.now()
+        text = " ".join(text.split())
+        if not text:
+            raise UsageError("a pattern needs text", hint='gitmem pattern add "TEXT" --triggers a,b')
+        triggers = [" ".join(t.split()) for t in triggers if t.strip()]
+        if not triggers:
+            raise UsageError("a pattern needs at least one trigger (the words that activate it)",
+                             hint='gitmem pattern add "TEXT" --triggers deploy,staging')
+        cfg = self.cfg.hebbian
+        w = cfg.initial_weight if weight is None else weight
+        if not (cfg.weight_min <= w <= cfg.weight_max):
+            raise UsageError(f"weight {w} is outside [{cfg.weight_min}, {cfg.weight_max}]",
+                             hint="no weight reaches 1.0; pick one within hebbian.weight_min and weight_max")
+        base = _slug(text)
+        info: dict[str, str] = {}
+
+        def plan(parent: str | None) -> Plan[None]:
+            taken = {p.slug for p in store.all_patterns(self.git, parent)}
+            slug, n = base, 2
+            while slug in taken:
+                slug, n = f"{base}-{n}", n + 1
+            info["slug"] = slug
+            doc = Pattern(slug, text, round(w, 6), "episodic", tuple(triggers), (text,), (), 0, "", iso(now),
+                          f"{PATTERN_DIR}/{slug}.md")
+            return Plan({doc.path: render_pattern(doc)}, f"gitmem: add pattern {slug}", "pattern.add")
+
+        written = self.store.write(plan, now)
+        slug = info["slug"]
+        return PatternAdded(slug, f"patterns/{slug}.md", round(w, 6), written.commit, tuple(triggers))
+
+    # --- weights ------------------------------------------------------------------
+    def _weights_plan(self, rev: str | None) -> WeightsPlan:
+        from gitmem.engines import hebbian
+
+        sessions = hebbian.signals_of(store.episodes(self.git, rev))
+        return hebbian.plan_weights(store.all_patterns(self.git, rev), sessions, self.cfg.hebbian)
+
+    def _weights_changes(self, rev: str | None, update: WeightsPlan) -> dict[str, bytes | None]:
+        """The pattern documents of ``update`` plus CLAUDE.md with Layer 2 regenerated from them."""
+        from gitmem.store.documents import read_pattern
+
+        changes: dict[str, bytes | None] = dict(update.changes)
+        if rev is None or not changes:
+            return changes
+        updated = {p.slug: p for p in (read_pattern(path, data) for path, data in update.changes.items())}
+        changes.update(self._layer2(rev, [updated.get(p.slug, p) for p in store.all_patterns(self.git, rev)]))
+        return changes
+
+    def _layer2(self, rev: str, patterns: builtins.list[Pattern]) -> dict[str, bytes | None]:
+        """CLAUDE.md at ``rev`` with Layer 2 regenerated from ``patterns`` (nothing when it would not change)."""
+        from gitmem.engines import render
+
+        claude = self.git.read("CLAUDE.md", rev)
+        if claude is None:
+            return {}
+        pats = sorted(patterns, key=lambda p: (-p.weight, p.slug))
+        lines = [render.PatternLine(p.slug, p.title, p.weight, p.stage, p.lessons) for p in pats]
+        episodes = [render.EpisodeLine(*row) for row in store.episode_rows(self.git, rev)]
+        text = render.claude_md(claude.decode("utf-8", "replace"), lines, episodes, self.cfg.budgets.claude_md_lines)
+        return {"CLAUDE.md": text.encode("utf-8")} if text.encode("utf-8") != claude else {}
+
+    def _diff(self, rev: str | None, changes: dict[str, bytes | None]) -> str:
+        import difflib
+
+        out: list[str] = []
+        for path in sorted(changes):
+            old = self.git.read(path, rev) if rev else None
+            new = changes[path]
+            out.extend(difflib.unified_diff((old or b"").decode("utf-8", "replace").splitlines(keepends=True),
+                                            (new or b"").decode("utf-8", "replace").splitlines(keepends=True),
+                                            f"a/{path}", f"b/{path}"))
+        return "".join(out)
+
+    def weights(self, now: datetime | None = None) -> WeightsReport:
+        """The next weight update, computed on the checked-out branch; a dry run that writes nothing."""
+        head = self.head
+        update = self._weights_plan(head)
+        changes = self._weights_changes(head, update)
+        return WeightsReport(update.rows, self._diff(head, changes), sessions=max((r.counted for r in update.rows),
+                                                                                   default=0))
+
+    def open_weights_review(self) -> str | None:
+        """The open weights review branch, if any."""
+        from gitmem.engines import review
+
+        found = [b for b in self.git.branches(review.REVIEW) if review.kind(b) == "weights"]
+        return found[-1] if found else None
+
+    def propose_weights(self, now: datetime | None = None) -> WeightsReport:
+        """Commit the weight update as ONE commit on a new review branch; it supersedes the open one."""
+        from gitmem.engines import review
+        from gitmem.guards.writepath import Plan
+
+        now = now or clock.now()
+        main = self.store.default_branch()
+        base = self.git.tip(main)
+        if base is None:
+            raise UsageError("the repository has no commit yet", hint="remember something first")
+        update = self._weights_plan(base)
+        changes = self._weights_changes(base, update)
+        if not changes:
+            return WeightsReport((), "", sessions=0)
+        superseded = tuple(self._supersede(b, now) for b in self.git.branches(review.REVIEW)
+                           if review.kind(b) == "weights")
+        branch = review.weights_branch(now)
+        self.git.set_ref(f"refs/heads/{branch}", base, None)
+        plan: Plan[None] = Plan(changes, _subject(update, "propose"), "hebbian.weights.propose", auto=True,
+                                body=_table(update.rows), trailers=(("Gitmem-Review", branch),))
+        written = self.store.write(_only_on(base, plan), now, branch=branch)
+        return WeightsReport(update.rows, self._diff(base, changes), branch, written.commit, superseded,
+                             max((r.counted for r in update.rows), default=0))
+
+    def _supersede(self, branch: str, now: datetime) -> str:
+        from gitmem.base import state
+        from gitmem.base.model import iso
+        from gitmem.engines import review
+
+        tip = self.git.tip(branch)
+        if tip is not None:
+            self.git.set_ref(review.rejected_ref(branch), tip, None)
+        self.git.delete_ref(f"refs/heads/{branch}")
+        state.log_event(self.root, "review.superseded", iso(now), branch=branch, reason="superseded")
+        return branch
+
+    def apply_weights(self, now: datetime | None = None) -> WeightsReport:
+        """Commit the weight update on the branch itself, while automatic changes are allowed."""
+        from gitmem.guards.writepath import Plan
+
+        now = now or clock.now()
+        open_review = self.open_weights_review()
+        if open_review:
+            raise ConflictError(f"a weights review is open: {open_review}",
+                                hint=f"accept or reject it first (gitmem review show {open_review})")
+        limit = self.cfg.hebbian.forced_review_after
+        info: dict[str, WeightsPlan] = {}
+
+        def plan(parent: str | None) -> Plan[None] | None:
+            state = self.git.read(formats.STATE_FILE, parent) if parent else None
+            streak = _count(formats.read_state(state).get(AUTO_STREAK))
+            update = self._weights_plan(parent)
+            info["update"] = update
+            changes = self._weights_changes(parent, update)
+            if not changes:
+                return None
+            if streak >= limit:
+                raise ConflictError(f"{streak} weight updates were applied without review; this one must be reviewed",
+                                    hint="propose it: gitmem weights --propose (hebbian.forced_review_after)")
+            changes[formats.STATE_FILE] = formats.update_state(state, {AUTO_STREAK: streak + 1}).encode("utf-8")
+            return Plan(changes, _subject(update, "apply"), "hebbian.weights.apply", auto=True,
+                        body=_table(update.rows))
+
+        written = self.store.write(plan, now)
+        update = info.get("update")
+        rows = update.rows if update else ()
+        return WeightsReport(rows, "", self.store.default_branch(), written.commit,
+                             sessions=max((r.counted for r in rows), default=0))
+
+    def analyze(self, cluster_threshold: float | None = None, merge_threshold: float | None = None) -> Analysis:
+        """Co-activation of patterns: Jaccard over the sessions that activate them, clusters, merge candidates."""
+        from gitmem.engines import analyze, hebbian
+
+        head = self.head
+        sessions = hebbian.signals_of(store.episodes(self.git, head))
+        return analyze.analyze(store.all_patterns(self.git, head), sessions,
+                               analyze.CLUSTER_THRESHOLD if cluster_threshold is None else cluster_threshold,
+                               analyze.MERGE_THRESHOLD if merge_threshold is None else merge_threshold)
+
+    def atrophy(self, now: datetime | None = None) -> builtins.list[str]:
+        """Open one branch ``gitmem/atrophy/<slug>`` per pattern long under ``delete_below``; never twice."""
+        from gitmem.engines import review
+        from gitmem.guards.writepath import Plan
+
+        now = now or clock.now()
+        main = self.store.default_branch()
+        base = self.git.tip(main)
+        if base is None:
+            return []
+        blocked = {b[len(review.ATROPHY):] for b in self.git.branches(review.ATROPHY)}
+        blocked |= {r[len(review.REJECTED + review.ATROPHY):] for r in self.git.refs(review.REJECTED + review.ATROPHY)}
+        opened = []
+        patterns = store.all_patterns(self.git, base)
+        for cand in review.atrophy_candidates(patterns, now, self.cfg.hebbian, blocked):
+            branch = review.atrophy_branch(cand.pattern.slug)
+            self.git.set_ref(f"refs/heads/{branch}", base, None)
+            changes = self._without(base, cand.pattern, patterns)
+            plan: Plan[None] = Plan(changes, f"gitmem: atrophy: delete pattern {cand.pattern.slug}", "hebbian.atrophy",
+                                    auto=True, body=cand.evidence, trailers=(("Gitmem-Review", branch),))
+            self.store.write(_only_on(base, plan), now, branch=branch)
+            opened.append(branch)
+        return opened
+
+    def _without(self, rev: str, gone: Pattern, patterns: builtins.list[Pattern]) -> dict[str, bytes | None]:
+        changes: dict[str, bytes | None] = {gone.path: None}
+        changes.update(self._layer2(rev, [p for p in patterns if p.slug != gone.slug]))
+        return changes
+
+def _subject(update: WeightsPlan, how: str) -> str:
+    moves = len(update.stage_moves)
+    return (f"gitmem: {'propose' if how == 'propose' else 'apply'} weight update ({len(update.rows)} patterns"
+            f"{f', {moves} stage moves' if moves else ''})")
+
+
+def _table(rows: tuple[Row, ...]) -> str:
+    lines = [f"{r.slug}: {r.before:.6g} -> {r.after:.6g}"
+             + (f", {r.stage_before} -> {r.stage_after}" if r.stage_before != r.stage_after else "")
+             + f" ({r.counted} sessions, {r.activated} activated)" for r in rows[:200]]
+    return "\n".join(lines)
+
+
+def _slug(text: str, limit: int = 48) -> str:
+    """A file name from the first whole words of ``text`` (ASCII letters and digits)."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    slug = ""
+    for w in words:
+        if slug and len(slug) + 1 + len(w) > limit:
+            break
+        slug = f"{slug}-{w}" if slug else w[:limit]
+    return slug or "pattern"
+
+
+def _only_on(base: str, plan: Plan[None]) -> Planner[None]:
+    """A planner that writes ``plan`` only onto ``base`` (a branch just made there; if it moved, nothing)."""
+    return lambda parent: plan if parent == base else None
+
+
+def _count(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    try:
+        return max(0, int(value))
+    except (ValueError, OverflowError):   # nan, inf
+        return 0
+

@@ -1,0 +1,161 @@
+"""Review branches: their names, what a person reads before deciding, and atrophy candidates.
+
+A weight update or stage move proposed for review is one commit on
+``gitmem/review/weights-<stamp>``; an atrophy deletion one commit on
+``gitmem/atrophy/<slug>``. A rejected branch moves under ``refs/gitmem/rejected/``
+and stays there for audit. ``semantic_diff`` says in words what a branch
+changes; ``visible`` shows every invisible or direction-changing character, so
+what is reviewed is what is stored.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Mapping, Sequence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitmem.base.config import Hebbian
+    from gitmem.store.documents import Pattern
+
+REVIEW = "gitmem/review/"
+ATROPHY = "gitmem/atrophy/"
+REJECTED = "refs/gitmem/rejected/"
+PREFIXES = (REVIEW, ATROPHY)
+RECENT_DAYS = 30          # a pattern activated this recently is never proposed for atrophy
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def weights_branch(now: datetime) -> str:
+    """The branch of a weight update proposed at ``now``."""
+    return REVIEW + "weights-" + now.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+
+
+def atrophy_branch(slug: str) -> str:
+    """The branch that proposes deleting pattern ``slug``."""
+    return ATROPHY + slug
+
+
+def kind(branch: str) -> str:
+    """``weights``, ``atrophy`` or ``other``."""
+    if branch.startswith(REVIEW + "weights-"):
+        return "weights"
+    if branch.startswith(ATROPHY):
+        return "atrophy"
+    return "other"
+
+
+def is_review(branch: str) -> bool:
+    """True for a branch gitmem opened for review."""
+    return branch.startswith(PREFIXES)
+
+
+def rejected_ref(branch: str) -> str:
+    """Where a rejected branch is kept."""
+    return REJECTED + branch
+
+
+def visible(text: str) -> str:
+    """``text`` with every invisible, control or bidirectional character shown as <U+XXXX>."""
+    out = []
+    for ch in text:
+        if ch in "\n\t":
+            out.append(ch)
+        elif ch in _BIDI or unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs", "Zl", "Zp") or (
+                unicodedata.category(ch) == "Zs" and ch != " "):
+            out.append(f"<U+{ord(ch):04X}>")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _history(p: Pattern) -> list[tuple[str, float]]:
+    from gitmem.engines import hebbian
+
+    return list(hebbian.state_of(p.weight, p.stage, p.created, dict(p.meta)).history)
+
+
+def _last_activated(p: Pattern) -> str:
+    from gitmem.engines import hebbian
+
+    return hebbian.state_of(p.weight, p.stage, p.created, dict(p.meta)).last_activated
+
+
+def semantic_diff(before: Mapping[str, Pattern], after: Mapping[str, Pattern], moved: Sequence[str] = ()) -> list[str]:
+    """What a review changes, in words: weights, stages, patterns added or deleted, memories moved."""
+    lines = []
+    for slug in sorted(before.keys() | after.keys()):
+        old, new = before.get(slug), after.get(slug)
+        if new is None and old is not None:
+            history = ", ".join(f"{at[:10]} {w:.6g}" for at, w in _history(old)[-8:]) or "none"
+            lines.append(f"delete {visible(slug)}: weight {old.weight:.6g}, stage {old.stage}, "
+                         f"last activated {_last_activated(old)[:10] or 'never'}; weight history: {history}")
+        elif old is None and new is not None:
+            lines.append(f"add {visible(slug)}: weight {new.weight:.6g}, stage {new.stage}, "
+                         f"title {visible(new.title)!r}")
+        elif old is not None and new is not None:
+            parts = []
+            if old.weight != new.weight:
+                parts.append(f"weight {old.weight:.6g} -> {new.weight:.6g}")
+            if old.stage != new.stage:
+                parts.append(f"stage {old.stage} -> {new.stage}")
+            if old.title != new.title or old.lessons != new.lessons or old.triggers != new.triggers:
+                parts.append("text changed")
+            if parts:
+                lines.append(f"{visible(slug)}: " + ", ".join(parts))
+    lines.extend(f"memory moved: {visible(path)}" for path in moved)
+    return lines
+
+
+@dataclass(frozen=True)
+class Atrophied:
+    """A pattern to propose for deletion, with the evidence a person reads."""
+
+    pattern: Pattern
+    under_since: str
+    evidence: str
+
+
+def under_since(p: Pattern, threshold: float) -> str:
+    """When ``p``'s weight last went under ``threshold`` and stayed there ("" when it is not under)."""
+    if p.weight >= threshold:
+        return ""
+    since = p.created
+    for at, w in _history(p):
+        if w >= threshold:
+            since = ""
+        elif not since:
+            since = at
+    return since
+
+
+def atrophy_candidates(patterns: Sequence[Pattern], now: datetime, cfg: Hebbian, blocked: set[str]) -> list[Atrophied]:
+    """Patterns under ``delete_below`` for ``atrophy_weeks``, not activated within 30 days, not ``blocked``
+    (an open atrophy branch or an earlier rejection)."""
+    from gitmem.base.clock import parse_time
+
+    found = []
+    limit = now - timedelta(weeks=cfg.atrophy_weeks)
+    recent = now - timedelta(days=RECENT_DAYS)
+    for p in patterns:
+        if p.slug in blocked or p.stage == "core":
+            continue
+        since = under_since(p, cfg.delete_below)
+        if not since:
+            continue
+        try:
+            if parse_time(since) > limit:
+                continue
+            last = _last_activated(p)
+            if last and parse_time(last) > recent:
+                continue
+        except ValueError:
+            continue
+        history = ", ".join(f"{at[:10]} {w:.6g}" for at, w in _history(p)[-12:]) or "none"
+        evidence = (f"weight {p.weight:.6g} under delete_below {cfg.delete_below} since {since[:10]} "
+                    f"({cfg.atrophy_weeks} weeks or more); last activated: {_last_activated(p)[:10] or 'never'}\n"
+                    f"weight history: {history}")
+        found.append(Atrophied(p, since, evidence))
+    return found

@@ -1,0 +1,181 @@
+"""The verbs of the review loop: pattern, weights, review, analyze, atrophy."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+from gitmem.faces.console import command, emit_json, json_flag, now_of, out, repo_of
+
+
+def _pattern_args(p: Any) -> None:
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    add = actions.add_parser("add", help="add a pattern (one commit)")
+    add.add_argument("text", metavar="TEXT", help="the rule, in your words")
+    add.add_argument("--triggers", required=True, metavar="A,B", help="comma-separated words that activate it")
+    add.add_argument("--weight", type=float, help="starting weight (default hebbian.initial_weight)")
+    json_flag(add)
+    lst = actions.add_parser("list", help="patterns with weight and stage, strongest first")
+    json_flag(lst)
+
+
+@command("pattern", "add a pattern, or list patterns with their weight and stage", _pattern_args)
+def cmd_pattern(args: Any) -> int:
+    repo = repo_of(args)
+    if args.action == "list":
+        pats = repo.patterns()
+        if args.json:
+            emit_json([{"slug": p.slug, "title": p.title, "weight": p.weight, "stage": p.stage,
+                        "triggers": list(p.triggers)} for p in pats])
+        for p in pats if not args.json else ():
+            out(f"{p.weight:.6g}\t{p.stage}\t{p.slug}\t{p.title}")
+        return 0
+    added = repo.pattern_add(args.text, args.triggers.split(","), args.weight, now_of(args))
+    if args.json:
+        emit_json(added.to_json())
+    else:
+        out(f"added pattern {added.slug} at weight {added.weight:.6g}"
+            + (f" in commit {added.commit[:12]}" if added.commit else ""))
+    return 0
+
+
+def _weights_args(p: Any) -> None:
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--propose", action="store_true", help="commit the update on a review branch")
+    how.add_argument("--apply", action="store_true", help="commit the update on the branch itself (while allowed)")
+    json_flag(p)
+
+
+@command("weights", "the next Hebbian weight update: a dry run, --propose for review, or --apply", _weights_args)
+def cmd_weights(args: Any) -> int:
+    repo = repo_of(args)
+    now = now_of(args)
+    report = repo.propose_weights(now) if args.propose else repo.apply_weights(now) if args.apply else repo.weights(now)
+    if args.json:
+        emit_json(report.to_json())
+        return 0
+    if not report.rows:
+        out("weights: no new sessions to count")
+        return 0
+    out("pattern\tweight\tstage\tsessions")
+    for r in report.rows:
+        stage = f"{r.stage_before} -> {r.stage_after}" if r.stage_before != r.stage_after else r.stage_after
+        out(f"{r.slug}\t{r.before:.6g} -> {r.after:.6g}\t{stage}\t{r.counted} ({r.activated} activated)")
+    if args.propose:
+        for old in report.superseded:
+            out(f"superseded {old} (kept under refs/gitmem/rejected/)")
+        out(f"proposed on {report.branch} in commit {(report.commit or '')[:12]}: "
+            f"gitmem review show {report.branch}")
+    elif args.apply:
+        out(f"applied in commit {(report.commit or '')[:12]}" if report.commit else "nothing applied")
+    else:
+        out("")
+        out(report.diff.rstrip("\n"))
+        out("(dry run: nothing written; --propose for review, --apply to commit)")
+    return 0
+
+
+def _review_args(p: Any) -> None:
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    json_flag(actions.add_parser("list", help="open review branches"))
+    for name, text in (("show", "what a review changes: in words, then the raw diff"),
+                       ("accept", "merge a review (a person's decision)"),
+                       ("reject", "reject a review, keeping it for audit (a person's decision)")):
+        sub = actions.add_parser(name, help=text)
+        sub.add_argument("name", metavar="NAME")
+        if name == "reject":
+            sub.add_argument("--reason", default="", help="why (recorded with the veto)")
+        if name in ("accept", "reject"):
+            sub.add_argument("--i-am-the-reviewer", dest="reviewer", action="store_true",
+                             help="you are the person deciding (needed without a terminal or under an agent)")
+        json_flag(sub)
+    push = actions.add_parser("push", help="push open review branches to a remote (never with force)")
+    push.add_argument("remote", nargs="?", default="origin", metavar="REMOTE")
+    json_flag(push)
+
+
+@command("review", "list, show, accept, reject or push review branches", _review_args)
+def cmd_review(args: Any) -> int:
+    import sys
+
+    repo = repo_of(args)
+    if args.action == "list":
+        found = repo.reviews()
+        if args.json:
+            emit_json([r.to_json() for r in found])
+        for r in found if not args.json else ():
+            out(f"{r.name}\t{r.kind}\t{r.commit[:12]}\t{r.subject}" + ("\t(branch moved since)" if r.behind else ""))
+        if not found and not args.json:
+            out("no open reviews")
+        return 0
+    if args.action == "show":
+        shown = repo.review_show(args.name)
+        if args.json:
+            emit_json(shown.to_json())
+            return 0
+        out(f"{shown.info.name} ({shown.info.kind}) {shown.info.commit[:12]}")
+        out("")
+        for line in shown.semantic or ("(no pattern or memory changes)",):
+            out(f"  {line}")
+        out("")
+        out(shown.message.rstrip("\n"))
+        out("")
+        out(shown.diff.rstrip("\n"))
+        return 0
+    if args.action == "push":
+        pushed = repo.review_push(args.remote)
+        if args.json:
+            emit_json({"remote": args.remote, "pushed": pushed})
+        else:
+            out(f"pushed {len(pushed)} review branch(es) to {args.remote}" if pushed else "no open reviews to push")
+        return 0
+    interactive = sys.stdin.isatty()
+    if args.action == "accept":
+        done = repo.review_accept(args.name, interactive=interactive, i_am_the_reviewer=args.reviewer,
+                                  now=now_of(args))
+    else:
+        done = repo.review_reject(args.name, args.reason, interactive=interactive, i_am_the_reviewer=args.reviewer,
+                                  now=now_of(args))
+    if args.json:
+        emit_json(done.to_json())
+    elif done.action == "accepted":
+        out(f"accepted {done.name} in merge commit {(done.commit or '')[:12]}"
+            + (" (computed again from the current branch: it had moved)" if done.recomputed else ""))
+    else:
+        out(f"rejected {done.name}: {done.reason}; kept at {done.kept_at}")
+    return 0
+
+
+def _analyze_args(p: Any) -> None:
+    p.add_argument("--merge-threshold", type=float, help="Jaccard at or above which two patterns may merge (default 0.8)")
+    json_flag(p)
+
+
+@command("analyze", "co-activation of patterns: Jaccard pairs, clusters, merge candidates", _analyze_args)
+def cmd_analyze(args: Any) -> int:
+    found = repo_of(args).analyze(merge_threshold=args.merge_threshold)
+    if args.json:
+        emit_json(found.to_json())
+        return 0
+    for a, b, j in found.pairs[:50]:
+        out(f"{j:.3f}\t{a}\t{b}")
+    for c in found.clusters:
+        out("cluster: " + ", ".join(c))
+    for a, b, j in found.merge_candidates:
+        out(f"merge candidate: {a} + {b} ({j:.3f})")
+    if not found.pairs:
+        out("analyze: no two patterns are activated by the same session")
+    return 0
+
+
+@command("atrophy", "open a branch deleting each pattern long under hebbian.delete_below", json_flag)
+def cmd_atrophy(args: Any) -> int:
+    opened = repo_of(args).atrophy(now_of(args))
+    if args.json:
+        emit_json({"opened": opened})
+    for b in opened if not args.json else ():
+        out(f"opened {b}: gitmem review show {b}")
+    if not opened and not args.json:
+        out("atrophy: nothing to propose")
+    return 0

@@ -1,0 +1,35 @@
+"""Shared by the review-loop tests: sessions written as episode documents, committed by a person."""
+
+from __future__ import annotations
+
+import subprocess
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from gitmem.base.clock import parse_time
+from gitmem.engines.hebbian import session_terms
+
+START = parse_time("2026-11-01T09:00:00Z")
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def add_sessions(root: Path, texts: list[str], start: datetime = START, first: int = 0) -> list[str]:
+    """One episode per text, an hour apart from ``start``; one person's commit. Their session ids."""
+    ids = []
+    for n, text in enumerate(texts, start=first):
+        at = (start + timedelta(hours=n - first)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        sid = f"00000000-0000-4000-8000-{n:012d}"
+        stems, cited = session_terms([text])
+        path = root / "episodes" / at[:4] / at[5:7] / f"{sid}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"---\nid: {sid}\ntype: episode\nsession: {sid}\nstarted: '{at}'\nstems: '{stems}'\n"
+                        f"cited: '{cited}'\n---\n## Summary\n\nsession {n}\n")
+        ids.append(sid)
+    git(root, "add", "-A", "episodes")
+    git(root, "commit", "-qm", f"sessions {first}..{first + len(texts) - 1}")
+    return ids
