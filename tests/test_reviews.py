@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -158,3 +159,25 @@ def test_cli_review_loop(repo_dir: Path, capsys: pytest.CaptureFixture[str], mon
     assert code == 0 and "accepted" in out
     code, out, _ = run_cli(["review", "list", "--json", *base], capsys)
     assert code == 0 and out.strip() == "[]"
+
+
+def test_a_core_candidate_reaches_layer_one_only_through_a_persons_accept(repo: MemoryRepo) -> None:
+    repo.pattern_add("Run the full test suite before pushing", ["pushing"], now=T)
+    add_sessions(repo.root, ["before pushing we ran everything"] * 30)
+    repo.apply_weights(now=T)
+    (p,) = repo.patterns()
+    assert (p.weight, p.stage) == (0.95, "core-candidate")
+    (review_info,) = repo.reviews()
+    assert review_info.name == "gitmem/review/promote-run-the-full-test-suite-before-pushing"
+    layer1 = (repo.root / "CLAUDE.md").read_text().split("<!-- /gitmem:layer -->")[0]
+    assert "Run the full test suite" not in layer1                 # nothing in Layer 1 without a person
+    assert repo.promote(now=T) == []                               # never twice while open
+    done = repo.review_accept(review_info.name, i_am_the_reviewer=True, now=LATER)
+    text = (repo.root / "CLAUDE.md").read_text()
+    layer1, rest = text.split("<!-- /gitmem:layer -->", 1)
+    assert "- Run the full test suite before pushing" in layer1 and "Run the full test suite" not in rest
+    assert repo.patterns()[0].stage == "core"
+    assert "Gitmem-Approved-By" in git(repo.root, "log", "-1", "--format=%B", done.commit or "HEAD")
+    code = subprocess.run([sys.executable, "-m", "gitmem", "check", "layers", "--range", f"{done.commit}~1..{done.commit}",
+                           "--repo", str(repo.root)], capture_output=True, text=True)
+    assert code.returncode == 0, code.stdout + code.stderr

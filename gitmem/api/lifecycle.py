@@ -106,7 +106,7 @@ class Lifecycle(Memories):
             if claude is None:
                 raise NotFoundError("CLAUDE.md is missing from the repository", hint="restore it from a fresh `gitmem init`")
             pats = [render.PatternLine(p.slug, p.title, p.weight, p.stage, p.lessons)
-                    for p in store.all_patterns(self.git, parent)]
+                    for p in store.all_patterns(self.git, parent) if p.stage != "core"]   # CORE lives in Layer 1
             episodes = [render.EpisodeLine(*row) for row in store.episode_rows(self.git, parent)]
             text = render.claude_md(claude.decode("utf-8"), pats, episodes,
                                     self.cfg.budgets.claude_md_lines)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import builtins
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from gitmem.api.context import Context
@@ -125,7 +125,7 @@ class Patterns(Context):
         claude = self.git.read("CLAUDE.md", rev)
         if claude is None:
             return {}
-        pats = sorted(patterns, key=lambda p: (-p.weight, p.slug))
+        pats = sorted((p for p in patterns if p.stage != "core"), key=lambda p: (-p.weight, p.slug))
         lines = [render.PatternLine(p.slug, p.title, p.weight, p.stage, p.lessons) for p in pats]
         episodes = [render.EpisodeLine(*row) for row in store.episode_rows(self.git, rev)]
         text = render.claude_md(claude.decode("utf-8", "replace"), lines, episodes, self.cfg.budgets.claude_md_lines)
@@ -222,6 +222,8 @@ class Patterns(Context):
                         body=_table(update.rows))
 
         written = self.store.write(plan, now)
+        if written.commit:
+            self.promote(now)
         update = info.get("update")
         rows = update.rows if update else ()
         return WeightsReport(rows, "", self.store.default_branch(), written.commit,
@@ -257,6 +259,37 @@ class Patterns(Context):
             changes = self._without(base, cand.pattern, patterns)
             plan: Plan[None] = Plan(changes, f"gitmem: atrophy: delete pattern {cand.pattern.slug}", "hebbian.atrophy",
                                     auto=True, body=cand.evidence, trailers=(("Gitmem-Review", branch),))
+            self.store.write(_only_on(base, plan), now, branch=branch)
+            opened.append(branch)
+        return opened
+
+    def promote(self, now: datetime | None = None) -> builtins.list[str]:
+        """Open one branch ``gitmem/review/promote-<slug>`` per core-candidate pattern; accepting it moves the
+        rule into Layer 1. Never twice for a pattern while its branch is open or after a rejection."""
+        from gitmem.engines import review
+        from gitmem.guards.writepath import Plan
+        from gitmem.store.documents import render_pattern
+
+        now = now or clock.now()
+        base = self.git.tip(self.store.default_branch())
+        if base is None:
+            return []
+        prefix = review.REVIEW + "promote-"
+        blocked = {b[len(prefix):] for b in self.git.branches(prefix)}
+        blocked |= {r[len(review.REJECTED + prefix):] for r in self.git.refs(review.REJECTED + prefix)}
+        opened = []
+        patterns = store.all_patterns(self.git, base)
+        for p in patterns:
+            if p.stage != "core-candidate" or p.slug in blocked:
+                continue
+            branch = review.promote_branch(p.slug)
+            self.git.set_ref(f"refs/heads/{branch}", base, None)
+            promoted = replace(p, stage="core")
+            changes: dict[str, bytes | None] = {p.path: render_pattern(promoted)}
+            changes.update(self._layer2(base, [promoted if q.slug == p.slug else q for q in patterns]))
+            plan: Plan[None] = Plan(changes, f"gitmem: promote pattern {p.slug} to CORE (Layer 1)", "hebbian.promote",
+                                    auto=True, body=f"rule: {p.title}\nweight {p.weight:.6g}, stage {p.stage}",
+                                    trailers=(("Gitmem-Review", branch),))
             self.store.write(_only_on(base, plan), now, branch=branch)
             opened.append(branch)
         return opened

@@ -141,6 +141,8 @@ class Reviews(Patterns):
                 info["recomputed"] = True
             else:
                 changes = self._three_way(branch, base, parent, tip)
+            if review.kind(branch) == "promote":
+                changes.update(self._into_core(parent, tip, changes))
             state = self.git.read(formats.STATE_FILE, parent)
             counts = formats.read_state(state)
             changes[formats.STATE_FILE] = formats.update_state(state, {
@@ -151,6 +153,8 @@ class Reviews(Patterns):
 
         written = self.store.write(plan, now)
         self.git.delete_ref(f"refs/heads/{branch}")
+        if review.kind(branch) == "weights":
+            self.promote(now)
         return ReviewDecided(branch, "accepted", written.commit, recomputed=info.get("recomputed", False))
 
     def _three_way(self, branch: str, base: str | None, main: str, tip: str) -> dict[str, bytes | None]:
@@ -193,6 +197,22 @@ class Reviews(Patterns):
                     pats[slug] = read_pattern(path, data)
             changes.update(self._layer2(main, builtins.list(pats.values())))
         return changes
+
+    def _into_core(self, main: str, tip: str, changes: dict[str, bytes | None]) -> dict[str, bytes | None]:
+        """CLAUDE.md with the promoted pattern's rule added to Layer 1 (this commit carries the approval)."""
+        from gitmem.guards import layers
+        from gitmem.store.documents import read_pattern
+
+        promoted = [read_pattern(path, data) for path, data in changes.items()
+                    if path.startswith("patterns/") and data is not None]
+        claude = changes.get("CLAUDE.md") or self.git.read("CLAUDE.md", main)
+        if claude is None:
+            return {}
+        text = claude.decode("utf-8", "replace")
+        for p in promoted:
+            if p.stage == "core":
+                text = layers.add_to_core(text, p.title)
+        return {"CLAUDE.md": text.encode("utf-8")}
 
     def review_reject(self, name: str, reason: str = "", *, interactive: bool = False,
                       i_am_the_reviewer: bool = False, now: datetime | None = None) -> ReviewDecided:

@@ -33,15 +33,22 @@ def weights_branch(now: datetime) -> str:
     return REVIEW + "weights-" + now.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
 
 
+def promote_branch(slug: str) -> str:
+    """The branch that proposes moving pattern ``slug`` into Layer 1 (CORE)."""
+    return REVIEW + "promote-" + slug
+
+
 def atrophy_branch(slug: str) -> str:
     """The branch that proposes deleting pattern ``slug``."""
     return ATROPHY + slug
 
 
 def kind(branch: str) -> str:
-    """``weights``, ``atrophy`` or ``other``."""
+    """``weights``, ``promote``, ``atrophy`` or ``other``."""
     if branch.startswith(REVIEW + "weights-"):
         return "weights"
+    if branch.startswith(REVIEW + "promote-"):
+        return "promote"
     if branch.startswith(ATROPHY):
         return "atrophy"
     return "other"

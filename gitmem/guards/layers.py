@@ -365,3 +365,19 @@ def replace_layer(text: str, number: int, body: str) -> str:
     new_lines = lines[:layer.start_line] + body_lines + lines[layer.end_line - 1:]
     ending = "\n" if text.endswith("\n") or not text else ""
     return "\n".join(new_lines) + ending
+
+
+def add_to_core(text: str, rule: str) -> str:
+    """``text`` with ``rule`` added as the last bullet of Layer 1 (escaped).
+
+    Only a person's accepted promotion calls this (its commit carries
+    ``Gitmem-Approved-By``); raises ValueError when Layer 1 is not one closed layer.
+    """
+    found = [layer for layer in parse(text) if layer.number == 1]
+    lines = _lines(text)
+    if len(found) != 1 or not _CLOSE.match(lines[found[0].end_line - 1]):
+        raise ValueError("CLAUDE.md has no single closed layer 1; run `gitmem check layers`")
+    item = "- " + escape(" ".join(rule.split()))
+    close = found[0].end_line - 1
+    ending = "\n" if text.endswith("\n") else ""
+    return "\n".join(lines[:close] + [item] + lines[close:]) + ending
