@@ -3,7 +3,7 @@
 The faces (the CLI, the hooks, the coming MCP server) are thin shells over it.
 Its methods live by theme in ``memories`` (single memories), ``lifecycle`` (which builds
 on them: recall, decay, reflect), ``sessions``, ``timeline`` (snapshots, rollback, drift), ``patterns`` and ``reviews`` (the
-Hebbian review loop); each
+Hebbian review loop) and ``status``; each
 composes engine planners with the one write path (``Store.write``).
 """
 
@@ -16,13 +16,12 @@ from gitmem.base import clock
 
 from gitmem.api.lifecycle import Lifecycle
 from gitmem.api.sessions import Sessions
-from gitmem.api.reviews import Reviews
-from gitmem.api.timeline import Timeline
+from gitmem.api.status import Observed
 from gitmem.engines.initrepo import InitResult, init as init_repo
 from gitmem.base.state import find_root
 
 
-class MemoryRepo(Lifecycle, Sessions, Timeline, Reviews):
+class MemoryRepo(Lifecycle, Sessions, Observed):
     """A memory repository: every use case of gitmem as a method returning values."""
 
     @classmethod

@@ -1,4 +1,4 @@
-"""The verbs of the review loop: pattern, weights, review, analyze, atrophy."""
+"""The verbs of the review loop: pattern, weights, review, analyze, atrophy, status, log --events."""
 
 from __future__ import annotations
 
@@ -178,4 +178,54 @@ def cmd_atrophy(args: Any) -> int:
         out(f"opened {b}: gitmem review show {b}")
     if not opened and not args.json:
         out("atrophy: nothing to propose")
+    return 0
+
+
+@command("status", "weights and stages, atrophy candidates, open reviews, forced review, drift, snapshot, errors",
+         json_flag)
+def cmd_status(args: Any) -> int:
+    st = repo_of(args).status(now_of(args))
+    if args.json:
+        emit_json(st.to_json())
+        return 0
+    out(f"patterns: {len(st.patterns)}")
+    for p in st.patterns[:20]:
+        out(f"  {p['weight']:.6g}\t{p['stage']}\t{p['slug']}")
+    out(f"open reviews: {len(st.reviews)}")
+    for r in st.reviews:
+        out(f"  {r['name']}\t{r['subject']}")
+    out("atrophy candidates: " + (", ".join(st.atrophy_candidates) or "none"))
+    forced = " (the next weight update must be proposed)" if st.review_forced else ""
+    out(f"weight updates applied without review: {st.auto_streak} of {st.forced_review_after}{forced}")
+    drift = st.drift
+    out("drift: " + ("no baseline yet" if drift["baseline"] is None else
+                     f"cosine {drift['cosine']} to {drift['baseline_name']} ({'ok' if drift['ok'] else 'ALERT'})"))
+    out(f"last snapshot: {st.last_snapshot or 'none'}")
+    if st.last_error:
+        out(f"last background error: {st.last_error.get('at')} {st.last_error.get('message', '')}")
+    return 0
+
+
+def _log_args(p: Any) -> None:
+    p.add_argument("--events", action="store_true", required=True,
+                   help="the structured event stream, from commit trailers and the local event log")
+    p.add_argument("-n", dest="limit", type=int, metavar="N", help="only the last N commits")
+    json_flag(p)
+
+
+@command("log", "the structured event stream (--events)", _log_args)
+def cmd_log(args: Any) -> int:
+    import json
+
+    from gitmem.base.errors import UsageError
+
+    if args.limit is not None and args.limit < 1:
+        raise UsageError(f"-n {args.limit}: give a positive number of commits", hint="gitmem log --events -n 20")
+    events = repo_of(args).events(args.limit)
+    if args.json:
+        emit_json(events)
+        return 0
+    for e in events:
+        rest = {k: v for k, v in e.items() if k not in ("event_type", "timestamp")}
+        out(f"{e.get('timestamp')}\t{e.get('event_type')}\t{json.dumps(rest, ensure_ascii=False, sort_keys=True)}")
     return 0

@@ -1,0 +1,100 @@
+"""Status and the event stream: what the review loop stands at, and what happened, from git and the local log."""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass
+from datetime import datetime
+
+from gitmem.api.patterns import AUTO_STREAK
+from gitmem.api.reviews import Reviews
+from gitmem.api.timeline import Timeline
+from gitmem.base import clock
+from gitmem.store import formats, store
+
+ERROR_EVENTS = ("job.error",)      # a background job (hook, daemon) records its failure under this kind
+
+
+@dataclass(frozen=True)
+class Status:
+    """The review loop at a glance."""
+
+    patterns: tuple[dict[str, object], ...]
+    atrophy_candidates: tuple[str, ...]
+    reviews: tuple[dict[str, object], ...]
+    auto_streak: int
+    forced_review_after: int
+    drift: dict[str, object]
+    last_snapshot: str | None
+    last_error: dict[str, object] | None
+
+    @property
+    def review_forced(self) -> bool:
+        """True when the next weight update must be proposed for review."""
+        return self.auto_streak >= self.forced_review_after
+
+    def to_json(self) -> dict[str, object]:
+        """What ``status --json`` prints."""
+        return {"patterns": list(self.patterns), "atrophy_candidates": list(self.atrophy_candidates),
+                "reviews": list(self.reviews), "auto_streak": self.auto_streak,
+                "forced_review_after": self.forced_review_after, "review_forced": self.review_forced,
+                "drift": self.drift, "last_snapshot": self.last_snapshot, "last_error": self.last_error}
+
+
+class Observed(Timeline, Reviews):
+    """``status`` and ``events``: read-only views over the review loop."""
+
+    def status(self, now: datetime | None = None) -> Status:
+        """Weights and stages, atrophy candidates, open reviews, the forced-review counter, drift, the last
+        snapshot and the last error of a background job."""
+        from gitmem.base import state
+        from gitmem.engines import review
+        from gitmem.store import snapshots
+
+        now = now or clock.now()
+        head = self.head
+        pats = store.all_patterns(self.git, head)
+        blocked = {b[len(review.ATROPHY):] for b in self.git.branches(review.ATROPHY)}
+        blocked |= {r[len(review.REJECTED + review.ATROPHY):] for r in self.git.refs(review.REJECTED + review.ATROPHY)}
+        candidates = review.atrophy_candidates(pats, now, self.cfg.hebbian, blocked)
+        counts = formats.read_state(self.git.read(formats.STATE_FILE, head) if head else None)
+        streak = counts.get(AUTO_STREAK)
+        errors = [e for e in state.read(state.events_path(self.root)) if e.get("event") in ERROR_EVENTS]
+        return Status(
+            tuple({"slug": p.slug, "weight": p.weight, "stage": p.stage} for p in pats),
+            tuple(c.pattern.slug for c in candidates),
+            tuple(r.to_json() for r in self.reviews()),
+            streak if isinstance(streak, int) and not isinstance(streak, bool) else 0,
+            self.cfg.hebbian.forced_review_after,
+            self.drift().to_json(),
+            snapshots.latest(self.git),
+            errors[-1] if errors else None)
+
+    def events(self, limit: int | None = None) -> builtins.list[dict[str, object]]:
+        """The structured event stream, oldest first: one event per gitmem commit (from its trailers) and
+        every record of the local event log."""
+        from gitmem.base import state
+
+        head = self.head
+        commits = builtins.list(self.git.log(head, limit=limit)) if head else []
+        trailers = self.git.trailers([c.id for c in commits]) if commits else {}
+        found: builtins.list[dict[str, object]] = []
+        for c in commits:
+            t = trailers.get(c.id)
+            if t is None or not t.has("Gitmem-Event"):
+                continue
+            event: dict[str, object] = {"event_type": t.get("Gitmem-Event"), "timestamp": c.time, "commit": c.id,
+                                        "subject": c.subject, "auto": t.flag("Gitmem-Auto"), "origin": "commit"}
+            for key, field in (("Gitmem-Session", "session_id"), ("Gitmem-Approved-By", "approved_by"),
+                               ("Gitmem-Review", "review"), ("Gitmem-Veto", "reason"), ("Gitmem-Files", "files")):
+                if t.has(key):
+                    event[field] = t.get(key)
+            found.append(event)
+        for record in state.read(state.events_path(self.root)):
+            if record.get("event") == "write":
+                continue   # the commit's own event says it, from git
+            event = {"event_type": record.get("event"), "timestamp": record.get("at"), "origin": "local"}
+            event.update({k: v for k, v in record.items() if k not in ("event", "at")})
+            found.append(event)
+        found.sort(key=lambda e: str(e.get("timestamp") or ""))
+        return found
