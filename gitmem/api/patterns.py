@@ -109,13 +109,10 @@ class Patterns(Context):
 
     def _weights_changes(self, rev: str | None, update: WeightsPlan) -> dict[str, bytes | None]:
         """The pattern documents of ``update`` plus CLAUDE.md with Layer 2 regenerated from them."""
-        from gitmem.store.documents import read_pattern
-
         changes: dict[str, bytes | None] = dict(update.changes)
         if rev is None or not changes:
             return changes
-        updated = {p.slug: p for p in (read_pattern(path, data) for path, data in update.changes.items())}
-        changes.update(self._layer2(rev, [updated.get(p.slug, p) for p in store.all_patterns(self.git, rev)]))
+        changes.update(self._layer2(rev, builtins.list(update.patterns)))
         return changes
 
     def _layer2(self, rev: str, patterns: builtins.list[Pattern]) -> dict[str, bytes | None]:

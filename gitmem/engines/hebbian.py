@@ -186,10 +186,11 @@ class Row:
 
 @dataclass(frozen=True)
 class WeightsPlan:
-    """The pattern documents a weight update rewrites, and a row per pattern it moved."""
+    """The pattern documents a weight update rewrites, a row per pattern it moved, and every pattern after it."""
 
     changes: dict[str, bytes]
     rows: tuple[Row, ...]
+    patterns: tuple[Pattern, ...] = ()
 
     @property
     def stage_moves(self) -> tuple[Row, ...]:
@@ -203,16 +204,20 @@ def plan_weights(patterns: Sequence[Pattern], sessions: Sequence[SessionSignal],
 
     changes: dict[str, bytes] = {}
     rows: list[Row] = []
+    after: list[Pattern] = []
     for p in sorted(patterns, key=lambda p: p.slug):
         meta = dict(p.meta)
         state, steps = advance(state_of(p.weight, p.stage, p.created, meta), p.triggers, p.slug, sessions, cfg)
         if not steps:
+            after.append(p)
             continue
         meta["hebbian"] = meta_of(state)
-        changes[p.path] = render_pattern(replace(p, weight=state.weight, stage=state.stage, meta=tuple(meta.items())))
+        moved = replace(p, weight=state.weight, stage=state.stage, meta=tuple(meta.items()))
+        after.append(moved)
+        changes[p.path] = render_pattern(moved)
         rows.append(Row(p.slug, p.path, rounded(p.weight), state.weight, p.stage, state.stage, len(steps),
                         sum(1 for s in steps if s.activated)))
-    return WeightsPlan(changes, tuple(rows))
+    return WeightsPlan(changes, tuple(rows), tuple(after))
 
 
 _CITED = re.compile(r"\b[a-z0-9]+(?:-[a-z0-9]+)+\b")
