@@ -33,3 +33,22 @@ def add_sessions(root: Path, texts: list[str], start: datetime = START, first: i
     git(root, "add", "-A", "episodes")
     git(root, "commit", "-qm", f"sessions {first}..{first + len(texts) - 1}")
     return ids
+
+
+def write_transcripts(folder: Path, texts: list[str], start: datetime = START) -> list[Path]:
+    """One small Claude Code transcript per text (a user turn and an assistant turn), an hour apart."""
+    import json
+
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for n, text in enumerate(texts):
+        sid = f"11111111-0000-4000-8000-{n:012d}"
+        stamp = (start + timedelta(hours=n)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        rows = [{"type": "user", "sessionId": sid, "cwd": "/project", "uuid": f"u{n}", "timestamp": stamp,
+                 "message": {"role": "user", "content": text}},
+                {"type": "assistant", "sessionId": sid, "cwd": "/project", "uuid": f"a{n}", "timestamp": stamp,
+                 "message": {"role": "assistant", "content": [{"type": "text", "text": "Done."}]}}]
+        path = folder / f"{sid}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        paths.append(path)
+    return paths

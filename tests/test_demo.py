@@ -18,7 +18,7 @@ from tests.conftest import NOW, run_cli
 SAMPLE = template_dir() / "demo"
 SECRET = "q8Rk2VtY7pLm3Zx9Wc4Nb6Hs1Jd5Fg0AeTu2Io8P"   # the fabricated key planted in the sample session
 SECTIONS = ["1. init", "2. import", "3. remember", "4. recall", "5. harvest", "6. link and why",
-            "7. reflect and sync-core", "8. decay", "9. git is the audit log", "next"]
+            "7. reflect and sync-core", "8. decay", "9. the review loop", "10. git is the audit log", "next"]
 
 
 def git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -51,6 +51,18 @@ def test_demo_narrates_every_section_in_order(built: tuple[Path, list[str]]) -> 
     assert said.count("") == len(SECTIONS)   # a blank line before each section
 
 
+def test_demo_shows_the_review_loop(built: tuple[Path, list[str]]) -> None:
+    root, said = built
+    text = "\n".join(said)
+    assert re.search(r"weights \(dry run\): retry-flaky-network-calls-with-exponential: 0\.30 -> 0\.38 over 3 sessions", text)
+    assert re.search(r"weights --propose: one commit on gitmem/review/weights-\d{8}T\d{6}Z", text)
+    assert re.search(r"review accept: merge commit [0-9a-f]{12} with Gitmem-Approved-By", text)
+    assert re.search(r"snapshot: gitmem/snapshot/\d{4}-\d{2} on [0-9a-f]{12}", text)
+    assert re.search(r"rollback gitmem/snapshot/\d{4}-\d{2}: a new commit [0-9a-f]{12}", text)
+    tags = git(root, "tag", "-l", "gitmem/snapshot/*").stdout.split()
+    assert tags and git(root, "rev-parse", "HEAD^{tree}").stdout == git(root, "rev-parse", f"{tags[-1]}^{{tree}}").stdout
+
+
 def test_demo_says_what_each_step_shows(built: tuple[Path, list[str]]) -> None:
     root, said = built
     text = "\n".join(said)
@@ -68,8 +80,9 @@ def test_demo_says_what_each_step_shows(built: tuple[Path, list[str]]) -> None:
     assert re.search(r"^reflect: \d+ patterns from \d+ memories", text, re.M)
     assert "# Core memories (gitmem)" in text
     assert re.search(r"^decay as of 2027-01-28: \d+ changes, \d+ archived in commit [0-9a-f]{12}$", text, re.M)
-    assert said[-7:] == [f"cd {root}", "  gitmem list", "  gitmem recall --all 'export timeout'", "  gitmem why demo-8",
-                         "  gitmem consolidate", "  git log --stat -3", "  cat CLAUDE.md"]
+    assert said[-9:] == [f"cd {root}", "  gitmem list", "  gitmem recall --all 'export timeout'", "  gitmem why demo-8",
+                         "  gitmem consolidate", "  gitmem status", "  gitmem log --events",
+                         "  git log --graph --oneline -8", "  cat CLAUDE.md"]
 
 
 def test_demo_never_shows_or_stores_the_planted_secret(built: tuple[Path, list[str]]) -> None:
@@ -101,10 +114,12 @@ def test_demo_makes_one_commit_per_change(built: tuple[Path, list[str]]) -> None
     subjects = git(root, "log", "--format=%s").stdout.splitlines()
     assert subjects[-1] == "gitmem: init memory repository"
     assert subjects[-2] == "gitmem: import 12 memories from memories.jsonl"
-    assert subjects[0].startswith("gitmem: decay as of 2027-01-28")
+    assert subjects[0].startswith("gitmem: rollback to gitmem/snapshot/")
+    assert any(s.startswith("gitmem: decay as of 2027-01-28") for s in subjects)
     assert all(s.startswith("gitmem: ") for s in subjects)
-    assert sum(s.startswith("gitmem: harvest session") for s in subjects) == 1   # again: no commit; secret: none
-    audit = said[said.index(next(h for h in said if h.startswith("== 9."))) + 1].splitlines()
+    # the sample session once (again: no commit; secret: none), then the review loop's three
+    assert sum(s.startswith("gitmem: harvest session") for s in subjects) == 4
+    audit = said[said.index(next(h for h in said if h.startswith("== 10."))) + 1].splitlines()
     assert [line.split(" ", 1)[1] for line in audit] == subjects   # the log the demo shows is the whole log
 
 

@@ -424,3 +424,32 @@ def test_sidechain_prompts_give_no_signals_but_their_tools_count() -> None:
     ep = extract(transcript(user(1, "Always use tabs in this repo.", sidechain=True),
                             Event(2, "tool_call", "a.py\nx", None, "Write", sidechain=True)))
     assert ep.signals == () and ep.files_touched == ("a.py",) and ep.user_turns == 0 and ep.tool_calls == 1
+
+
+# --------------------------------------------------------------------------- activation stems
+
+def test_activation_stems_come_from_own_words_redacted_never_tool_output() -> None:
+    ep = extract(transcript(
+        user(1, "Retry the flaky call with backoff; mail sam.rivera@billing-corp.io if it fails. See retry-policy."),
+        Event(2, "assistant", "Added exponential backoff.", None),
+        Event(3, "tool_result", "kubernetes deployment rolled out", None, tool="Bash"),
+        user(4, "<command-name>/clear</command-name>", meta=True),
+    ))
+    stems = set(ep.stems.split())
+    assert {"retri", "flaki", "backoff", "exponenti"} <= stems
+    assert "kubernet" not in stems and "command" not in stems          # tool output and injected text stay out
+    assert "rivera" not in ep.stems and "sam" not in stems            # redacted before stemming
+    assert ep.cited == "retry-policy"
+    front, _ = render(ep)
+    assert front["stems"] == ep.stems and front["cited"] == "retry-policy"
+
+
+def test_merged_episodes_unite_their_stems() -> None:
+    a = extract(transcript(user(1, "kafka partitions")))
+    b = extract(transcript(user(2, "redis cache")))
+    assert set(merge(a, b).stems.split()) == set(a.stems.split()) | set(b.stems.split())
+
+
+def test_an_episode_without_conversation_keeps_no_stems() -> None:
+    front, _ = render(extract(transcript(Event(1, "tool_result", "only output", None, tool="Bash"))))
+    assert "stems" not in front and "cited" not in front

@@ -147,3 +147,20 @@ def test_cli_pattern_weights_analyze(repo_dir: Path, capsys: pytest.CaptureFixtu
     code, _, err = run_cli(["pattern", "add", "x", "--triggers", "a", "--weight", "2", *base], capsys)
     assert code == 1 and "error:" in err and "hint:" in err
     assert NOW
+
+
+def test_thirty_harvested_sessions_move_weights_exactly_as_the_formula_says(repo: MemoryRepo, tmp_path: Path) -> None:
+    from loop_helpers import write_transcripts
+
+    repo.pattern_add("Retry flaky calls with backoff", ["backoff"], now=T)
+    acts = [n % 3 != 2 for n in range(30)]        # two sessions in three mention backoff
+    texts = ["the sync needs backoff on the flaky call" if a else "please write the changelog" for a in acts]
+    results = repo.harvest(write_transcripts(tmp_path / "sessions", texts), now=START + timedelta(days=2))
+    assert [r.status for r in results] == ["harvested"] * 30
+    w = 0.3
+    for a in acts:
+        w = round(min(0.95, max(0.0, w + 0.05 * a - 0.02 * (1 - a))), 6)
+    (row,) = repo.weights().rows
+    assert (row.counted, row.activated, row.after) == (30, 20, w)
+    repo.apply_weights(now=START + timedelta(days=2))
+    assert repo.patterns()[0].weight == w and repo.weights().rows == ()

@@ -400,3 +400,17 @@ def test_harvest_bad_inputs(repo_dir: Path, tmp_path: Path, capsys: pytest.Captu
     assert code == 2 and "not allowed with argument" in err
     assert run_cli([*base(repo_dir), "harvest"], capsys)[0] == 2
     assert run_cli([*base(repo_dir), "harvest", str(tmp_path), "--format", "csv"], capsys)[0] == 2
+
+
+def test_reflect_patterns_start_at_the_configured_weight_with_triggers(repo_dir: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = repo_dir / "gitmem.yaml"
+    cfg.write_text(cfg.read_text().replace("initial_weight: 0.3 ", "initial_weight: 0.42 "))
+    subprocess.run(["git", "commit", "-qam", "start new patterns at 0.42"], cwd=repo_dir, check=True)
+    for text in PR_TEXTS:
+        remember(repo_dir, capsys, text, "--no-dedupe")
+    run_cli([*base(repo_dir), "reflect"], capsys)
+    from gitmem.api import MemoryRepo
+
+    (p,) = MemoryRepo.open(repo_dir).patterns()
+    assert p.weight == 0.42 and p.triggers and p.stage == "episodic"

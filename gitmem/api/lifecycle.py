@@ -126,7 +126,7 @@ class Lifecycle(Memories):
         def plan(parent: str | None) -> Plan[None] | None:
             state = self.git.read(reflect.STATE_FILE, parent) if parent else None
             run = reflect.plan_run(store.all_patterns(self.git, parent), store.listing(self.git, parent).memories,
-                                   state, now, auto, self.cfg.memory.reflect_trigger)
+                                   state, now, auto, self.cfg.memory.reflect_trigger, self.cfg.hebbian.initial_weight)
             info.update(pending=run.pending, result=run.plan)
             if run.plan is None:
                 return None

@@ -264,8 +264,9 @@ def state_file(now: datetime, runs: int) -> bytes:
     return documents.emit_front_matter({"last_run": iso(now), "runs": runs}).encode("utf-8")
 
 
-def plan_reflect(existing: Sequence[Pattern], drafts: Sequence[PatternDraft], now: datetime) -> ReflectPlan:
-    """File changes that fold ``drafts`` (from ``group``) into patterns."""
+def plan_reflect(existing: Sequence[Pattern], drafts: Sequence[PatternDraft], now: datetime,
+                 initial_weight: float | None = None) -> ReflectPlan:
+    """File changes that fold ``drafts`` (from ``group``) into patterns; new ones start at ``initial_weight``."""
     from gitmem.base.model import iso
     from gitmem.store.documents import INITIAL_WEIGHT, PATTERN_DIR, Pattern, render_pattern
 
@@ -279,7 +280,7 @@ def plan_reflect(existing: Sequence[Pattern], drafts: Sequence[PatternDraft], no
         old = by_slug.get(d.slug)
         consumed.extend(d.sources)
         if old is None:
-            p = Pattern(d.slug, d.title, INITIAL_WEIGHT, "episodic", tuple(d.trigger), tuple(d.lessons),
+            p = Pattern(d.slug, d.title, INITIAL_WEIGHT if initial_weight is None else initial_weight, "episodic", tuple(d.trigger), tuple(d.lessons),
                         tuple(d.sources), 1, stamp, stamp, f"{PATTERN_DIR}/{d.slug}.md")
             created.append(d.slug)
         else:
@@ -302,7 +303,7 @@ class Run(NamedTuple):
 
 
 def plan_run(existing: Sequence[Pattern], live: Sequence[Memory], state: bytes | None, now: datetime,
-             auto: bool, trigger: int) -> Run:
+             auto: bool, trigger: int, initial_weight: float | None = None) -> Run:
     """Reflect over ``live`` memories no pattern holds yet: new and verified patterns, patterns.md, the state file.
 
     Only memories created since the last run are pending; a person's run
@@ -321,7 +322,8 @@ def plan_run(existing: Sequence[Pattern], live: Sequence[Memory], state: bytes |
         pending = fresh
     if not pending or (auto and len(pending) < trigger):
         return Run(None, count)
-    result = plan_reflect(existing, group([Item(m.id, m.content, m.type, m.created) for m in fresh]), now)
+    result = plan_reflect(existing, group([Item(m.id, m.content, m.type, m.created) for m in fresh]), now,
+                          initial_weight)
     changes = dict(result.changes)
     if not changes:
         return Run(None, count)   # nothing folded: no commit just to count a run

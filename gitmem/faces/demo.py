@@ -4,11 +4,14 @@ each thing gitmem does, with the real library and real commits."""
 from __future__ import annotations
 
 import tempfile
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from gitmem.engines.initrepo import template_dir
+
+if TYPE_CHECKING:
+    from gitmem.api import MemoryRepo
 
 Say = Callable[[str], None]
 
@@ -89,14 +92,67 @@ def run(target: str | None, say: Say) -> int:
         say(f"  {move.id}: {move.change}")
     say("recall still finds archived memories when asked: gitmem recall --all QUERY")
 
-    _section(say, "9. git is the audit log: one commit per change")
+    _section(say, "9. the review loop: sessions move a pattern's weight; a person reviews the update")
+    _review_loop(repo, later, say)
+
+    _section(say, "10. git is the audit log: one commit per change")
     from gitmem.base.gitio import short_log
 
-    say(short_log(root, 15))
+    say(short_log(root, 40))
     _section(say, "next")
     say(f"cd {root}")
     for cmd in ("gitmem list", "gitmem recall --all 'export timeout'", "gitmem why demo-8", "gitmem consolidate",
-                "git log --stat -3", "cat CLAUDE.md"):
+                "gitmem status", "gitmem log --events", "git log --graph --oneline -8", "cat CLAUDE.md"):
         say(f"  {cmd}")
     return 0
 
+
+
+LOOP_SESSIONS = (
+    ("The nightly sync failed again on a flaky network call; add retry with backoff.",
+     "Added exponential backoff with jitter around the sync client."),
+    ("The upload job hit a timeout; same retry idea please.", "Wrapped the upload in the retry helper with backoff."),
+    ("Tests for the new parser, please.", "Added tests for the parser edge cases."),
+)
+
+
+def _session_file(folder: Path, n: int, when: datetime, asked: str, answered: str) -> Path:
+    """A small Claude Code transcript: one user turn, one assistant turn."""
+    import json
+
+    sid = f"0d3e{n:04d}-demo-4c2a-9f10-loop00000001"
+    stamp = when.strftime("%Y-%m-%dT%H:%M:%SZ")
+    rows = [{"type": "user", "sessionId": sid, "cwd": "/project", "uuid": f"u{n}", "timestamp": stamp,
+             "message": {"role": "user", "content": asked}},
+            {"type": "assistant", "sessionId": sid, "cwd": "/project", "uuid": f"a{n}", "timestamp": stamp,
+             "message": {"role": "assistant", "content": [{"type": "text", "text": answered}]}}]
+    path = folder / f"{sid}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def _review_loop(repo: MemoryRepo, now: datetime, say: Say) -> None:
+    """Pattern, sessions, a proposed weight update, its review and acceptance, a snapshot, a rollback."""
+    added = repo.pattern_add("Retry flaky network calls with exponential backoff", ["backoff", "retry"], now=now)
+    say(f"pattern add: {added.slug} at weight {added.weight:.2f} (triggers: backoff, retry)")
+    with tempfile.TemporaryDirectory(prefix="gitmem-sessions-") as folder:
+        files = [_session_file(Path(folder), n, now + timedelta(hours=n + 1), asked, answered)
+                 for n, (asked, answered) in enumerate(LOOP_SESSIONS)]
+        repo.harvest(files, now=now + timedelta(hours=4))
+    say(f"harvested {len(files)} new sessions (two mention backoff, one does not)")
+    snap = repo.snapshot(now + timedelta(hours=4))
+    say(f"snapshot: {snap.tag} on {snap.commit[:12]}")
+    dry = repo.weights(now + timedelta(hours=4))
+    for r in dry.rows:
+        say(f"weights (dry run): {r.slug}: {r.before:.2f} -> {r.after:.2f} over {r.counted} sessions")
+    proposal = repo.propose_weights(now + timedelta(hours=4))
+    say(f"weights --propose: one commit on {proposal.branch}; main is unchanged")
+    if proposal.branch:
+        for line in repo.review_show(proposal.branch).semantic:
+            say(f"review show: {line}")
+        # the person running the demo is the reviewer; an agent would be refused here
+        done = repo.review_accept(proposal.branch, i_am_the_reviewer=True, now=now + timedelta(hours=5))
+        say(f"review accept: merge commit {(done.commit or '')[:12]} with Gitmem-Approved-By")
+    back = repo.rollback(snap.tag, i_am_the_reviewer=True, now=now + timedelta(hours=6))
+    say(f"rollback {snap.tag}: a new commit {(back.commit or '-')[:12]} with the snapshot's tree "
+        f"({len(back.paths)} files); history is kept, so the rollback itself can be undone")

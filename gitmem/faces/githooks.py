@@ -16,6 +16,7 @@ Hooks (``NAME``):
 - ``msg``        both commit-msg checks in one process
 - ``amplitude``  an existing file may not grow past ``sediment.amplitude_max``
 - ``config``     validate gitmem.yaml
+- ``drift``      Layers 1+2 of the staged CLAUDE.md stay within ``drift.min_cosine`` of the baseline
 - ``all``        the pre-commit checks above in one process, routing files by name
 
 Output: ``gitmem-<hook>: <file>:<line>: <problem>`` lines, then ``hint:`` lines.
@@ -47,6 +48,8 @@ HINTS = {
                    "the editor), and rotate the secret if it was real",
     "amplitude": "the limit is sediment.amplitude_max in gitmem.yaml; for a deliberate larger edit: "
                  "GITMEM_ALLOW_GROWTH=1 git commit …",
+    "drift": "Layers 1+2 moved far from the baseline (the last snapshot or a pinned commit); if that is "
+             "intended, commit with --no-verify, then pin the new baseline: `gitmem check drift --pin`",
     "config": "each field's meaning and range is commented in a fresh gitmem.yaml (`gitmem init`); "
               "`gitmem check config` lists every problem",
 }
@@ -319,6 +322,38 @@ def check_amplitude(run: Run, files: Sequence[str]) -> None:
         run.report.problem("amplitude", None, None, problem)
 
 
+def check_drift(run: Run, files: Sequence[str]) -> None:
+    """The staged CLAUDE.md's Layers 1+2 against the baseline: the pinned commit, else the last snapshot."""
+    if "CLAUDE.md" not in files:
+        return
+    text = run.read("CLAUDE.md")
+    from gitmem.base import gitio
+    from gitmem.engines import drift
+
+    (state,) = gitio.read_blobs(run.root, ["HEAD:.gitmem/state.yaml"])
+    baseline = drift.pinned(state.decode("utf-8", "replace") if state else None)
+    name = "the pinned baseline"
+    if baseline is None:
+        baseline = gitio.newest_ref(run.root, "refs/tags/gitmem/snapshot/")
+        name = baseline or ""
+    if baseline is None:
+        return
+    (old,) = gitio.read_blobs(run.root, [f"{baseline}:CLAUDE.md"])
+    from pathlib import Path
+
+    from gitmem.base import config
+    from gitmem.base.errors import GitmemError
+
+    try:
+        min_cosine = config.load(Path(run.root)).drift.min_cosine
+    except GitmemError:   # a broken gitmem.yaml is the config check's to report
+        min_cosine = config.Drift().min_cosine
+    found = drift.measure(text, old.decode("utf-8", "replace") if old else None, baseline, name, min_cosine)
+    if not found.ok:
+        run.report.problem("drift", "CLAUDE.md", None,
+                           f"Layers 1+2 have cosine {found.cosine:.3f} to {name}, below drift.min_cosine {min_cosine}")
+
+
 def check_config(run: Run, files: Sequence[str]) -> None:
     """Validate each gitmem.yaml: field, value and allowed range; unknown keys warn."""
     if not files:
@@ -351,6 +386,7 @@ def check_all(run: Run, files: Sequence[str]) -> None:
     check_secrets(run, texts)
     check_pii(run, [p for p in texts if _DOCUMENT.search(p)])
     check_layers(run, [p for p in files if _is_claude_md(p)])
+    check_drift(run, files)
     from gitmem.guards.amplitude import in_scope
 
     check_amplitude(run, [p for p in files if in_scope(p)])
@@ -366,6 +402,7 @@ CHECKS: dict[str, Callable[[Run, Sequence[str]], None]] = {
     "secrets-msg": check_secrets_msg,
     "msg": check_message,
     "amplitude": check_amplitude,
+    "drift": check_drift,
     "config": lambda run, files: check_config(run, [p for p in files if os.path.basename(p) == "gitmem.yaml"]),
     "all": check_all,
 }

@@ -61,7 +61,8 @@ def _check_drift(args: Any) -> int:
 
 
 def _hook_args(p: Any) -> None:
-    p.add_argument("name", choices=("pii", "secrets", "layers", "layers-msg", "amplitude", "config", "all"))
+    p.add_argument("name", choices=("pii", "secrets", "layers", "layers-msg", "secrets-msg", "msg", "amplitude",
+                                   "drift", "config", "all"))
     p.add_argument("files", nargs="*")
 
 

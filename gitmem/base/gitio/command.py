@@ -212,6 +212,13 @@ def commit_trailers(root: Path | str, ids: Sequence[str]) -> dict[str, str]:
 
 
 
+def newest_ref(root: Path | str, prefix: str) -> str | None:
+    """The short name of the last ref under ``prefix`` in name order (``refs/tags/gitmem/snapshot/``), or None."""
+    out = attempt(root, "for-each-ref", "--sort=-refname", "--count=1", "--format=%(refname:short)", prefix)
+    name = out.decode("utf-8", "replace").strip() if out else ""
+    return name or None
+
+
 def diff_text(root: Path | str, old: str, new: str) -> str:
     """``git diff OLD NEW``: the unified diff between two commits."""
     return run(root, "diff", "--no-color", "--no-ext-diff", old, new).decode("utf-8", "replace")

@@ -46,6 +46,8 @@ class Episode:
     user_turns: int
     assistant_turns: int
     tool_calls: int
+    stems: str = ""      # the redacted stems of the user's and assistant's own words (Hebbian activation)
+    cited: str = ""      # slug-like words those turns use (a pattern cited by its id)
 
 
 # Bounds: an episode document stays small whatever the session's size.
@@ -304,8 +306,19 @@ def extract(t: Transcript) -> Episode:
         decisions=_dedup(s.text for s in signals if s.kind == "decision"),
         corrections=_dedup(s.text for s in signals if s.kind == "correction"),
         signals=signals, user_turns=user_turns, assistant_turns=assistant_turns,
-        tool_calls=sum(1 for e in events if e.role == "tool_call"),
+        tool_calls=sum(1 for e in events if e.role == "tool_call"), **_activation(events),
     )
+
+
+def _activation(events: list[Event]) -> dict[str, str]:
+    """What Hebbian activation keeps of the conversation: stems and cited slugs of the user's and the
+    assistant's own words (never tool output), taken from the redacted text."""
+    from gitmem.engines.hebbian import session_terms
+    from gitmem.guards.redact import strip
+
+    own = [strip(e.text) for e in events if e.role in ("user", "assistant") and not e.meta and e.text]
+    stems, cited = session_terms(own)
+    return {"stems": stems, "cited": cited}
 
 
 # --------------------------------------------------------------------------- render
@@ -356,6 +369,10 @@ def render(ep: Episode) -> tuple[dict[str, object], str]:
         "errors_count": len(ep.errors),
         "signals_count": len(ep.signals),
     }
+    if ep.stems:
+        front["stems"] = ep.stems
+    if ep.cited:
+        front["cited"] = ep.cited
     summary = _md_text(ep.summary, MAX_SUMMARY)
     sections = [
         "## Summary\n\n" + summary,
@@ -423,4 +440,6 @@ def merge(old: Episode, new: Episode) -> Episode:
         user_turns=old.user_turns + new.user_turns,
         assistant_turns=old.assistant_turns + new.assistant_turns,
         tool_calls=old.tool_calls + new.tool_calls,
+        stems=" ".join(sorted(set(old.stems.split()) | set(new.stems.split()))),
+        cited=" ".join(sorted(set(old.cited.split()) | set(new.cited.split()))),
     )
