@@ -215,3 +215,69 @@ def test_hits_are_ordered_by_score(repo: Any, repo_dir: Path) -> None:
     assert len(found) == 2
     assert found[0].score >= found[1].score
     assert max(r.relevance for r in found) == 1.0
+
+
+# --- never_forget (DESIGN.md section 5): always recalled by default, whatever its band ---
+
+LATER = NOW + timedelta(days=400)
+
+
+def _faded(repo: Any, text: str, importance: float) -> str:
+    mid = str(repo.remember(text, importance=importance, now=NOW, dedupe=False).id)
+    return mid
+
+
+@pytest.mark.parametrize("importance, shown", [(0.95, True), (0.9, True), (1.0, True), (0.89, False), (0.5, False)])
+def test_default_recall_keeps_a_never_forget_memory_whatever_its_band(
+        repo: Any, repo_dir: Path, importance: float, shown: bool) -> None:
+    mid = _faded(repo, "The vault recovery phrase lives in the blue notebook", importance)
+    repo.decay(now=LATER)
+    m = repo.show(mid)
+    # the band still follows the formula; under never_forget, decay archives it
+    assert m.tier == ("short" if shown else "archive") and m.band in ("background", "fading")
+    found = [r.id for r in recall.recall(repo_dir, "vault recovery phrase", now=LATER, log=False)]
+    assert (mid in found) is shown
+    assert (mid in [r.id for r in repo.recall("blue notebook", now=LATER)]) is shown
+
+
+def test_never_forget_follows_the_config_without_a_new_commit(repo: Any, repo_dir: Path) -> None:
+    config = repo_dir / "gitmem.yaml"
+    text = config.read_text()
+    config.write_text(text.replace("never_forget: 0.9", "never_forget: 0.55"))
+    assert "never_forget: 0.55" in config.read_text()
+    repo = type(repo).open(repo_dir)   # decay reads the config the repository was opened with
+    low = _faded(repo, "Grandmother's birthday is on the ninth of March", 0.6)
+    repo.decay(now=LATER)   # not archived: 0.6 is at or above this clone's never_forget
+    assert repo.show(low).band in ("background", "fading")
+    assert [r.id for r in recall.recall(repo_dir, "grandmother birthday", now=LATER, log=False)] == [low]
+    config.write_text(text + "\n")   # back to 0.9, no commit: the index notices the file changed
+    assert recall.recall(repo_dir, "grandmother birthday", now=LATER, log=False) == []
+
+
+def test_never_forget_does_not_bring_back_what_a_person_archived(repo: Any, repo_dir: Path) -> None:
+    mid = _faded(repo, "The old office door code was changed", 0.95)
+    repo.forget(mid, now=NOW)
+    assert recall.recall(repo_dir, "office door code", now=LATER, log=False) == []
+    assert [r.id for r in recall.recall(repo_dir, "office door code", 10, Filters(include_archive=True), now=LATER,
+                                        log=False)] == [mid]
+
+
+def test_naming_a_band_still_narrows_to_that_band(repo: Any, repo_dir: Path) -> None:
+    mid = _faded(repo, "The allergy list is pinned on the fridge", 0.95)
+    repo.decay(now=LATER)
+    band = repo.show(mid).band
+    other = "core" if band != "core" else "active"
+    assert recall.recall(repo_dir, "allergy fridge", 10, Filters(band=other), now=LATER, log=False) == []
+    assert [r.id for r in recall.recall(repo_dir, "allergy fridge", 10, Filters(band=band, include_background=True),
+                                        now=LATER, log=False)] == [mid]
+
+
+def test_cli_recall_shows_a_never_forget_memory_in_the_background(repo: Any, repo_dir: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from conftest import run_cli
+
+    mid = _faded(repo, "Always sign releases with the hardware key", 0.92)
+    repo.decay(now=LATER)
+    code, out, _ = run_cli(["--repo", str(repo_dir), "--now", "2028-01-03T12:00:00Z", "recall", "--json",
+                            "hardware key releases"], capsys)
+    assert code == 0 and [r["id"] for r in json.loads(out)] == [mid]

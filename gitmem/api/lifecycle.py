@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from gitmem.base import clock
 from gitmem.base.errors import NotFoundError, UsageError
-from gitmem.base.kinds import check_choice
-from gitmem.base.model import DOMAINS, TYPES, Reflected, iso
+from gitmem.base.kinds import RESULT_TYPES, check_choice
+from gitmem.base.model import DOMAINS, Reflected, iso
 from gitmem.guards.writepath import Plan, Written
 from gitmem.store import store
 
@@ -33,7 +33,7 @@ class Lifecycle(Memories):
         from gitmem.engines import recall
         from gitmem.store.index import Filters
 
-        check_choice("type", type, TYPES)
+        check_choice("type", type, RESULT_TYPES)
         check_choice("domain", domain, DOMAINS)
         filters = Filters(type=type, domain=domain, tier=tier, band=band,
                           include_archive=include_archive or tier == "archive",
@@ -79,7 +79,8 @@ class Lifecycle(Memories):
         index = open_index(self.root)
         try:
             keep = self.cfg.memory.never_forget   # at or above it: always loaded, whatever the band
-            rows = [r for r in index.rows() if r.tier != "archive" and (r.band == "core" or r.importance >= keep)]
+            rows = [r for r in index.rows() if r.tier != "archive" and r.type != "episode"
+                    and (r.band == "core" or r.importance >= keep)]
         finally:
             index.close()
         rows.sort(key=lambda r: (-r.importance, _neg(r.last_accessed), r.id))

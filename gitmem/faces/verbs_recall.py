@@ -17,7 +17,10 @@ from gitmem.faces.console import choices
 def _recall_args(p: Any) -> None:
     p.add_argument("query", nargs="?", metavar="QUERY", help="what to look for (omit with --batch)")
     p.add_argument("-k", type=int, default=10, help="how many results (default 10)")
-    p.add_argument("--type", choices=choices("type"))
+    from gitmem.base.kinds import RESULT_TYPES
+
+    p.add_argument("--type", choices=RESULT_TYPES,
+                   help="'episode' searches harvested sessions (by default up to 3 come after the memories)")
     p.add_argument("--domain", choices=choices("domain"))
     p.add_argument("--tier", choices=[t for t in choices("tier") if t != "working"], help="'archive' searches archived memories")
     p.add_argument("--band", choices=choices("band"), help="background and fading memories only come back when asked for")
@@ -65,6 +68,9 @@ def cmd_recall(args: Any) -> int:
         err("no memory matches" + hidden)
     for r in found:
         text = " ".join(r.content.split())
+        if r.type == "episode":
+            out(f"episode\t{r.score:.3f}\t{r.path}\n    {text[:200]}")
+            continue
         via = f"  ({r.via})" if r.via else ""
         out(f"{r.id}\t{r.score:.3f}\t{r.type}/{r.domain}\t{r.importance:.2f}\t{r.tier}/{r.band}\t{r.path}{via}\n    {text[:200]}")
     return 0
