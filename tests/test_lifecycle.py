@@ -119,3 +119,30 @@ def test_consolidate_summarises_the_week(repo: MemoryRepo) -> None:
     r = repo.consolidate("7d", now=T + timedelta(days=1))
     assert r.counts.get("created") == 1 and r.counts.get("reinforced") == 1
     assert all(len(s.commit) == 40 for s in r.steps)
+
+
+# --- Layer 3: a title per episode, never its path twice ---
+
+def test_layer_3_shows_an_episode_title_not_its_path_twice(repo: MemoryRepo, repo_dir: Path, tmp_path: Path) -> None:
+    from tests.test_recall import claude_session
+
+    titled = claude_session(tmp_path / "a.jsonl", "s-a", "Set up the Hugo blog", "hugo please", "The blog builds")
+    untitled = claude_session(tmp_path / "b.jsonl", "s-b", None, "why is the CI cache cold", "Keyed it on the lockfile")
+    results = repo.harvest([titled, untitled], fmt="claude-code", signals=0, now=clock.parse_time(NOW))
+    # an episode written before titles existed: front matter without a title or summary
+    old = "episodes/2026/01/s-old.md"
+    (repo_dir / old).parent.mkdir(parents=True, exist_ok=True)
+    (repo_dir / old).write_text("---\nid: s-old\ntype: episode\nsession: s-old\ndate: 2026-01-02\n---\n## Summary\n\nx\n")
+    subprocess.run(["git", "add", old], cwd=repo_dir, check=True)
+    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "an old episode"], cwd=repo_dir, check=True)
+    repo.sync_core(now=clock.parse_time(NOW))
+    layer = (repo_dir / "CLAUDE.md").read_text().split("gitmem:layer 3")[1].split("/gitmem:layer")[0]
+    lines = [line for line in layer.splitlines() if line.startswith("- ")]
+    assert len(lines) == 3
+    for line in lines:
+        path = line.rsplit(" — ", 1)[1]
+        assert line.count(path) == 1 and line.count("episodes/") == 1, line
+    assert any("Set up the Hugo blog" in line for line in lines)
+    assert any("why is the CI cache cold" in line for line in lines)
+    assert any(": s-old — " in line for line in lines)
+    assert {r.status for r in results} == {"harvested"}

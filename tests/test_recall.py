@@ -281,3 +281,125 @@ def test_cli_recall_shows_a_never_forget_memory_in_the_background(repo: Any, rep
     code, out, _ = run_cli(["--repo", str(repo_dir), "--now", "2028-01-03T12:00:00Z", "recall", "--json",
                             "hardware key releases"], capsys)
     assert code == 0 and [r["id"] for r in json.loads(out)] == [mid]
+
+
+# --- episodes: their own result type, after the memories, never in their place ---
+
+
+def claude_session(path: Path, session: str, title: str | None, request: str, outcome: str,
+                   files: tuple[str, ...] = (), cwd: str = "/home/dev/shop", timestamps: bool = True) -> Path:
+    """A small Claude Code transcript: a title, one request, file edits, one closing reply."""
+    recs: list[dict[str, Any]] = []
+
+    def add(rec: dict[str, Any], n: int) -> None:
+        rec.update({"sessionId": session, "cwd": cwd, "uuid": f"{session}-{n}", "isSidechain": False})
+        if timestamps:
+            rec["timestamp"] = f"2026-10-05T09:00:{n:02d}Z"
+        recs.append(rec)
+
+    if title:
+        recs.append({"type": "ai-title", "aiTitle": title, "sessionId": session})
+    add({"type": "user", "message": {"role": "user", "content": request}}, 1)
+    for i, f in enumerate(files):
+        add({"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": f"t{i}", "name": "Edit",
+             "input": {"file_path": f, "old_string": "a", "new_string": "b"}}]}}, 2 + i)
+    add({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": outcome}]}}, 40)
+    path.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
+    return path
+
+
+SESSIONS = [
+    ("s-invoices", "Migrate invoices to Postgres", "please move the invoices table off MySQL",
+     "The migration script now copies invoices in batches of 500", ("src/billing/invoice_store.py",)),
+    ("s-navbar", "Fix the sticky navigation bar", "the navbar jumps when scrolling on Safari",
+     "Replaced the scroll listener with position sticky and an IntersectionObserver", ("web/components/Navbar.vue",)),
+    ("s-flaky", None, "why does test_checkout fail one run in ten",
+     "The checkout test raced the payment webhook; it now waits on the queue drain",
+     ("tests/test_checkout.py", "shop/payments/webhook_listener.py")),
+    ("s-tailscale", "Expose the dev box over Tailscale", "how do I reach my dev box from the train",
+     "Tailscale serve now publishes port 8080 to the tailnet only", ()),
+]
+
+
+@pytest.fixture
+def harvested(repo: Any, tmp_path: Path) -> dict[str, str]:
+    paths = [claude_session(tmp_path / f"{sid}.jsonl", sid, title, req, out, files)
+             for sid, title, req, out, files in SESSIONS]
+    results = repo.harvest(paths, fmt="claude-code", signals=0, now=NOW)
+    assert all(r.status == "harvested" for r in results)
+    return {r.session_id: r.episode for r in results}
+
+
+@pytest.mark.parametrize("query, session", [
+    ("migrate invoices postgres", "s-invoices"),              # title
+    ("sticky navigation bar", "s-navbar"),                    # title
+    ("payment webhook queue drain", "s-flaky"),               # outcome, no title
+    ("IntersectionObserver scroll listener", "s-navbar"),     # outcome
+    ("invoice_store.py", "s-invoices"),                       # a file touched
+    ("webhook_listener", "s-flaky"),                          # a file touched, without its folder
+    ("Navbar.vue", "s-navbar"),
+    ("tailnet port 8080", "s-tailscale"),
+])
+def test_recall_finds_an_episode_by_title_outcome_and_files(repo_dir: Path, harvested: dict[str, str],
+                                                            query: str, session: str) -> None:
+    found = recall.recall(repo_dir, query, 5, Filters(type="episode"), now=NOW, log=False)
+    assert found and found[0].path == harvested[session], query
+    assert all(r.type == "episode" for r in found)
+    alongside = recall.recall(repo_dir, query, now=NOW, log=False)
+    assert harvested[session] in [r.path for r in alongside if r.type == "episode"]
+
+
+def test_episodes_never_take_a_memorys_place_in_the_top_k(repo: Any, repo_dir: Path, harvested: dict[str, str]) -> None:
+    ids = [remember(repo, f"The invoices table migration step {n} copies invoices to Postgres", minutes=n)
+           for n in range(4)]
+    for k in (1, 2, 4):
+        found = recall.recall(repo_dir, "migrate invoices postgres", k, now=NOW, log=False)
+        memories = [r for r in found if r.type != "episode"]
+        assert len(memories) == k and {r.id for r in memories} <= set(ids)
+        assert [r.type for r in found[:k]] == [r.type for r in memories]    # memories first, all k of them
+        assert [r.path for r in found[k:]] == [harvested["s-invoices"]][:min(k, recall.EPISODES_ALONGSIDE)]
+
+
+def test_at_most_a_few_episodes_come_alongside_but_type_episode_takes_k(repo_dir: Path,
+                                                                        harvested: dict[str, str]) -> None:
+    query = "invoices navbar checkout tailscale"
+    alongside = recall.recall(repo_dir, query, 10, now=NOW, log=False)
+    assert len(alongside) == recall.EPISODES_ALONGSIDE
+    assert len(recall.recall(repo_dir, query, 10, Filters(type="episode"), now=NOW, log=False)) == 4
+
+
+def test_a_memory_filter_keeps_episodes_out(repo: Any, repo_dir: Path, harvested: dict[str, str]) -> None:
+    remember(repo, "Invoices migrate to Postgres next quarter", domain="project")
+    for filters in (Filters(type="fact"), Filters(domain="project"), Filters(tier="short"), Filters(band="core")):
+        assert all(r.type != "episode" for r in recall.recall(repo_dir, "invoices postgres", 10, filters,
+                                                            now=NOW, log=False)), filters
+
+
+def test_episodes_are_not_logged_as_memory_accesses_nor_loaded_as_core(repo: Any, repo_dir: Path,
+                                                                      harvested: dict[str, str]) -> None:
+    assert recall.recall(repo_dir, "sticky navigation bar", now=NOW)
+    assert access_log(repo_dir) == []
+    assert all(item.type != "episode" for item in repo.core_items())
+
+
+def test_the_index_follows_episodes_added_and_removed(repo: Any, repo_dir: Path, tmp_path: Path,
+                                                      harvested: dict[str, str]) -> None:
+    assert recall.recall(repo_dir, "tailnet", 3, Filters(type="episode"), now=NOW, log=False)
+    subprocess.run(["git", "rm", "-q", harvested["s-tailscale"]], cwd=repo_dir, check=True)
+    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "drop an episode"], cwd=repo_dir, check=True)
+    assert recall.recall(repo_dir, "tailnet", 3, Filters(type="episode"), now=NOW, log=False) == []
+    late = claude_session(tmp_path / "late.jsonl", "s-late", "Rotate the kafka certificates", "certs expire friday",
+                          "Kafka brokers now load certificates from the vault", ("ops/kafka/certs.tf",))
+    repo.harvest([late], fmt="claude-code", signals=0, now=NOW)
+    assert [r.type for r in recall.recall(repo_dir, "kafka certificates", now=NOW, log=False)] == ["episode"]
+
+
+def test_cli_recall_type_episode(repo_dir: Path, harvested: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    from conftest import run_cli
+
+    code, out, _ = run_cli(["--repo", str(repo_dir), "--now", "2026-11-29T12:00:00Z", "recall", "--type", "episode",
+                            "--json", "sticky navbar"], capsys)
+    assert code == 0 and [(r["type"], r["path"]) for r in json.loads(out)][:1] == [("episode", harvested["s-navbar"])]
+    code, out, _ = run_cli(["--repo", str(repo_dir), "recall", "sticky navbar"], capsys)
+    assert code == 0 and out.startswith("episode\t") and harvested["s-navbar"] in out

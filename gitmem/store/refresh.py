@@ -50,7 +50,7 @@ def episode_row(path: str, data: bytes) -> IndexRow:
     files = tuple(item.strip("` ") for item, _ in mdio.list_items(parts.get("files touched", ""))
                   if not item.startswith(("…", "_None")))
     title = str(meta.get("title") or "").strip()
-    content = summary if not title or summary.startswith(title) else f"{title}. {summary}"
+    content = summary if not title or title.rstrip("…") in summary else f"{title}. {summary}"
     started = str(meta.get("started") or meta.get("date") or "")
     project = meta.get("project")
     return IndexRow(id=path.rsplit("/", 1)[-1][:-3], path=path, content=content or title or path, type=EPISODE,
