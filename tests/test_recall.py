@@ -403,3 +403,119 @@ def test_cli_recall_type_episode(repo_dir: Path, harvested: dict[str, str], caps
     assert code == 0 and [(r["type"], r["path"]) for r in json.loads(out)][:1] == [("episode", harvested["s-navbar"])]
     code, out, _ = run_cli(["--repo", str(repo_dir), "recall", "sticky navbar"], capsys)
     assert code == 0 and out.startswith("episode\t") and harvested["s-navbar"] in out
+
+
+# --- projects: memories carry the project they came from; recall keeps to one ---
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+@pytest.fixture
+def projects(repo: Any, plain_git_repo: Path, linked_worktree: Path, tmp_path: Path) -> dict[str, Any]:
+    """Two project repositories (one with a remote holding credentials, one without) and memories of each."""
+    _git(plain_git_repo, "remote", "add", "origin", "https://dev:tok3n@github.com/Acme/Shop.git")
+    other = tmp_path / "billing"
+    other.mkdir()
+    _git(other, "init", "-q")
+    sub = plain_git_repo / "services" / "cart"
+    sub.mkdir(parents=True)
+    ids = {
+        "shop": remember(repo, "The deploy script runs make release on the build host", domain="project",
+                         project=str(sub)),
+        "billing": remember(repo, "The deploy script uploads invoices before the build host restarts",
+                            domain="project", project=str(other)),
+        "user": remember(repo, "The person wants deploy summaries in Chinese on the build host", domain="user",
+                         project=str(plain_git_repo)),
+        "legacy": remember(repo, "The build host deploy takes ten minutes", domain="project"),
+    }
+    return {"ids": ids, "shop": plain_git_repo, "sub": sub, "worktree": linked_worktree, "billing": other}
+
+
+QUERY = "deploy build host"
+
+
+def _found(repo_dir: Path, **kw: Any) -> set[str]:
+    return {r.id for r in recall.recall(repo_dir, QUERY, 10, now=NOW, log=False, **kw)}
+
+
+def test_a_project_memory_carries_its_project_and_a_user_memory_stays_global(repo: Any, projects: dict[str, Any]) -> None:
+    ids = projects["ids"]
+    shop = repo.show(ids["shop"])
+    assert (shop.project, shop.project_name) == ("github.com/acme/shop", "main")
+    billing = repo.show(ids["billing"])
+    assert billing.project.startswith("path:") and billing.project_name == "billing"
+    assert repo.show(ids["user"]).project is None and repo.show(ids["legacy"]).project is None
+
+
+@pytest.mark.parametrize("where, expected", [
+    ("shop", {"shop", "user", "legacy"}),
+    ("sub", {"shop", "user", "legacy"}),          # a subfolder is its repository's project
+    ("worktree", {"shop", "user", "legacy"}),     # so is a linked work tree
+    ("billing", {"billing", "user", "legacy"}),
+])
+def test_recall_keeps_to_the_project_of_the_working_folder(repo_dir: Path, projects: dict[str, Any],
+                                                            where: str, expected: set[str]) -> None:
+    ids = projects["ids"]
+    assert _found(repo_dir, here=projects[where]) == {ids[name] for name in expected}
+
+
+def test_outside_a_known_project_recall_sees_every_project(repo_dir: Path, projects: dict[str, Any],
+                                                          tmp_path: Path) -> None:
+    unknown = tmp_path / "unknown"
+    unknown.mkdir()
+    _git(unknown, "init", "-q")
+    everything = set(projects["ids"].values())
+    assert _found(repo_dir, here=unknown) == everything
+    assert _found(repo_dir, here=tmp_path) == everything          # not a git repository at all
+    assert _found(repo_dir, here=repo_dir) == everything          # the memory repository itself
+    assert _found(repo_dir) == everything
+
+
+@pytest.mark.parametrize("project, expected", [
+    ("github.com/acme/shop", {"shop", "user", "legacy"}),
+    ("main", {"shop", "user", "legacy"}),
+    ("billing", {"billing", "user", "legacy"}),
+    ("nothing-by-that-name", {"user", "legacy"}),
+])
+def test_a_named_project_scopes_recall(repo: Any, repo_dir: Path, projects: dict[str, Any],
+                                       project: str, expected: set[str]) -> None:
+    ids = projects["ids"]
+    assert _found(repo_dir, filters=Filters(project=project)) == {ids[name] for name in expected}
+    assert {r.id for r in repo.recall(QUERY, project=project, here=projects["billing"], now=NOW)} == \
+        {ids[name] for name in expected}
+
+
+def test_cli_recall_project_flags(repo_dir: Path, projects: dict[str, Any], capsys: pytest.CaptureFixture[str],
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from conftest import run_cli
+
+    ids = projects["ids"]
+    monkeypatch.chdir(projects["sub"])
+    base = ["--repo", str(repo_dir), "recall", "--json", QUERY]
+
+    def got(*flags: str) -> set[str]:
+        code, out, _ = run_cli(base + list(flags), capsys)
+        assert code == 0
+        return {r["id"] for r in json.loads(out)}
+
+    assert got() == {ids["shop"], ids["user"], ids["legacy"]}
+    assert got("--all-projects") == set(ids.values())
+    assert got("--project", "billing") == {ids["billing"], ids["user"], ids["legacy"]}
+    code, _, err = run_cli(base + ["--project", "billing", "--all-projects"], capsys)
+    assert code == 2 and "not allowed with" in err
+
+
+def test_the_remote_credentials_never_reach_a_memory(repo: Any, repo_dir: Path, projects: dict[str, Any]) -> None:
+    text = (repo_dir / repo.show(projects["ids"]["shop"]).path).read_text()
+    assert "project: github.com/acme/shop" in text and "tok3n" not in text and "dev:" not in text
+
+
+def test_a_project_memory_is_not_reinforced_by_another_projects(repo: Any, projects: dict[str, Any]) -> None:
+    text = "The staging database listens on port 6543"
+    a = repo.remember(text, domain="project", project=str(projects["shop"]), now=NOW)
+    b = repo.remember(text, domain="project", project=str(projects["billing"]), now=NOW)
+    c = repo.remember(text, domain="project", project=str(projects["worktree"]), now=NOW)
+    assert (a.action, b.action, c.action) == ("created", "created", "reinforced")
+    assert c.id == a.id

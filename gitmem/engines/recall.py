@@ -153,13 +153,32 @@ def log_access(root: Path, ids: Iterable[str], now: datetime) -> None:
         state.append(path, {"id": memory_id, "at": stamp})
 
 
+def project_here(index: Index, here: Path | str) -> str | None:
+    """The id of the project holding directory ``here`` when memories of ``index`` carry it, else None.
+
+    Git is asked only when some memory has a project at all.
+    """
+    known = index.projects()
+    if not known:
+        return None
+    from gitmem.base.gitio.project import identify
+
+    found = identify(here)
+    return found.id if found is not None and found.id in known else None
+
+
 def recall(root: Path, query: str, k: int = 10, filters: Filters = Filters(), at: str | None = None,
-           expand: bool = False, now: datetime | None = None, log: bool = True) -> list[Recalled]:
-    """Open the index, search, and log the hits (not when recalling the past with ``at``)."""
+           expand: bool = False, now: datetime | None = None, log: bool = True,
+           here: Path | None = None) -> list[Recalled]:
+    """Open the index, search, and log the hits (not when recalling the past with ``at``).
+
+    With ``here`` (a directory) and no ``filters.project``, the search keeps to
+    the project holding ``here`` when it is a known one (global memories always come).
+    """
     now = now or clock.now()
     index = open_index(root, at)
     try:
-        found = search(index, query, k, _kept(root, index, filters), now, expand)
+        found = search(index, query, k, _kept(root, index, filters, here), now, expand)
     finally:
         index.close()
     if log and at is None:
@@ -167,17 +186,21 @@ def recall(root: Path, query: str, k: int = 10, filters: Filters = Filters(), at
     return found
 
 
-def _kept(root: Path, index: Index, filters: Filters) -> Filters:
-    """``filters`` with the config's never_forget, unless the caller set one."""
-    return filters if filters.never_forget is not None else filters._replace(never_forget=never_forget(root, index))
+def _kept(root: Path, index: Index, filters: Filters, here: Path | None = None) -> Filters:
+    """``filters`` with the config's never_forget unless the caller set one, scoped to the project of ``here``."""
+    if filters.never_forget is None:
+        filters = filters._replace(never_forget=never_forget(root, index))
+    if here is not None and filters.project is None:
+        filters = filters._replace(project=project_here(index, here))
+    return filters
 
 
 def recall_many(root: Path, queries: Sequence[str], k: int, filters: Filters, at: str | None, expand: bool,
-                now: datetime) -> Iterable[tuple[str, list[Recalled]]]:
+                now: datetime, here: Path | None = None) -> Iterable[tuple[str, list[Recalled]]]:
     """Many queries over one open index (``recall --batch``)."""
     index = open_index(root, at)
     try:
-        filters = _kept(root, index, filters)
+        filters = _kept(root, index, filters, here)
         for q in queries:
             found = search(index, q, k, filters, now, expand)
             if at is None:

@@ -28,7 +28,22 @@ def _recall_args(p: Any) -> None:
     p.add_argument("--at", metavar="REF", help="recall memory as it was at a tag or commit")
     p.add_argument("--expand", action="store_true", help="also follow links one hop")
     p.add_argument("--batch", action="store_true", help="read queries from stdin, one per line; print one JSON line per query")
+    _project_args(p)
     json_flag(p)
+
+
+def _project_args(p: Any) -> None:
+    scope = p.add_mutually_exclusive_group()
+    scope.add_argument("--project", metavar="NAME|ID",
+                       help="global memories and this project's (default: the project of the working folder, when known)")
+    scope.add_argument("--all-projects", action="store_true", help="memories of every project")
+
+
+def _here(args: Any) -> Any:
+    """The folder whose project scopes a recall or load-core: the working one, unless a flag says otherwise."""
+    from pathlib import Path
+
+    return None if args.project or args.all_projects else Path.cwd()
 
 
 def _filters(args: Any) -> Any:
@@ -37,7 +52,7 @@ def _filters(args: Any) -> Any:
     return Filters(type=args.type, domain=args.domain, tier=args.tier, band=args.band,
                    include_archive=args.everything or args.tier == "archive",
                    include_background=args.everything or args.band in ("background", "fading")
-                   or args.tier == "archive")
+                   or args.tier == "archive", project=args.project or None)
 
 
 @command("recall", "find memories by relevance, importance and recency", _recall_args)
@@ -54,12 +69,14 @@ def cmd_recall(args: Any) -> int:
     root = find_root(getattr(args, "repo", None))
     if args.batch:
         queries = [line.strip() for line in sys.stdin if line.strip()]
-        for q, found in recall.recall_many(root, queries, args.k, _filters(args), args.at, args.expand, now_of(args)):
+        for q, found in recall.recall_many(root, queries, args.k, _filters(args), args.at, args.expand, now_of(args),
+                                           _here(args)):
             out(json.dumps({"query": q, "results": [r.to_json() for r in found]}, ensure_ascii=False))
         return 0
     if not args.query:
         raise UsageError("recall needs a QUERY (or --batch with queries on stdin)")
-    found = recall.recall(root, args.query, args.k, _filters(args), args.at, args.expand, now_of(args))
+    found = recall.recall(root, args.query, args.k, _filters(args), args.at, args.expand, now_of(args),
+                          here=_here(args))
     if args.json:
         emit_json([r.to_json() for r in found])
         return 0
@@ -225,12 +242,13 @@ def cmd_reflect(args: Any) -> int:
 
 def _core_args(p: Any) -> None:
     p.add_argument("--max-chars", type=int, default=None, help="budget (default budgets.core_chars, 10000)")
+    _project_args(p)
     json_flag(p)
 
 
 @command("load-core", "print the core memories for a session start (whole items within the budget)", _core_args)
 def cmd_load_core(args: Any) -> int:
-    r = repo_of(args).load_core(args.max_chars)
+    r = repo_of(args).load_core(args.max_chars, project=args.project, here=_here(args))
     if args.json:
         emit_json(r.to_json())
     else:
@@ -276,7 +294,9 @@ def cmd_session(args: Any) -> int:
         out(f"pending reflections: {pending} new memories no pattern holds yet{due}")
     if leftover:
         out(f"{leftover} working notes from an earlier session are waiting: `gitmem session end` keeps what matters")
-    out(repo.load_core().text.rstrip("\n"))
+    from pathlib import Path
+
+    out(repo.load_core(here=Path.cwd()).text.rstrip("\n"))
     return 0
 
 

@@ -79,6 +79,7 @@ _SCHEMA = (
     )""",
     "CREATE INDEX memory_seq ON memory (seq_key, seq_pos)",
     "CREATE INDEX memory_type ON memory (type)",
+    "CREATE INDEX memory_project ON memory (project)",
     """CREATE VIRTUAL TABLE memory_fts USING fts5 (
     content, keys, cjk,
     content='memory', content_rowid='rid',
