@@ -380,6 +380,11 @@ def test_episodes_are_not_logged_as_memory_accesses_nor_loaded_as_core(repo: Any
                                                                       harvested: dict[str, str]) -> None:
     assert recall.recall(repo_dir, "sticky navigation bar", now=NOW)
     assert access_log(repo_dir) == []
+    index = recall.open_index(repo_dir)
+    try:
+        assert index.count() == 0 and index.has_type("episode")
+    finally:
+        index.close()
     assert all(item.type != "episode" for item in repo.core_items())
 
 

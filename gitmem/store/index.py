@@ -270,8 +270,8 @@ class Index:
         )
 
     def count(self) -> int:
-        """How many memories the index holds."""
-        return int(self._call(self._db.execute, "SELECT count(*) FROM memory").fetchone()[0])
+        """How many memories the index holds (episodes are not memories)."""
+        return int(self._call(self._db.execute, "SELECT count(*) FROM memory WHERE type != ?", (EPISODE,)).fetchone()[0])
 
     def get(self, memory_id: str) -> IndexRow | None:
         """One stored memory by id, or None."""
