@@ -524,3 +524,24 @@ def test_a_project_memory_is_not_reinforced_by_another_projects(repo: Any, proje
     c = repo.remember(text, domain="project", project=str(projects["worktree"]), now=NOW)
     assert (a.action, b.action, c.action) == ("created", "created", "reinforced")
     assert c.id == a.id
+
+
+def test_real_sessions_are_found_by_their_title_and_outcome(repo: Any, repo_dir: Path) -> None:
+    """Hold-out: the 25 bench sessions, each looked for by its episode's title and by the first words of its outcome."""
+    from conftest import bench_transcripts
+
+    from gitmem.store import documents
+
+    repo.harvest(bench_transcripts(), now=NOW)
+    asked = found = 0
+    for path in sorted((repo_dir / "episodes").rglob("*.md")):
+        rel = path.relative_to(repo_dir).as_posix()
+        meta, body = documents.split(rel, path.read_text(encoding="utf-8"))
+        outcome = body.split("Outcome: ", 1)[1].split("\n")[0] if "Outcome: " in body else ""
+        for query in (str(meta.get("title") or ""), " ".join(outcome.split()[:8])):
+            if not query or query.startswith("No conversation"):
+                continue
+            asked += 1
+            top = recall.recall(repo_dir, query, 3, Filters(type="episode"), now=NOW, log=False)
+            found += bool(top) and top[0].path == rel
+    assert asked >= 40 and found / asked >= 0.9, (found, asked)
