@@ -508,6 +508,7 @@ def test_cli_recall_project_flags(repo_dir: Path, projects: dict[str, Any], caps
     assert got() == {ids["shop"], ids["user"], ids["legacy"]}
     assert got("--all-projects") == set(ids.values())
     assert got("--project", "billing") == {ids["billing"], ids["user"], ids["legacy"]}
+    assert got("--project", str(projects["billing"])) == {ids["billing"], ids["user"], ids["legacy"]}
     code, _, err = run_cli(base + ["--project", "billing", "--all-projects"], capsys)
     assert code == 2 and "not allowed with" in err
 
@@ -545,3 +546,12 @@ def test_real_sessions_are_found_by_their_title_and_outcome(repo: Any, repo_dir:
             top = recall.recall(repo_dir, query, 3, Filters(type="episode"), now=NOW, log=False)
             found += bool(top) and top[0].path == rel
     assert asked >= 40 and found / asked >= 0.9, (found, asked)
+
+
+def test_a_project_name_is_stripped_of_pii(repo: Any, tmp_path: Path) -> None:
+    folder = tmp_path / "jean.dupont@gmail.com"
+    folder.mkdir()
+    _git(folder, "init", "-q")
+    r = repo.remember("The mail filters live in sieve scripts", domain="project", project=str(folder), now=NOW)
+    assert r.memory.project.startswith("path:") and r.memory.project_name == "[EMAIL]"
+    assert "dupont" not in repr(repo.show(r.id))

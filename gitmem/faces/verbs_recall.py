@@ -34,9 +34,22 @@ def _recall_args(p: Any) -> None:
 
 def _project_args(p: Any) -> None:
     scope = p.add_mutually_exclusive_group()
-    scope.add_argument("--project", metavar="NAME|ID",
+    scope.add_argument("--project", metavar="NAME|ID|DIR",
                        help="global memories and this project's (default: the project of the working folder, when known)")
     scope.add_argument("--all-projects", action="store_true", help="memories of every project")
+
+
+def _project(args: Any) -> str | None:
+    """``--project`` as given (an id or a name), or the id of the project holding it when it names a folder."""
+    import os
+
+    given: str | None = args.project or None
+    if given is None or not os.path.isdir(given):
+        return given
+    from gitmem.base.gitio.project import identify
+
+    found = identify(given)
+    return found.id if found is not None else given
 
 
 def _here(args: Any) -> Any:
@@ -52,7 +65,7 @@ def _filters(args: Any) -> Any:
     return Filters(type=args.type, domain=args.domain, tier=args.tier, band=args.band,
                    include_archive=args.everything or args.tier == "archive",
                    include_background=args.everything or args.band in ("background", "fading")
-                   or args.tier == "archive", project=args.project or None)
+                   or args.tier == "archive", project=_project(args))
 
 
 @command("recall", "find memories by relevance, importance and recency", _recall_args)
@@ -248,7 +261,7 @@ def _core_args(p: Any) -> None:
 
 @command("load-core", "print the core memories for a session start (whole items within the budget)", _core_args)
 def cmd_load_core(args: Any) -> int:
-    r = repo_of(args).load_core(args.max_chars, project=args.project, here=_here(args))
+    r = repo_of(args).load_core(args.max_chars, project=_project(args), here=_here(args))
     if args.json:
         emit_json(r.to_json())
     else:
