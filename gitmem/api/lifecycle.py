@@ -33,6 +33,9 @@ class Lifecycle(Memories):
                here: str | Path | None = None) -> builtins.list[Recalled]:
         """Memories ranked by relevance, importance and recency; hits go to the access log.
 
+        Up to 3 matching episodes (``type`` "episode") follow the ``k`` memories;
+        ``type="episode"`` returns only episodes, ``k`` of them.
+
         ``project`` (an id or display name) keeps to global memories and that
         project's; without it, ``here`` (a directory) does the same for the
         project holding it when memories carry that project; neither: every project.

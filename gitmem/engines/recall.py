@@ -31,7 +31,7 @@ _KEEP, _KEEP_STAMP = "never_forget", "never_forget.config"
 
 class Recalled(namedtuple("Recalled", "id score relevance content type domain importance tier band path "
                                      "source_id via", defaults=(None,))):
-    """One recalled memory.
+    """One recalled memory, or an episode (``type`` "episode", ``path`` its document).
 
     Fields: ``id``, ``content``, ``type``, ``domain``, ``tier``, ``band``,
     ``path`` (str); ``score``, ``relevance``, ``importance`` (float);
