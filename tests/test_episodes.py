@@ -453,3 +453,28 @@ def test_merged_episodes_unite_their_stems() -> None:
 def test_an_episode_without_conversation_keeps_no_stems() -> None:
     front, _ = render(extract(transcript(Event(1, "tool_result", "only output", None, tool="Bash"))))
     assert "stems" not in front and "cited" not in front
+
+
+# --------------------------------------------------------------------------- title
+
+@pytest.mark.parametrize("summary, expected", [
+    ("Fix Odoo XPath error. Asked: it fails Outcome: fixed", "Fix Odoo XPath error"),
+    ("Asked: why is the build red Outcome: a missing import", "why is the build red"),
+    ("Outcome: the cache is warm again", "the cache is warm again"),
+    ("Asked: " + "word " * 60 + "Outcome: ok", None),
+    ("No conversation recorded.", "No conversation recorded"),
+])
+def test_an_episode_has_a_one_line_title(summary: str, expected: str | None) -> None:
+    from gitmem.engines.harvest.episodes import MAX_TITLE, title
+
+    got = title(summary)
+    assert "\n" not in got and 0 < len(got) <= MAX_TITLE and "Asked:" not in got and "Outcome:" not in got
+    if expected is not None:
+        assert got == expected
+
+
+def test_render_puts_the_title_in_the_front_matter() -> None:
+    ep = extract(transcript(user(1, "please rotate the staging certificates today"),
+                            Event(2, "assistant", "Rotated them.", None)))
+    front, _ = render(ep)
+    assert front["title"] == "please rotate the staging certificates today"

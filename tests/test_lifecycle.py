@@ -119,3 +119,64 @@ def test_consolidate_summarises_the_week(repo: MemoryRepo) -> None:
     r = repo.consolidate("7d", now=T + timedelta(days=1))
     assert r.counts.get("created") == 1 and r.counts.get("reinforced") == 1
     assert all(len(s.commit) == 40 for s in r.steps)
+
+
+# --- Layer 3: a title per episode, never its path twice ---
+
+def test_layer_3_shows_an_episode_title_not_its_path_twice(repo: MemoryRepo, repo_dir: Path, tmp_path: Path) -> None:
+    from tests.test_recall import claude_session
+
+    titled = claude_session(tmp_path / "a.jsonl", "s-a", "Set up the Hugo blog", "hugo please", "The blog builds")
+    untitled = claude_session(tmp_path / "b.jsonl", "s-b", None, "why is the CI cache cold", "Keyed it on the lockfile")
+    results = repo.harvest([titled, untitled], fmt="claude-code", signals=0, now=clock.parse_time(NOW))
+    # an episode written before titles existed: front matter without a title or summary
+    old = "episodes/2026/01/s-old.md"
+    (repo_dir / old).parent.mkdir(parents=True, exist_ok=True)
+    (repo_dir / old).write_text("---\nid: s-old\ntype: episode\nsession: s-old\ndate: 2026-01-02\n---\n## Summary\n\nx\n")
+    subprocess.run(["git", "add", old], cwd=repo_dir, check=True)
+    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "an old episode"], cwd=repo_dir, check=True)
+    repo.sync_core(now=clock.parse_time(NOW))
+    layer = (repo_dir / "CLAUDE.md").read_text().split("gitmem:layer 3")[1].split("/gitmem:layer")[0]
+    lines = [line for line in layer.splitlines() if line.startswith("- ")]
+    assert len(lines) == 3
+    for line in lines:
+        path = line.rsplit(" — ", 1)[1]
+        assert line.count(path) == 1 and line.count("episodes/") == 1, line
+    assert any("Set up the Hugo blog" in line for line in lines)
+    assert any("why is the CI cache cold" in line for line in lines)
+    assert any(": s-old — " in line for line in lines)
+    assert {r.status for r in results} == {"harvested"}
+
+
+# --- load-core keeps to a project; old documents without a project are global ---
+
+def test_load_core_keeps_to_the_working_folders_project(repo: MemoryRepo, repo_dir: Path, tmp_path: Path,
+                                                         plain_git_repo: Path, linked_worktree: Path,
+                                                         capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    other = tmp_path / "billing"
+    other.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=other, check=True)
+    now = clock.parse_time(NOW)
+    shop = repo.remember("The shop release branch is cut on Mondays", domain="project", importance=0.8,
+                         project=str(plain_git_repo), now=now).id
+    billing = repo.remember("Billing invoices are frozen on the last Friday", domain="project", importance=0.8,
+                            project=str(other), now=now).id
+    person = repo.remember("Reply to the person in Chinese", domain="user", importance=0.8,
+                           project=str(other), now=now).id
+    # a document written before projects existed: no project key, read as global
+    old = repo.remember("The build machines run Debian", domain="world", importance=0.8, now=now).id
+    assert "project" not in (repo_dir / repo.show(old).path).read_text()
+    assert {i.id for i in repo.core_items(here=linked_worktree)} == {shop, person, old}
+    assert {i.id for i in repo.core_items(here=other)} == {billing, person, old}
+    assert {i.id for i in repo.core_items(project="billing")} == {billing, person, old}
+    assert {i.id for i in repo.core_items()} == {shop, billing, person, old}
+    monkeypatch.chdir(plain_git_repo)
+    code, out, _ = run_cli(["--repo", str(repo_dir), "load-core", "--json"], capsys)
+    assert code == 0 and set(json.loads(out)["included"]) == {shop, person, old}
+    code, out, _ = run_cli(["--repo", str(repo_dir), "load-core", "--all-projects", "--json"], capsys)
+    assert code == 0 and set(json.loads(out)["included"]) == {shop, billing, person, old}
+    code, out, _ = run_cli(["--repo", str(repo_dir), "load-core", "--project", "billing", "--json"], capsys)
+    assert code == 0 and set(json.loads(out)["included"]) == {billing, person, old}
+    code, out, _ = run_cli(["--repo", str(repo_dir), "session", "start"], capsys)
+    assert code == 0 and shop in out and billing not in out

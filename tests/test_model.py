@@ -79,7 +79,7 @@ def _full() -> Memory:
     return Memory(id="m-1", content="Use tabs", type="preference", domain="user", tier="long", band="core",
                   importance=0.87654321, created="2026-11-01T00:00:00Z", last_accessed="2026-11-02T00:00:00Z",
                   reinforced=2, keywords=("tabs",), tags=("style",), links=(Link("m-2", "supports"),),
-                  source="cli", source_id="s-9", path="memory/user/aa/m-1.md", extra=(("mood", "calm"),))
+                  source="cli", source_id="s-9", project="github.com/acme/api", project_name="api", path="memory/user/aa/m-1.md", extra=(("mood", "calm"),))
 
 
 def test_front_matter_follows_the_key_order_and_keeps_unknown_keys_last() -> None:

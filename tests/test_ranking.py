@@ -200,19 +200,19 @@ def test_a_future_access_time_counts_as_now() -> None:
 
 def test_default_filters_hide_archive_and_background() -> None:
     sql, params = ranking.filter_sql(Filters(), "m")
-    assert sql == " AND m.tier NOT IN (?) AND m.band NOT IN (?,?)"
-    assert params == ("archive", "background", "fading")
+    assert sql == " AND m.tier NOT IN (?) AND m.type != ? AND m.band NOT IN (?,?)"
+    assert params == ("archive", "episode", "background", "fading")
 
 
 def test_naming_a_tier_or_band_shows_it() -> None:
     sql, params = ranking.filter_sql(Filters(tier="archive", band="fading"), "n")
-    assert sql == " AND n.tier = ? AND n.band = ?"
-    assert params == ("archive", "fading")
+    assert sql == " AND n.tier = ? AND n.band = ? AND n.type != ?"
+    assert params == ("archive", "fading", "episode")
 
 
 def test_flags_include_hidden_memories() -> None:
     sql, params = ranking.filter_sql(Filters(include_archive=True, include_background=True), "m")
-    assert (sql, params) == ("", ())
+    assert (sql, params) == (" AND m.type != ?", ("episode",))
 
 
 def test_type_and_domain_filters() -> None:

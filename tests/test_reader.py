@@ -254,3 +254,30 @@ def test_a_line_nested_too_deep_is_a_bad_line(tmp_path: Path) -> None:
     path.write_text('{"role": "user", "content": "hello"}\n' + "[" * 100_000 + "\n")
     t = read(path)
     assert [e.text for e in t.events] == ["hello"] and t.skipped == 1
+
+
+# --- an episode without a date takes the file's own timestamp ---
+
+@pytest.mark.parametrize("lines", [
+    [{"type": "summary", "summary": "Navigation history", "leafUuid": "x"}],          # summaries only
+    [{"role": "user", "content": "hello there, fix the build"}, {"role": "assistant", "content": "done"}],
+    [{"role": "user", "content": "no time", "timestamp": None}],                   # a null stamp
+])
+def test_records_without_a_timestamp_take_the_files(tmp_path: Path, lines: list[dict[str, object]]) -> None:
+    import os
+
+    path = tmp_path / "undated.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in lines) + "\n")
+    os.utime(path, (1767225600, 1767225600))   # 2026-01-01T00:00:00Z
+    t = read(path)
+    assert t.started == "2026-01-01T00:00:00Z"
+    assert t.ended is None   # an end is only ever a record's own
+
+
+def test_a_record_stamp_wins_over_the_files(tmp_path: Path) -> None:
+    import os
+
+    path = tmp_path / "dated.jsonl"
+    path.write_text(json.dumps({"role": "user", "content": "hi", "timestamp": "2025-05-05T05:05:05Z"}) + "\n")
+    os.utime(path, (1767225600, 1767225600))
+    assert read(path).started.startswith("2025-05-05T05:05:05")

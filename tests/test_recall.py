@@ -215,3 +215,343 @@ def test_hits_are_ordered_by_score(repo: Any, repo_dir: Path) -> None:
     assert len(found) == 2
     assert found[0].score >= found[1].score
     assert max(r.relevance for r in found) == 1.0
+
+
+# --- never_forget (DESIGN.md section 5): always recalled by default, whatever its band ---
+
+LATER = NOW + timedelta(days=400)
+
+
+def _faded(repo: Any, text: str, importance: float) -> str:
+    mid = str(repo.remember(text, importance=importance, now=NOW, dedupe=False).id)
+    return mid
+
+
+@pytest.mark.parametrize("importance, shown", [(0.95, True), (0.9, True), (1.0, True), (0.89, False), (0.5, False)])
+def test_default_recall_keeps_a_never_forget_memory_whatever_its_band(
+        repo: Any, repo_dir: Path, importance: float, shown: bool) -> None:
+    mid = _faded(repo, "The vault recovery phrase lives in the blue notebook", importance)
+    repo.decay(now=LATER)
+    m = repo.show(mid)
+    # the band still follows the formula; under never_forget, decay archives it
+    assert m.tier == ("short" if shown else "archive") and m.band in ("background", "fading")
+    found = [r.id for r in recall.recall(repo_dir, "vault recovery phrase", now=LATER, log=False)]
+    assert (mid in found) is shown
+    assert (mid in [r.id for r in repo.recall("blue notebook", now=LATER)]) is shown
+
+
+def test_never_forget_follows_the_config_without_a_new_commit(repo: Any, repo_dir: Path) -> None:
+    config = repo_dir / "gitmem.yaml"
+    text = config.read_text()
+    config.write_text(text.replace("never_forget: 0.9", "never_forget: 0.55"))
+    assert "never_forget: 0.55" in config.read_text()
+    repo = type(repo).open(repo_dir)   # decay reads the config the repository was opened with
+    low = _faded(repo, "Grandmother's birthday is on the ninth of March", 0.6)
+    repo.decay(now=LATER)   # not archived: 0.6 is at or above this clone's never_forget
+    assert repo.show(low).band in ("background", "fading")
+    assert [r.id for r in recall.recall(repo_dir, "grandmother birthday", now=LATER, log=False)] == [low]
+    config.write_text(text + "\n")   # back to 0.9, no commit: the index notices the file changed
+    assert recall.recall(repo_dir, "grandmother birthday", now=LATER, log=False) == []
+
+
+def test_never_forget_does_not_bring_back_what_a_person_archived(repo: Any, repo_dir: Path) -> None:
+    mid = _faded(repo, "The old office door code was changed", 0.95)
+    repo.forget(mid, now=NOW)
+    assert recall.recall(repo_dir, "office door code", now=LATER, log=False) == []
+    assert [r.id for r in recall.recall(repo_dir, "office door code", 10, Filters(include_archive=True), now=LATER,
+                                        log=False)] == [mid]
+
+
+def test_naming_a_band_still_narrows_to_that_band(repo: Any, repo_dir: Path) -> None:
+    mid = _faded(repo, "The allergy list is pinned on the fridge", 0.95)
+    repo.decay(now=LATER)
+    band = repo.show(mid).band
+    other = "core" if band != "core" else "active"
+    assert recall.recall(repo_dir, "allergy fridge", 10, Filters(band=other), now=LATER, log=False) == []
+    assert [r.id for r in recall.recall(repo_dir, "allergy fridge", 10, Filters(band=band, include_background=True),
+                                        now=LATER, log=False)] == [mid]
+
+
+def test_cli_recall_shows_a_never_forget_memory_in_the_background(repo: Any, repo_dir: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from conftest import run_cli
+
+    mid = _faded(repo, "Always sign releases with the hardware key", 0.92)
+    repo.decay(now=LATER)
+    code, out, _ = run_cli(["--repo", str(repo_dir), "--now", "2028-01-03T12:00:00Z", "recall", "--json",
+                            "hardware key releases"], capsys)
+    assert code == 0 and [r["id"] for r in json.loads(out)] == [mid]
+
+
+# --- episodes: their own result type, after the memories, never in their place ---
+
+
+def claude_session(path: Path, session: str, title: str | None, request: str, outcome: str,
+                   files: tuple[str, ...] = (), cwd: str = "/home/dev/shop", timestamps: bool = True) -> Path:
+    """A small Claude Code transcript: a title, one request, file edits, one closing reply."""
+    recs: list[dict[str, Any]] = []
+
+    def add(rec: dict[str, Any], n: int) -> None:
+        rec.update({"sessionId": session, "cwd": cwd, "uuid": f"{session}-{n}", "isSidechain": False})
+        if timestamps:
+            rec["timestamp"] = f"2026-10-05T09:00:{n:02d}Z"
+        recs.append(rec)
+
+    if title:
+        recs.append({"type": "ai-title", "aiTitle": title, "sessionId": session})
+    add({"type": "user", "message": {"role": "user", "content": request}}, 1)
+    for i, f in enumerate(files):
+        add({"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": f"t{i}", "name": "Edit",
+             "input": {"file_path": f, "old_string": "a", "new_string": "b"}}]}}, 2 + i)
+    add({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": outcome}]}}, 40)
+    path.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
+    return path
+
+
+SESSIONS = [
+    ("s-invoices", "Migrate invoices to Postgres", "please move the invoices table off MySQL",
+     "The migration script now copies invoices in batches of 500", ("src/billing/invoice_store.py",)),
+    ("s-navbar", "Fix the sticky navigation bar", "the navbar jumps when scrolling on Safari",
+     "Replaced the scroll listener with position sticky and an IntersectionObserver", ("web/components/Navbar.vue",)),
+    ("s-flaky", None, "why does test_checkout fail one run in ten",
+     "The checkout test raced the payment webhook; it now waits on the queue drain",
+     ("tests/test_checkout.py", "shop/payments/webhook_listener.py")),
+    ("s-tailscale", "Expose the dev box over Tailscale", "how do I reach my dev box from the train",
+     "Tailscale serve now publishes port 8080 to the tailnet only", ()),
+]
+
+
+@pytest.fixture
+def harvested(repo: Any, tmp_path: Path) -> dict[str, str]:
+    paths = [claude_session(tmp_path / f"{sid}.jsonl", sid, title, req, out, files)
+             for sid, title, req, out, files in SESSIONS]
+    results = repo.harvest(paths, fmt="claude-code", signals=0, now=NOW)
+    assert all(r.status == "harvested" for r in results)
+    return {r.session_id: r.episode for r in results}
+
+
+@pytest.mark.parametrize("query, session", [
+    ("migrate invoices postgres", "s-invoices"),              # title
+    ("sticky navigation bar", "s-navbar"),                    # title
+    ("payment webhook queue drain", "s-flaky"),               # outcome, no title
+    ("IntersectionObserver scroll listener", "s-navbar"),     # outcome
+    ("invoice_store.py", "s-invoices"),                       # a file touched
+    ("webhook_listener", "s-flaky"),                          # a file touched, without its folder
+    ("Navbar.vue", "s-navbar"),
+    ("tailnet port 8080", "s-tailscale"),
+])
+def test_recall_finds_an_episode_by_title_outcome_and_files(repo_dir: Path, harvested: dict[str, str],
+                                                            query: str, session: str) -> None:
+    found = recall.recall(repo_dir, query, 5, Filters(type="episode"), now=NOW, log=False)
+    assert found and found[0].path == harvested[session], query
+    assert all(r.type == "episode" for r in found)
+    alongside = recall.recall(repo_dir, query, now=NOW, log=False)
+    assert harvested[session] in [r.path for r in alongside if r.type == "episode"]
+
+
+def test_episodes_never_take_a_memorys_place_in_the_top_k(repo: Any, repo_dir: Path, harvested: dict[str, str]) -> None:
+    ids = [remember(repo, f"The invoices table migration step {n} copies invoices to Postgres", minutes=n)
+           for n in range(4)]
+    for k in (1, 2, 4):
+        found = recall.recall(repo_dir, "migrate invoices postgres", k, now=NOW, log=False)
+        memories = [r for r in found if r.type != "episode"]
+        assert len(memories) == k and {r.id for r in memories} <= set(ids)
+        assert [r.type for r in found[:k]] == [r.type for r in memories]    # memories first, all k of them
+        assert [r.path for r in found[k:]] == [harvested["s-invoices"]][:min(k, recall.EPISODES_ALONGSIDE)]
+
+
+def test_at_most_a_few_episodes_come_alongside_but_type_episode_takes_k(repo_dir: Path,
+                                                                        harvested: dict[str, str]) -> None:
+    query = "invoices navbar checkout tailscale"
+    alongside = recall.recall(repo_dir, query, 10, now=NOW, log=False)
+    assert len(alongside) == recall.EPISODES_ALONGSIDE
+    assert len(recall.recall(repo_dir, query, 10, Filters(type="episode"), now=NOW, log=False)) == 4
+
+
+def test_a_memory_filter_keeps_episodes_out(repo: Any, repo_dir: Path, harvested: dict[str, str]) -> None:
+    remember(repo, "Invoices migrate to Postgres next quarter", domain="project")
+    for filters in (Filters(type="fact"), Filters(domain="project"), Filters(tier="short"), Filters(band="core")):
+        assert all(r.type != "episode" for r in recall.recall(repo_dir, "invoices postgres", 10, filters,
+                                                            now=NOW, log=False)), filters
+
+
+def test_episodes_are_not_logged_as_memory_accesses_nor_loaded_as_core(repo: Any, repo_dir: Path,
+                                                                      harvested: dict[str, str]) -> None:
+    assert recall.recall(repo_dir, "sticky navigation bar", now=NOW)
+    assert access_log(repo_dir) == []
+    index = recall.open_index(repo_dir)
+    try:
+        assert index.count() == 0 and index.has_type("episode")
+    finally:
+        index.close()
+    assert all(item.type != "episode" for item in repo.core_items())
+
+
+def test_the_index_follows_episodes_added_and_removed(repo: Any, repo_dir: Path, tmp_path: Path,
+                                                      harvested: dict[str, str]) -> None:
+    assert recall.recall(repo_dir, "tailnet", 3, Filters(type="episode"), now=NOW, log=False)
+    subprocess.run(["git", "rm", "-q", harvested["s-tailscale"]], cwd=repo_dir, check=True)
+    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "drop an episode"], cwd=repo_dir, check=True)
+    assert recall.recall(repo_dir, "tailnet", 3, Filters(type="episode"), now=NOW, log=False) == []
+    late = claude_session(tmp_path / "late.jsonl", "s-late", "Rotate the kafka certificates", "certs expire friday",
+                          "Kafka brokers now load certificates from the vault", ("ops/kafka/certs.tf",))
+    repo.harvest([late], fmt="claude-code", signals=0, now=NOW)
+    assert [r.type for r in recall.recall(repo_dir, "kafka certificates", now=NOW, log=False)] == ["episode"]
+
+
+def test_cli_recall_type_episode(repo_dir: Path, harvested: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    from conftest import run_cli
+
+    code, out, _ = run_cli(["--repo", str(repo_dir), "--now", "2026-11-29T12:00:00Z", "recall", "--type", "episode",
+                            "--json", "sticky navbar"], capsys)
+    assert code == 0 and [(r["type"], r["path"]) for r in json.loads(out)][:1] == [("episode", harvested["s-navbar"])]
+    code, out, _ = run_cli(["--repo", str(repo_dir), "recall", "sticky navbar"], capsys)
+    assert code == 0 and out.startswith("episode\t") and harvested["s-navbar"] in out
+
+
+# --- projects: memories carry the project they came from; recall keeps to one ---
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+@pytest.fixture
+def projects(repo: Any, plain_git_repo: Path, linked_worktree: Path, tmp_path: Path) -> dict[str, Any]:
+    """Two project repositories (one with a remote holding credentials, one without) and memories of each."""
+    _git(plain_git_repo, "remote", "add", "origin", "https://dev:tok3n@github.com/Acme/Shop.git")
+    other = tmp_path / "billing"
+    other.mkdir()
+    _git(other, "init", "-q")
+    sub = plain_git_repo / "services" / "cart"
+    sub.mkdir(parents=True)
+    ids = {
+        "shop": remember(repo, "The deploy script runs make release on the build host", domain="project",
+                         project=str(sub)),
+        "billing": remember(repo, "The deploy script uploads invoices before the build host restarts",
+                            domain="project", project=str(other)),
+        "user": remember(repo, "The person wants deploy summaries in Chinese on the build host", domain="user",
+                         project=str(plain_git_repo)),
+        "legacy": remember(repo, "The build host deploy takes ten minutes", domain="project"),
+    }
+    return {"ids": ids, "shop": plain_git_repo, "sub": sub, "worktree": linked_worktree, "billing": other}
+
+
+QUERY = "deploy build host"
+
+
+def _found(repo_dir: Path, **kw: Any) -> set[str]:
+    return {r.id for r in recall.recall(repo_dir, QUERY, 10, now=NOW, log=False, **kw)}
+
+
+def test_a_project_memory_carries_its_project_and_a_user_memory_stays_global(repo: Any, projects: dict[str, Any]) -> None:
+    ids = projects["ids"]
+    shop = repo.show(ids["shop"])
+    assert (shop.project, shop.project_name) == ("github.com/acme/shop", "main")
+    billing = repo.show(ids["billing"])
+    assert billing.project.startswith("path:") and billing.project_name == "billing"
+    assert repo.show(ids["user"]).project is None and repo.show(ids["legacy"]).project is None
+
+
+@pytest.mark.parametrize("where, expected", [
+    ("shop", {"shop", "user", "legacy"}),
+    ("sub", {"shop", "user", "legacy"}),          # a subfolder is its repository's project
+    ("worktree", {"shop", "user", "legacy"}),     # so is a linked work tree
+    ("billing", {"billing", "user", "legacy"}),
+])
+def test_recall_keeps_to_the_project_of_the_working_folder(repo_dir: Path, projects: dict[str, Any],
+                                                            where: str, expected: set[str]) -> None:
+    ids = projects["ids"]
+    assert _found(repo_dir, here=projects[where]) == {ids[name] for name in expected}
+
+
+def test_outside_a_known_project_recall_sees_every_project(repo_dir: Path, projects: dict[str, Any],
+                                                          tmp_path: Path) -> None:
+    unknown = tmp_path / "unknown"
+    unknown.mkdir()
+    _git(unknown, "init", "-q")
+    everything = set(projects["ids"].values())
+    assert _found(repo_dir, here=unknown) == everything
+    assert _found(repo_dir, here=tmp_path) == everything          # not a git repository at all
+    assert _found(repo_dir, here=repo_dir) == everything          # the memory repository itself
+    assert _found(repo_dir) == everything
+
+
+@pytest.mark.parametrize("project, expected", [
+    ("github.com/acme/shop", {"shop", "user", "legacy"}),
+    ("main", {"shop", "user", "legacy"}),
+    ("billing", {"billing", "user", "legacy"}),
+    ("nothing-by-that-name", {"user", "legacy"}),
+])
+def test_a_named_project_scopes_recall(repo: Any, repo_dir: Path, projects: dict[str, Any],
+                                       project: str, expected: set[str]) -> None:
+    ids = projects["ids"]
+    assert _found(repo_dir, filters=Filters(project=project)) == {ids[name] for name in expected}
+    assert {r.id for r in repo.recall(QUERY, project=project, here=projects["billing"], now=NOW)} == \
+        {ids[name] for name in expected}
+
+
+def test_cli_recall_project_flags(repo_dir: Path, projects: dict[str, Any], capsys: pytest.CaptureFixture[str],
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from conftest import run_cli
+
+    ids = projects["ids"]
+    monkeypatch.chdir(projects["sub"])
+    base = ["--repo", str(repo_dir), "recall", "--json", QUERY]
+
+    def got(*flags: str) -> set[str]:
+        code, out, _ = run_cli(base + list(flags), capsys)
+        assert code == 0
+        return {r["id"] for r in json.loads(out)}
+
+    assert got() == {ids["shop"], ids["user"], ids["legacy"]}
+    assert got("--all-projects") == set(ids.values())
+    assert got("--project", "billing") == {ids["billing"], ids["user"], ids["legacy"]}
+    assert got("--project", str(projects["billing"])) == {ids["billing"], ids["user"], ids["legacy"]}
+    code, _, err = run_cli(base + ["--project", "billing", "--all-projects"], capsys)
+    assert code == 2 and "not allowed with" in err
+
+
+def test_the_remote_credentials_never_reach_a_memory(repo: Any, repo_dir: Path, projects: dict[str, Any]) -> None:
+    text = (repo_dir / repo.show(projects["ids"]["shop"]).path).read_text()
+    assert "project: github.com/acme/shop" in text and "tok3n" not in text and "dev:" not in text
+
+
+def test_a_project_memory_is_not_reinforced_by_another_projects(repo: Any, projects: dict[str, Any]) -> None:
+    text = "The staging database listens on port 6543"
+    a = repo.remember(text, domain="project", project=str(projects["shop"]), now=NOW)
+    b = repo.remember(text, domain="project", project=str(projects["billing"]), now=NOW)
+    c = repo.remember(text, domain="project", project=str(projects["worktree"]), now=NOW)
+    assert (a.action, b.action, c.action) == ("created", "created", "reinforced")
+    assert c.id == a.id
+
+
+def test_real_sessions_are_found_by_their_title_and_outcome(repo: Any, repo_dir: Path) -> None:
+    """Hold-out: the 25 bench sessions, each looked for by its episode's title and by the first words of its outcome."""
+    from conftest import bench_transcripts
+
+    from gitmem.store import documents
+
+    repo.harvest(bench_transcripts(), now=NOW)
+    asked = found = 0
+    for path in sorted((repo_dir / "episodes").rglob("*.md")):
+        rel = path.relative_to(repo_dir).as_posix()
+        meta, body = documents.split(rel, path.read_text(encoding="utf-8"))
+        outcome = body.split("Outcome: ", 1)[1].split("\n")[0] if "Outcome: " in body else ""
+        for query in (str(meta.get("title") or ""), " ".join(outcome.split()[:8])):
+            if not query or query.startswith("No conversation"):
+                continue
+            asked += 1
+            top = recall.recall(repo_dir, query, 3, Filters(type="episode"), now=NOW, log=False)
+            found += bool(top) and top[0].path == rel
+    assert asked >= 40 and found / asked >= 0.9, (found, asked)
+
+
+def test_a_project_name_is_stripped_of_pii(repo: Any, tmp_path: Path) -> None:
+    folder = tmp_path / "jean.dupont@gmail.com"
+    folder.mkdir()
+    _git(folder, "init", "-q")
+    r = repo.remember("The mail filters live in sieve scripts", domain="project", project=str(folder), now=NOW)
+    assert r.memory.project.startswith("path:") and r.memory.project_name == "[EMAIL]"
+    assert "dupont" not in repr(repo.show(r.id))

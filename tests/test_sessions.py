@@ -326,3 +326,40 @@ def test_a_harvested_signal_reinforces_a_note_kept_at_session_end(repo: MemoryRe
     [r] = repo.harvest([transcript(tmp_path / "n.jsonl", "after-notes", [("user", REDIS)])], now=T)
     assert (r.created, r.reinforced) == (0, 1)
     assert repo.show(kept).reinforced == 1
+
+
+# --------------------------------------------------------------------------- projects from the session's cwd
+
+def _claude(path: Path, session: str, cwd: str, request: str) -> Path:
+    recs = [{"type": "user", "sessionId": session, "cwd": cwd, "uuid": f"{session}-1", "isSidechain": False,
+             "timestamp": "2026-10-05T09:00:01Z", "message": {"role": "user", "content": request}},
+            {"type": "assistant", "sessionId": session, "cwd": cwd, "uuid": f"{session}-2", "isSidechain": False,
+             "timestamp": "2026-10-05T09:00:02Z", "message": {"role": "assistant", "content": [
+                 {"type": "text", "text": "Noted."}]}}]
+    path.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
+    return path
+
+
+def test_harvest_sets_the_project_from_the_sessions_cwd(repo: MemoryRepo, repo_dir: Path, tmp_path: Path,
+                                                         plain_git_repo: Path, linked_worktree: Path) -> None:
+    subprocess.run(["git", "remote", "add", "origin", "git@github.com:acme/shop.git"], cwd=plain_git_repo, check=True)
+    sub = plain_git_repo / "web"
+    sub.mkdir()
+    elsewhere = tmp_path / "nowhere"
+    elsewhere.mkdir()
+    runs = {
+        "in-sub": _claude(tmp_path / "a.jsonl", "in-sub", str(sub), "Remember that the shop web build needs node 20."),
+        "in-tree": _claude(tmp_path / "b.jsonl", "in-tree", str(linked_worktree),
+                           "Remember that the shop deploys every Tuesday at noon."),
+        "no-git": _claude(tmp_path / "c.jsonl", "no-git", str(elsewhere), "Remember that the lab printer is on floor 3."),
+        "gone": _claude(tmp_path / "d.jsonl", "gone", "/no/such/folder/anywhere", "Remember that the VPN drops at 6."),
+    }
+    results = {r.session_id: r for r in repo.harvest(list(runs.values()), fmt="claude-code", now=T)}
+    assert all(r.status == "harvested" and r.created == 1 for r in results.values())
+    by_session = {m.source.split(":")[1].split("#")[0]: m for m in repo.list().memories}
+    assert by_session["in-sub"].project == by_session["in-tree"].project == "github.com/acme/shop"
+    assert by_session["in-sub"].project_name == "main"
+    assert by_session["no-git"].project is None and by_session["gone"].project is None
+    episode = (repo_dir / results["in-tree"].episode).read_text()
+    assert "project: github.com/acme/shop" in episode and "project_name: main" in episode
+    assert "project:" not in (repo_dir / results["gone"].episode).read_text()

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import builtins
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitmem.base import clock
 from gitmem.base.errors import NotFoundError, UsageError
-from gitmem.base.kinds import check_choice
-from gitmem.base.model import DOMAINS, TYPES, Reflected, iso
+from gitmem.base.kinds import RESULT_TYPES, check_choice
+from gitmem.base.model import DOMAINS, Reflected, iso
 from gitmem.guards.writepath import Plan, Written
 from gitmem.store import store
 
@@ -28,17 +29,28 @@ class Lifecycle(Memories):
     def recall(self, query: str, k: int = 10, *, type: str | None = None, domain: str | None = None,
                tier: str | None = None, band: str | None = None, include_archive: bool = False,
                include_background: bool = False, at: str | None = None, expand: bool = False,
-               now: datetime | None = None) -> builtins.list[Recalled]:
-        """Memories ranked by relevance, importance and recency; hits go to the access log."""
+               now: datetime | None = None, project: str | None = None,
+               here: str | Path | None = None) -> builtins.list[Recalled]:
+        """Memories ranked by relevance, importance and recency; hits go to the access log.
+
+        Up to 3 matching episodes (``type`` "episode") follow the ``k`` memories;
+        ``type="episode"`` returns only episodes, ``k`` of them.
+
+        ``project`` (an id or display name) keeps to global memories and that
+        project's; without it, ``here`` (a directory) does the same for the
+        project holding it when memories carry that project; neither: every project.
+        """
         from gitmem.engines import recall
         from gitmem.store.index import Filters
 
-        check_choice("type", type, TYPES)
+        check_choice("type", type, RESULT_TYPES)
         check_choice("domain", domain, DOMAINS)
         filters = Filters(type=type, domain=domain, tier=tier, band=band,
                           include_archive=include_archive or tier == "archive",
-                          include_background=include_background or band in ("background", "fading"))
-        return recall.recall(self.root, query, k, filters, at, expand, now or clock.now())
+                          include_background=include_background or band in ("background", "fading"),
+                          project=project or None)
+        return recall.recall(self.root, query, k, filters, at, expand, now or clock.now(),
+                             here=Path(here) if here is not None and not project else None)
 
     def decay(self, now: datetime | None = None, dry_run: bool = False) -> DecayReport:
         """Fold the access log, recompute bands and tiers, archive what is forgotten: ONE commit."""
@@ -71,28 +83,39 @@ class Lifecycle(Memories):
         return decay.DecayReport(written.commit, dry_run, int(report.get("examined", 0)), len(accesses),
                                  report.get("moves", ()))
 
-    def core_items(self) -> builtins.list[CoreItem]:
-        """Core-band memories and those at or above ``never_forget``, best first (importance, then most recently used)."""
-        from gitmem.engines.recall import open_index
+    def core_items(self, project: str | None = None, here: str | Path | None = None) -> builtins.list[CoreItem]:
+        """Core-band memories and those at or above ``never_forget``, best first (importance, then most recently used).
+
+        ``project`` and ``here`` scope them as in ``recall``: global memories always come.
+        """
+        from gitmem.engines.recall import open_index, project_here
         from gitmem.engines.render import CoreItem
 
         index = open_index(self.root)
         try:
+            if not project and here is not None:
+                project = project_here(index, here)
             keep = self.cfg.memory.never_forget   # at or above it: always loaded, whatever the band
-            rows = [r for r in index.rows() if r.tier != "archive" and (r.band == "core" or r.importance >= keep)]
+            rows = [r for r in index.rows() if r.tier != "archive" and r.type != "episode"
+                    and (r.band == "core" or r.importance >= keep)
+                    and (not project or r.project is None or project in (r.project, r.project_name))]
         finally:
             index.close()
         rows.sort(key=lambda r: (-r.importance, _neg(r.last_accessed), r.id))
         return [CoreItem(r.id, r.type, r.domain, r.importance, r.content) for r in rows]
 
-    def load_core(self, max_chars: int | None = None) -> Rendered:
-        """Core memories for a session start, whole items within ``max_chars`` (default budgets.core_chars)."""
+    def load_core(self, max_chars: int | None = None, project: str | None = None,
+                  here: str | Path | None = None) -> Rendered:
+        """Core memories for a session start, whole items within ``max_chars`` (default budgets.core_chars).
+
+        ``project`` and ``here`` scope them as in ``recall``.
+        """
         from gitmem.engines import render
 
         limit = max_chars if max_chars is not None else self.cfg.budgets.core_chars
         if limit < 200:
             raise UsageError("--max-chars must be at least 200")
-        return render.load_core(self.core_items(), limit)
+        return render.load_core(self.core_items(project, here), limit)
 
     def sync_core(self, now: datetime | None = None) -> Written[None]:
         """Write HIPPOCAMPUS_CORE.md and regenerate Layers 2 and 3 of CLAUDE.md (one commit)."""

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from gitmem.base import clock
 from gitmem.base.errors import NotFoundError, ValidationError
-from gitmem.base.kinds import check_choice
+from gitmem.base.kinds import GLOBAL_DOMAINS, check_choice
 from gitmem.base.model import DOMAINS, TYPES, Forgotten, Imported, Memory, Remembered, check_id, iso, memory_path, new_id
 from gitmem.engines import memorize
 from gitmem.guards import guard
@@ -56,8 +56,13 @@ class Memories(Context):
     def remember(self, text: str, *, type: str | None = None, domain: str | None = None,
                  importance: float | None = None, source: str | None = None, memory_id: str | None = None,
                  tags: Sequence[str] = (), dedupe: bool = True, now: datetime | None = None,
-                 session: str | None = None, auto: bool = False) -> Remembered:
-        """Encode ``text``: reinforce a similar memory if one exists, else create one (one commit)."""
+                 session: str | None = None, auto: bool = False, project: str | None = None) -> Remembered:
+        """Encode ``text``: reinforce a similar memory if one exists, else create one (one commit).
+
+        ``project`` (a directory, or a project's id or name) is the project a
+        memory of the project or world domain came from; user, self and
+        relationship memories stay global.
+        """
         from gitmem.engines import encode
 
         now = now or clock.now()
@@ -73,11 +78,14 @@ class Memories(Context):
         typ, dom = type or enc.type, domain or enc.domain
         imp = enc.importance if importance is None else float(importance)
         reason = enc.reason if importance is None else "given"
+        scope = self.resolve_project(project) if dom not in GLOBAL_DOMAINS else None
 
         def plan(parent: str | None) -> Plan[tuple[str, Memory]] | None:
             mid = memory_id or new_id(now)
             mem = memorize.new_memory(mid, text, typ, dom, imp, iso(now), now, self.cfg.memory,
                                       keywords=enc.keywords, tags=tuple(tags), source=source or "user")
+            if scope is not None:
+                mem = mem.with_(project=scope.id, project_name=scope.name)
             batch = memorize.Batch(self._lookup(parent), now, self.cfg.memory)
             outcome = batch.add(mem, dedupe=dedupe and memory_id is None)
             if outcome.action == "reinforced":

@@ -117,14 +117,15 @@ class Sessions(Context):
             state.log_event(self.git.root, "secret.rejected", iso(now), **session.alert())
             return session.rejected()
         drafts: builtins.list[planning.Draft] = []
+        project = self.project_of(session.transcript.cwd)   # the repository the session ran in, if here
 
         def plan(parent: str | None) -> Plan[None] | None:
-            batch = memorize.Batch(self._lookup(parent), now, self.cfg.memory)
+            batch = memorize.Batch(self._lookup(parent, project), now, self.cfg.memory)
             stored = planning.find_episode(self.git, parent, session.episode.slug)
-            drafts[:] = [planning.draft(session, stored, batch, signals, whole, now)]
+            drafts[:] = [planning.draft(session, stored, batch, signals, whole, now, project)]
             if drafts[0].status == "unchanged":
                 return None
-            return Plan({**drafts[0].changes, **self._changes(batch, parent)}, drafts[0].subject, "harvest.session",
+            return Plan({**drafts[0].changes, **self._changes(batch, parent, project)}, drafts[0].subject, "harvest.session",
                         auto=True, session=session.transcript.session_id, trailers=drafts[0].trailers)
 
         try:

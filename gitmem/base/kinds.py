@@ -13,6 +13,10 @@ TYPES = ("fact", "preference", "decision", "skill", "error", "emotion", "pattern
 DOMAINS = ("user", "self", "relationship", "world", "project")
 TIERS = ("working", "short", "long", "archive")
 BANDS = ("core", "active", "background", "fading")
+# Memories about the person, the agent and their relationship hold in every project.
+GLOBAL_DOMAINS = ("user", "self", "relationship")
+# What recall can return: a memory of one of TYPES, or an episode (its own result type).
+RESULT_TYPES = TYPES + ("episode",)
 
 
 def check_choice(name: str, value: str | None, allowed: tuple[str, ...]) -> None:

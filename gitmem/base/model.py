@@ -25,7 +25,7 @@ ARCHIVE_DIR = "archive"
 
 # Front matter keys in the order gitmem writes them (DESIGN.md section 3).
 KEY_ORDER = ("id", "type", "domain", "tier", "band", "importance", "created", "last_accessed",
-             "reinforced", "keywords", "tags", "links", "source", "source_id")
+             "reinforced", "keywords", "tags", "links", "source", "source_id", "project", "project_name")
 
 
 def iso(moment: datetime) -> str:
@@ -99,6 +99,9 @@ class Memory:
     source: str = ""
     source_id: str | None = None
     path: str = ""
+    # the project it came from (DESIGN.md section 5): its id and display name; None is global
+    project: str | None = None
+    project_name: str | None = None
     extra: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
 
     @property
@@ -119,6 +122,9 @@ class Memory:
         data["source"] = self.source
         if self.source_id is not None:
             data["source_id"] = self.source_id
+        if self.project is not None:
+            data["project"] = self.project
+            data["project_name"] = self.project_name or self.project
         for key, value in self.extra:
             data.setdefault(key, value)
         return data
@@ -137,6 +143,9 @@ class Memory:
             "links": [{"to": l.to, "relation": l.relation} for l in self.links]}
         if self.source_id is not None:
             rec["source_id"] = self.source_id
+        if self.project is not None:
+            rec["project"] = self.project
+            rec["project_name"] = self.project_name or self.project
         return rec
 
     def to_json(self) -> dict[str, Any]:
@@ -211,6 +220,10 @@ def _str_tuple(value: Any) -> tuple[str, ...]:
     return (str(value),)
 
 
+def _opt_str(value: Any) -> str | None:
+    return str(value) if value not in (None, "") else None
+
+
 def _links(value: Any) -> tuple[Link, ...]:
     # A hand edit may give one link instead of a list, or a number: keep what reads as a link.
     items = value if isinstance(value, (list, tuple)) else [value] if isinstance(value, (str, dict)) else []
@@ -269,5 +282,6 @@ def memory_from(data: dict[str, Any], body: str, path: str) -> Memory:
         reinforced=reinforced, keywords=_str_tuple(data.get("keywords")), tags=_str_tuple(data.get("tags")),
         links=_links(data.get("links")), source=str(data.get("source") or ""),
         source_id=None if source_id is None else str(source_id), path=path,
+        project=_opt_str(data.get("project")), project_name=_opt_str(data.get("project_name")),
         extra=tuple((k, v) for k, v in data.items() if k not in known),
     )

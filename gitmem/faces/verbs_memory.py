@@ -57,6 +57,8 @@ def _remember_args(p: Any) -> None:
     p.add_argument("--tag", dest="tags", action="append", default=[], help="a tag (repeatable)")
     p.add_argument("--no-dedupe", action="store_true", help="always create, never reinforce")
     p.add_argument("--working", action="store_true", help="keep it for this session only (working memory, outside git)")
+    p.add_argument("--project", metavar="NAME|ID|DIR",
+                   help="the project a project or world memory belongs to (user, self, relationship stay global)")
     json_flag(p)
 
 
@@ -74,7 +76,8 @@ def cmd_remember(args: Any) -> int:
             out(f"{note.id}\tworking (kept for this session; `gitmem session end` keeps what matters)")
         return 0
     r = repo.remember(text, type=args.type, domain=args.domain, importance=args.importance, source=args.source,
-                      memory_id=args.memory_id, tags=args.tags, dedupe=not args.no_dedupe, now=now_of(args))
+                      memory_id=args.memory_id, tags=args.tags, dedupe=not args.no_dedupe, now=now_of(args),
+                      project=args.project)
     if args.json:
         emit_json(r.to_json())
         return 0

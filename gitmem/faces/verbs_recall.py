@@ -17,7 +17,10 @@ from gitmem.faces.console import choices
 def _recall_args(p: Any) -> None:
     p.add_argument("query", nargs="?", metavar="QUERY", help="what to look for (omit with --batch)")
     p.add_argument("-k", type=int, default=10, help="how many results (default 10)")
-    p.add_argument("--type", choices=choices("type"))
+    from gitmem.base.kinds import RESULT_TYPES
+
+    p.add_argument("--type", choices=RESULT_TYPES,
+                   help="'episode' searches harvested sessions (by default up to 3 come after the memories)")
     p.add_argument("--domain", choices=choices("domain"))
     p.add_argument("--tier", choices=[t for t in choices("tier") if t != "working"], help="'archive' searches archived memories")
     p.add_argument("--band", choices=choices("band"), help="background and fading memories only come back when asked for")
@@ -25,7 +28,35 @@ def _recall_args(p: Any) -> None:
     p.add_argument("--at", metavar="REF", help="recall memory as it was at a tag or commit")
     p.add_argument("--expand", action="store_true", help="also follow links one hop")
     p.add_argument("--batch", action="store_true", help="read queries from stdin, one per line; print one JSON line per query")
+    _project_args(p)
     json_flag(p)
+
+
+def _project_args(p: Any) -> None:
+    scope = p.add_mutually_exclusive_group()
+    scope.add_argument("--project", metavar="NAME|ID|DIR",
+                       help="global memories and this project's (default: the project of the working folder, when known)")
+    scope.add_argument("--all-projects", action="store_true", help="memories of every project")
+
+
+def _project(args: Any) -> str | None:
+    """``--project`` as given (an id or a name), or the id of the project holding it when it names a folder."""
+    import os
+
+    given: str | None = args.project or None
+    if given is None or not os.path.isdir(given):
+        return given
+    from gitmem.base.gitio.project import identify
+
+    found = identify(given)
+    return found.id if found is not None else given
+
+
+def _here(args: Any) -> Any:
+    """The folder whose project scopes a recall or load-core: the working one, unless a flag says otherwise."""
+    from pathlib import Path
+
+    return None if args.project or args.all_projects else Path.cwd()
 
 
 def _filters(args: Any) -> Any:
@@ -34,7 +65,7 @@ def _filters(args: Any) -> Any:
     return Filters(type=args.type, domain=args.domain, tier=args.tier, band=args.band,
                    include_archive=args.everything or args.tier == "archive",
                    include_background=args.everything or args.band in ("background", "fading")
-                   or args.tier == "archive")
+                   or args.tier == "archive", project=_project(args))
 
 
 @command("recall", "find memories by relevance, importance and recency", _recall_args)
@@ -51,12 +82,14 @@ def cmd_recall(args: Any) -> int:
     root = find_root(getattr(args, "repo", None))
     if args.batch:
         queries = [line.strip() for line in sys.stdin if line.strip()]
-        for q, found in recall.recall_many(root, queries, args.k, _filters(args), args.at, args.expand, now_of(args)):
+        for q, found in recall.recall_many(root, queries, args.k, _filters(args), args.at, args.expand, now_of(args),
+                                           _here(args)):
             out(json.dumps({"query": q, "results": [r.to_json() for r in found]}, ensure_ascii=False))
         return 0
     if not args.query:
         raise UsageError("recall needs a QUERY (or --batch with queries on stdin)")
-    found = recall.recall(root, args.query, args.k, _filters(args), args.at, args.expand, now_of(args))
+    found = recall.recall(root, args.query, args.k, _filters(args), args.at, args.expand, now_of(args),
+                          here=_here(args))
     if args.json:
         emit_json([r.to_json() for r in found])
         return 0
@@ -65,6 +98,9 @@ def cmd_recall(args: Any) -> int:
         err("no memory matches" + hidden)
     for r in found:
         text = " ".join(r.content.split())
+        if r.type == "episode":
+            out(f"episode\t{r.score:.3f}\t{r.path}\n    {text[:200]}")
+            continue
         via = f"  ({r.via})" if r.via else ""
         out(f"{r.id}\t{r.score:.3f}\t{r.type}/{r.domain}\t{r.importance:.2f}\t{r.tier}/{r.band}\t{r.path}{via}\n    {text[:200]}")
     return 0
@@ -219,12 +255,13 @@ def cmd_reflect(args: Any) -> int:
 
 def _core_args(p: Any) -> None:
     p.add_argument("--max-chars", type=int, default=None, help="budget (default budgets.core_chars, 10000)")
+    _project_args(p)
     json_flag(p)
 
 
 @command("load-core", "print the core memories for a session start (whole items within the budget)", _core_args)
 def cmd_load_core(args: Any) -> int:
-    r = repo_of(args).load_core(args.max_chars)
+    r = repo_of(args).load_core(args.max_chars, project=_project(args), here=_here(args))
     if args.json:
         emit_json(r.to_json())
     else:
@@ -270,7 +307,9 @@ def cmd_session(args: Any) -> int:
         out(f"pending reflections: {pending} new memories no pattern holds yet{due}")
     if leftover:
         out(f"{leftover} working notes from an earlier session are waiting: `gitmem session end` keeps what matters")
-    out(repo.load_core().text.rstrip("\n"))
+    from pathlib import Path
+
+    out(repo.load_core(here=Path.cwd()).text.rstrip("\n"))
     return 0
 
 

@@ -21,9 +21,9 @@ from pathlib import Path
 from gitmem.base import text
 from gitmem.base.errors import IndexCorrupt
 from gitmem.store import ranking
-from gitmem.store.ranking import Filters
+from gitmem.store.ranking import EPISODE, Filters
 
-__all__ = ["ROWS_VERSION", "SCHEMA_VERSION", "Filters", "Hit", "Index", "IndexRow"]
+__all__ = ["EPISODE", "ROWS_VERSION", "SCHEMA_VERSION", "Filters", "Hit", "Index", "IndexRow"]
 
 TYPE_CHECKING = False  # typing costs ~5 ms of a whole-process recall: annotations only
 if TYPE_CHECKING:
@@ -31,11 +31,12 @@ if TYPE_CHECKING:
 
     _T = TypeVar("_T")
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 # What rows carry (the stems and stop words of the terms column included):
 # an index whose rows were made another way is rebuilt, not trusted.
 # 3: stems from PyStemmer's porter, one English and French stop list.
-ROWS_VERSION = "3"
+# 4: episodes are rows too (type "episode"); memories carry their project.
+ROWS_VERSION = "4"
 # Meta keys are the caller's (the indexed commit, its own versions); this one
 # is the table layout's, named so that no caller's key collides with it.
 _SCHEMA_KEY = "gitmem.store.index.schema"
@@ -72,9 +73,13 @@ _SCHEMA = (
     links TEXT NOT NULL,
     source_id TEXT,
     seq_key TEXT,
-    seq_pos INTEGER
+    seq_pos INTEGER,
+    project TEXT,                -- the project id, NULL for a global memory
+    project_name TEXT
     )""",
     "CREATE INDEX memory_seq ON memory (seq_key, seq_pos)",
+    "CREATE INDEX memory_type ON memory (type)",
+    "CREATE INDEX memory_project ON memory (project)",
     """CREATE VIRTUAL TABLE memory_fts USING fts5 (
     content, keys, cjk,
     content='memory', content_rowid='rid',
@@ -85,18 +90,21 @@ _SCHEMA = (
 
 _ROW_COLUMNS = (
     "id, path, content, type, domain, tier, band, importance, created, "
-    "last_accessed, keywords, tags, source_id, links"
+    "last_accessed, keywords, tags, source_id, links, project, project_name"
 )
 
 
 class IndexRow(namedtuple("IndexRow", "id path content type domain tier band importance created last_accessed "
-                                       "keywords tags source_id links", defaults=((), (), None, ()))):
+                                       "keywords tags source_id links project project_name",
+                                       defaults=((), (), None, (), None, None))):
     """One memory as the index stores it.
 
     Fields: ``id``, ``path``, ``content``, ``type``, ``domain``, ``tier``,
     ``band`` (str); ``importance`` (float, 0..1); ``created``,
     ``last_accessed`` (ISO 8601 str); ``keywords``, ``tags``, ``links``
-    (tuples of str, default empty); ``source_id`` (str or None).
+    (tuples of str, default empty); ``source_id`` (str or None); ``project``,
+    ``project_name`` (the project's id and display name, None for a global
+    memory). An episode is a row of ``type`` "episode".
 
     The values of this module are named tuples, not dataclasses or
     typing.NamedTuple: recall runs as a whole process per query, and importing
@@ -198,17 +206,17 @@ class Index:
         keys = " ".join((*row.keywords, *row.tags))
         content = f"{row.content}\n{keys}"
         cjk = text.cjk_terms(content)
-        seq = _sequence(row.source_id or row.id)
+        seq = None if row.type == EPISODE else _sequence(row.source_id or row.id)
         cur = self._db.execute(
             "INSERT INTO memory (id, path, content, keys, cjk, terms, type, domain, tier, band,"
             " importance, created, last_accessed, accessed_ts, keywords, tags, links, source_id,"
-            " seq_key, seq_pos) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " seq_key, seq_pos, project, project_name) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 row.id, row.path, row.content, keys, cjk, ranking.terms(content, cjk),
                 row.type, row.domain, row.tier, row.band, float(row.importance),
                 row.created, row.last_accessed, _epoch(row.last_accessed),
                 _join(row.keywords), _join(row.tags), _join(row.links), row.source_id,
-                seq[0] if seq else None, seq[1] if seq else None,
+                seq[0] if seq else None, seq[1] if seq else None, row.project, row.project_name,
             ),
         )  # fmt: skip
         self._db.execute(
@@ -262,13 +270,23 @@ class Index:
         )
 
     def count(self) -> int:
-        """How many memories the index holds."""
-        return int(self._call(self._db.execute, "SELECT count(*) FROM memory").fetchone()[0])
+        """How many memories the index holds (episodes are not memories)."""
+        return int(self._call(self._db.execute, "SELECT count(*) FROM memory WHERE type != ?", (EPISODE,)).fetchone()[0])
 
     def get(self, memory_id: str) -> IndexRow | None:
         """One stored memory by id, or None."""
         found = self._call(self._db.execute, f"SELECT {_ROW_COLUMNS} FROM memory WHERE id = ?", (memory_id,)).fetchone()
         return None if found is None else _row(found)
+
+    def has_type(self, type_: str) -> bool:
+        """Whether any row is of ``type_`` (an episode search skips its query when none is)."""
+        found = self._call(self._db.execute, "SELECT EXISTS (SELECT 1 FROM memory WHERE type = ?)", (type_,))
+        return bool(found.fetchone()[0])
+
+    def projects(self) -> dict[str, str]:
+        """Every project the rows name: id -> display name."""
+        cur = self._call(self._db.execute, "SELECT DISTINCT project, project_name FROM memory WHERE project IS NOT NULL")
+        return {str(pid): str(name or pid) for pid, name in cur}
 
     def rows(self) -> Iterator[IndexRow]:
         """Every stored memory, by id."""
@@ -419,8 +437,9 @@ def _epoch(stamp: str) -> float | None:
 
 
 def _row(found: Sequence[Any]) -> IndexRow:
-    (mid, path, content, typ, domain, tier, band, importance, created, accessed, keywords, tags, source, links) = found
+    (mid, path, content, typ, domain, tier, band, importance, created, accessed, keywords, tags, source, links,
+     project, project_name) = found
     return IndexRow(
         mid, path, content, typ, domain, tier, band, importance, created, accessed,
-        _split(keywords), _split(tags), source, _split(links),
+        _split(keywords), _split(tags), source, _split(links), project, project_name,
     )  # fmt: skip

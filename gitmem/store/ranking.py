@@ -75,12 +75,20 @@ _HIDDEN_TIERS = ("archive",)
 _HIDDEN_BANDS = ("background", "fading")
 
 
-class Filters(namedtuple("Filters", "type domain tier band include_archive include_background",
-                         defaults=(None, None, None, None, False, False))):
+# The type of an episode's row: its own result type, never one of a memory's.
+EPISODE = "episode"
+
+
+class Filters(namedtuple("Filters", "type domain tier band include_archive include_background never_forget project",
+                         defaults=(None, None, None, None, False, False, None, None))):
     """Restrictions on a search; archive and background memories are opt-in.
 
     Fields: ``type``, ``domain``, ``tier``, ``band`` (str or None: no
-    restriction); ``include_archive``, ``include_background`` (bool).
+    restriction); ``include_archive``, ``include_background`` (bool);
+    ``never_forget`` (float or None): a base importance at or above it shows
+    whatever the band; ``project`` (str or None): only global memories and
+    those of this project (its id or display name). Without a ``type``,
+    episodes stay out: they are their own result type (``type="episode"``).
     """
 
     __slots__ = ()
@@ -190,7 +198,17 @@ def filter_sql(filters: Filters, alias: str) -> tuple[str, tuple[object, ...]]:
     if filters.tier is None and not filters.include_archive:
         clauses.append(f"{alias}.tier NOT IN ({','.join('?' * len(_HIDDEN_TIERS))})")
         params.extend(_HIDDEN_TIERS)
+    if filters.type is None:
+        clauses.append(f"{alias}.type != ?")
+        params.append(EPISODE)
     if filters.band is None and not filters.include_background:
-        clauses.append(f"{alias}.band NOT IN ({','.join('?' * len(_HIDDEN_BANDS))})")
+        hidden = f"{alias}.band NOT IN ({','.join('?' * len(_HIDDEN_BANDS))})"
         params.extend(_HIDDEN_BANDS)
+        if filters.never_forget is not None:
+            hidden = f"({hidden} OR {alias}.importance >= ?)"   # never forgotten, whatever the band
+            params.append(filters.never_forget)
+        clauses.append(hidden)
+    if filters.project is not None:
+        clauses.append(f"({alias}.project IS NULL OR {alias}.project = ? OR {alias}.project_name = ?)")
+        params.extend((filters.project, filters.project))
     return "".join(" AND " + c for c in clauses), tuple(params)

@@ -15,7 +15,9 @@ from gitmem.store import documents, store
 from gitmem.base.errors import DocumentError, GitmemError, IndexCorrupt
 from gitmem.base import state
 from gitmem.base.gitio import Git
-from gitmem.store.index import ROWS_VERSION, Index, IndexRow
+from gitmem.base import mdio
+from gitmem.base.kinds import GLOBAL_DOMAINS
+from gitmem.store.index import EPISODE, ROWS_VERSION, Index, IndexRow
 from gitmem.base.model import ARCHIVE_DIR, MEMORY_DIR, Memory
 
 META_COMMIT = "commit"
@@ -28,17 +30,45 @@ def index_file(git: Git, name: str = "index.sqlite") -> Path:
 
 
 def row(m: Memory) -> IndexRow:
-    """A memory as an index row."""
+    """A memory as an index row (a memory of a global domain has no project)."""
+    project = None if m.domain in GLOBAL_DOMAINS else m.project
     return IndexRow(id=m.id, path=m.path, content=m.content, type=m.type, domain=m.domain, tier=m.tier,
                     band=m.band, importance=m.importance, created=m.created, last_accessed=m.last_accessed,
                     keywords=m.keywords, tags=m.tags, links=tuple(l.to for l in m.links),
                     # a numbered source (session:<id>#L120, import:<file>#L3) orders the memories
                     # of one source, which recall uses as context around a hit
-                    source_id=m.source_id or (m.source if m.source[-1:].isdigit() else None))
+                    source_id=m.source_id or (m.source if m.source[-1:].isdigit() else None),
+                    project=project, project_name=(m.project_name or project) if project else None)
+
+
+def episode_row(path: str, data: bytes) -> IndexRow:
+    """An episode as an index row of type "episode": its title, summary and outcome are its content,
+    the files it touched and its tags its keywords (raises DocumentError when unreadable)."""
+    meta, body = documents.split(path, documents.decode(path, data))
+    parts = {s.heading.casefold(): s.text for s in mdio.sections(body)}
+    summary = " ".join(parts.get("summary", "").split())
+    files = tuple(item.strip("` ") for item, _ in mdio.list_items(parts.get("files touched", ""))
+                  if not item.startswith(("…", "_None")))
+    title = str(meta.get("title") or "").strip()
+    content = summary if not title or title.rstrip("…") in summary else f"{title}. {summary}"
+    started = str(meta.get("started") or meta.get("date") or "")
+    project = meta.get("project")
+    return IndexRow(id=path.rsplit("/", 1)[-1][:-3], path=path, content=content or title or path, type=EPISODE,
+                    domain="project", tier="long", band="active", importance=0.5, created=started,
+                    last_accessed=str(meta.get("ended") or started), keywords=files,
+                    tags=tuple(str(t) for t in meta.get("tags") or ()),
+                    project=str(project) if project else None,
+                    project_name=str(meta.get("project_name") or project) if project else None)
 
 
 def _is_memory_path(path: str) -> bool:
-    return path.endswith(".md") and (path.startswith(MEMORY_DIR + "/") or path.startswith(ARCHIVE_DIR + "/"))
+    return path.endswith(".md") and path.startswith((MEMORY_DIR + "/", ARCHIVE_DIR + "/", store.EPISODE_DIR + "/"))
+
+
+def _read_row(path: str, data: bytes) -> IndexRow:
+    if path.startswith(store.EPISODE_DIR + "/"):
+        return episode_row(path, data)
+    return row(documents.read_memory(path, data))
 
 
 def _remove(path: Path) -> None:
@@ -70,7 +100,7 @@ def _rows(git: Git, rev: str, paths: Iterable[str]) -> tuple[list[IndexRow], lis
         if data is None:
             continue
         try:
-            rows.append(row(documents.read_memory(path, data)))
+            rows.append(_read_row(path, data))
         except DocumentError as exc:
             problems.append(str(exc))
     return rows, problems
@@ -83,9 +113,10 @@ def rebuild(index: Index, git: Git, rev: str | None) -> int:
         index.set_meta(META_COMMIT, "")
         return 0
     rows: list[IndexRow] = []
-    for path, data in store.iter_files(git, rev, include_archive=True):
+    episodes = ((p, d) for p, d in git.blobs(store.EPISODE_DIR, rev) if p.endswith(".md"))
+    for path, data in (*store.iter_files(git, rev, include_archive=True), *episodes):
         try:
-            rows.append(row(documents.read_memory(path, data)))
+            rows.append(_read_row(path, data))
         except DocumentError:
             continue  # reported by `gitmem list`; an unreadable file is not recallable
     index.upsert(rows, meta={META_COMMIT: rev, "schema": SCHEMA})

@@ -129,6 +129,8 @@ def episode_rows(git: Git, rev: str | None, limit: int = 30) -> list[tuple[str, 
     found = []
     for path, meta in episodes(git, rev):
         stamp = str(meta.get("started") or meta.get("date") or "")
-        found.append((path, stamp[:10], str(meta.get("summary") or meta.get("title") or path)))
+        # an episode written before titles existed shows its session, never its path a second time
+        name = meta.get("title") or meta.get("summary") or meta.get("session") or path.rsplit("/", 1)[-1][:-3]
+        found.append((path, stamp[:10], str(name)))
     found.sort(key=lambda e: (e[1], e[0]), reverse=True)
     return found[:limit]

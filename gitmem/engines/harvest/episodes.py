@@ -21,7 +21,7 @@ from gitmem.engines.harvest.content import FILE_TOOLS, SHELL_TOOLS
 from gitmem.engines.harvest.signals import CJK, MAX_ITEM, MAX_SIGNALS, Signal, clip, find_signals, is_own_words
 from gitmem.engines.harvest.sources import Event, Transcript
 
-__all__ = ["Episode", "extract", "merge", "render", "slugify"]
+__all__ = ["Episode", "extract", "merge", "render", "slugify", "title"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,7 @@ class Episode:
 
 # Bounds: an episode document stays small whatever the session's size.
 MAX_SUMMARY = 1200
+MAX_TITLE = 100
 MAX_TAGS = 12
 MAX_ERRORS = 60
 _RENDER_CAPS = {"decisions": 20, "corrections": 20, "files_touched": 50, "commands_run": 40, "errors": 20}
@@ -353,6 +354,7 @@ def render(ep: Episode) -> tuple[dict[str, object], str]:
     front: dict[str, object] = {
         "id": ep.slug,
         "type": "episode",
+        "title": title(ep.summary),
         "session": ep.session_id,
         "format": ep.format,
         "source_file": ep.source_path.replace("\\", "/").rsplit("/", 1)[-1],
@@ -392,6 +394,12 @@ def _summary_parts(summary: str) -> tuple[str, str, str]:
     rest, _, outcome = summary.rpartition(_OUTCOME) if _OUTCOME in summary else (summary, "", "")
     title, _, request = rest.partition(_ASKED) if _ASKED in rest else (rest, "", "")
     return title.strip(), request.strip(), outcome.strip()
+
+
+def title(summary: str) -> str:
+    """A one-line title for an episode: the session's own title, else its first request, else its outcome."""
+    name, request, outcome = _summary_parts(summary)
+    return clip(" ".join((name or request or outcome or summary).split()).rstrip("."), MAX_TITLE)
 
 
 def _merge_summary(old: str, new: str) -> str:

@@ -165,7 +165,7 @@ def _add_signals(batch: memorize.Batch, session_id: str, signals: Sequence[Signa
 
 
 def draft(session: Session, stored: StoredEpisode | None, batch: memorize.Batch, limit: int, whole: bool,
-          now: datetime) -> Draft:
+          now: datetime, project: tuple[str, str] | None = None) -> Draft:
     """Plan one session against the episode a commit holds: the episode document, and its signals added to ``batch``.
 
     ``unchanged`` when the stored episode already covers every line. ``whole``
@@ -179,6 +179,8 @@ def draft(session: Session, stored: StoredEpisode | None, batch: memorize.Batch,
     meta, body = episodes.render(ep)
     meta = dict(meta)
     meta["lines_harvested"] = t.end_line
+    if project is not None:   # (id, display name) of the repository the session ran in
+        meta["project"], meta["project_name"] = project
     path = stored.path if stored else _episode_path(ep.slug, ep.started, now)
     if whole:
         new = [Signal(ep.summary, "fact", 1)] if not stored and ep.summary else []

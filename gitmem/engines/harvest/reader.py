@@ -61,6 +61,15 @@ def _head_identity(path: Path, fmt: Format) -> Reading:
     return st
 
 
+def _file_time(path: Path) -> str | None:
+    from datetime import datetime, timezone
+
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except (OSError, ValueError, OverflowError):
+        return None
+
+
 def read(path: Path, fmt: str = "auto", start_offset: int = 0, start_line: int = 0) -> Transcript:
     """Read a transcript file, or the part of it after ``start_offset`` / ``start_line``.
 
@@ -94,7 +103,8 @@ def read(path: Path, fmt: str = "auto", start_offset: int = 0, start_line: int =
         session_id = f"{session_id}-agent-{st.agent_id}"
     return Transcript(
         session_id=session_id, format=form, path=str(path), cwd=st.cwd, version=st.version,
-        started=st.started, ended=st.ended, events=tuple(events),
+        # records without a timestamp date the episode by the file's own (first read only)
+        started=st.started or (_file_time(path) if start_offset == 0 else None), ended=st.ended, events=tuple(events),
         end_offset=start_offset + end, end_line=last_line, skipped=bad,
     )
 
