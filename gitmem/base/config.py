@@ -131,6 +131,8 @@ class Review:
 class Daemon:
     reflect_minutes: int = _f(30, 1, 10080, "reflect every N minutes, only after new writes")
     decay_hours: int = _f(24, 1, 8760, "run decay every N hours")
+    session_folders: tuple[str, ...] = _lf(("~/.claude/projects", "~/.openclaw/agents"),
+                                           "where agents write session logs (cron, the daemon and post-session harvest them)")
 
 
 @dataclass(frozen=True)
