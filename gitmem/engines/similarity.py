@@ -14,7 +14,8 @@ from collections import Counter
 from collections.abc import Iterable
 
 from gitmem.engines.features import Features, describe, stem_word, zh_name
-from gitmem.engines.lexicon import ANTONYMS, UNITS, ZH_OPPOSITES
+from gitmem.engines.lexicon import ANTONYMS, QUANTIFIER_DEFAULTS, UNITS, ZH_OPPOSITES
+from gitmem.engines.roles import swapped_roles
 
 __all__ = ["DUPLICATE_THRESHOLD", "conflict", "find_duplicate", "is_duplicate", "similarity"]
 
@@ -126,12 +127,29 @@ def _names(fa: Features, fb: Features) -> str | None:
     return f"name differs: {zh_name}" if zh_name else None
 
 
+def _quantifiers(fa: Features, fb: Features) -> str | None:
+    families = {family for family, _ in fa.quantifiers + fb.quantifiers}
+    for family in sorted(families):
+        left = Counter(v for f, v in fa.quantifiers if f == family)
+        right = Counter(v for f, v in fb.quantifiers if f == family)
+        if left == right:
+            continue
+        # "always run tests" restates "run tests"; "always" vs "sometimes" does not
+        one_sided = not left or not right
+        if one_sided and set(left + right) <= QUANTIFIER_DEFAULTS:
+            continue
+        return f"quantifier differs: {_show(left)} vs {_show(right)}"
+    return None
+
+
 def conflict(a: str, b: str) -> str | None:
     """Why two texts must not be merged even if they look alike, or None.
 
-    Reasons start with "date differs", "number differs", "negation differs"
-    or "name differs", followed by the differing values, e.g.
-    ``"number differs: 5432 vs 5433"``.
+    Reasons start with "date differs", "number differs", "negation differs",
+    "quantifier differs" (all/some, at most/at least, always/sometimes,
+    must/may), "name differs" or "role differs" (the two ends of a relation
+    swapped: "A calls B" vs "B calls A"), followed by the differing values,
+    e.g. ``"number differs: 5432 vs 5433"``.
     """
     fa, fb = describe(a), describe(b)
     if fa.dates != fb.dates:
@@ -146,13 +164,16 @@ def conflict(a: str, b: str) -> str | None:
     opposite = _opposites(fa, fb)
     if opposite:
         return f"negation differs: {opposite}"
+    quantifier = _quantifiers(fa, fb)
+    if quantifier:
+        return quantifier
     names = _names(fa, fb)
     if names:
         return names
     if fa.digits != fb.digits:  # digits inside words: "v2" vs "v3", "s3"
         left, right = _multiset_diff(fa.digits, fb.digits)
         return f"number differs: {_show(left)} vs {_show(right)}"
-    return None
+    return swapped_roles(a, b)
 
 
 def is_duplicate(a: str, b: str, threshold: float = DUPLICATE_THRESHOLD) -> bool:
