@@ -76,3 +76,16 @@ def test_reflect_with_nothing_to_fold_makes_no_commit(repo: MemoryRepo, repo_dir
         assert r.commit is None and r.created == () and r.updated == ()
     after = subprocess.run(["git", "-C", str(repo_dir), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
     assert after == tip
+
+
+def test_reflect_keeps_conflicting_memories_and_lone_ids_out_of_patterns(repo: MemoryRepo) -> None:
+    ports = [repo.remember(t, now=T).id for t in ("The staging database is on port 5432",
+                                                   "The staging database is on port 5433",
+                                                   "The staging database on port 5432 needs a VPN")]
+    greetings = [repo.remember(t, now=T).id for t in ("Hi, this is user_48213", "Hello again from user_48213")]
+    assert len(set(ports)) == 3 and len(set(greetings)) == 2
+    repo.reflect(now=T + timedelta(minutes=1))
+    for p in patterns.all_patterns(repo.git, repo.head):
+        assert not {ports[0], ports[1]} <= set(p.sources) and not {ports[1], ports[2]} <= set(p.sources)
+        assert not set(greetings) & set(p.sources)
+        assert "48213" not in p.title

@@ -17,7 +17,7 @@ from gitmem.engines.features import Features, describe, stem_word, zh_name
 from gitmem.engines.lexicon import ANTONYMS, QUANTIFIER_DEFAULTS, UNITS, ZH_OPPOSITES
 from gitmem.engines.roles import swapped_roles
 
-__all__ = ["DUPLICATE_THRESHOLD", "conflict", "find_duplicate", "is_duplicate", "similarity"]
+__all__ = ["DUPLICATE_THRESHOLD", "conflict", "contradiction", "find_duplicate", "is_duplicate", "similarity"]
 
 # Chosen by measurement, on tests/fixtures/dedupe_pairs.jsonl plus ~100 more
 # pairs kept out of the fixture: different facts with no conflict to catch
@@ -113,12 +113,13 @@ def _zh_names(fa: Features, fb: Features) -> str | None:
     return None
 
 
-def _names(fa: Features, fb: Features) -> str | None:
+def _names(fa: Features, fb: Features, additions: bool = True) -> str | None:
     left_strong, right_strong = fa.strong - fb.forms, fb.strong - fa.forms
     left_weak, right_weak = fa.weak - fb.forms, fb.weak - fa.forms
     # A name only one side has is new information (a second owner, another
     # tool); two different weak names (sentence-initial capitals) are a swap.
-    if left_strong or right_strong or (left_weak and right_weak):
+    one_sided = not (left_strong | left_weak) or not (right_strong | right_weak)
+    if (left_strong or right_strong or (left_weak and right_weak)) and (additions or not one_sided):
         left, right = left_strong | left_weak, right_strong | right_weak
         if (left | right) <= UNITS:
             return f"number differs: unit {_show(left)} vs {_show(right)}"
@@ -151,13 +152,49 @@ def conflict(a: str, b: str) -> str | None:
     swapped: "A calls B" vs "B calls A"), followed by the differing values,
     e.g. ``"number differs: 5432 vs 5433"``.
     """
+    return _conflict(a, b, additions=True)
+
+
+def contradiction(a: str, b: str) -> str | None:
+    """Why two texts state the same thing two incompatible ways, or None.
+
+    The conflicts of ``conflict`` less the one-sided ones: a number, date or
+    name only one text has adds information ("push timed out" vs "push timed
+    out after 30 s"), while "port 5432" vs "port 5433", a negation, a
+    quantifier or swapped roles contradict. Reflect never folds such texts
+    into one pattern. Only texts about the same thing contradict: at least
+    half of their words (numbers and dates aside) in common.
+    """
+    fa, fb = describe(a), describe(b)
+    if _dice(_words(fa), _words(fb)) < _SAME_TOPIC:
+        return None
+    return _conflict(a, b, additions=False)
+
+
+_SAME_TOPIC = 0.5
+
+
+def _words(f: Features) -> frozenset[str]:
+    return frozenset(t for t in f.tokens if not t.startswith("@") and not any(c.isdigit() for c in t))
+
+
+def _values(kind: str, left: Iterable[str], right: Iterable[str], additions: bool) -> str | None:
+    left, right = sorted(left), sorted(right)
+    if not additions and (not left or not right):
+        return None
+    return f"{kind} differs: {_show(left)} vs {_show(right)}"
+
+
+def _conflict(a: str, b: str, additions: bool) -> str | None:
     fa, fb = describe(a), describe(b)
     if fa.dates != fb.dates:
-        left, right = _multiset_diff(fa.dates, fb.dates)
-        return f"date differs: {_show(left)} vs {_show(right)}"
+        found = _values("date", *_multiset_diff(fa.dates, fb.dates), additions)
+        if found:
+            return found
     if fa.numbers != fb.numbers:
-        left, right = _multiset_diff(fa.numbers, fb.numbers)
-        return f"number differs: {_show(left)} vs {_show(right)}"
+        found = _values("number", *_multiset_diff(fa.numbers, fb.numbers), additions)
+        if found:
+            return found
     # counted, not just present: "never B, no" adds a negation to "B, no"
     if len(fa.negations) != len(fb.negations):
         return f"negation differs: {', '.join(fa.negations) or 'none'} vs {', '.join(fb.negations) or 'none'}"
@@ -167,12 +204,13 @@ def conflict(a: str, b: str) -> str | None:
     quantifier = _quantifiers(fa, fb)
     if quantifier:
         return quantifier
-    names = _names(fa, fb)
+    names = _names(fa, fb, additions)
     if names:
         return names
     if fa.digits != fb.digits:  # digits inside words: "v2" vs "v3", "s3"
-        left, right = _multiset_diff(fa.digits, fb.digits)
-        return f"number differs: {_show(left)} vs {_show(right)}"
+        found = _values("number", *_multiset_diff(fa.digits, fb.digits), additions)
+        if found:
+            return found
     return swapped_roles(a, b)
 
 
