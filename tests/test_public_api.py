@@ -43,6 +43,7 @@ METHODS = {
     "session_end": "now, session",
     "show": "memory_id, at",
     "similar_memory": "text, domain, rev, keywords",
+    "prescan": "text, domain, keywords",
     "sync_core": "now",
     "why": "memory_id",
 }

@@ -389,3 +389,39 @@ def test_similarity_penalises_an_unrelated_swap_more_than_an_addition() -> None:
     swapped = similarity("the importer crashes on empty files", "the exporter crashes on empty files")
     assert added > swapped
     assert swapped < DUPLICATE_THRESHOLD
+
+
+# ------------------------------------------------------------ the compare cap
+
+
+def _long(n_chars: int, seed: str = "") -> str:
+    words = "deploy staging database port tests merge review release".split()
+    out, i = [], 0
+    while sum(len(w) + 1 for w in out) < n_chars:
+        out.append(words[i % len(words)] + seed)
+        i += 1
+    return " ".join(out)
+
+
+def test_texts_over_the_cap_are_duplicates_only_when_equal() -> None:
+    from gitmem.engines.similarity import COMPARE_CHARS
+
+    text = _long(COMPARE_CHARS + 10)
+    assert is_duplicate(text, text)
+    assert find_duplicate(text, [("x", text + " "), ("same", text)]) == "same"
+    # the same words, one added at the end: compared in full it would merge
+    longer = text + " please"
+    assert similarity(text, longer) > DUPLICATE_THRESHOLD
+    assert not is_duplicate(text, longer) and not is_duplicate(longer, text)
+    assert find_duplicate(longer, [("a", text)]) is None
+    assert find_duplicate(text[:100], [("a", text)]) is None
+    assert (conflict(text, longer) or "").startswith("too long to compare")
+    assert conflict(text, text) is None
+
+
+def test_texts_at_the_cap_are_still_compared() -> None:
+    from gitmem.engines.similarity import COMPARE_CHARS
+
+    text = _long(COMPARE_CHARS - 200)[: COMPARE_CHARS - 8]
+    assert len(text) <= COMPARE_CHARS - 7
+    assert is_duplicate(text, text + " please")

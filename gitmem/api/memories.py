@@ -73,13 +73,17 @@ class Memories(Context):
         typ, dom = type or enc.type, domain or enc.domain
         imp = enc.importance if importance is None else float(importance)
         reason = enc.reason if importance is None else "given"
+        deduping = dedupe and memory_id is None
+        # search and score before the write lock; under it, only what changed since is scored
+        scan = self.prescan(text, dom, enc.keywords) if deduping else None
 
         def plan(parent: str | None) -> Plan[tuple[str, Memory]] | None:
             mid = memory_id or new_id(now)
             mem = memorize.new_memory(mid, text, typ, dom, imp, iso(now), now, self.cfg.memory,
                                       keywords=enc.keywords, tags=tuple(tags), source=source or "user")
-            batch = memorize.Batch(self._lookup(parent), now, self.cfg.memory)
-            outcome = batch.add(mem, dedupe=dedupe and memory_id is None)
+            lookup = self._rechecked(scan, parent) if scan is not None else self._lookup(parent)
+            batch = memorize.Batch(lookup, now, self.cfg.memory)
+            outcome = batch.add(mem, dedupe=deduping)
             if outcome.action == "reinforced":
                 new = outcome.memory
                 return Plan(self._changes(batch, parent), f"gitmem: reinforce {new.id} ({new.reinforced}x)",

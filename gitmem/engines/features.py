@@ -110,9 +110,16 @@ def _split_word(raw: str) -> list[str]:
     return [low]
 
 
+_OPENERS = frozenset(" \t\"'([*->#")
+
+
 def _is_initial(text: str, start: int) -> bool:
-    before = text[:start].rstrip(" \t\"'([*->#")
-    return not before or before[-1] in ".!?:;\n"
+    # walk back over the openers only: slicing text[:start] for every word
+    # made a long text cost the square of its length
+    i = start - 1
+    while i >= 0 and text[i] in _OPENERS:
+        i -= 1
+    return i < 0 or text[i] in ".!?:;\n"
 
 
 def latin_words(text: str) -> list[tuple[Word, str]]:
@@ -240,7 +247,7 @@ def quantifiers(folded: str) -> tuple[tuple[str, str], ...]:
     found = []
     for match in _QUANTIFIER_RE.finditer(folded):
         word = match.group()
-        if word == "May" and match.start() and not folded[:match.start()].rstrip().endswith((".", "!", "?", ":")):
+        if word == "May" and not _is_initial(folded, match.start()):
             continue  # the month, mid-sentence
         if word.casefold() == "can" and _CAN_NOT_RE.match(folded, match.end()):
             continue  # "can't" forbids: a negation, counted as one

@@ -17,7 +17,7 @@ from gitmem.engines.features import Features, describe, stem_word, zh_name
 from gitmem.engines.lexicon import ANTONYMS, QUANTIFIER_DEFAULTS, UNITS, ZH_OPPOSITES
 from gitmem.engines.roles import swapped_roles
 
-__all__ = ["DUPLICATE_THRESHOLD", "conflict", "contradiction", "find_duplicate", "is_duplicate", "similarity"]
+__all__ = ["COMPARE_CHARS", "DUPLICATE_THRESHOLD", "conflict", "contradiction", "find_duplicate", "is_duplicate", "similarity"]
 
 # Chosen by measurement, on tests/fixtures/dedupe_pairs.jsonl plus ~100 more
 # pairs kept out of the fixture: different facts with no conflict to catch
@@ -28,6 +28,12 @@ __all__ = ["DUPLICATE_THRESHOLD", "conflict", "contradiction", "find_duplicate",
 # as different facts do, and are left unmerged: a missed reinforcement only
 # costs a duplicate, a false merge loses a fact.
 DUPLICATE_THRESHOLD = 0.62
+
+# The longest text compared word by word. Longer ones are the same memory
+# only when equal: a cap may make the answer "different", never "duplicate"
+# for two texts it did not compare in full. Every step below is linear in the
+# text but one (aligning Chinese runs), and memories are sentences, not files.
+COMPARE_CHARS = 4_096
 
 _TOKEN_WEIGHT = 0.5  # word overlap vs. spelling overlap in the blend
 _SWAP_PENALTY = 0.3  # share of the score a swapped word costs
@@ -152,7 +158,13 @@ def conflict(a: str, b: str) -> str | None:
     swapped: "A calls B" vs "B calls A"), followed by the differing values,
     e.g. ``"number differs: 5432 vs 5433"``.
     """
+    if not _comparable(a, b):
+        return None if a == b else f"too long to compare: over {COMPARE_CHARS} characters"
     return _conflict(a, b, additions=True)
+
+
+def _comparable(a: str, b: str) -> bool:
+    return len(a) <= COMPARE_CHARS and len(b) <= COMPARE_CHARS
 
 
 def contradiction(a: str, b: str) -> str | None:
@@ -165,6 +177,8 @@ def contradiction(a: str, b: str) -> str | None:
     into one pattern. Only texts about the same thing contradict: at least
     half of their words (numbers and dates aside) in common.
     """
+    if not _comparable(a, b):
+        return None if a == b else f"too long to compare: over {COMPARE_CHARS} characters"
     fa, fb = describe(a), describe(b)
     if _dice(_words(fa), _words(fb)) < _SAME_TOPIC:
         return None
@@ -215,7 +229,12 @@ def _conflict(a: str, b: str, additions: bool) -> str | None:
 
 
 def is_duplicate(a: str, b: str, threshold: float = DUPLICATE_THRESHOLD) -> bool:
-    """True when ``b`` restates ``a``: similar enough and no conflict."""
+    """True when ``b`` restates ``a``: similar enough and no conflict.
+
+    A text over ``COMPARE_CHARS`` restates only an equal text.
+    """
+    if not _comparable(a, b):
+        return a == b and threshold <= 1.0
     return similarity(a, b) >= threshold and conflict(a, b) is None
 
 
@@ -225,9 +244,14 @@ def find_duplicate(
     """The id of the candidate that ``text`` duplicates best, or None.
 
     ``candidates`` are (id, text) pairs; ties go to the earliest candidate.
+    A text over ``COMPARE_CHARS`` (either side) matches only an equal text.
     """
     best_id, best_score = None, threshold
     for cand_id, cand_text in candidates:
+        if not _comparable(text, cand_text):
+            if text == cand_text and best_id is None and threshold <= 1.0:
+                best_id, best_score = cand_id, 1.0
+            continue
         score = similarity(text, cand_text)
         better = best_id is None or score > best_score
         if score >= best_score and better and conflict(text, cand_text) is None:
