@@ -62,7 +62,8 @@ def test_consolidate_cli_lists_commits(repo_dir: Path, capsys: pytest.CaptureFix
     base = ["--repo", str(repo_dir), "--now", NOW]
     run_cli([*base, "remember", "first fact about kafka"], capsys)
     code, out, _ = run_cli([*base, "consolidate", "--since", "1d"], capsys)
-    assert code == 0 and "created: 1" in out and "gitmem: remember" in out
+    assert code == 0 and "memories created: 1" in out and "gitmem: remember" in out
+    assert "2 commits (created 1, repository created 1" in out
     code, _, err = run_cli([*base, "consolidate", "--since", "yesterday-ish"], capsys)
     assert code == 1 and "--since" in err
 

@@ -181,10 +181,11 @@ class Memories(Context):
         return self.store.write(plan, now)
 
     def graph(self, include_archive: bool = False) -> Graph:
-        """The link graph of the memories."""
-        from gitmem.engines import links
+        """The link graph of the memories, each link in the direction it was made."""
+        from gitmem.engines import history, links
 
-        return links.graph(list(self.list(include_archive=include_archive).memories))
+        made = history.links_made(self.git, self.head)
+        return links.graph(list(self.list(include_archive=include_archive).memories), made)
 
     def why(self, memory_id: str) -> Why:
         """Where a memory came from and every commit that touched it."""
