@@ -59,3 +59,34 @@ def test_restatements_keep_their_roles(a: str, b: str) -> None:
 
 def test_a_relation_word_only_one_text_has_is_no_swap() -> None:
     assert swapped_roles("A calls B", "B is called by A") is None
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Carol mentors Dave", "Dave mentors Carol"),
+        ("the scheduler outlives the worker pool", "the worker pool outlives the scheduler"),
+        ("Kafka feeds Flink jobs in the pipeline", "Flink jobs feed Kafka in the pipeline"),
+        ("Frontend team reviews backend changes", "Backend team reviews frontend changes"),
+        ("tests guard the parser", "the parser guards tests"),
+    ],
+)
+def test_two_runs_exchanged_around_any_verb_swap_roles(a: str, b: str) -> None:
+    assert (swapped_roles(a, b) or "").startswith("role differs")
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Reply in French when the user writes in French", "When the user writes in French, reply in French"),
+        ("Alice and Bob review PRs", "Bob and Alice review PRs"),
+        ("On Fridays deploys freeze at noon", "Deploys freeze at noon on Fridays"),
+        ("Always run the tests before pushing", "Before pushing, always run the tests"),
+    ],
+)
+def test_a_moved_clause_or_a_symmetric_pair_is_no_exchange(a: str, b: str) -> None:
+    assert swapped_roles(a, b) is None
+
+
+def test_a_topic_restated_after_a_colon_is_no_exchange() -> None:
+    assert swapped_roles("The flaky login test failed on CI", "CI failed again: flaky login test") is None

@@ -18,7 +18,7 @@ import functools
 import re
 from collections import defaultdict
 
-from gitmem.engines.features import normalize, stem_word, strip_triggers
+from gitmem.engines.features import latin_words, normalize, stem_word, strip_triggers
 from gitmem.engines.lexicon import NEGATIONS, ROLE_MARKERS, ROLE_STOPS, STOP, SYNONYMS, ZH_ROLE_MARKERS
 
 __all__ = ["Roles", "roles", "swapped_roles"]
@@ -103,11 +103,58 @@ def roles(text: str) -> Roles:
     return {m: (frozenset(left - right), frozenset(right - left)) for m, (left, right) in found.items()}
 
 
+_SEQUENCE_WORDS = 256  # content words an exchange is looked for in; past them, texts are long anyway
+
+
+_CLAUSE_BREAK = re.compile(r"[,;:!?\u3001\u3002\uff0c\uff1a\uff1b]|\.\s|\s[-\u2013\u2014]\s")
+
+
+@functools.lru_cache(maxsize=4096)
+def _sequence(text: str) -> tuple[str, ...]:
+    """The content words of a one-clause text in order; () for a text of several clauses,
+    where a clause moved ("CI failed again: flaky login test") is no exchange of roles."""
+    folded = normalize(strip_triggers(text)).strip().rstrip(".!?")
+    if _CLAUSE_BREAK.search(folded):
+        return ()
+    words = latin_words(folded)
+    return tuple(w.stem for w, _ in words if w.content)[:_SEQUENCE_WORDS]
+
+
+def _exchanged(sa: tuple[str, ...], sb: tuple[str, ...]) -> tuple[str, str, str] | None:
+    """(X, M, Y) when ``sb`` is ``sa`` with two runs of words X and Y exchanged around a middle M.
+
+    "Carol mentors Dave" / "Dave mentors Carol": X Carol, M mentors, Y Dave.
+    An empty middle is a moved clause ("before pushing, run the tests"), not an exchange.
+    """
+    if not sa or sa == sb or sorted(sa) != sorted(sb):
+        return None
+    i = next(k for k in range(len(sa)) if sa[k] != sb[k])
+    j = max(k for k in range(len(sa)) if sa[k] != sb[k])
+    for start in {0, i}:
+        for end in {j + 1, len(sa)}:
+            seg_a, seg_b = sa[start:end], sb[start:end]
+            if any(seg_b == seg_a[k:] + seg_a[:k] for k in range(1, len(seg_a))):
+                return None  # a moved clause: the same words in the same order, from another start
+    left, right = sa[i: j + 1], sb[i: j + 1]
+    for x in range(1, len(left)):
+        for y in range(1, len(left) - x):
+            mid = left[x: len(left) - y]
+            if left[:x] == right[-x:] and left[-y:] == right[:y] and right[y: len(right) - x] == mid:
+                return " ".join(left[:x]), " ".join(mid), " ".join(left[-y:])
+    return None
+
+
 def swapped_roles(a: str, b: str) -> str | None:
     """Why ``a`` and ``b`` state a relation with its two ends swapped, or None.
 
     E.g. ``"role differs: production to staging vs staging to production"``.
+    Besides the relation words, any two runs of words exchanged around the
+    same middle swap roles ("Carol mentors Dave" vs "Dave mentors Carol").
     """
+    exchange = _exchanged(_sequence(a), _sequence(b))
+    if exchange is not None:
+        x, mid, y = exchange
+        return f"role differs: {x} {mid} {y} vs {y} {mid} {x}"
     ra, rb = roles(a), roles(b)
     for marker in sorted(ra.keys() & rb.keys()):
         (la, ra_), (lb, rb_) = ra[marker], rb[marker]
