@@ -261,10 +261,18 @@ def _phrases(text: str) -> str:
     return text
 
 
+DESCRIBE_CHARS = 32_768
+
+
 @functools.lru_cache(maxsize=4096)
 def describe(text: str) -> Features:
-    """The features of one statement (cached: a new text meets the same candidates often)."""
-    folded = _phrases(strip_triggers(normalize(text)))
+    """The features of one statement (cached: a new text meets the same candidates often).
+
+    Only the first ``DESCRIBE_CHARS`` characters are read: the cache stays
+    bounded, and a duplicate decision never reads that far (it compares texts
+    of at most ``similarity.COMPARE_CHARS`` and others only by equality).
+    """
+    folded = _phrases(strip_triggers(normalize(text[:DESCRIBE_CHARS])))
     quantified = quantifiers(folded)
     folded = prepare_numbers(folded)
     undated, dates = cut_dates(folded)
