@@ -330,3 +330,18 @@ def test_a_text_over_the_compare_cap_is_reinforced_only_by_an_equal_text(repo: M
     # one word changed in a text nobody compared in full: never a merge
     changed = repo.remember(long_text.replace("step 7:", "step 7 (skip):"), now=T)
     assert changed.action == "created" and changed.id != first.id
+
+
+def test_an_import_batch_uses_each_rows_prescan_and_rechecks_a_moved_store(repo: MemoryRepo) -> None:
+    kept = repo.remember(STAGING, now=T)
+    rev = repo.head
+    rows = [memorize.new_memory(f"m-row-{n}", text, "fact", kept.memory.domain, 0.7, NOW, T, repo.cfg.memory)
+            for n, text in enumerate(["The staging database listens on port 5432!", "Lunch is at noon on Fridays"])]
+    scans = {m.id: repo.prescan(m.content, m.domain, m.keywords, rev) for m in rows}
+    lookup = repo._rechecked_each(scans, rev)
+    assert lookup is not None
+    assert [getattr(lookup(m), "id", None) for m in rows] == [kept.id, None]
+    later = repo.remember("Lunch is at noon on Fridays.", domain=kept.memory.domain, now=T)
+    lookup = repo._rechecked_each(scans, repo.head)
+    assert lookup is not None
+    assert [getattr(lookup(m), "id", None) for m in rows] == [kept.id, later.id]

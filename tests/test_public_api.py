@@ -43,7 +43,7 @@ METHODS = {
     "session_end": "now, session",
     "show": "memory_id, at",
     "similar_memory": "text, domain, rev, keywords",
-    "prescan": "text, domain, keywords",
+    "prescan": "text, domain, keywords, rev",
     "sync_core": "now",
     "why": "memory_id",
 }

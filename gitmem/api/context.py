@@ -69,14 +69,26 @@ class Context:
 
         return self.cfg.memory.reinforce_similarity or similarity.DUPLICATE_THRESHOLD
 
-    def prescan(self, text: str, domain: str, keywords: Sequence[str]) -> Prescan:
-        """The duplicate of ``text`` at the tip, searched and scored without the write lock.
+    def prescan(self, text: str, domain: str, keywords: Sequence[str], rev: str | None = None) -> Prescan:
+        """The duplicate of ``text`` at ``rev`` (default the tip), searched and scored without the write lock.
 
         The slow part of reinforce-or-create is read-only; a write then only
         re-checks what changed since ``rev`` (``_rechecked``).
         """
-        rev = self.head
+        rev = rev or self.head
         return Prescan(rev, self.similar_memory(text, domain, rev, keywords) if rev else None)
+
+    def _rechecked_each(self, scans: dict[str, Prescan], parent: str | None) -> memorize.Lookup | None:
+        """``_rechecked`` for a batch: each memory's own prescan, by memory id."""
+        if parent is None:
+            return None
+        full = self._lookup(parent)
+
+        def lookup(mem: Memory) -> Memory | None:
+            scan = scans.get(mem.id)
+            each = self._rechecked(scan, parent) if scan is not None else full
+            return each(mem) if each is not None else None
+        return lookup
 
     def _rechecked(self, scan: Prescan, parent: str | None) -> memorize.Lookup | None:
         """The lookup at ``parent`` from a prescan: its answer when the tip has not moved, else

@@ -140,10 +140,14 @@ class Memories(Context):
         good, refused = importer.to_memories(rows, src.name, now, self.cfg, progress)
         bad = [(s.line, s.reason) for s in (*skipped, *refused)]
         counts = {"created": 0, "reinforced": 0, "unchanged": 0}
+        # search and score before the write lock; under it, only what changed since is scored
+        head = self.head
+        scans = {m.id: self.prescan(m.content, m.domain, m.keywords, head) for m in good} if dedupe and head else {}
 
         def plan(parent: str | None) -> Plan[None] | None:
             counts.update(created=0, reinforced=0, unchanged=0)
-            batch = memorize.Batch(self._lookup(parent) if dedupe else None, now, self.cfg.memory)
+            lookup = self._rechecked_each(scans, parent) if scans else self._lookup(parent)
+            batch = memorize.Batch(lookup if dedupe else None, now, self.cfg.memory)
             for mem in good:
                 if mem.id in batch.planned or store.locate(self.git, parent, mem.id, anywhere=False) is not None:
                     counts["unchanged"] += 1
