@@ -7,6 +7,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Shared 2-core machines: a slow example is not a failure; the properties are what is tested.
+settings.register_profile("gitmem", deadline=None)
+settings.load_profile("gitmem")
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = "2026-11-29T12:00:00Z"

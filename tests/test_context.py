@@ -270,3 +270,78 @@ def test_remember_twice_reinforces_through_the_lookup(repo: MemoryRepo, repo_dir
     assert (b.action, b.id) == ("reinforced", a.id)
     assert git(repo_dir, "ls-files", "memory/project").count(".md") == 1
     assert repo.show(a.id).reinforced == 1
+
+
+# --------------------------------------------------------------------------- scoring before the write lock
+
+_HOLD_LOCK = """
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+fcntl.flock(fd, fcntl.LOCK_EX)
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_duplicate_search_and_scoring_run_while_another_process_holds_the_write_lock(repo: MemoryRepo) -> None:
+    import sys
+
+    kept = repo.remember(STAGING, now=T)
+    lock = repo.store.state / "write.lock"
+    holder = subprocess.Popen([sys.executable, "-c", _HOLD_LOCK, str(lock)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        scan = repo.prescan("the staging DB listens on port 5432", kept.memory.domain, ("staging", "database"))
+        assert holder.poll() is None      # the lock was held the whole time
+    finally:
+        holder.communicate("")
+    assert scan.rev == repo.head and scan.found is not None and scan.found.id == kept.id
+
+
+def test_a_prescan_is_checked_again_when_the_store_moved(repo: MemoryRepo) -> None:
+    first = repo.remember("Lunch is at noon on Fridays", now=T)
+    scan = repo.prescan(STAGING, "project", ("staging", "database", "port"))
+    assert scan.found is None
+    mem = memorize.new_memory("m-new", STAGING, "fact", "project", 0.7, NOW, T, repo.cfg.memory)
+    # a duplicate written by someone else after the scan is found under the lock
+    other = repo.remember("The staging database listens on port 5432.", now=T)
+    lookup = repo._rechecked(scan, repo.head)
+    assert lookup is not None
+    found = lookup(mem)
+    assert found is not None and found.id == other.id
+    # a scan's answer that was archived since is no duplicate any more
+    scan = repo.prescan(STAGING, "project", ("staging", "database", "port"))
+    assert scan.found is not None and scan.found.id == other.id
+    repo.forget(other.id, now=T)
+    lookup = repo._rechecked(scan, repo.head)
+    assert lookup is not None and lookup(mem) is None
+    assert first.action == "created"
+
+
+def test_a_text_over_the_compare_cap_is_reinforced_only_by_an_equal_text(repo: MemoryRepo) -> None:
+    from gitmem.engines.similarity import COMPARE_CHARS
+
+    long_text = " ".join(f"step {n}: deploy the staging database on port {5000 + n}" for n in range(COMPARE_CHARS // 20))
+    assert len(long_text) > COMPARE_CHARS
+    first = repo.remember(long_text, now=T)
+    again = repo.remember(long_text, now=T)
+    assert (first.action, again.action, again.id) == ("created", "reinforced", first.id)
+    # one word changed in a text nobody compared in full: never a merge
+    changed = repo.remember(long_text.replace("step 7:", "step 7 (skip):"), now=T)
+    assert changed.action == "created" and changed.id != first.id
+
+
+def test_an_import_batch_uses_each_rows_prescan_and_rechecks_a_moved_store(repo: MemoryRepo) -> None:
+    kept = repo.remember(STAGING, now=T)
+    rev = repo.head
+    rows = [memorize.new_memory(f"m-row-{n}", text, "fact", kept.memory.domain, 0.7, NOW, T, repo.cfg.memory)
+            for n, text in enumerate(["The staging database listens on port 5432!", "Lunch is at noon on Fridays"])]
+    scans = {m.id: repo.prescan(m.content, m.domain, m.keywords, rev) for m in rows}
+    lookup = repo._rechecked_each(scans, rev)
+    assert lookup is not None
+    assert [getattr(lookup(m), "id", None) for m in rows] == [kept.id, None]
+    later = repo.remember("Lunch is at noon on Fridays.", domain=kept.memory.domain, now=T)
+    lookup = repo._rechecked_each(scans, repo.head)
+    assert lookup is not None
+    assert [getattr(lookup(m), "id", None) for m in rows] == [kept.id, later.id]

@@ -186,3 +186,20 @@ def test_describe_reads_any_text(statement: str) -> None:
     f = describe(statement)
     assert f.tokens <= f.tokens | f.grams
     assert all(isinstance(n, str) for n in f.numbers)
+
+
+def test_describe_reads_a_bounded_head_of_a_long_text() -> None:
+    from gitmem.engines.features import DESCRIBE_CHARS, describe
+
+    head = "deploy the staging database " * (DESCRIBE_CHARS // 28 + 1)
+    found = describe(head + " on port 5432")
+    assert found.numbers == () and "databas" in found.tokens
+    assert describe("staging database on port 5432").numbers == ("5432",)
+
+
+def test_sentence_start_is_found_without_reading_the_whole_prefix() -> None:
+    from gitmem.engines.features import latin_words
+
+    text = "alpha. Beta gamma " * 2000 + "Delta"
+    words = latin_words(text)
+    assert words[1][0].name == "weak" and words[-1][0].name == "strong"

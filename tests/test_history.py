@@ -115,9 +115,8 @@ def test_consolidate_groups_the_weeks_commits(repo: MemoryRepo) -> None:
     repo.remember("Remember: port 5432 is staging.", now=NOW + timedelta(hours=1))
     review = history.consolidate(repo.git, repo.head, NOW - timedelta(days=7))
     assert review.since == "2026-11-22T12:00:00Z"
-    assert review.counts["created"] == 3
-    assert review.counts["reinforced"] == 1
-    assert review.counts["repository created"] == 1
+    assert review.counts == {"memories created": 3, "memories reinforced": 1}
+    assert review.commits == {"created": 3, "reinforced": 1, "repository created": 1}
     assert [s.event for s in review.steps][0] == "reinforced"           # newest first
     assert len(review.steps) == 5
 
@@ -126,7 +125,7 @@ def test_consolidate_stops_at_since(repo: MemoryRepo) -> None:
     repo.remember("An old fact.", now=NOW)
     repo.remember("A new fact.", now=NOW + timedelta(days=10))
     review = history.consolidate(repo.git, repo.head, NOW + timedelta(days=5))
-    assert review.counts == {"created": 1}
+    assert review.counts == {"memories created": 1}
     assert len(review.steps) == 1
 
 
@@ -136,7 +135,8 @@ def test_consolidate_counts_files_of_an_import(repo: MemoryRepo, tmp_path: Path)
     result = repo.import_file(source, now=NOW)
     assert result.created == 4
     review = history.consolidate(repo.git, repo.head, NOW - timedelta(days=1))
-    assert review.counts["imported"] == 4
+    assert review.counts == {"memories created": 4}     # four memories, not one commit or five files
+    assert review.commits["imported"] == 1
 
 
 def test_consolidate_of_an_unborn_branch_is_empty(tmp_path: Path) -> None:
@@ -156,10 +156,33 @@ def test_consolidate_reads_the_decay_summary(repo: MemoryRepo) -> None:
     made = g.create_commit("main", tree, tip, "gitmem: decay\n\nm-1: archived\nm-2: band warm -> cool\n"
                            "m-3: band hot -> warm\nm-4: tier short -> long\n\nGitmem-Event: memory.decay\n", NOW)
     review = history.consolidate(g, made, NOW - timedelta(days=1))
-    assert review.counts["archived"] == 1
+    assert review.counts["memories archived"] == 1
     assert review.counts["band changes"] == 2
     assert review.counts["promoted to long-term"] == 1
-    assert "decayed" not in review.counts
+    assert "decayed" not in review.counts and review.commits["decayed"] == 1
+
+
+def test_consolidate_counts_memories_links_and_patterns_not_commits(repo: MemoryRepo, tmp_path: Path) -> None:
+    source = tmp_path / "m.jsonl"
+    source.write_text("".join(f'{{"content": "Imported fact number {i} about topic {i}."}}\n' for i in range(3))
+                      + '{"content": "Port 5432 is staging."}\n')
+    first = repo.remember("Port 5432 is staging.", now=NOW)
+    other = repo.remember("Alice owns the billing dashboard.", now=NOW)
+    result = repo.import_file(source, dedupe=True, now=NOW)
+    assert (result.created, result.reinforced) == (3, 1)
+    repo.link(first.id, other.id, "supports", now=NOW)
+    repo.forget(other.id, now=NOW)
+    for text in ("The upload test is flaky because it sleeps", "Flaky upload test: inject the clock instead of sleeping"):
+        repo.remember(text, now=NOW, dedupe=False)
+    folded = repo.reflect(now=NOW)
+    review = history.consolidate(repo.git, repo.head, NOW - timedelta(days=1))
+    assert review.counts["memories created"] == 2 + 3 + 2
+    assert review.counts["memories reinforced"] == 1
+    assert review.counts["links made"] == 1
+    assert review.counts["memories archived"] == 1
+    assert review.counts["patterns created"] == len(folded.created) >= 1
+    assert review.counts["memories folded into patterns"] == len(folded.consumed)
+    assert review.commits["imported"] == 1 and review.commits["linked"] == 1
 
 
 @pytest.mark.parametrize("text", ["999999999d", "99999999999999999999d", "999999999999w"])

@@ -117,7 +117,8 @@ def test_consolidate_summarises_the_week(repo: MemoryRepo) -> None:
     repo.remember("fact one about grpc", now=T)
     repo.remember("fact one about grpc!", now=T)
     r = repo.consolidate("7d", now=T + timedelta(days=1))
-    assert r.counts.get("created") == 1 and r.counts.get("reinforced") == 1
+    assert r.counts.get("memories created") == 1 and r.counts.get("memories reinforced") == 1
+    assert r.commits.get("created") == 1 and r.commits.get("reinforced") == 1
     assert all(len(s.commit) == 40 for s in r.steps)
 
 

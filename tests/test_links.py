@@ -142,3 +142,51 @@ def test_link_records_both_ends_and_graph_exports(repo: MemoryRepo, repo_dir: Pa
     assert code == 0 and out.startswith("digraph") and "->" in out
     code, out, _ = run_cli(["--repo", str(repo_dir), "graph", "--json"], capsys)
     assert len(json.loads(out)["edges"]) == 1
+
+
+# --- direction and labels ---------------------------------------------------------------
+
+@pytest.mark.parametrize("relation", ["cause", "caused_by", "supports", "supported_by", "depends_on", "needed_by",
+                                      "blocks", "blocks_of", "related"])
+def test_graph_prints_each_link_the_way_it_was_made(repo: MemoryRepo, repo_dir: Path, relation: str,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    texts = ["the nightly export job times out", "the export query scans the whole events table",
+             "standup moved to ten thirty", "the standup room has no projector"]
+    ids = [repo.remember(t, now=T).id for t in texts]
+    made = [(ids[1], ids[0]), (ids[2], ids[3])]     # from the later memory, and from the earlier one
+    for a, b in made:
+        repo.link(a, b, relation, now=T)
+    edges = repo.graph().edges
+    code, out, _ = run_cli(["--repo", str(repo_dir), "graph"], capsys)
+    for a, b in made:
+        assert (a, b, relation) in edges
+        assert code == 0 and f"{a} -{relation}-> {b}" in out.splitlines()
+
+
+def test_graph_without_history_points_along_the_forward_name() -> None:
+    for mems in ([_mem("a", ("b", "caused_by")), _mem("b", ("a", "cause"))],
+                 [_mem("b", ("a", "cause")), _mem("a", ("b", "caused_by"))]):
+        assert links.graph(mems).edges == (("b", "a", "cause"),)
+    made = frozenset({("a", "b", "caused_by")})
+    assert links.graph([_mem("b", ("a", "cause")), _mem("a", ("b", "caused_by"))], made).edges == (
+        ("a", "b", "caused_by"),)
+
+
+@pytest.mark.parametrize("text", [
+    "The deployment pipeline occasionally stalls when the artifact registry is unreachable from CI",
+    "a" * 80,
+    "short label",
+    "Unicode café déjà vu " * 5,
+    "word\nwrapped\tacross   lines and then some more words to pass the limit of sixty",
+])
+def test_graph_labels_end_between_words(text: str) -> None:
+    label = links.label(text)
+    flat = " ".join(text.split())
+    assert len(label) <= 60 and "\n" not in label
+    if len(flat) <= 60:
+        assert label == flat
+    else:
+        assert label.endswith("…")
+        kept = label[:-1]
+        assert flat.startswith(kept)
+        assert " " not in flat[:60] or flat[len(kept)] == " "

@@ -67,6 +67,7 @@ METHODS = {
     "session_end": "now, session",
     "show": "memory_id, at",
     "similar_memory": "text, domain, rev, keywords, project",
+    "prescan": "text, domain, keywords, rev, project",
     "sync_core": "now",
     "why": "memory_id",
 }

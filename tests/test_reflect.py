@@ -156,3 +156,64 @@ def test_prompt_truncates_long_memories_and_handles_none() -> None:
 def test_prompt_respects_limit(limit: int) -> None:
     prompt = reflection_prompt(ITEMS, limit=limit)
     assert sum(1 for line in prompt.splitlines() if line[:1].isdigit() and ". id " in line) == min(limit, len(ITEMS))
+
+
+# ------------------------------------------ contradictions and name-only topics
+
+
+def _items(texts: list[str]) -> list[Item]:
+    return [Item(f"c{n:02d}", text, "fact", f"2026-04-{n + 1:02d}T10:00:00Z") for n, text in enumerate(texts)]
+
+
+@pytest.mark.parametrize(
+    "pair",
+    [
+        ("The staging database is on port 5432", "The staging database is on port 5433"),
+        ("Retry the upload job at most 3 times", "Retry the upload job at least 3 times"),
+        ("Always squash commits when merging feature branches", "Sometimes squash commits when merging feature branches"),
+        ("Copy the production database to staging each night", "Copy the staging database to production each night"),
+        ("Use tabs for indentation in Go files", "Never use tabs for indentation in Go files"),
+        ("The billing service calls the ledger service", "The ledger service calls the billing service"),
+        ("Alice owns the billing dashboard", "Bob owns the billing dashboard"),
+        ("测试环境数据库端口是5432", "测试环境数据库端口是5433"),
+    ],
+    ids=lambda p: p[0],
+)
+def test_contradicting_memories_are_never_folded_together(pair: tuple[str, str]) -> None:
+    # a third memory on the same topic pulls both towards one group
+    items = _items([pair[0], pair[1], pair[0] + " (checked again today)"])
+    for draft in group(items):
+        assert not {"c00", "c01"} <= set(draft.sources), draft
+        assert not {"c01", "c02"} <= set(draft.sources), draft
+
+
+def test_memories_that_share_only_a_name_or_an_id_make_no_pattern() -> None:
+    for texts in (["Hi, this is user_48213 here", "Hello again from user_48213"],
+                  ["u-7731: good morning", "u-7731 says thanks"],
+                  ["Alice joined in March", "Alice likes oolong tea"],
+                  ["Ticket 4711 opened", "Ticket 4711 closed yesterday"]):
+        assert group(_items(texts)) == [], texts
+
+
+def test_a_topic_word_beyond_the_shared_name_still_makes_a_pattern() -> None:
+    drafts = group(_items(["Alice reviews the billing migrations", "Alice reviews migrations on Fridays"]))
+    assert [d.sources for d in drafts] == [("c00", "c01")]
+    assert any(w.startswith("migration") or w == "reviews" for w in drafts[0].trigger)
+
+
+def test_a_draft_contradicting_an_existing_pattern_starts_its_own() -> None:
+    from datetime import datetime, timezone
+
+    from gitmem.engines.reflect import plan_reflect
+    from gitmem.store.documents import Pattern
+
+    old = Pattern("staging-database-port", "staging database port", 0.5, "episodic", ("staging",),
+                  ("The staging database is on port 5432",), ("m1",), 1, "2026-04-01T00:00:00Z",
+                  "2026-04-01T00:00:00Z", "patterns/staging-database-port.md")
+    draft = PatternDraft("staging-database-port", "staging database port", ("staging",),
+                         ("The staging database is on port 5433",), ("m2", "m3"))
+    plan = plan_reflect([old], [draft], datetime(2026, 4, 2, tzinfo=timezone.utc))
+    assert plan.updated == () and plan.created == ("staging-database-port-2",)
+    same = PatternDraft("staging-database-port", "staging database port", ("staging",),
+                        ("The staging database listens on port 5432",), ("m4", "m5"))
+    assert plan_reflect([old], [same], datetime(2026, 4, 2, tzinfo=timezone.utc)).updated == ("staging-database-port",)

@@ -287,3 +287,16 @@ def test_demo_verb_refuses_a_used_folder(tmp_path: Path, capsys: pytest.CaptureF
     assert run_cli(["--now", NOW, "init", str(target), "--no-hooks"], capsys)[0] == 0
     code, out, _ = run_cli(["demo", str(target)], capsys)
     assert code == 1 and "pick an empty folder" in out
+
+
+def test_export_json_prints_one_array_of_the_same_records(repo_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    remember(repo_dir, capsys, "Alice owns the billing service.", "--id", "alice")
+    remember(repo_dir, capsys, "Deploys happen on Tuesday.", "--id", "deploys")
+    run_cli([*base(repo_dir), "forget", "deploys"], capsys)
+    code, out, _ = run_cli([*base(repo_dir), "export", "--json"], capsys)
+    assert code == 0 and len(out.splitlines()) == 1
+    rows = json.loads(out)
+    lines = [json.loads(line) for line in run_cli([*base(repo_dir), "export"], capsys)[1].splitlines()]
+    assert rows == lines and sorted(r["id"] for r in rows) == ["alice", "deploys"]
+    live = json.loads(run_cli([*base(repo_dir), "export", "--json", "--live"], capsys)[1])
+    assert [r["id"] for r in live] == ["alice"]

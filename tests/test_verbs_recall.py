@@ -265,17 +265,19 @@ def test_consolidate_counts_and_commits(filled: Path, capsys: pytest.CaptureFixt
     code, out, _ = run_cli([*base(filled), "consolidate"], capsys)
     lines = out.splitlines()
     assert code == 0 and lines[0] == "Memory review since 2026-11-22T12:00:00Z"
-    assert "  created: 3" in lines and "  linked: 1" in lines
-    assert "Commits (git show ID for details):" in lines
+    assert "  memories created: 3" in lines and "  links made: 1" in lines
+    n = int(git(filled, "rev-list", "--count", "HEAD"))
+    assert any(line.startswith(f"{n} commits (created 3, linked 1") for line in lines), lines
     data = run_json([*base(filled), "consolidate", "--since", "2w"], capsys)
-    assert data["since"] == "2026-11-15T12:00:00Z" and data["counts"]["created"] == 3
+    assert data["since"] == "2026-11-15T12:00:00Z" and data["counts"]["memories created"] == 3
+    assert data["commits_by_event"]["created"] == 3
     assert len(data["commits"]) == int(git(filled, "rev-list", "--count", "HEAD"))
     assert all(set(s) == STEP_KEYS for s in data["commits"])
 
 
 def test_consolidate_empty_window_and_bad_since(filled: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli([*base(filled, "2027-06-01T00:00:00Z"), "consolidate", "--since", "1d"], capsys)
-    assert (code, out) == (0, "Memory review since 2027-05-31T00:00:00Z\n")
+    assert (code, out) == (0, "Memory review since 2027-05-31T00:00:00Z\n  no memory changed\n")
     code, out, err = run_cli([*base(filled), "consolidate", "--since", "bogus"], capsys)
     assert code == 1 and out == "" and "--since 'bogus'" in one_error(err, hint=False)
 

@@ -4,7 +4,7 @@ and the reinforce-or-create lookup."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 
 from gitmem.base import config as config_mod
 from gitmem.base.config import Config
@@ -21,6 +21,13 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int, int], None]
 """A progress callback: (done, total)."""
+
+
+class Prescan(NamedTuple):
+    """The duplicate a text had at ``rev``, found before taking the write lock."""
+
+    rev: str | None
+    found: Memory | None
 
 
 class Context:
@@ -61,9 +68,8 @@ class Context:
             hits = index.search(query, k=25, filters=Filters(domain=domain, include_background=True, project=project))
         finally:
             index.close()
-        threshold = self.cfg.memory.reinforce_similarity or None
         cands = [(h.id, h.row.content) for h in hits if h.row.tier != "archive"]
-        found = similarity.find_duplicate(text, cands, threshold or similarity.DUPLICATE_THRESHOLD)
+        found = similarity.find_duplicate(text, cands, self._threshold())
         return store.load(self.git, rev, found, include_archive=False) if found else None
 
     def project_of(self, directory: str | Path | None) -> Project | None:
@@ -96,6 +102,66 @@ class Context:
             return Project(value, known[value])
         named = sorted(pid for pid, name in known.items() if name == value)
         return Project(named[0], value) if named else Project(value, value)
+
+    def _threshold(self) -> float:
+        from gitmem.engines import similarity
+
+        return self.cfg.memory.reinforce_similarity or similarity.DUPLICATE_THRESHOLD
+
+    def prescan(self, text: str, domain: str, keywords: Sequence[str], rev: str | None = None,
+                project: str | None = None) -> Prescan:
+        """The duplicate of ``text`` at ``rev`` (default the tip), searched and scored without the write lock.
+
+        The slow part of reinforce-or-create is read-only; a write then only
+        re-checks what changed since ``rev`` (``_rechecked``).
+        """
+        rev = rev or self.head
+        return Prescan(rev, self.similar_memory(text, domain, rev, keywords, project) if rev else None)
+
+    def _rechecked_each(self, scans: dict[str, Prescan], parent: str | None) -> memorize.Lookup | None:
+        """``_rechecked`` for a batch: each memory's own prescan, by memory id."""
+        if parent is None:
+            return None
+        full = self._lookup(parent)
+
+        def lookup(mem: Memory) -> Memory | None:
+            scan = scans.get(mem.id)
+            each = self._rechecked(scan, parent) if scan is not None else full
+            return each(mem) if each is not None else None
+        return lookup
+
+    def _rechecked(self, scan: Prescan, parent: str | None, project: str | None = None) -> memorize.Lookup | None:
+        """The lookup at ``parent`` from a prescan: its answer when the tip has not moved, else
+        that answer checked again and the memories written since scored."""
+        if parent is None:
+            return None
+        if scan.rev is None:
+            return self._lookup(parent)
+        if parent == scan.rev:
+            return lambda mem: scan.found
+        rev = scan.rev
+
+        def lookup(mem: Memory) -> Memory | None:
+            from gitmem.base.errors import GitmemError
+            from gitmem.base.model import MEMORY_DIR
+            from gitmem.engines import similarity
+            from gitmem.store import documents
+
+            cands = {scan.found.path: scan.found} if scan.found is not None else {}
+            for change in self.git.diff(rev, parent):
+                cands.pop(change.path, None)
+                if change.status == "D" or not change.path.startswith(f"{MEMORY_DIR}/{mem.domain}/"):
+                    continue
+                try:
+                    found = documents.read_memory(change.path, self.git.read(change.path, parent) or b"")
+                except GitmemError:
+                    continue  # a bad file is reported by the readers, never a duplicate
+                if found.domain == mem.domain and not found.archived and found.project in (None, project):
+                    cands[change.path] = found
+            best = similarity.find_duplicate(mem.content, [(m.id, m.content) for m in cands.values()],
+                                             self._threshold())
+            return next((m for m in cands.values() if m.id == best), None)
+        return lookup
 
     def _lookup(self, parent: str | None, project: Project | None = None) -> memorize.Lookup | None:
         """The stored-duplicate lookup at ``parent`` that the reinforce-or-create rule asks (within ``project``)."""

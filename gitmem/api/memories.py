@@ -79,6 +79,9 @@ class Memories(Context):
         imp = enc.importance if importance is None else float(importance)
         reason = enc.reason if importance is None else "given"
         scope = self.resolve_project(project) if dom not in GLOBAL_DOMAINS else None
+        deduping = dedupe and memory_id is None
+        # search and score before the write lock; under it, only what changed since is scored
+        scan = self.prescan(text, dom, enc.keywords, project=scope.id if scope else None) if deduping else None
 
         def plan(parent: str | None) -> Plan[tuple[str, Memory]] | None:
             mid = memory_id or new_id(now)
@@ -86,8 +89,9 @@ class Memories(Context):
                                       keywords=enc.keywords, tags=tuple(tags), source=source or "user")
             if scope is not None:
                 mem = mem.with_(project=scope.id, project_name=scope.name)
-            batch = memorize.Batch(self._lookup(parent), now, self.cfg.memory)
-            outcome = batch.add(mem, dedupe=dedupe and memory_id is None)
+            lookup = (self._rechecked(scan, parent, mem.project) if scan is not None else self._lookup(parent))
+            batch = memorize.Batch(lookup, now, self.cfg.memory)
+            outcome = batch.add(mem, dedupe=deduping)
             if outcome.action == "reinforced":
                 new = outcome.memory
                 return Plan(self._changes(batch, parent), f"gitmem: reinforce {new.id} ({new.reinforced}x)",
@@ -144,10 +148,14 @@ class Memories(Context):
         good, refused = importer.to_memories(rows, src.name, now, self.cfg, progress)
         bad = [(s.line, s.reason) for s in (*skipped, *refused)]
         counts = {"created": 0, "reinforced": 0, "unchanged": 0}
+        # search and score before the write lock; under it, only what changed since is scored
+        head = self.head
+        scans = {m.id: self.prescan(m.content, m.domain, m.keywords, head) for m in good} if dedupe and head else {}
 
         def plan(parent: str | None) -> Plan[None] | None:
             counts.update(created=0, reinforced=0, unchanged=0)
-            batch = memorize.Batch(self._lookup(parent) if dedupe else None, now, self.cfg.memory)
+            lookup = self._rechecked_each(scans, parent) if scans else self._lookup(parent)
+            batch = memorize.Batch(lookup if dedupe else None, now, self.cfg.memory)
             for mem in good:
                 if mem.id in batch.planned or store.locate(self.git, parent, mem.id, anywhere=False) is not None:
                     counts["unchanged"] += 1
@@ -185,10 +193,11 @@ class Memories(Context):
         return self.store.write(plan, now)
 
     def graph(self, include_archive: bool = False) -> Graph:
-        """The link graph of the memories."""
-        from gitmem.engines import links
+        """The link graph of the memories, each link in the direction it was made."""
+        from gitmem.engines import history, links
 
-        return links.graph(list(self.list(include_archive=include_archive).memories))
+        made = history.links_made(self.git, self.head)
+        return links.graph(list(self.list(include_archive=include_archive).memories), made)
 
     def why(self, memory_id: str) -> Why:
         """Where a memory came from and every commit that touched it."""

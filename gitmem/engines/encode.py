@@ -25,7 +25,7 @@ from gitmem.engines.features import (
 )
 from gitmem.engines.lexicon import EXPLICIT_TRIGGERS, NAMED, ZH_KEYWORD_SPLIT
 
-__all__ = ["Domain", "Encoding", "MemoryType", "encode", "importance", "keywords"]
+__all__ = ["ENCODE_CHARS", "Domain", "Encoding", "MemoryType", "encode", "importance", "keywords"]
 
 
 
@@ -157,6 +157,12 @@ def _matches(text: str) -> list[tuple[float, str, str]]:
     return found
 
 
+# How much of a text the encoder reads: a memory states itself in its first
+# sentences, and a pasted document near the 1 MiB cap would otherwise cost
+# seconds of pattern matching. Past this, a text adds no keyword or trigger.
+ENCODE_CHARS = 32_768
+
+
 def importance(text: str) -> tuple[float, str]:
     """Initial importance of a text and the rule that gave it.
 
@@ -165,7 +171,10 @@ def importance(text: str) -> tuple[float, str]:
     matching rule wins. Trigger phrases are recognised in English, French and
     Chinese.
     """
-    found = _matches(text)
+    return _importance(_matches(text[:ENCODE_CHARS]))
+
+
+def _importance(found: list[tuple[float, str, str]]) -> tuple[float, str]:
     if not found:
         return 0.5, "general knowledge"
     score, name, phrase = max(found, key=lambda f: f[0])
@@ -238,8 +247,12 @@ def keywords(text: str, limit: int = 8) -> tuple[str, ...]:
 
 
 def encode(text: str) -> Encoding:
-    """Importance (with its reason), type, domain and keywords of a new memory."""
-    found = _matches(text)
-    score, reason = importance(text)
-    memory_type = _memory_type(text, found)
-    return Encoding(score, reason, memory_type, _domain(text, memory_type), keywords(text))
+    """Importance (with its reason), type, domain and keywords of a new memory.
+
+    Only the first ``ENCODE_CHARS`` characters are read, so the cost stays bounded.
+    """
+    head = text[:ENCODE_CHARS]
+    found = _matches(head)
+    score, reason = _importance(found)
+    memory_type = _memory_type(head, found)
+    return Encoding(score, reason, memory_type, _domain(head, memory_type), keywords(head))

@@ -24,6 +24,7 @@ from gitmem.engines.lexicon import (
     NAMED,
     NEGATIONS,
     PHRASES,
+    QUANTIFIERS,
     STOP,
     STOP_FR,
     SYNONYMS,
@@ -109,9 +110,16 @@ def _split_word(raw: str) -> list[str]:
     return [low]
 
 
+_OPENERS = frozenset(" \t\"'([*->#")
+
+
 def _is_initial(text: str, start: int) -> bool:
-    before = text[:start].rstrip(" \t\"'([*->#")
-    return not before or before[-1] in ".!?:;\n"
+    # walk back over the openers only: slicing text[:start] for every word
+    # made a long text cost the square of its length
+    i = start - 1
+    while i >= 0 and text[i] in _OPENERS:
+        i -= 1
+    return i < 0 or text[i] in ".!?:;\n"
 
 
 def latin_words(text: str) -> list[tuple[Word, str]]:
@@ -211,6 +219,7 @@ class Features:
     numbers: tuple[str, ...]
     digits: tuple[str, ...]
     negations: tuple[str, ...]  # the negation markers, in order; French "ne ... pas" is one
+    quantifiers: tuple[tuple[str, str], ...]  # (family, value) of each quantifier, frequency and modal, sorted
     cjk: str  # CJK text, for aligned substitutions
     empty_key: str
 
@@ -224,16 +233,47 @@ _PHRASE_RES = tuple((re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE), canonical
 _TRIGGER_RE = re.compile(EXPLICIT_TRIGGERS, re.IGNORECASE)
 
 
+_LATIN_QUANTIFIERS = sorted((q for q in QUANTIFIERS if q.isascii() or "'" in q), key=len, reverse=True)
+_CJK_QUANTIFIERS = sorted((q for q in QUANTIFIERS if q not in _LATIN_QUANTIFIERS), key=len, reverse=True)
+# "can't" and "cannot" are negations, not the modal "can"; "May" is a month.
+_QUANTIFIER_RE = re.compile(
+    r"(?<![\w'-])(?:" + "|".join(re.escape(q) for q in _LATIN_QUANTIFIERS) + r")(?![\w-])|" + "|".join(_CJK_QUANTIFIERS),
+    re.IGNORECASE)
+_CAN_NOT_RE = re.compile(r"'t\b| ?not\b", re.IGNORECASE)
+
+
+def quantifiers(folded: str) -> tuple[tuple[str, str], ...]:
+    """The (family, value) of each quantifier, frequency and modal of a folded text, sorted."""
+    found = []
+    for match in _QUANTIFIER_RE.finditer(folded):
+        word = match.group()
+        if word == "May" and not _is_initial(folded, match.start()):
+            continue  # the month, mid-sentence
+        if word.casefold() == "can" and _CAN_NOT_RE.match(folded, match.end()):
+            continue  # "can't" forbids: a negation, counted as one
+        found.append(QUANTIFIERS[word.casefold()])
+    return tuple(sorted(found))
+
+
 def _phrases(text: str) -> str:
     for pattern, canonical in _PHRASE_RES:
         text = pattern.sub(canonical, text)
     return text
 
 
+DESCRIBE_CHARS = 32_768
+
+
 @functools.lru_cache(maxsize=4096)
 def describe(text: str) -> Features:
-    """The features of one statement (cached: a new text meets the same candidates often)."""
-    folded = _phrases(strip_triggers(normalize(text)))
+    """The features of one statement (cached: a new text meets the same candidates often).
+
+    Only the first ``DESCRIBE_CHARS`` characters are read: the cache stays
+    bounded, and a duplicate decision never reads that far (it compares texts
+    of at most ``similarity.COMPARE_CHARS`` and others only by equality).
+    """
+    folded = _phrases(strip_triggers(normalize(text[:DESCRIBE_CHARS])))
+    quantified = quantifiers(folded)
     folded = prepare_numbers(folded)
     undated, dates = cut_dates(folded)
     numbers: list[str] = []
@@ -272,4 +312,4 @@ def describe(text: str) -> Features:
     key = " ".join(folded.casefold().split())
     return Features(frozenset(tokens), frozenset(grams), frozenset(forms), frozenset(strong),
                      frozenset(weak), tuple(dates), tuple(sorted(numbers)), tuple(digits), _negations(negations),
-                     " ".join(cjk_parts), key)
+                     quantified, " ".join(cjk_parts), key)

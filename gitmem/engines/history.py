@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -60,6 +61,17 @@ def steps_of(git: Git, infos: list[CommitInfo]) -> list[tuple[Step, Trailers]]:
     return out
 
 
+_LINK_SUBJECT = re.compile(r"gitmem: link (\S+) -([a-z][a-z0-9_-]{0,39})-> (\S+)")
+
+
+def links_made(git: Git, rev: str | None) -> frozenset[tuple[str, str, str]]:
+    """(from, to, relation) of every link as a person made it, read from the link commits."""
+    if rev is None:
+        return frozenset()
+    found = (_LINK_SUBJECT.fullmatch(info.subject) for info in git.log(rev))
+    return frozenset((m.group(1), m.group(3), m.group(2)) for m in found if m)
+
+
 def why(git: Git, rev: str, memory: Memory) -> Why:
     """Every commit that created, changed, moved or reverted ``memory``."""
     paths = tuple(sorted({memory.path} | {f(d, memory.id, a) for f in (memory_path, legacy_path)
@@ -70,13 +82,18 @@ def why(git: Git, rev: str, memory: Memory) -> Why:
 
 @dataclass(frozen=True)
 class Review:
+    """What changed in memory since a time: ``counts`` of things, each key naming its unit
+    ("memories created", "links made"), ``commits`` per event, and the commits themselves."""
+
     since: str
     counts: dict[str, int]
     steps: tuple[Step, ...]          # newest first
+    commits: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, object]:
         """What ``consolidate --json`` prints."""
-        return {"since": self.since, "counts": self.counts, "commits": [s.to_json() for s in self.steps]}
+        return {"since": self.since, "counts": self.counts, "commits_by_event": self.commits,
+                "commits": [s.to_json() for s in self.steps]}
 
 
 def parse_since(text: str, now: datetime) -> datetime:
@@ -97,13 +114,54 @@ def parse_since(text: str, now: datetime) -> datetime:
         raise UsageError(f"--since {text!r} is neither a duration (7d, 12h, 2w) nor an ISO date") from None
 
 
+_MEMORY_EVENTS = ("memory.create", "memory.reinforce", "memory.import", "memory.session_end", "harvest.session")
+
+
+def _add(counts: dict[str, int], key: str, n: int) -> None:
+    if n:
+        counts[key] = counts.get(key, 0) + n
+
+
+def _count(git: Git, info: CommitInfo, event: str, counts: dict[str, int]) -> None:
+    """Add what one commit did, in memories, patterns and links (not in commits)."""
+    from gitmem.base.model import ARCHIVE_DIR, MEMORY_DIR
+
+    body = info.message
+    if event == "memory.decay":
+        _add(counts, "memories archived", body.count(": archived"))
+        _add(counts, "band changes", body.count(": band "))
+        _add(counts, "promoted to long-term", body.count("tier short -> long"))
+        return
+    if event == "memory.link":
+        _add(counts, "links made", 1)
+        return
+    if event not in (*_MEMORY_EVENTS, "memory.forget", "reflect.patterns"):
+        return
+    changes = git.diff(info.parents[0] if info.parents else None, info.id)
+    for change in changes:
+        top = change.path.split("/", 1)[0]
+        if event == "reflect.patterns":
+            if change.path.startswith("patterns/"):
+                _add(counts, "patterns created" if change.status == "A" else "patterns verified again", 1)
+        elif top == MEMORY_DIR and change.status == "A":
+            _add(counts, "memories created", 1)
+        elif top == MEMORY_DIR and change.status == "M" and event in _MEMORY_EVENTS:
+            _add(counts, "memories reinforced", 1)
+        elif top == ARCHIVE_DIR and change.status == "A":
+            _add(counts, "memories archived", 1)
+    if event == "reflect.patterns" and "consumed: " in body:
+        ids = body.split("consumed: ", 1)[1].split("\n", 1)[0]
+        _add(counts, "memories folded into patterns", len([i for i in ids.split(", ") if i.strip()]))
+
+
 def consolidate(git: Git, rev: str | None, since: datetime) -> Review:
-    """What changed in memory since ``since``, grouped by kind, with the commits."""
+    """What changed in memory since ``since``: things counted as themselves, commits apart."""
     from gitmem.base.model import iso
 
     stamp = iso(since)
     steps: list[Step] = []
     counts: dict[str, int] = {}
+    commits: dict[str, int] = {}
     infos: list[CommitInfo] = []
     if rev is not None:
         for info in git.log(rev):
@@ -112,15 +170,6 @@ def consolidate(git: Git, rev: str | None, since: datetime) -> Review:
             infos.append(info)
     for info, (step, trailers) in zip(infos, steps_of(git, infos)):
         steps.append(step)
-        n = 1
-        files = trailers.get("Gitmem-Files")
-        if step.event in ("created", "imported", "harvested") and files and files.isdigit():
-            n = int(files)
-        if step.event == "decayed":
-            body = info.message
-            counts["archived"] = counts.get("archived", 0) + body.count(": archived")
-            counts["band changes"] = counts.get("band changes", 0) + body.count(": band ")
-            counts["promoted to long-term"] = counts.get("promoted to long-term", 0) + body.count("tier short -> long")
-            continue
-        counts[step.event] = counts.get(step.event, 0) + n
-    return Review(stamp, counts, tuple(steps))
+        commits[step.event] = commits.get(step.event, 0) + 1
+        _count(git, info, trailers.get("Gitmem-Event") or "", counts)
+    return Review(stamp, counts, tuple(steps), commits)

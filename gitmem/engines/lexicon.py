@@ -126,6 +126,8 @@ PHRASES = (
     (r"bases? de donn[ée]es|data ?bases?", "database"),
     (r"tim(?:ed|es|ing)? out", "timeout"),
     (r"(?:would|'d) rather", "prefer"),
+    (r"(?:no|not) (?:more|longer) than", "at most"),
+    (r"(?:no|not) (?:less|fewer) than", "at least"),
     (r"(?:is |are |est |sont )?(?:responsible for|responsables? d[eu]|in charge of|en charge d[eu])", "own"),
     (r"command[- ]line", "cli"),
     (r"user interface", "ui"),
@@ -174,6 +176,8 @@ ANTONYMS = (
     ("avant", "apres"), ("activer", "desactiver"), ("active", "desactive"), ("vrai", "faux"),
     ("oui", "non"), ("clair", "sombre"), ("gauche", "droite"), ("debut", "fin"), ("petit", "grand"),
     ("approve", "reject"), ("east", "west"), ("north", "south"), ("add", "remove"), ("win", "lose"),
+    ("into", "from"), ("onto", "from"), ("to", "from"), ("import", "export"), ("push", "pull"),
+    ("upload", "download"), ("vers", "depuis"),
 )
 EXPLICIT_TRIGGERS = (
     r"(?:please |pls )?remember(?: (?:this|that))?\b:?"
@@ -261,3 +265,80 @@ ZH_OPPOSITES = (
     ("开", "关"), ("快", "慢"), ("多", "少"), ("高", "低"), ("新", "旧"), ("长", "短"), ("早", "晚"), ("左", "右"),
     ("真", "假"), ("秒", "分钟"), ("分钟", "小时"), ("秒", "小时"), ("天", "周"), ("周", "月"), ("月", "年"),
 )
+
+
+# Quantifiers, frequencies and modals: "at most 3" and "at least 3", "always"
+# and "sometimes", "must" and "may" state different rules. Phrase -> its
+# family and canonical value (accent-free, matched case-insensitively on word
+# boundaries; Chinese ones anywhere).
+QUANTIFIERS = {
+    "at most": ("bound", "at-most"), "no more than": ("bound", "at-most"), "not more than": ("bound", "at-most"),
+    "no longer than": ("bound", "at-most"), "maximum of": ("bound", "at-most"), "max": ("bound", "at-most"),
+    "at least": ("bound", "at-least"), "no less than": ("bound", "at-least"),
+    "no fewer than": ("bound", "at-least"), "not less than": ("bound", "at-least"),
+    "minimum of": ("bound", "at-least"), "exactly": ("bound", "exactly"), "only": ("bound", "only"),
+    "more than": ("bound", "more"),
+    "fewer than": ("bound", "less"), "less than": ("bound", "less"), "up to": ("bound", "at-most"),
+    "more": ("degree", "more"), "less": ("degree", "less"), "fewer": ("degree", "less"),
+    "all": ("scope", "all"), "every": ("scope", "all"), "each": ("scope", "all"), "any": ("scope", "any"),
+    "some": ("scope", "some"), "most": ("scope", "most"), "many": ("scope", "many"),
+    "few": ("scope", "few"), "several": ("scope", "several"), "both": ("scope", "both"),
+    "none": ("scope", "none"), "certain": ("scope", "some"), "either": ("scope", "either"),
+    "always": ("frequency", "always"), "usually": ("frequency", "usually"),
+    "generally": ("frequency", "usually"), "typically": ("frequency", "usually"),
+    "normally": ("frequency", "usually"), "mostly": ("frequency", "usually"), "often": ("frequency", "often"),
+    "frequently": ("frequency", "often"), "sometimes": ("frequency", "sometimes"),
+    "occasionally": ("frequency", "sometimes"), "rarely": ("frequency", "rarely"),
+    "seldom": ("frequency", "rarely"), "hardly ever": ("frequency", "rarely"),
+    "must": ("modal", "must"), "have to": ("modal", "must"), "has to": ("modal", "must"),
+    "need to": ("modal", "must"), "needs to": ("modal", "must"), "required to": ("modal", "must"),
+    "should": ("modal", "should"), "ought to": ("modal", "should"), "may": ("modal", "may"),
+    "might": ("modal", "may"), "could": ("modal", "may"), "can": ("modal", "can"),
+    "able to": ("modal", "can"), "allowed to": ("modal", "can"),
+    "au plus": ("bound", "at-most"), "au maximum": ("bound", "at-most"), "au moins": ("bound", "at-least"),
+    "exactement": ("bound", "exactly"), "seulement": ("bound", "only"), "uniquement": ("bound", "only"),
+    "tous": ("scope", "all"), "toutes": ("scope", "all"), "chaque": ("scope", "all"),
+    "quelques": ("scope", "some"), "certains": ("scope", "some"), "certaines": ("scope", "some"),
+    "la plupart": ("scope", "most"), "plusieurs": ("scope", "several"),
+    "toujours": ("frequency", "always"), "d'habitude": ("frequency", "usually"),
+    "habituellement": ("frequency", "usually"), "generalement": ("frequency", "usually"),
+    "souvent": ("frequency", "often"), "parfois": ("frequency", "sometimes"),
+    "rarement": ("frequency", "rarely"), "doit": ("modal", "must"), "doivent": ("modal", "must"),
+    "dois": ("modal", "must"), "devez": ("modal", "must"), "faut": ("modal", "must"),
+    "devrait": ("modal", "should"), "devrais": ("modal", "should"), "devriez": ("modal", "should"),
+    "devraient": ("modal", "should"), "peut": ("modal", "can"), "peux": ("modal", "can"),
+    "peuvent": ("modal", "can"), "pouvez": ("modal", "can"),
+    "最多": ("bound", "at-most"), "至多": ("bound", "at-most"), "不超过": ("bound", "at-most"),
+    "至少": ("bound", "at-least"), "不少于": ("bound", "at-least"), "只": ("bound", "only"),
+    "所有": ("scope", "all"), "全部": ("scope", "all"), "每个": ("scope", "all"), "一些": ("scope", "some"),
+    "有些": ("scope", "some"), "部分": ("scope", "some"), "大部分": ("scope", "most"),
+    "大多数": ("scope", "most"), "总是": ("frequency", "always"), "始终": ("frequency", "always"),
+    "一直": ("frequency", "always"), "通常": ("frequency", "usually"), "一般": ("frequency", "usually"),
+    "经常": ("frequency", "often"), "常常": ("frequency", "often"), "有时": ("frequency", "sometimes"),
+    "偶尔": ("frequency", "sometimes"), "很少": ("frequency", "rarely"), "必须": ("modal", "must"),
+    "务必": ("modal", "must"), "一定要": ("modal", "must"), "应该": ("modal", "should"),
+    "应当": ("modal", "should"), "可以": ("modal", "can"), "可能": ("modal", "may"),
+}
+# Values a statement may add or drop without changing its rule: "always run
+# the tests" is "run the tests", "all changes need review" is "changes need
+# review". Two different values of one family still differ ("must" vs "should").
+QUANTIFIER_DEFAULTS = frozenset(("always", "all", "any", "must", "should", "exactly"))
+
+# Words whose two sides play different roles: "copy production to staging" is
+# not "copy staging to production", "A calls B" is not "B calls A". Lowercase,
+# accent-free token sequences; the words around them are the two roles.
+ROLE_MARKERS = tuple(tuple(m.split()) for m in (
+    "to", "from", "into", "onto", "towards", "over", "than", "before", "after", "instead of", "rather than",
+    "in favor of", "in favour of", "vs", "versus", "->", "=>", ">", "<", ">=", "<=", "<-", "then", ", not",
+    "calls", "call", "called", "invokes", "invoke", "depends on", "depend on", "depending on",
+    "relies on", "rely on", "imports", "import", "requires", "require", "extends", "extend", "inherits from",
+    "inherit from", "wraps", "wrap", "replaces", "replace", "replaced", "overrides", "override", "precedes",
+    "follows", "beats", "outranks", "supersedes", "uses", "use", "owns", "manages", "reports to", "sends",
+    "send", "feeds", "triggers", "trigger", "blocks", "block", "includes", "contains", "points to",
+    "redirects", "redirect", "links to", "subscribes to", "publishes to", "mirrors", "reads", "writes",
+    "vers", "dans", "avant", "apres", "plutot que", "au lieu de", "que", "depuis", "appelle", "appellent",
+    "depend de", "remplace", "utilise",
+))
+ZH_ROLE_MARKERS = ("到", "比", "而不是", "而非", "调用", "依赖", "之前", "之后", "先于", "替换", "改成", "改为", "变成", "优先于", "胜过")
+# Words that end a role: clause boundaries.
+ROLE_STOPS = frozenset("and but or because if when while so although unless et mais ou parce quand si".split())

@@ -14,11 +14,15 @@ INVERSE = {
     "depends_on": "needed_by", "example_of": "has_example", "contradicts": "contradicts", "related": "related",
     "same_as": "same_as",
 }
+# The names a person links with; their inverses are what the other end records.
+FORWARD = frozenset(INVERSE)
 INVERSE.update({v: k for k, v in list(INVERSE.items())})
+_LABEL_CHARS = 60
 RELATION_RE = re.compile(r"[a-z][a-z0-9_-]{0,39}")
 
 
 def check_relation(relation: str) -> str:
+    """``relation`` if it is a valid relation name, else a ValidationError."""
     if not RELATION_RE.fullmatch(relation):
         raise ValidationError(f"invalid relation {relation!r}", hint="use a short lower-case word such as cause, supports, related")
     return relation
@@ -58,18 +62,44 @@ class Graph:
         return "\n".join(lines) + "\n"
 
 
-def graph(memories: list[Memory]) -> Graph:
-    """Nodes for linked memories (all memories when ``include_all``) and one edge per link pair."""
+def _forward(relation: str) -> bool:
+    """Is ``relation`` the name a link is made with, rather than the one its other end records?"""
+    if relation in INVERSE:
+        return relation in FORWARD
+    return not relation.endswith("_of")
+
+
+def label(text: str, limit: int = _LABEL_CHARS) -> str:
+    """``text`` on one line, at most ``limit`` characters, cut between words ("…" marks a cut)."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1]
+    if flat[limit - 1] != " " and " " in cut:
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip() + "…"
+
+
+def graph(memories: list[Memory], made: frozenset[tuple[str, str, str]] = frozenset()) -> Graph:
+    """Nodes for linked memories and one edge per link pair, in the direction it was made.
+
+    ``made`` holds (from, to, relation) as a person linked them (``history.links_made``);
+    a link not found there points the way its forward name reads ("cause", not "caused_by").
+    """
     ids = {m.id for m in memories}
-    edges: set[tuple[str, str, str]] = set()
+    edges: dict[tuple[frozenset[str], frozenset[str]], tuple[str, str, str]] = {}
     for m in memories:
         for l in m.links:
             if l.to not in ids:
                 continue
+            edge = (m.id, l.to, l.relation)
             back = (l.to, m.id, inverse(l.relation))
-            if back not in edges:
-                edges.add((m.id, l.to, l.relation))
-    touched = {a for a, _, _ in edges} | {b for _, b, _ in edges}
-    nodes = tuple({"id": m.id, "type": m.type, "domain": m.domain, "label": " ".join(m.content.split())[:60]}
+            key = (frozenset((m.id, l.to)), frozenset((l.relation, inverse(l.relation))))
+            if back in made or (edge not in made and not _forward(l.relation) and _forward(back[2])):
+                edge = back
+            if key not in edges or edge in made or (edges[key] not in made and edge < edges[key]):
+                edges[key] = edge
+    touched = {a for a, _, _ in edges.values()} | {b for _, b, _ in edges.values()}
+    nodes = tuple({"id": m.id, "type": m.type, "domain": m.domain, "label": label(m.content)}
                   for m in memories if m.id in touched)
-    return Graph(nodes, tuple(sorted(edges)))
+    return Graph(nodes, tuple(sorted(set(edges.values()))))

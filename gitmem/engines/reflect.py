@@ -19,7 +19,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
 from gitmem.engines.encode import keywords
-from gitmem.engines.similarity import is_duplicate, similarity
+from gitmem.engines.features import describe, stem_word
+from gitmem.engines.similarity import contradiction, is_duplicate, similarity
 
 if TYPE_CHECKING:  # pragma: no cover
     from gitmem.base.model import Memory
@@ -64,22 +65,45 @@ def _link(a: str, b: str, ka: frozenset[str], kb: frozenset[str]) -> float:
     return max(similarity(a, b), 0.5 * shared)
 
 
+def topic_words(text: str) -> frozenset[str]:
+    """The content words of ``text`` a topic can rest on: no names, ids, numbers or dates.
+
+    Two greetings that share a user id, or two facts that share only "Alice",
+    have no topic in common.
+    """
+    features = describe(text)
+    names = {stem_word(form) for form in features.strong | features.weak}
+    return frozenset(t for t in features.tokens
+                     if t not in names and not t.startswith("@") and not any(c.isdigit() for c in t))
+
+
 def _clusters(items: Sequence[Item], threshold: float) -> list[list[int]]:
-    """Average-linkage clustering; ties go to the earliest clusters, so it is deterministic."""
+    """Average-linkage clustering; ties go to the earliest clusters, so it is deterministic.
+
+    Two items link only when they share a topic word, and two clusters never
+    join when a member of one contradicts a member of the other.
+    """
     words = [frozenset(keywords(item.text)) for item in items]
+    topics = [topic_words(item.text) for item in items]
     clusters: dict[int, list[int]] = {i: [i] for i in range(len(items))}
     # Sum of pairwise links between two clusters, keyed by their first members.
     sums: dict[tuple[int, int], float] = {}
+    apart: set[tuple[int, int]] = set()
     for i in range(len(items)):
         for j in range(i + 1, len(items)):
+            if not topics[i] & topics[j]:
+                continue
             value = _link(items[i].text, items[j].text, words[i], words[j])
-            if value > 0:
+            if value > 0 and contradiction(items[i].text, items[j].text) is not None:
+                apart.add((i, j))
+            elif value > 0:
                 sums[(i, j)] = value
     while True:
         best, best_pair = threshold, None
         for (a, b), total in sorted(sums.items()):
             average = total / (len(clusters[a]) * len(clusters[b]))
-            if average >= best and (best_pair is None or average > best):
+            if average >= best and (best_pair is None or average > best) and not _kept_apart(
+                    clusters[a], clusters[b], apart):
                 best, best_pair = average, (a, b)
         if best_pair is None:
             return [clusters[k] for k in sorted(clusters)]
@@ -92,6 +116,10 @@ def _clusters(items: Sequence[Item], threshold: float) -> list[list[int]]:
                 key = (min(x, y), max(x, y))
                 merged[key] = merged.get(key, 0.0) + total
         sums = merged
+
+
+def _kept_apart(left: list[int], right: list[int], apart: set[tuple[int, int]]) -> bool:
+    return any((min(i, j), max(i, j)) in apart for i in left for j in right)
 
 
 _REMEMBER_PREFIX = re.compile(
@@ -179,7 +207,9 @@ def group(items: Sequence[Item], min_size: int = 2, threshold: float = GROUP_THR
     drafts = []
     for cluster in _clusters(ordered, threshold):
         if len(cluster) >= max(1, min_size):
-            drafts.append(_draft([ordered[i] for i in sorted(cluster)], taken))
+            draft = _draft([ordered[i] for i in sorted(cluster)], taken)
+            if any(topic_words(word) for word in draft.trigger):
+                drafts.append(draft)  # a pattern named by an id or a name alone is no topic
     return drafts
 
 
@@ -278,6 +308,9 @@ def plan_reflect(existing: Sequence[Pattern], drafts: Sequence[PatternDraft], no
     stamp = iso(now)
     for d in drafts:
         old = by_slug.get(d.slug)
+        if old is not None and _contradicts(old.lessons, d.lessons):
+            d = _renamed(d, set(by_slug))  # a contradicting draft starts a pattern of its own
+            old = None
         consumed.extend(d.sources)
         if old is None:
             p = Pattern(d.slug, d.title, INITIAL_WEIGHT if initial_weight is None else initial_weight, "episodic", tuple(d.trigger), tuple(d.lessons),
@@ -293,6 +326,17 @@ def plan_reflect(existing: Sequence[Pattern], drafts: Sequence[PatternDraft], no
         by_slug[p.slug] = p
         changes[p.path] = render_pattern(p)
     return ReflectPlan(changes, tuple(created), tuple(updated), tuple(consumed))
+
+
+def _contradicts(kept: Sequence[str], new: Sequence[str]) -> bool:
+    return any(contradiction(a, b) is not None for a in kept for b in new)
+
+
+def _renamed(draft: PatternDraft, taken: set[str]) -> PatternDraft:
+    slug, n = f"{draft.slug}-2", 3
+    while slug in taken:
+        slug, n = f"{draft.slug}-{n}", n + 1
+    return PatternDraft(slug, draft.title, draft.trigger, draft.lessons, draft.sources)
 
 
 class Run(NamedTuple):

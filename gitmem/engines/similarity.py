@@ -14,9 +14,10 @@ from collections import Counter
 from collections.abc import Iterable
 
 from gitmem.engines.features import Features, describe, stem_word, zh_name
-from gitmem.engines.lexicon import ANTONYMS, UNITS, ZH_OPPOSITES
+from gitmem.engines.lexicon import ANTONYMS, QUANTIFIER_DEFAULTS, UNITS, ZH_OPPOSITES
+from gitmem.engines.roles import swapped_roles
 
-__all__ = ["DUPLICATE_THRESHOLD", "conflict", "find_duplicate", "is_duplicate", "similarity"]
+__all__ = ["COMPARE_CHARS", "DUPLICATE_THRESHOLD", "conflict", "contradiction", "find_duplicate", "is_duplicate", "similarity"]
 
 # Chosen by measurement, on tests/fixtures/dedupe_pairs.jsonl plus ~100 more
 # pairs kept out of the fixture: different facts with no conflict to catch
@@ -27,6 +28,12 @@ __all__ = ["DUPLICATE_THRESHOLD", "conflict", "find_duplicate", "is_duplicate", 
 # as different facts do, and are left unmerged: a missed reinforcement only
 # costs a duplicate, a false merge loses a fact.
 DUPLICATE_THRESHOLD = 0.62
+
+# The longest text compared word by word. Longer ones are the same memory
+# only when equal: a cap may make the answer "different", never "duplicate"
+# for two texts it did not compare in full. Every step below is linear in the
+# text but one (aligning Chinese runs), and memories are sentences, not files.
+COMPARE_CHARS = 4_096
 
 _TOKEN_WEIGHT = 0.5  # word overlap vs. spelling overlap in the blend
 _SWAP_PENALTY = 0.3  # share of the score a swapped word costs
@@ -112,12 +119,13 @@ def _zh_names(fa: Features, fb: Features) -> str | None:
     return None
 
 
-def _names(fa: Features, fb: Features) -> str | None:
+def _names(fa: Features, fb: Features, additions: bool = True) -> str | None:
     left_strong, right_strong = fa.strong - fb.forms, fb.strong - fa.forms
     left_weak, right_weak = fa.weak - fb.forms, fb.weak - fa.forms
     # A name only one side has is new information (a second owner, another
     # tool); two different weak names (sentence-initial capitals) are a swap.
-    if left_strong or right_strong or (left_weak and right_weak):
+    one_sided = not (left_strong | left_weak) or not (right_strong | right_weak)
+    if (left_strong or right_strong or (left_weak and right_weak)) and (additions or not one_sided):
         left, right = left_strong | left_weak, right_strong | right_weak
         if (left | right) <= UNITS:
             return f"number differs: unit {_show(left)} vs {_show(right)}"
@@ -126,37 +134,107 @@ def _names(fa: Features, fb: Features) -> str | None:
     return f"name differs: {zh_name}" if zh_name else None
 
 
+def _quantifiers(fa: Features, fb: Features) -> str | None:
+    families = {family for family, _ in fa.quantifiers + fb.quantifiers}
+    for family in sorted(families):
+        left = Counter(v for f, v in fa.quantifiers if f == family)
+        right = Counter(v for f, v in fb.quantifiers if f == family)
+        if left == right:
+            continue
+        # "always run tests" restates "run tests"; "always" vs "sometimes" does not
+        one_sided = not left or not right
+        if one_sided and set(left + right) <= QUANTIFIER_DEFAULTS:
+            continue
+        return f"quantifier differs: {_show(left)} vs {_show(right)}"
+    return None
+
+
 def conflict(a: str, b: str) -> str | None:
     """Why two texts must not be merged even if they look alike, or None.
 
-    Reasons start with "date differs", "number differs", "negation differs"
-    or "name differs", followed by the differing values, e.g.
-    ``"number differs: 5432 vs 5433"``.
+    Reasons start with "date differs", "number differs", "negation differs",
+    "quantifier differs" (all/some, at most/at least, always/sometimes,
+    must/may), "name differs" or "role differs" (the two ends of a relation
+    swapped: "A calls B" vs "B calls A"), followed by the differing values,
+    e.g. ``"number differs: 5432 vs 5433"``.
     """
+    if not _comparable(a, b):
+        return None if a == b else f"too long to compare: over {COMPARE_CHARS} characters"
+    return _conflict(a, b, additions=True)
+
+
+def _comparable(a: str, b: str) -> bool:
+    return len(a) <= COMPARE_CHARS and len(b) <= COMPARE_CHARS
+
+
+def contradiction(a: str, b: str) -> str | None:
+    """Why two texts state the same thing two incompatible ways, or None.
+
+    The conflicts of ``conflict`` less the one-sided ones: a number, date or
+    name only one text has adds information ("push timed out" vs "push timed
+    out after 30 s"), while "port 5432" vs "port 5433", a negation, a
+    quantifier or swapped roles contradict. Reflect never folds such texts
+    into one pattern. Only texts about the same thing contradict: at least
+    half of their words (numbers and dates aside) in common.
+    """
+    if not _comparable(a, b):
+        return None if a == b else f"too long to compare: over {COMPARE_CHARS} characters"
+    fa, fb = describe(a), describe(b)
+    if _dice(_words(fa), _words(fb)) < _SAME_TOPIC:
+        return None
+    return _conflict(a, b, additions=False)
+
+
+_SAME_TOPIC = 0.5
+
+
+def _words(f: Features) -> frozenset[str]:
+    return frozenset(t for t in f.tokens if not t.startswith("@") and not any(c.isdigit() for c in t))
+
+
+def _values(kind: str, left: Iterable[str], right: Iterable[str], additions: bool) -> str | None:
+    left, right = sorted(left), sorted(right)
+    if not additions and (not left or not right):
+        return None
+    return f"{kind} differs: {_show(left)} vs {_show(right)}"
+
+
+def _conflict(a: str, b: str, additions: bool) -> str | None:
     fa, fb = describe(a), describe(b)
     if fa.dates != fb.dates:
-        left, right = _multiset_diff(fa.dates, fb.dates)
-        return f"date differs: {_show(left)} vs {_show(right)}"
+        found = _values("date", *_multiset_diff(fa.dates, fb.dates), additions)
+        if found:
+            return found
     if fa.numbers != fb.numbers:
-        left, right = _multiset_diff(fa.numbers, fb.numbers)
-        return f"number differs: {_show(left)} vs {_show(right)}"
+        found = _values("number", *_multiset_diff(fa.numbers, fb.numbers), additions)
+        if found:
+            return found
     # counted, not just present: "never B, no" adds a negation to "B, no"
     if len(fa.negations) != len(fb.negations):
         return f"negation differs: {', '.join(fa.negations) or 'none'} vs {', '.join(fb.negations) or 'none'}"
     opposite = _opposites(fa, fb)
     if opposite:
         return f"negation differs: {opposite}"
-    names = _names(fa, fb)
+    quantifier = _quantifiers(fa, fb)
+    if quantifier:
+        return quantifier
+    names = _names(fa, fb, additions)
     if names:
         return names
     if fa.digits != fb.digits:  # digits inside words: "v2" vs "v3", "s3"
-        left, right = _multiset_diff(fa.digits, fb.digits)
-        return f"number differs: {_show(left)} vs {_show(right)}"
-    return None
+        found = _values("number", *_multiset_diff(fa.digits, fb.digits), additions)
+        if found:
+            return found
+    return swapped_roles(a, b)
 
 
 def is_duplicate(a: str, b: str, threshold: float = DUPLICATE_THRESHOLD) -> bool:
-    """True when ``b`` restates ``a``: similar enough and no conflict."""
+    """True when ``b`` restates ``a``: similar enough and no conflict.
+
+    A text over ``COMPARE_CHARS`` restates only an equal text.
+    """
+    if not _comparable(a, b):
+        return a == b and threshold <= 1.0
     return similarity(a, b) >= threshold and conflict(a, b) is None
 
 
@@ -166,9 +244,14 @@ def find_duplicate(
     """The id of the candidate that ``text`` duplicates best, or None.
 
     ``candidates`` are (id, text) pairs; ties go to the earliest candidate.
+    A text over ``COMPARE_CHARS`` (either side) matches only an equal text.
     """
     best_id, best_score = None, threshold
     for cand_id, cand_text in candidates:
+        if not _comparable(text, cand_text):
+            if text == cand_text and best_id is None and threshold <= 1.0:
+                best_id, best_score = cand_id, 1.0
+            continue
         score = similarity(text, cand_text)
         better = best_id is None or score > best_score
         if score >= best_score and better and conflict(text, cand_text) is None:

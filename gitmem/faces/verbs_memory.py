@@ -174,13 +174,18 @@ def cmd_import(args: Any) -> int:
 def _export_args(p: Any) -> None:
     p.add_argument("--format", choices=("jsonl",), default="jsonl")
     p.add_argument("--live", action="store_true", help="leave archived memories out")
+    json_flag(p)
 
 
-@command("export", "print every memory as JSONL (re-importable)", _export_args)
+@command("export", "print every memory as JSONL (re-importable), or as one JSON array with --json", _export_args)
 def cmd_export(args: Any) -> int:
     import json
 
-    for rec in repo_of(args).export(include_archive=not args.live):
+    records = repo_of(args).export(include_archive=not args.live)
+    if args.json:
+        emit_json(list(records))
+        return 0
+    for rec in records:
         out(json.dumps(rec, ensure_ascii=False))
     return 0
 

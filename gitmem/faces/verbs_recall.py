@@ -221,8 +221,11 @@ def cmd_consolidate(args: Any) -> int:
     out(f"Memory review since {r.since}")
     for kind, n in sorted(r.counts.items()):
         out(f"  {kind}: {n}")
+    if not r.counts:
+        out("  no memory changed")
     if r.steps:
-        out("Commits (git show ID for details):")
+        by_event = ", ".join(f"{event} {n}" for event, n in sorted(r.commits.items()))
+        out(f"{len(r.steps)} commits ({by_event}; git show ID for details):")
     for s in r.steps:
         out(f"  {s.commit[:12]}  {s.time}  {s.subject}")
     return 0
