@@ -317,3 +317,25 @@ def test_harvest_reports_progress_and_a_failed_file(repo: MemoryRepo, tmp_path: 
     assert by["bad.jsonl"].status == "failed" and "not a JSONL transcript" in by["bad.jsonl"].reason
     again = {Path(r.path).name: r.status for r in repo.harvest([good, bad], now=T)}
     assert again == {"good.jsonl": "unchanged", "bad.jsonl": "failed"}   # a failure is retried, not cursored
+
+
+TRANSIENT_AND_DURABLE: list[tuple[str, object]] = [
+    ("user", "Don't use tts for now. Always show me the full path of every file you mention."),
+    ("assistant", [{"type": "text", "text": "Understood."}]),
+    ("user", "先不用输出客户的报价，先输出标准的模板。以后都用中文回答。"),
+    ("assistant", [{"type": "text", "text": "好的。"}]),
+    ("user", "Pour l'instant, ne touche pas au Dockerfile. Désormais, écris les commits en anglais."),
+]
+
+
+def test_transient_instructions_stay_in_the_episode_and_durable_ones_become_memories(
+        repo: MemoryRepo, repo_dir: Path, tmp_path: Path) -> None:
+    src = claude_session(tmp_path / "s.jsonl", "sess-durable", TRANSIENT_AND_DURABLE)
+    [r] = repo.harvest([src], now=T)
+    assert r.status == "harvested" and r.episode is not None
+    contents = sorted(m.content for m in repo.list().memories)
+    assert contents == sorted(["Always show me the full path of every file you mention.", "以后都用中文回答。",
+                               "Désormais, écris les commits en anglais."])
+    assert all(m.importance >= 0.85 for m in repo.list().memories)
+    episode = (repo_dir / r.episode).read_text()
+    assert "tts for now" in episode and "先不用输出" in episode   # kept as what happened in the session

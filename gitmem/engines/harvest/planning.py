@@ -140,10 +140,10 @@ def _episode_path(slug: str, started: str | None, now: datetime) -> str:
 
 
 def pick(signals: Sequence[Signal], limit: int) -> list[Signal]:
-    """The ``limit`` most important signals, in transcript order."""
+    """The ``limit`` most important durable signals, in transcript order (transient ones stay in the episode)."""
     from gitmem.engines import encode
 
-    ranked = sorted(signals, key=lambda s: (-encode.importance(s.text)[0], s.line))[:limit]
+    ranked = sorted((s for s in signals if s.durable), key=lambda s: (-encode.importance(s.text)[0], s.line))[:limit]
     return sorted(ranked, key=lambda s: s.line)
 
 
@@ -154,7 +154,7 @@ def _add_signals(batch: memorize.Batch, session_id: str, signals: Sequence[Signa
     counts = {"created": 0, "reinforced": 0}
     for sig in signals:
         enc = encode.encode(sig.text)
-        floor = 0.9 if sig.kind == "remember" else 0.75 if sig.kind in ("correction", "decision") else 0.0
+        floor = sig.floor
         mid = new_id(now, seed=f"{session_id}#L{sig.line}:{sig.text}")
         mem = memorize.new_memory(mid, sig.text, SIGNAL_TYPES.get(sig.kind, enc.type), enc.domain,
                                   max(enc.importance, floor), iso(now), now, batch.cfg,
