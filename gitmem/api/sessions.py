@@ -99,7 +99,7 @@ class Sessions(Context):
                 except GitmemError as exc:
                     r = planning.Harvested(str(path), "", "failed", reason=exc.message)
                 results.append(r)
-                if r.status in ("harvested", "updated", "unchanged"):
+                if r.status in ("harvested", "updated", "unchanged", "empty"):
                     cursors.record(stamp)
             if progress is not None:
                 progress(n, len(files))
@@ -109,13 +109,16 @@ class Sessions(Context):
         """One transcript: screened, then its episode and memories in one commit at most."""
         from gitmem.base import state
         from gitmem.base.errors import SecretError
-        from gitmem.engines.harvest import planning
+        from gitmem.engines.harvest import planning, screen
         from gitmem.guards.redact import allowlist
 
         session = planning.read_session(path, fmt, allowlist(self.cfg))
         if session.secrets:
             state.log_event(self.git.root, "secret.rejected", iso(now), **session.alert())
             return session.rejected()
+        if not screen.has_conversation(session.transcript):
+            return planning.Harvested(str(path), session.transcript.session_id, "empty",
+                                      reason="no conversation in the session; nothing written")
         drafts: builtins.list[planning.Draft] = []
 
         def plan(parent: str | None) -> Plan[None] | None:

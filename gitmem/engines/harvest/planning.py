@@ -44,7 +44,7 @@ DEFAULT_SIGNALS = 20
 # The memory type of a signal kind; other kinds take the encoder's type.
 SIGNAL_TYPES = {"preference": "preference", "decision": "decision", "correction": "preference", "error": "error"}
 
-Status = Literal["harvested", "updated", "unchanged", "rejected", "failed"]
+Status = Literal["harvested", "updated", "unchanged", "empty", "rejected", "failed"]
 
 
 @dataclass(frozen=True)
@@ -121,8 +121,9 @@ def list_transcripts(paths: Iterable[Path | str], fmt: str, limit: int) -> list[
 
 
 def read_session(path: Path, fmt: str, allow: Allowlist | None) -> Session:
-    """Read one transcript, extract its episode and screen the whole file for secrets."""
+    """Read one transcript (refused when it is not one of format ``fmt``), extract its episode, screen it for secrets."""
     t = reader.read(path, fmt)
+    screen.check_transcript(path, fmt, t)
     return Session(path, t, episodes.extract(t), tuple(screen.find_secrets(path, allow)))
 
 
