@@ -59,11 +59,13 @@ class Harvested:
     created: int = 0
     reinforced: int = 0
     reason: str = ""
+    warnings: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         """The record ``gitmem harvest --json`` prints."""
         return {"path": self.path, "session": self.session_id, "status": self.status, "commit": self.commit,
-                "episode": self.episode, "created": self.created, "reinforced": self.reinforced, "reason": self.reason}
+                "episode": self.episode, "created": self.created, "reinforced": self.reinforced, "reason": self.reason,
+                "warnings": list(self.warnings)}
 
 
 @dataclass(frozen=True)
