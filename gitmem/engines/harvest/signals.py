@@ -89,7 +89,8 @@ _PATTERNS: tuple[tuple[SignalKind, re.Pattern[str]], ...] = (
         r"|\b(?:i|we)(?:'ve| have)? decided\b|\b(?:i'll|i will|we'll|we will) go with\b|\bsettled on\b|\bthe decision is\b"
         r"|\bon part sur\b|\bpartons sur\b|\bon (?:va )?(?:utilise|utiliser|prend|prendre|garde|garder|choisit)\b"
         r"|\b(?:j['’]ai|on a|nous avons) décidé\b|\bdécidons\b|\ballons-y avec\b|\bon reste sur\b|\bva pour\b"
-        r"|决定|決定|就用|就这么定|就這麼定|采用|採用|我们用|我們用|选定|選定|确定用|確定用|就选|就選", _I)),
+        r"|还是我自己|還是我自己|交给我自己|交給我自己|我自己(?:来|來)(?:做|操作|处理|處理)?|"
+        r"决定|決定|就用|就这么定|就這麼定|采用|採用|我们用|我們用|选定|選定|确定用|確定用|就选|就選", _I)),
     ("preference", re.compile(
         r"\bi (?:really )?(?:prefer|like|liked|love|hate|dislike|can'?t stand)\b|\bi(?:'d| would) (?:rather|prefer)\b"
         r"|\b(?:always|never)\b|\bfrom now on\b|\bgoing forward\b|\bin the future\b|\bmy preference\b"
@@ -108,10 +109,11 @@ _PATTERNS: tuple[tuple[SignalKind, re.Pattern[str]], ...] = (
         r"|\bi(?:'m| am) (?:a|an|the|working on|using|based in|responsible)\b|\bi work (?:at|on|for|with|in)\b"
         r"|\bour (?:project|app|repo|stack|team|server|database|db|api|codebase|company|product|customers?|clients?)\b"
         r"|\bthe (?:project|repo|app|server|database|api) (?:is|uses|runs|lives)\b|\bwe use\b|\bcall me\b"
+        r"|\byour name (?:is|will be|shall be)\b|\bi(?:'ll| will| want to) call you\b|\bton nom (?:est|sera)\b|\bje t['’]appellerai\b"
         r"|\b(?:is|are) (?:located|stored|deployed|hosted) (?:in|at|on)\b|\bthis is the (?:path|folder|directory|url)\b"
         r"|\bje (?:suis|m['’]appelle|travaille)\b|\bmon (?:nom|projet|rôle|serveur|équipe|dépôt|entreprise)\b"
         r"|\bnotre (?:projet|équipe|serveur|base|application|dépôt|api|entreprise|client)\b|\bappelle-moi\b|\bon utilise\b"
-        r"|我叫|我是|叫我|我的(?:名字|项目|項目|公司|工厂|工廠|团队|團隊|服务器|伺服器|邮箱|郵箱|客户|客戶)"
+        r"|我叫|我是|叫我|你的名字(?:是|叫)|以后叫你|就叫你|我的(?:名字|项目|項目|公司|工厂|工廠|团队|團隊|服务器|伺服器|邮箱|郵箱|客户|客戶)"
         r"|我们的|我們的|我们公司|我們公司|项目(?:是|用|在)|項目(?:是|用|在)|路径(?:是|为)|路徑(?:是|為)", _I)),
     ("error", re.compile(
         r"\b(?:doesn'?t|does not|didn'?t|did not|isn'?t|is not|won'?t|still not|not) work(?:ing)?\b"
