@@ -424,3 +424,17 @@ def test_sidechain_prompts_give_no_signals_but_their_tools_count() -> None:
     ep = extract(transcript(user(1, "Always use tabs in this repo.", sidechain=True),
                             Event(2, "tool_call", "a.py\nx", None, "Write", sidechain=True)))
     assert ep.signals == () and ep.files_touched == ("a.py",) and ep.user_turns == 0 and ep.tool_calls == 1
+
+
+def test_section_items_read_back_what_render_wrote() -> None:
+    from dataclasses import replace
+
+    from gitmem.engines.harvest.episodes import render, section_items
+
+    ep = extract(read(FIXTURES / "jsonl" / "generic.jsonl"))
+    items = ("Undo that, please.", "# not a heading", "- not a list item", "plain <!-- text")
+    _, body = render(replace(ep, corrections=items, decisions=("Use pnpm.",)))
+    assert section_items(body, "Corrections") == ["Undo that, please.", "# not a heading", "- not a list item",
+                                                   "plain &lt;!-- text"]
+    assert section_items(body, "Decisions") == ["Use pnpm."]
+    assert section_items(body, "Nothing") == []

@@ -342,3 +342,16 @@ def test_transient_instructions_stay_in_the_episode_and_durable_ones_become_memo
     assert all(m.importance >= 0.85 for m in repo.list().memories)
     episode = (repo_dir / r.episode).read_text()
     assert "tts for now" in episode and "先不用输出" in episode   # kept as what happened in the session
+
+
+def test_a_correction_repeated_in_a_later_session_becomes_a_memory(repo: MemoryRepo, tmp_path: Path) -> None:
+    said = "No, that's wrong: the lockfile is pnpm-lock.yaml."
+    first = [("user", said), ("assistant", [{"type": "text", "text": "Fixed."}])]
+    [r1] = repo.harvest([claude_session(tmp_path / "a.jsonl", "sess-a", first)], now=T)
+    assert r1.status == "harvested" and r1.created == 0   # once: a step of that task, kept in its episode
+    second = [("user", "No, that's wrong, the lockfile is pnpm-lock.yaml"), ("assistant", [{"type": "text", "text": "Ok."}]),
+              ("user", "Don't touch the CI config for now.")]
+    [r2] = repo.harvest([claude_session(tmp_path / "b.jsonl", "sess-b", second)], now=T)
+    assert r2.status == "harvested" and r2.created == 1
+    [mem] = repo.list().memories
+    assert "pnpm-lock.yaml" in mem.content and mem.importance >= 0.85

@@ -255,3 +255,14 @@ def test_a_reported_problem_with_the_cause_found_is_a_durable_error(report: str,
 def test_a_reported_problem_without_a_cause_is_not_a_durable_error() -> None:
     events = [user(1, "the deploy still doesn't work after the update"), Event(2, "assistant", "Fixed it.", None)]
     assert all(not s.durable for s in find_signals(events))
+
+
+def test_a_one_off_correction_repeated_in_an_earlier_session_becomes_durable() -> None:
+    from gitmem.engines.harvest.signals import repeated_across
+
+    sigs = find_signals([user(1, "Undo that, please."), user(3, "Don't use tts for now."), user(5, "No, that's wrong.")])
+    assert [s.durable for s in sigs] == [False, False, False]
+    again = repeated_across(sigs, ["undo that please", "Don't use tts for now.", "the build is red"])
+    assert [(s.text, s.durable, s.floor) for s in again] == [
+        ("Undo that, please.", True, 0.85), ("Don't use tts for now.", False, 0.0), ("No, that's wrong.", False, 0.0)]
+    assert repeated_across(sigs, []) == sigs

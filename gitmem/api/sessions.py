@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from gitmem.base import clock
+from gitmem.base.errors import GitmemError
 from gitmem.base.model import iso
 from gitmem.engines import memorize
 from gitmem.guards import guard
@@ -83,7 +84,6 @@ class Sessions(Context):
         A session holding a secret is rejected whole (an alert event is logged);
         a file unchanged since it was harvested is skipped unless ``rescan``.
         """
-        from gitmem.base.errors import GitmemError
         from gitmem.engines.harvest import planning
 
         now = now or clock.now()
@@ -140,6 +140,7 @@ class Sessions(Context):
         if not screen.has_conversation(session.transcript):
             return planning.Harvested(str(path), session.transcript.session_id, "empty",
                                       reason="no conversation in the session; nothing written")
+        session = self._with_repeated_corrections(session)
         warnings: tuple[str, ...] = ()
         if command and not whole:
             session, warnings = self._encode_with(command, session)
@@ -160,6 +161,24 @@ class Sessions(Context):
             return planning.Harvested(str(path), session.transcript.session_id, "rejected", reason=exc.message)
         return dataclasses.replace(planning.report(session, drafts[0] if drafts else None, written.commit),
                                    warnings=warnings)
+
+    def _with_repeated_corrections(self, session: Session) -> Session:
+        """The session with each one-off correction made durable when an earlier session's episode holds it too."""
+        from gitmem.engines.harvest import episodes, signals
+        from gitmem.store import documents, store
+
+        ep = session.episode
+        if self.head is None or not any(s.kind == "correction" and not s.durable for s in ep.signals):
+            return session
+        earlier: builtins.list[str] = []
+        for path, data in self.git.blobs(store.EPISODE_DIR, self.head):
+            if path.endswith(".md") and not path.endswith(f"/{ep.slug}.md"):
+                try:
+                    earlier += episodes.section_items(documents.split(path, documents.decode(path, data))[1], "Corrections")
+                except GitmemError:
+                    continue
+        return dataclasses.replace(session, episode=dataclasses.replace(
+            ep, signals=signals.repeated_across(ep.signals, earlier)))
 
     def _encode_with(self, command: str, session: Session) -> tuple[Session, tuple[str, ...]]:
         """The session with the encoder command's candidates as its signals, or as it was and the warning why."""

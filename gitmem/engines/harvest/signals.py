@@ -21,7 +21,7 @@ from gitmem.engines.harvest import durability
 from gitmem.engines.harvest.sources import Event
 
 __all__ = ["CJK", "MAX_ITEM", "MAX_SIGNALS", "Signal", "SignalKind", "classify", "clip", "find_signals", "is_own_words",
-           "one_line"]
+           "one_line", "repeated_across"]
 
 SignalKind = Literal["remember", "preference", "decision", "correction", "fact", "error"]
 
@@ -289,3 +289,21 @@ def _repeats(events: Sequence[Event], known: set[str]) -> list[Signal]:
                 turns.setdefault(_key(sentence), (sentence, []))[1].append(e.line)
     return [Signal(clip(first, 300), "correction", lines[0], True, 0.85)
             for key, (first, lines) in turns.items() if len(set(lines)) > 1 and key not in known]
+
+
+def repeated_across(signals: Sequence[Signal], earlier: Sequence[str]) -> tuple[Signal, ...]:
+    """``signals`` with each transient correction that repeats one of ``earlier`` sessions made durable.
+
+    A correction given once is a step of the task; the same correction in
+    another session is how the person wants the agent to work. A hedge
+    scoped to now still keeps it transient.
+    """
+    from dataclasses import replace
+
+    from gitmem.engines import similarity
+
+    def again(s: Signal) -> bool:
+        return (s.kind == "correction" and not s.durable and not durability.is_scoped_now(s.text)
+                and any(similarity.is_duplicate(s.text, old) for old in earlier))
+
+    return tuple(replace(s, durable=True, floor=0.85) if again(s) else s for s in signals)
