@@ -478,3 +478,17 @@ def test_render_puts_the_title_in_the_front_matter() -> None:
                             Event(2, "assistant", "Rotated them.", None)))
     front, _ = render(ep)
     assert front["title"] == "please rotate the staging certificates today"
+
+
+def test_section_items_read_back_what_render_wrote() -> None:
+    from dataclasses import replace
+
+    from gitmem.engines.harvest.episodes import render, section_items
+
+    ep = extract(read(FIXTURES / "jsonl" / "generic.jsonl"))
+    items = ("Undo that, please.", "# not a heading", "- not a list item", "plain <!-- text")
+    _, body = render(replace(ep, corrections=items, decisions=("Use pnpm.",)))
+    assert section_items(body, "Corrections") == ["Undo that, please.", "# not a heading", "- not a list item",
+                                                   "plain &lt;!-- text"]
+    assert section_items(body, "Decisions") == ["Use pnpm."]
+    assert section_items(body, "Nothing") == []

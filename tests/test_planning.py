@@ -117,8 +117,8 @@ def test_cli_harvest_exit_code_and_json(repo_dir: Path, tmp_path: Path, capsys: 
 def test_fixture_formats_and_folder_walk(repo: MemoryRepo) -> None:
     results = repo.harvest([FIXTURES], now=T)
     statuses = {Path(r.path).name: r.status for r in results}
-    assert all(s in ("harvested", "rejected", "unchanged") for s in statuses.values()), statuses
-    assert statuses.get("secrets.jsonl") == "rejected"
+    assert all(s in ("harvested", "rejected", "unchanged", "empty") for s in statuses.values()), statuses
+    assert statuses.get("secrets.jsonl") == "rejected" and statuses.get("empty.jsonl") == "empty"
     assert sum(1 for s in statuses.values() if s == "harvested") >= 4
 
 
@@ -141,8 +141,10 @@ def test_every_bench_transcript(tmp_path: Path) -> None:
     assert failed == []
     rejected = [(Path(r.path).name, r.reason) for r in results if r.status == "rejected"]
     assert rejected == []   # the bench files were screened for secrets by hand: a rejection is a false positive
+    empty = sorted(Path(r.path).name for r in results if r.status == "empty")
+    assert len(empty) <= 4 and all(r.commit is None for r in results if r.status == "empty")
     again = repo.harvest([sessions], now=T, rescan=True)
-    assert all(r.status == "unchanged" for r in again)
+    assert all(r.status == ("empty" if Path(r.path).name in empty else "unchanged") for r in again)
 
 
 # --------------------------------------------------------------------------- the planning engine, on values
@@ -243,7 +245,8 @@ def test_report_is_unchanged_without_a_commit(tmp_path: Path) -> None:
     assert planning.report(session, d, None).status == "unchanged"
     done = planning.report(session, d, "abc123")
     assert (done.status, done.commit, done.episode, done.created, done.reinforced) == ("harvested", "abc123", "episodes/x.md", 2, 1)
-    assert set(done.to_json()) == {"path", "session", "status", "commit", "episode", "created", "reinforced", "reason"}
+    assert set(done.to_json()) == {"path", "session", "status", "commit", "episode", "created", "reinforced", "reason",
+                                   "warnings"}
 
 
 def test_rejected_session_and_its_alert_never_hold_the_secret(tmp_path: Path) -> None:
@@ -317,3 +320,38 @@ def test_harvest_reports_progress_and_a_failed_file(repo: MemoryRepo, tmp_path: 
     assert by["bad.jsonl"].status == "failed" and "not a JSONL transcript" in by["bad.jsonl"].reason
     again = {Path(r.path).name: r.status for r in repo.harvest([good, bad], now=T)}
     assert again == {"good.jsonl": "unchanged", "bad.jsonl": "failed"}   # a failure is retried, not cursored
+
+
+TRANSIENT_AND_DURABLE: list[tuple[str, object]] = [
+    ("user", "Don't use tts for now. Always show me the full path of every file you mention."),
+    ("assistant", [{"type": "text", "text": "Understood."}]),
+    ("user", "先不用输出客户的报价，先输出标准的模板。以后都用中文回答。"),
+    ("assistant", [{"type": "text", "text": "好的。"}]),
+    ("user", "Pour l'instant, ne touche pas au Dockerfile. Désormais, écris les commits en anglais."),
+]
+
+
+def test_transient_instructions_stay_in_the_episode_and_durable_ones_become_memories(
+        repo: MemoryRepo, repo_dir: Path, tmp_path: Path) -> None:
+    src = claude_session(tmp_path / "s.jsonl", "sess-durable", TRANSIENT_AND_DURABLE)
+    [r] = repo.harvest([src], now=T)
+    assert r.status == "harvested" and r.episode is not None
+    contents = sorted(m.content for m in repo.list().memories)
+    assert contents == sorted(["Always show me the full path of every file you mention.", "以后都用中文回答。",
+                               "Désormais, écris les commits en anglais."])
+    assert all(m.importance >= 0.85 for m in repo.list().memories)
+    episode = (repo_dir / r.episode).read_text()
+    assert "tts for now" in episode and "先不用输出" in episode   # kept as what happened in the session
+
+
+def test_a_correction_repeated_in_a_later_session_becomes_a_memory(repo: MemoryRepo, tmp_path: Path) -> None:
+    said = "No, that's wrong: the lockfile is pnpm-lock.yaml."
+    first = [("user", said), ("assistant", [{"type": "text", "text": "Fixed."}])]
+    [r1] = repo.harvest([claude_session(tmp_path / "a.jsonl", "sess-a", first)], now=T)
+    assert r1.status == "harvested" and r1.created == 0   # once: a step of that task, kept in its episode
+    second = [("user", "No, that's wrong, the lockfile is pnpm-lock.yaml"), ("assistant", [{"type": "text", "text": "Ok."}]),
+              ("user", "Don't touch the CI config for now.")]
+    [r2] = repo.harvest([claude_session(tmp_path / "b.jsonl", "sess-b", second)], now=T)
+    assert r2.status == "harvested" and r2.created == 1
+    [mem] = repo.list().memories
+    assert "pnpm-lock.yaml" in mem.content and mem.importance >= 0.85

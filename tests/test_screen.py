@@ -6,7 +6,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gitmem.engines.harvest.screen import find_secrets, scanned_strings
+import pytest
+
+from gitmem.base.errors import UsageError
+from gitmem.engines.harvest.reader import read
+from gitmem.engines.harvest.screen import check_transcript, find_secrets, has_conversation, scanned_strings
 from gitmem.guards.pii import Allowlist
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
@@ -91,3 +95,52 @@ def test_clean_fixtures_have_no_secrets() -> None:
     assert files
     for path in files:
         assert find_secrets(path) == [], path
+
+
+CLAUDE = FIXTURES / "claude-code" / "v2_session.jsonl"
+OPENCLAW = FIXTURES / "openclaw" / "sessions" / "22222222-3333-4444-8555-666677778888.jsonl"
+GENERIC = FIXTURES / "jsonl" / "generic.jsonl"
+
+
+@pytest.mark.parametrize(("path", "fmt", "reads_as"), [
+    (CLAUDE, "openclaw", "claude-code"), (CLAUDE, "jsonl", "claude-code"),
+    (OPENCLAW, "claude-code", "openclaw"), (OPENCLAW, "jsonl", "openclaw"),
+    (GENERIC, "claude-code", "jsonl"), (GENERIC, "openclaw", "jsonl"),
+])
+def test_a_wrong_format_is_refused_naming_the_right_one(path: Path, fmt: str, reads_as: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        check_transcript(path, fmt, read(path, fmt))
+    assert f"format {fmt}" in caught.value.message and f"reads as {reads_as}" in caught.value.message
+    assert "nothing written" in caught.value.message
+
+
+@pytest.mark.parametrize("path", [CLAUDE, OPENCLAW, GENERIC])
+def test_the_right_format_or_auto_passes(path: Path) -> None:
+    check_transcript(path, "auto", read(path))
+    fmt = read(path).format
+    check_transcript(path, fmt, read(path, fmt))
+
+
+@pytest.mark.parametrize("records", [
+    [{"foo": 1}, {"bar": [1, 2]}],
+    [{"name": "widget", "price": 3}, {"name": "gadget", "price": 4}],
+    [{"event": "click", "ts": 1700000000}],
+    [{"type": "metric", "value": 0.5, "labels": {"role": 1}}],
+])
+def test_jsonl_that_is_no_transcript_is_refused(tmp_path: Path, records: list[Any]) -> None:
+    path = write_lines(tmp_path / "data.jsonl", records)
+    for fmt in ("auto", "jsonl"):
+        with pytest.raises(UsageError, match="not a transcript"):
+            check_transcript(path, fmt, read(path, fmt))
+
+
+def test_conversation_is_what_was_said_or_done(tmp_path: Path) -> None:
+    assert has_conversation(read(CLAUDE)) and has_conversation(read(OPENCLAW)) and has_conversation(read(GENERIC))
+    snapshots = write_lines(tmp_path / "s.jsonl", [
+        {"type": "file-history-snapshot", "messageId": "m1", "snapshot": {"trackedFileBackups": {}}}] * 3)
+    summaries = write_lines(tmp_path / "t.jsonl", [{"type": "summary", "summary": "Old work", "leafUuid": "gone"}])
+    empty = write_lines(tmp_path / "e.jsonl", [])
+    for path in (snapshots, summaries, empty):
+        t = read(path)
+        check_transcript(path, "auto", t)   # a transcript, only one with nothing said
+        assert not has_conversation(t)

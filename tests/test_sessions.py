@@ -363,3 +363,45 @@ def test_harvest_sets_the_project_from_the_sessions_cwd(repo: MemoryRepo, repo_d
     episode = (repo_dir / results["in-tree"].episode).read_text()
     assert "project: github.com/acme/shop" in episode and "project_name: main" in episode
     assert "project:" not in (repo_dir / results["gone"].episode).read_text()
+
+
+def test_a_wrong_format_commits_nothing_and_the_right_one_then_harvests(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.conftest import run_cli
+
+    root = tmp_path / "hooked"
+    MemoryRepo.init(root, T)   # hooks installed: every commit goes through them
+    src = transcript(tmp_path / "a.jsonl", "alpha", [("user", CI), ("assistant", "Noted.")])
+    before = commits(root)
+    for fmt in ("claude-code", "openclaw"):
+        code, out, err = run_cli(["--repo", str(root), "harvest", "--format", fmt, str(src)], capsys)
+        assert code == 1 and "not a transcript of format " + fmt in err and "nothing written" in err
+        assert commits(root) == before
+    [r] = MemoryRepo.open(root).harvest([src], now=T)
+    assert r.status == "harvested" and r.commit is not None and commits(root) == before + 1
+
+
+def test_a_file_that_is_not_a_transcript_commits_nothing_and_is_not_marked(repo: MemoryRepo, repo_dir: Path,
+                                                                           tmp_path: Path) -> None:
+    data = tmp_path / "prices.jsonl"
+    data.write_text('{"sku": "a-1", "price": 3}\n{"sku": "b-2", "price": 4}\n')
+    before = commits(repo_dir)
+    for _ in range(2):   # refused again: a refusal is not remembered as harvested
+        [r] = repo.harvest([data], now=T)
+        assert r.status == "failed" and r.reason.startswith("not a transcript") and r.commit is None
+    assert commits(repo_dir) == before
+    cursor = repo.store.state / planning.CURSOR_FILE
+    assert not cursor.exists() or "prices.jsonl" not in cursor.read_text()
+
+
+def test_a_session_with_no_conversation_gets_no_commit(repo: MemoryRepo, repo_dir: Path, tmp_path: Path) -> None:
+    snapshots = tmp_path / "snap.jsonl"
+    snapshots.write_text("".join(json.dumps({"type": "file-history-snapshot", "messageId": f"m{n}", "snapshot": {
+        "messageId": f"m{n}", "trackedFileBackups": {}, "timestamp": "2026-10-05T09:00:00Z"}}) + "\n" for n in range(3)))
+    summaries = tmp_path / "sum.jsonl"
+    summaries.write_text(json.dumps({"type": "summary", "summary": "Earlier work", "leafUuid": "gone"}) + "\n")
+    before = commits(repo_dir)
+    results = repo.harvest([snapshots, summaries], now=T)
+    assert [(r.status, r.commit) for r in results] == [("empty", None), ("empty", None)]
+    assert all("no conversation" in r.reason for r in results)
+    assert commits(repo_dir) == before

@@ -83,6 +83,11 @@ def test_signals_in_chinese() -> None:
     ("n'oublie pas de lancer les tests", "remember"),
     ("c'est faux, le port est 8443", "correction"),
     ("决定用 Rust 重写这个模块", "decision"),
+    ("图片搜索还是我自己操作，你操作太慢", "decision"),
+    ("Your name will be archeo, write it in your notes", "fact"),
+    ("Je t'appellerai Nova", "fact"),
+    ("那就叫你小助吧", "fact"),
+    ("报价单的格式交给我自己处理", "decision"),
     ("别忘了更新 changelog", "remember"),
     ("I'd rather keep the old API", "preference"),
     ("our team deploys on Fridays", "fact"),
@@ -177,3 +182,87 @@ def test_the_first_matching_kind_wins() -> None:
     assert classify("Remember: we decided to use Go.") == "remember"
     assert classify("No, we decided to use Go.") == "correction"
     assert classify("We decided to always use Go.") == "decision"
+
+
+def durable_of(events: list[Event]) -> list[tuple[str, str, bool]]:
+    return [(s.kind, s.text, s.durable) for s in find_signals(events)]
+
+
+@pytest.mark.parametrize("text", [
+    "Don't use tts for now.", "Output the standard template first.", "Rename this function to parse_row.",
+    "Pour l'instant, n'utilise pas Docker.", "先不用输出客户的报价，先输出模板。", "这次不要跑全部测试。",
+])
+def test_transient_instructions_are_signals_of_the_episode_but_not_durable(text: str) -> None:
+    sigs = find_signals([user(4, text)])
+    assert all(not s.durable and s.floor == 0.0 for s in sigs)
+
+
+@pytest.mark.parametrize("text", [
+    "Always show me the path you used.", "Use pnpm, not npm.", "Reply in Chinese.", "Désormais, réponds en français.",
+    "以后都用中文回答。", "Please remmeber that the docs live in the wiki.", "use uv rather than pip",
+])
+def test_durable_instructions_are_durable(text: str) -> None:
+    [sig] = find_signals([user(4, text)])
+    assert sig.durable and sig.floor >= 0.75
+
+
+def test_an_instruction_repeated_in_separate_turns_is_durable_even_unclassified() -> None:
+    events = [user(2, "follow agents.md first"), Event(3, "assistant", "ok", None), user(6, "Follow agents.md first.")]
+    assert durable_of(events) == [("correction", "follow agents.md first", True)]
+    assert find_signals(events)[0].floor == 0.85
+    assert find_signals([user(2, "follow agents.md first")]) == ()
+    hedged = [user(2, "skip the lint step for now"), user(5, "skip the lint step for now")]
+    assert all(not s.durable for s in find_signals(hedged))
+
+
+@pytest.mark.parametrize(("proposal", "accept"), [
+    ("## My Recommendation\nKeep one WordPress agent, no sub-agents per theme or plugin.\n\nWhy: ...", "i agree"),
+    ("Options:\n- A\n- B\nI suggest option B: a nightly cron job instead of a daemon.", "Sounds good!"),
+    ("方案如下。\n我建议用 SQLite 保存报价记录，不用 Excel。", "没问题"),
+    ("Je recommande de garder Poetry pour les dépendances.", "d'accord"),
+])
+def test_a_proposal_the_user_accepts_is_a_durable_decision(proposal: str, accept: str) -> None:
+    events = [user(1, "what do you think about the layout of the agents"), Event(2, "assistant", proposal, None),
+              user(3, accept)]
+    [sig] = [s for s in find_signals(events) if s.kind == "decision"]
+    assert sig.durable and sig.line == 3 and len(sig.text) >= 12 and "#" not in sig.text
+
+
+@pytest.mark.parametrize("reply", ["no, keep both", "why?", "ok let me think about it tomorrow"])
+def test_a_proposal_not_accepted_is_no_decision(reply: str) -> None:
+    events = [Event(2, "assistant", "I recommend dropping the cache layer entirely.", None), user(3, reply)]
+    assert [s for s in find_signals(events) if s.kind == "decision"] == []
+
+
+def test_an_acceptance_without_a_proposal_is_no_decision() -> None:
+    events = [Event(2, "assistant", "Done, the file is saved.", None), user(3, "great")]
+    assert find_signals(events) == ()
+
+
+@pytest.mark.parametrize(("report", "answer"), [
+    ("the user is not created when I submit the form", "Looking at it.\n## Root Cause\nCreate() returns an IdentityResult that the code ignores."),
+    ("I get an error when the export runs on Mondays", "The problem is the cron job uses local time, not UTC."),
+    ("页面一直报错，打不开了，帮我看看", "根本原因：配置文件里的端口写成了 8O80。"),
+    ("j'ai une erreur au démarrage du serveur", "La cause : le fichier .env manque la variable PORT."),
+])
+def test_a_reported_problem_with_the_cause_found_is_a_durable_error(report: str, answer: str) -> None:
+    events = [user(1, report), Event(2, "assistant", "Let me check the code.", None), Event(3, "assistant", answer, None),
+              user(4, "thanks, works now")]
+    [sig] = [s for s in find_signals(events) if s.kind == "error" and s.durable]
+    assert sig.line == 1 and " — " in sig.text
+
+
+def test_a_reported_problem_without_a_cause_is_not_a_durable_error() -> None:
+    events = [user(1, "the deploy still doesn't work after the update"), Event(2, "assistant", "Fixed it.", None)]
+    assert all(not s.durable for s in find_signals(events))
+
+
+def test_a_one_off_correction_repeated_in_an_earlier_session_becomes_durable() -> None:
+    from gitmem.engines.harvest.signals import repeated_across
+
+    sigs = find_signals([user(1, "Undo that, please."), user(3, "Don't use tts for now."), user(5, "No, that's wrong.")])
+    assert [s.durable for s in sigs] == [False, False, False]
+    again = repeated_across(sigs, ["undo that please", "Don't use tts for now.", "the build is red"])
+    assert [(s.text, s.durable, s.floor) for s in again] == [
+        ("Undo that, please.", True, 0.85), ("Don't use tts for now.", False, 0.0), ("No, that's wrong.", False, 0.0)]
+    assert repeated_across(sigs, []) == sigs

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import builtins
+import dataclasses
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from gitmem.base import clock
+from gitmem.base.errors import GitmemError
 from gitmem.base.model import iso
 from gitmem.engines import memorize
 from gitmem.guards import guard
 from gitmem.guards.writepath import Plan
 
 if TYPE_CHECKING:
-    from gitmem.engines.harvest.planning import Harvested
+    from gitmem.engines.harvest.planning import Harvested, Session
     from gitmem.engines.working import Note, SessionEnd
 
 
@@ -82,12 +84,12 @@ class Sessions(Context):
         A session holding a secret is rejected whole (an alert event is logged);
         a file unchanged since it was harvested is skipped unless ``rescan``.
         """
-        from gitmem.base.errors import GitmemError
         from gitmem.engines.harvest import planning
 
         now = now or clock.now()
         files = planning.list_transcripts(paths, fmt, signals)
         cursors = planning.Cursors(self.store.state)
+        command, warned = self._encoder_command()
         results: builtins.list[Harvested] = []
         for n, path in enumerate(files, 1):
             stamp = cursors.stamp(path)
@@ -95,27 +97,53 @@ class Sessions(Context):
                 results.append(planning.Harvested(str(path), "", "unchanged"))
             else:
                 try:
-                    r = self._harvest_file(path, fmt, signals, whole, now)
+                    r = self._harvest_file(path, fmt, signals, whole, now, command)
                 except GitmemError as exc:
                     r = planning.Harvested(str(path), "", "failed", reason=exc.message)
                 results.append(r)
-                if r.status in ("harvested", "updated", "unchanged"):
+                if r.status in ("harvested", "updated", "unchanged", "empty"):
                     cursors.record(stamp)
             if progress is not None:
                 progress(n, len(files))
+        if warned and results:
+            results[0] = dataclasses.replace(results[0], warnings=(*warned, *results[0].warnings))
         return results
 
-    def _harvest_file(self, path: Path, fmt: str, signals: int, whole: bool, now: datetime) -> Harvested:
+    def _encoder_command(self) -> tuple[str | None, tuple[str, ...]]:
+        """The encoder command of this clone or user (git config), and a warning when gitmem.yaml names one."""
+        from gitmem.base import yamlio
+        from gitmem.base.config import CONFIG_FILE
+        from gitmem.base.errors import YamlProblem
+        from gitmem.base.gitio import attempt
+        from gitmem.engines.harvest import encoder
+
+        try:
+            warning = encoder.committed_setting(yamlio.load_safe((self.git.root / CONFIG_FILE).read_text("utf-8")))
+        except (OSError, UnicodeDecodeError, YamlProblem):
+            warning = None
+        out = attempt(self.git.root, "config", "--get", encoder.KEY)
+        command = out.decode("utf-8", "replace").strip() if out else ""
+        return command or None, (warning,) if warning else ()
+
+    def _harvest_file(self, path: Path, fmt: str, signals: int, whole: bool, now: datetime,
+                      command: str | None = None) -> Harvested:
         """One transcript: screened, then its episode and memories in one commit at most."""
         from gitmem.base import state
         from gitmem.base.errors import SecretError
-        from gitmem.engines.harvest import planning
+        from gitmem.engines.harvest import planning, screen
         from gitmem.guards.redact import allowlist
 
         session = planning.read_session(path, fmt, allowlist(self.cfg))
         if session.secrets:
             state.log_event(self.git.root, "secret.rejected", iso(now), **session.alert())
             return session.rejected()
+        if not screen.has_conversation(session.transcript):
+            return planning.Harvested(str(path), session.transcript.session_id, "empty",
+                                      reason="no conversation in the session; nothing written")
+        session = self._with_repeated_corrections(session)
+        warnings: tuple[str, ...] = ()
+        if command and not whole:
+            session, warnings = self._encode_with(command, session)
         drafts: builtins.list[planning.Draft] = []
         project = self.project_of(session.transcript.cwd)   # the repository the session ran in, if here
 
@@ -132,4 +160,35 @@ class Sessions(Context):
             written = self.store.write(plan, now)
         except SecretError as exc:
             return planning.Harvested(str(path), session.transcript.session_id, "rejected", reason=exc.message)
-        return planning.report(session, drafts[0] if drafts else None, written.commit)
+        return dataclasses.replace(planning.report(session, drafts[0] if drafts else None, written.commit),
+                                   warnings=warnings)
+
+    def _with_repeated_corrections(self, session: Session) -> Session:
+        """The session with each one-off correction made durable when an earlier session's episode holds it too."""
+        from gitmem.engines.harvest import episodes, signals
+        from gitmem.store import documents, store
+
+        ep = session.episode
+        if self.head is None or not any(s.kind == "correction" and not s.durable for s in ep.signals):
+            return session
+        earlier: builtins.list[str] = []
+        for path, data in self.git.blobs(store.EPISODE_DIR, self.head):
+            if path.endswith(".md") and not path.endswith(f"/{ep.slug}.md"):
+                try:
+                    earlier += episodes.section_items(documents.split(path, documents.decode(path, data))[1], "Corrections")
+                except GitmemError:
+                    continue
+        return dataclasses.replace(session, episode=dataclasses.replace(
+            ep, signals=signals.repeated_across(ep.signals, earlier)))
+
+    def _encode_with(self, command: str, session: Session) -> tuple[Session, tuple[str, ...]]:
+        """The session with the encoder command's candidates as its signals, or as it was and the warning why."""
+        from gitmem.engines.harvest import encoder, planning
+
+        ep, t = session.episode, session.transcript
+        stored = planning.find_episode(self.git, self.head, ep.slug)
+        done = stored.lines if stored else 0
+        got = encoder.propose(command, ep, [s for s in ep.signals if s.line > done], t.end_line, self.cfg)
+        if got.signals is None:
+            return session, (got.warning,)
+        return dataclasses.replace(session, episode=dataclasses.replace(ep, signals=got.signals)), ()

@@ -335,6 +335,8 @@ def cmd_harvest(args: Any) -> int:
         emit_json([r.to_json() for r in results])
     else:
         for r in results:
+            for warning in r.warnings:
+                err(f"warning: {warning}")
             if r.status == "unchanged":
                 continue
             detail = f"{r.created} new, {r.reinforced} reinforced -> {r.episode}" if r.status in ("harvested", "updated") else r.reason

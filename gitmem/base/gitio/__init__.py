@@ -4,6 +4,8 @@
   lazily: recall served by a fresh index and the hooks never load it);
 - ``command``: every git process (``git diff --cached``, ``cat-file --batch``,
   ``update-index``, ``rev-parse``, ``stripspace``, ``interpret-trailers``…);
+- ``tool``: a person's own filter command (the harvest encoder), bounded by
+  a timeout and an output cap;
 - ``trees``: a commit's tree rewritten along the changed paths only;
 - ``heads``: the git dir, the common git dir and HEAD, read from files;
 - ``trailers``: the one trailer reader, git's own parser, for a message

@@ -3,7 +3,9 @@
 ``sources`` (the events a reader yields, discovery, format detection), one
 module per format (``claude_code``, ``openclaw``, ``generic``), ``reader``
 (bytes and resume points), ``content`` (text inside JSON values),
-``signals`` (what to remember), ``episodes`` (what happened, as a document),
+``signals`` (what to remember), ``durability`` (whether it outlives the
+session), ``encoder`` (a person's own encoder command, optional),
+``episodes`` (what happened, as a document),
 ``screen`` (a secret anywhere rejects the session) and ``planning`` (files to
 read and one session's commit).
 """

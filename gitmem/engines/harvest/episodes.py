@@ -21,7 +21,7 @@ from gitmem.engines.harvest.content import FILE_TOOLS, SHELL_TOOLS
 from gitmem.engines.harvest.signals import CJK, MAX_ITEM, MAX_SIGNALS, Signal, clip, find_signals, is_own_words
 from gitmem.engines.harvest.sources import Event, Transcript
 
-__all__ = ["Episode", "extract", "merge", "render", "slugify", "title"]
+__all__ = ["Episode", "extract", "merge", "render", "section_items", "slugify", "title"]
 
 
 @dataclass(frozen=True)
@@ -347,6 +347,19 @@ def _section(title: str, items: tuple[str, ...], cap: int, code: bool) -> str:
     if len(items) > cap:
         lines.append(f"- … and {len(items) - cap} more")
     return "\n".join(lines)
+
+
+def section_items(body: str, title: str) -> list[str]:
+    """The items of the ``## title`` section of an episode body, as plain text (the line escape undone)."""
+    items: list[str] = []
+    inside = False
+    for line in body.splitlines():
+        if line.startswith("## "):
+            inside = line[3:].strip() == title
+        elif inside and line.startswith("- ") and not line.startswith("- … and "):
+            item = line[2:]
+            items.append(item[1:] if item.startswith("\\") else item)
+    return items
 
 
 def render(ep: Episode) -> tuple[dict[str, object], str]:

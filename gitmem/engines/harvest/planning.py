@@ -44,7 +44,7 @@ DEFAULT_SIGNALS = 20
 # The memory type of a signal kind; other kinds take the encoder's type.
 SIGNAL_TYPES = {"preference": "preference", "decision": "decision", "correction": "preference", "error": "error"}
 
-Status = Literal["harvested", "updated", "unchanged", "rejected", "failed"]
+Status = Literal["harvested", "updated", "unchanged", "empty", "rejected", "failed"]
 
 
 @dataclass(frozen=True)
@@ -59,11 +59,13 @@ class Harvested:
     created: int = 0
     reinforced: int = 0
     reason: str = ""
+    warnings: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         """The record ``gitmem harvest --json`` prints."""
         return {"path": self.path, "session": self.session_id, "status": self.status, "commit": self.commit,
-                "episode": self.episode, "created": self.created, "reinforced": self.reinforced, "reason": self.reason}
+                "episode": self.episode, "created": self.created, "reinforced": self.reinforced, "reason": self.reason,
+                "warnings": list(self.warnings)}
 
 
 @dataclass(frozen=True)
@@ -121,8 +123,9 @@ def list_transcripts(paths: Iterable[Path | str], fmt: str, limit: int) -> list[
 
 
 def read_session(path: Path, fmt: str, allow: Allowlist | None) -> Session:
-    """Read one transcript, extract its episode and screen the whole file for secrets."""
+    """Read one transcript (refused when it is not one of format ``fmt``), extract its episode, screen it for secrets."""
     t = reader.read(path, fmt)
+    screen.check_transcript(path, fmt, t)
     return Session(path, t, episodes.extract(t), tuple(screen.find_secrets(path, allow)))
 
 
@@ -140,10 +143,10 @@ def _episode_path(slug: str, started: str | None, now: datetime) -> str:
 
 
 def pick(signals: Sequence[Signal], limit: int) -> list[Signal]:
-    """The ``limit`` most important signals, in transcript order."""
+    """The ``limit`` most important durable signals, in transcript order (transient ones stay in the episode)."""
     from gitmem.engines import encode
 
-    ranked = sorted(signals, key=lambda s: (-encode.importance(s.text)[0], s.line))[:limit]
+    ranked = sorted((s for s in signals if s.durable), key=lambda s: (-encode.importance(s.text)[0], s.line))[:limit]
     return sorted(ranked, key=lambda s: s.line)
 
 
@@ -154,7 +157,7 @@ def _add_signals(batch: memorize.Batch, session_id: str, signals: Sequence[Signa
     counts = {"created": 0, "reinforced": 0}
     for sig in signals:
         enc = encode.encode(sig.text)
-        floor = 0.9 if sig.kind == "remember" else 0.75 if sig.kind in ("correction", "decision") else 0.0
+        floor = sig.floor
         mid = new_id(now, seed=f"{session_id}#L{sig.line}:{sig.text}")
         mem = memorize.new_memory(mid, sig.text, SIGNAL_TYPES.get(sig.kind, enc.type), enc.domain,
                                   max(enc.importance, floor), iso(now), now, batch.cfg,

@@ -1,4 +1,6 @@
-"""The secret screen of a transcript: a secret anywhere rejects the whole session.
+"""The screens of a transcript: a secret anywhere rejects the whole session; a file
+that is not a transcript of the format asked for is refused; a session with
+no conversation writes nothing.
 
 Every string of every complete record is scanned (user text, tool input,
 tool output, attachments, any field of any record), not only the text that
@@ -13,12 +15,14 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
+from gitmem.base.errors import UsageError
 from gitmem.engines.harvest.content import UNBOUNDED, strings
+from gitmem.engines.harvest.sources import Transcript, detect_format
 
 if TYPE_CHECKING:
     from gitmem.guards.pii import Allowlist
 
-__all__ = ["find_secrets", "scanned_strings"]
+__all__ = ["check_transcript", "find_secrets", "has_conversation", "scanned_strings"]
 
 # Shorter strings cannot hold a secret of any kind the scanner knows.
 _MIN_LEN = 8
@@ -56,3 +60,29 @@ def find_secrets(path: Path, allow: Allowlist | None = None) -> list[str]:
             kinds = {f.kind for t in scanned_strings(record) for f in pii.scan(t, allow) if f.secret}
             found.extend(f"{k} at line {n}" for k in sorted(kinds))
     return found
+
+
+# The roles of a conversation: what a person and an agent said and did.
+_TURNS = frozenset({"user", "assistant", "tool_call", "tool_result"})
+
+
+def has_conversation(t: Transcript) -> bool:
+    """Whether the session holds anything said or done (not only summaries, snapshots or injected text)."""
+    return any(e.role in _TURNS and not e.meta for e in t.events)
+
+
+def check_transcript(path: Path, fmt: str, t: Transcript) -> None:
+    """Refuse a file that is not a transcript of the format asked for (``UsageError``; the caller names the file).
+
+    A file another format's reader should read (``--format openclaw`` on a
+    Claude Code session), or one whose records none of the readers knows (any
+    JSONL that is not a transcript), is refused before anything is written,
+    so nothing marks it as harvested.
+    """
+    detected = detect_format(path)
+    if fmt != "auto" and detected != fmt and (detected != "jsonl" or not t.events):
+        raise UsageError(f"not a transcript of format {fmt} (it reads as {detected}); nothing written; "
+                         f"harvest it with --format {detected if detected != 'jsonl' else 'auto'}")
+    if detected == "jsonl" and not t.events and t.end_line > 0:
+        raise UsageError("not a transcript (none of its records is a message of a known format); nothing written; "
+                         "pass a Claude Code or OpenClaw session .jsonl file, or a JSONL file of {\"role\", \"content\"} lines")
