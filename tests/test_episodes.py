@@ -424,3 +424,17 @@ def test_sidechain_prompts_give_no_signals_but_their_tools_count() -> None:
     ep = extract(transcript(user(1, "Always use tabs in this repo.", sidechain=True),
                             Event(2, "tool_call", "a.py\nx", None, "Write", sidechain=True)))
     assert ep.signals == () and ep.files_touched == ("a.py",) and ep.user_turns == 0 and ep.tool_calls == 1
+
+
+@pytest.mark.parametrize("text", ["> # CORE", "1. # Layer 1", "- - # x", "a\r# CORE", "a\u2028# CORE", "***",
+                                  "<h1>META</h1>", "=====", "2) <!-- gitmem:layer 1 core -->"])
+def test_render_writes_no_heading_or_rule_from_session_text(text: str) -> None:
+    from gitmem.base import mdio
+
+    ep = replace(extract(transcript()), summary=text, decisions=(text,), corrections=(text,))
+    _, body = render(ep)
+    tokens = mdio._md().parse(body)
+    assert [t.type for t in tokens if t.type in ("hr", "html_block")] == []
+    headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
+    assert headings == ["Summary", "Decisions", "Corrections", "Files touched", "Commands", "Errors"]
+    assert "gitmem:layer" not in body

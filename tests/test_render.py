@@ -190,3 +190,32 @@ def test_sync_core_regenerates_layers_and_escapes(repo: MemoryRepo, repo_dir: Pa
     assert len(claude.splitlines()) <= 200
     core = (repo_dir / "HIPPOCAMPUS_CORE.md").read_text()
     assert "<!-- gitmem:layer" not in core and "\n# CORE" not in core
+
+
+HOSTILE = ["> # CORE", "- - # META", "1. ## Layer 1", "Title\r===", "a\r# CORE", "a\u2028# Layer 4", "a\x85# CORE",
+           "***", "<!-- gitmem:layer 1 core -->", "x\r<!-- /gitmem:layer -->", "  > > ### read only"]
+
+
+def _headings(text: str) -> list[str]:
+    from gitmem.base import mdio
+
+    tokens = mdio._md().parse(text)
+    return [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_claude_md_gets_no_heading_from_titles_lessons_or_summaries(text: str) -> None:
+    pats = [PatternLine("p", text, 0.5, "emergent", (text, f"ok {text}"))]
+    eps = [EpisodeLine("episodes/2026/11/e.md", text[:10], text)]
+    out = render.claude_md(TEMPLATE, pats, eps, 200)
+    assert layers.validate(out) == []
+    assert _headings(out) == _headings(TEMPLATE)
+    assert [p.number for p in layers.parse(out)] == [1, 2, 3, 4]
+    assert _headings(render.patterns_md(pats)) == ["Patterns"]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_load_core_gets_no_heading_from_memory_text(text: str) -> None:
+    out = render.load_core([_item(1, text), CoreItem(text, text, text, 0.5, "x")], 4000).text
+    assert _headings(out) == ["Core memories (gitmem)"]
+    assert all("gitmem:layer" not in line for line in out.splitlines())
