@@ -18,6 +18,10 @@ from gitmem.api.sessions import Sessions
 from gitmem.engines.initrepo import InitResult, init as init_repo
 from gitmem.base.state import find_root
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitmem.engines.purge import Purged
+
 
 class MemoryRepo(Lifecycle, Sessions):
     """A memory repository: every use case of gitmem as a method returning values."""
@@ -31,3 +35,38 @@ class MemoryRepo(Lifecycle, Sessions):
     def init(path: str | Path, now: datetime | None = None, install_hooks: bool = True) -> InitResult:
         """Create a memory repository (a no-op with a message on an existing one)."""
         return init_repo(Path(path), now or clock.now(), install_hooks)
+
+    def purge(self, value: str | None = None, finding: str | None = None, confirm: bool = False,
+              now: datetime | None = None) -> "Purged":
+        """Rewrite every branch and tag holding a leaked value (or the value of finding ``finding``)
+        with its placeholder; without ``confirm`` only say what would be rewritten.
+
+        Refuses with uncommitted edits. Applied, it rebuilds the per-clone index and
+        records a ``purge`` event (never the value); pushing is left to a person.
+        """
+        from gitmem.base import state
+        from gitmem.base.model import iso
+        from gitmem.base.errors import ConflictError
+        from gitmem.base.gitio import Git, rewrite
+        from gitmem.engines import purge as purging
+        from gitmem.guards.redact import allowlist
+        from gitmem.store.refresh import rebuild_file
+
+        dirty = rewrite.uncommitted(self.root)
+        if dirty:
+            raise ConflictError("uncommitted edits in " + ", ".join(dirty[:5]) + (" …" if len(dirty) > 5 else "")
+                                + "; nothing was purged", hint="commit or stash them first (`git status`)")
+        allow = allowlist(self.cfg)
+        goal = purging.target(value, finding, rewrite.texts(self.root), allow)
+        done = rewrite.rewrite(self.root, goal.value, goal.placeholder, apply=confirm)
+        result = purging.Purged(goal.kind, goal.placeholder, goal.id, confirm, done.commits, done.refs,
+                                purging.remote_updates(done.refs, rewrite.remotes(self.root)))
+        if confirm:
+            git = Git(self.root)  # a fresh handle: the old one may hold pruned packs
+            branch = git.head_branch()
+            rebuild_file(git, git.tip(branch) if branch else None).close()
+            state.log_event(self.root, "purge", iso(now or clock.now()), kind=goal.kind, id=goal.id,
+                            placeholder=goal.placeholder, commits=[list(pair) for pair in done.commits],
+                            refs=[[r.name, r.old, r.new] for r in done.refs],
+                            remotes=[r.remote for r in result.remotes])
+        return result
