@@ -150,3 +150,13 @@ def test_a_value_too_short_to_purge_safely_is_refused(repo: MemoryRepo) -> None:
     with pytest.raises(UsageError, match="shorter"):
         repo.purge(value="abc", confirm=True)
     assert redact.placeholder_for("SECRET") not in ("", "SECRET") and "SECRET" not in redact.placeholder_for("SECRET")
+
+
+def test_purge_cleans_the_clones_own_files_too(repo_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    leak(repo_dir, TOKEN, message=f"last message {TOKEN}")
+    assert TOKEN in (repo_dir / ".git" / "COMMIT_EDITMSG").read_text()
+    working = state.shared_dir(repo_dir) / "notes-of-this-clone.jsonl"
+    working.write_text(json.dumps({"text": f"kept {TOKEN}"}) + "\n")
+    assert run_cli(["--repo", str(repo_dir), "purge", "--value", TOKEN, "--confirm"], capsys)[0] == 0
+    assert TOKEN not in (repo_dir / ".git" / "COMMIT_EDITMSG").read_text()
+    assert json.loads(working.read_text())["text"] == "kept [SECRET:purged]"

@@ -20,8 +20,9 @@ from typing import Any, Iterator
 from gitmem.base.gitio import command
 from gitmem.base.gitio.heads import read_git_dirs
 
-# Files of the git dir that name commits: mapped to the new ids like reflogs.
-_HEAD_FILES = ("ORIG_HEAD", "FETCH_HEAD")
+# Files of a git dir that name commits (mapped to the new ids like reflogs) or
+# hold the last messages written (cleaned of the value).
+_HEAD_FILES = ("ORIG_HEAD", "FETCH_HEAD", "COMMIT_EDITMSG", "MERGE_MSG", "SQUASH_MSG", "TAG_EDITMSG")
 # Commit header fields dropped in a rewritten commit: a signature would no longer match.
 _DROPPED = (b"gpgsig", b"gpgsig-sha256", b"mergetag")
 
@@ -394,7 +395,8 @@ def _log_ids(path: Path) -> Iterator[str]:
 
 
 def _head_files(git_dir: Path, common: Path) -> list[Path]:
-    """ORIG_HEAD and FETCH_HEAD of every work tree, and the HEAD files of linked work trees (ids when detached)."""
+    """ORIG_HEAD, FETCH_HEAD and the message files of every work tree, and the HEAD files of
+    linked work trees (ids when detached)."""
     folders = {git_dir, common, *(p for p in (common / "worktrees").glob("*") if p.is_dir())}
     found = [folder / name for folder in sorted(folders) for name in _HEAD_FILES]
     found += [p / "HEAD" for p in (common / "worktrees").glob("*") if p.is_dir()]
