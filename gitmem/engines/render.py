@@ -84,8 +84,11 @@ class EpisodeLine:
 
 
 def _pattern_item(p: PatternLine) -> list[str]:
-    head = f"- **{mdio.escape_item(p.title)}** (weight {p.weight:.2f}, {p.stage}) — patterns/{mdio.escape_item(p.slug)}.md"
-    return [head] + [f"  - {mdio.escape_item(lesson[:200])}" for lesson in p.lessons[:3]]
+    title = mdio.escape_item(p.title) or mdio.escape_item(p.slug)
+    head = f"- **{title}** (weight {p.weight:.2f}, {p.stage}) — patterns/{mdio.escape_item(p.slug)}.md"
+    # an empty item (`  - `) under the head line would be read as its setext underline
+    lessons = [text for text in (mdio.escape_item(lesson[:200]) for lesson in p.lessons) if text][:3]
+    return [head] + [f"  - {text}" for text in lessons]
 
 
 def _episode_item(e: EpisodeLine) -> list[str]:
