@@ -160,3 +160,14 @@ def test_purge_cleans_the_clones_own_files_too(repo_dir: Path, capsys: pytest.Ca
     assert run_cli(["--repo", str(repo_dir), "purge", "--value", TOKEN, "--confirm"], capsys)[0] == 0
     assert TOKEN not in (repo_dir / ".git" / "COMMIT_EDITMSG").read_text()
     assert json.loads(working.read_text())["text"] == "kept [SECRET:purged]"
+
+
+def test_purge_drops_every_cached_index_of_the_clone(repo: MemoryRepo, repo_dir: Path) -> None:
+    leak(repo_dir, f"the code is {TOKEN}")
+    old = git(repo_dir, "rev-parse", "HEAD").strip()
+    assert any(TOKEN in h.content for h in repo.recall(TOKEN, at=old))    # a per-commit cache now holds it
+    repo.purge(TOKEN, confirm=True)
+    for path in [*state.shared_dir(repo_dir).rglob("*"), *state.worktree_dir(repo_dir).rglob("*")]:
+        if path.is_file():
+            assert TOKEN.encode() not in path.read_bytes(), path
+    assert not any(TOKEN in h.content for h in MemoryRepo.open(repo_dir).recall("code"))

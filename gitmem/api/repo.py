@@ -64,8 +64,8 @@ class MemoryRepo(Lifecycle, Sessions):
         if confirm:
             git = Git(self.root)  # a fresh handle: the old one may hold pruned packs
             branch = git.head_branch()
-            rebuild_file(git, git.tip(branch) if branch else None).close()
             _scrub_state(self.root, goal.value, goal.placeholder)
+            rebuild_file(git, git.tip(branch) if branch else None).close()
             state.log_event(self.root, "purge", iso(now or clock.now()), kind=goal.kind, id=goal.id,
                             placeholder=goal.placeholder, commits=[list(pair) for pair in done.commits],
                             refs=[[r.name, r.old, r.new] for r in done.refs],
@@ -77,12 +77,19 @@ _STATE_TEXTS = (".json", ".jsonl", ".md", ".txt", ".yaml", ".yml")
 
 
 def _scrub_state(root: Path, value: str, placeholder: str) -> None:
-    """The value replaced in the clone's own text files (working memory, logs); the index is rebuilt apart."""
+    """The value replaced in the clone's own text files (working memory, logs); every index of the
+    clone (this work tree's, the per-commit caches, other work trees') removed: they are rebuilt from git."""
     from gitmem.base import state
 
-    for folder in {state.shared_dir(root), state.worktree_dir(root)}:
+    shared = state.shared_dir(root)
+    folders = {shared, state.worktree_dir(root), *shared.parent.glob(f"worktrees/*/{state.STATE_DIR}")}
+    for folder in folders:
         for path in folder.rglob("*"):
-            if path.is_file() and path.suffix in _STATE_TEXTS:
+            if not path.is_file():
+                continue
+            if ".sqlite" in path.name:
+                path.unlink(missing_ok=True)
+            elif path.suffix in _STATE_TEXTS:
                 data = path.read_bytes()
                 if value.encode("utf-8") in data:
                     path.write_bytes(data.replace(value.encode("utf-8"), placeholder.encode("utf-8")))
