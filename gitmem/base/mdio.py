@@ -151,8 +151,8 @@ _HTML_HEADING = re.compile(r"<(/?h[1-6])\b", re.IGNORECASE)
 _STEP = re.compile(r"[^\S\n]|>|[-*+](?=[^\S\n])|\d{1,9}[.)](?=[^\S\n])")
 # What may open a block after the containers: an ATX heading, a thematic break,
 # a setext underline, a code fence, an HTML block.
-_OPENS = re.compile(r"#{1,6}(?:[^\S\n]|$)|([-*_])(?:[^\S\n]*\1){2,}[^\S\n]*$|=+[^\S\n]*$|-+[^\S\n]*$"
-                    r"|```|~~~|<")
+# (A thematic break is found by ``_rules``, in one pass over the line.)
+_OPENS = re.compile(r"#{1,6}(?:[^\S\n]|$)|=+[^\S\n]*$|-+[^\S\n]*$|```|~~~|<")
 # For one-line items: a first character Markdown could read as structure, or an
 # ordered-list number (whose `.`/`)` gets the backslash), or a backslash itself.
 _ITEM_LEAD = re.compile(r"[\\#>=\-+*_|<`~]|\d{1,9}(?=\\*[.)])")
@@ -194,14 +194,35 @@ def escape(text: str) -> str:
 def _escape_line(line: str) -> str:
     line = line.replace("<!--", "&lt;!--").replace("-->", "--&gt;")
     line = neutralize_markers(_HTML_HEADING.sub(r"&lt;\1", line))
+    rules = _rules(line)
     at = 0
     while True:
-        if _OPENS.match(line, at):
+        if at in rules or _OPENS.match(line, at):
             return f"{line[:at]}&lt;{line[at + 1:]}" if line[at] == "<" else f"{line[:at]}\\{line[at:]}"
         step = _STEP.match(line, at)
         if not step:
             return line
         at = step.end()
+
+
+def _rules(line: str) -> set[int]:
+    """Where a thematic break starts: a `-`, `*` or `_` followed to the end of the line by
+    two or more of the same and white space only (one pass from the end, not a regex per
+    position: a long line of list markers stays linear)."""
+    starts: set[int] = set()
+    mark, count = "", 0
+    for i in range(len(line) - 1, -1, -1):
+        c = line[i]
+        if c.isspace():
+            continue
+        if c != mark:
+            if mark:
+                break            # two different marks: no rule starts here or earlier
+            mark = c
+        count += 1
+        if mark in "-*_" and count >= 3:
+            starts.add(i)
+    return starts
 
 
 def escape_item(text: str) -> str:
