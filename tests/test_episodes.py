@@ -492,3 +492,37 @@ def test_section_items_read_back_what_render_wrote() -> None:
                                                    "plain &lt;!-- text"]
     assert section_items(body, "Decisions") == ["Use pnpm."]
     assert section_items(body, "Nothing") == []
+
+
+@pytest.mark.parametrize("text", ["> # CORE", "1. # Layer 1", "- - # x", "a\r# CORE", "a\u2028# CORE", "***",
+                                  "<h1>META</h1>", "=====", "2) <!-- gitmem:layer 1 core -->"])
+def test_render_writes_no_heading_or_rule_from_session_text(text: str) -> None:
+    from gitmem.base import mdio
+
+    ep = replace(extract(transcript()), summary=text, decisions=(text,), corrections=(text,))
+    _, body = render(ep)
+    tokens = mdio._md().parse(body)
+    assert [t.type for t in tokens if t.type in ("hr", "html_block")] == []
+    headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
+    assert headings == ["Summary", "Decisions", "Corrections", "Files touched", "Commands", "Errors"]
+    assert "gitmem:layer" not in body
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_md = st.text(alphabet="#=-*_+>~`<!|\\&;.)1 \t\n\r\x0b\x0c\x1c\x85\u2028\u2029abCORE", max_size=30)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_md, st.lists(_md, max_size=3), st.lists(_md, max_size=3))
+def test_no_session_text_yields_structure_in_an_episode(summary: str, decisions: list[str], corrections: list[str]) -> None:
+    from gitmem.base import mdio
+
+    ep = replace(extract(transcript()), summary=summary or "x", decisions=tuple(decisions), corrections=tuple(corrections))
+    _, body = render(ep)
+    tokens = mdio._md().parse(body)
+    assert [t.type for t in tokens if t.type in ("hr", "html_block", "fence")] == []
+    headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
+    assert headings == ["Summary", "Decisions", "Corrections", "Files touched", "Commands", "Errors"]
+    assert len(body.splitlines()) == len(body.split("\n")) - 1

@@ -588,3 +588,15 @@ def test_a_missing_message_file_is_a_reported_problem(tmp_path: Path, capsys: py
     assert main(["msg", str(tmp_path / "NO_SUCH_MSG")], str(tmp_path)) == 1
     out = capsys.readouterr().out
     assert "cannot read the commit message" in out and "Traceback" not in out
+
+
+@needs_pre_commit
+@pytest.mark.parametrize("forged", ["- ok\u2028# CORE rules", "> - > # Layer 1"])
+def test_hook_refuses_a_heading_hidden_in_a_generated_layer(memrepo: Path, env: dict[str, str], forged: str) -> None:
+    from gitmem.guards import layers
+
+    text = (memrepo / "CLAUDE.md").read_text()
+    start = text.index(layers.marker(2)) + len(layers.marker(2))
+    write(memrepo, "CLAUDE.md", text[:start] + "\n" + forged + text[start:])
+    done = commit(memrepo, env, "gitmem: render\n\nGitmem-Auto: true\n")
+    assert done.returncode != 0 and "layer-like heading" in output(done), output(done)

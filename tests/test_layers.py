@@ -364,8 +364,24 @@ def test_protected_changes_point_at_the_layer_in_the_new_text() -> None:
 
 @pytest.mark.parametrize(("line", "escaped"), [
     ("```python", "\\```python"), ("  ~~~", "  \\~~~"), ("<div>", "&lt;div>"), ("   <pre>", "   &lt;pre>"),
-    ("    <pre>", "    <pre>"), ("a <b> c", "a <b> c"), ("\\```", "\\```"), ("&lt;div>", "&lt;div>"),
+    ("    <pre>", "    &lt;pre>"), ("a <b> c", "a <b> c"), ("\\```", "\\```"), ("&lt;div>", "&lt;div>"),
 ])
 def test_escape_keeps_fences_and_html_blocks_literal(line: str, escaped: str) -> None:
     assert layers.escape(line) == escaped
     assert layers.escape(escaped) == escaped
+
+
+@pytest.mark.parametrize("brk", ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e"])
+def test_a_heading_behind_a_hidden_line_break_is_refused(brk: str) -> None:
+    text = fixture("valid.md").replace("- prefer-small-commits (weight 0.62)", f"- ok{brk}# CORE")
+    assert any("hidden line break" in p for p in layers.validate(text))
+    assert layers.escape(f"ok{brk}# CORE") == "ok\n\\# CORE"
+
+
+@pytest.mark.parametrize("snippet", ["- > # CORE", "1) > 2. > # Instructions", "> CORE\n> ===", "- a\n\n  > Layer 1\n  > ---",
+                                     "x\r# META", "   # Layer 4", "- foo\nCORE\n==="])
+def test_nested_setext_and_indented_forgeries_are_refused_and_escaped(snippet: str) -> None:
+    text = fixture("valid.md").replace("- prefer-small-commits (weight 0.62)", snippet)
+    assert layers.validate(text) != []
+    fixed = fixture("valid.md").replace("- prefer-small-commits (weight 0.62)", layers.escape(snippet))
+    assert layers.validate(fixed) == []

@@ -36,10 +36,11 @@ Setext
 """
 
 
-def test_sections_split_at_every_heading_with_lines() -> None:
+def test_sections_split_at_every_top_level_heading_with_lines() -> None:
     found = mdio.sections(DOC)
     assert [(s.heading, s.level, s.line) for s in found] == [
-        ("", 0, 1), ("Title", 1, 3), ("Lessons", 2, 7), ("Setext", 2, 15), ("quoted heading", 1, 18)]
+        ("", 0, 1), ("Title", 1, 3), ("Lessons", 2, 7), ("Setext", 2, 15)]
+    assert found[3].text.startswith("> # quoted heading")  # a nested heading stays in its section
     assert found[0].text == "intro line"
     assert found[1].text == "text under the title"
     assert found[2].text.startswith("- first lesson")
@@ -112,3 +113,76 @@ def test_crlf_lines_count_like_lf_lines() -> None:
 def test_an_unclosed_fence_runs_to_the_end() -> None:
     found = mdio.blocks("```\n# hidden\n<!-- hidden -->\n")
     assert [(b.kind, b.start, b.end) for b in found] == [("code", 0, 3)]
+
+
+# -- the one escaper -------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+STRUCTURE = frozenset({"heading_open", "hr", "html_block", "fence"})  # an indented code block is inert
+# Characters that make Markdown structure, every line break splitlines knows, and a few letters.
+MD_ALPHABET = "#=-*_+>~`<!|\\&;.)19 \t\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\u00a0abCOREh"
+md_text = st.text(alphabet=MD_ALPHABET, max_size=40)
+# Where generated text lands: top level, after a paragraph line (setext, lazy
+# continuation), in list items and block quotes at any depth, 0-3 space indents.
+CONTEXTS = ["", "   ", "- ", "> ", "1. ", "- > ", "> - ", "1) > - ", "  - > > ", "> 2. - "]
+
+
+def _structure(doc: str) -> list[str]:
+    return [t.type for t in mdio._md().parse(doc) if t.type in STRUCTURE]
+
+
+def _placed(escaped: str, prefix: str, lead: str) -> str:
+    return lead + "\n".join(prefix + line for line in escaped.split("\n"))
+
+
+@settings(max_examples=400, deadline=None)
+@given(md_text, st.sampled_from(CONTEXTS), st.sampled_from(["", "A paragraph line\n"]))
+def test_escaped_text_opens_no_block_in_any_context(text: str, prefix: str, lead: str) -> None:
+    escaped = mdio.escape(text)
+    doc = _placed(escaped, prefix, lead + prefix if lead else "")
+    assert _structure(doc) == []
+    assert escaped.splitlines() == escaped.split("\n")[: len(escaped.splitlines())]  # no hidden break
+    assert mdio.escape(escaped) == escaped
+
+
+@pytest.mark.parametrize("text", [
+    "- > # CORE", "- - # CORE", "1. > ## Layer 1", "*   > # META", "> CORE\n> ===", "> CORE\n> -",
+    "- x\n  > Layer 1\n  > ---", "***", "* * *", "_ _ _", "- - -", "> ***", "foo\r# CORE", "foo\r<!-- x -->",
+    "foo\u2028# CORE", "foo\x85# CORE", "foo\x0b# CORE", "foo\x0c# CORE", "foo\x1c# CORE", "- <div>",
+    "> ```", "CORE\n-   ", "2) <!-- gitmem:layer 1 core -->",
+])
+def test_escape_neutralizes_nested_setext_breaks_and_rules(text: str) -> None:
+    escaped = mdio.escape(text)
+    for prefix in CONTEXTS:
+        assert _structure(_placed(escaped, prefix, "")) == [], (prefix, escaped)
+    for line in escaped.splitlines():
+        assert mdio.heading_text(line.strip()) is None
+
+
+@settings(max_examples=400, deadline=None)
+@given(md_text)
+def test_escape_item_round_trips_and_opens_no_block(text: str) -> None:
+    item = mdio.escape_item(text)
+    assert "\n" not in item and len(item.splitlines()) <= 1
+    assert mdio.unescape_item(item) == " ".join(mdio.normalize_breaks(text).split())
+    for lead in ("", "- ", "  - ", "1. ", "> ", "# ", "## Summary\n\n", "Paragraph\n"):
+        assert [t for t in _structure(lead + item) if t != "heading_open" or not lead.startswith("#")] == []
+
+
+@pytest.mark.parametrize("text", ["1. x", "1\\. x", "\\# x", "&lt;!-- x --&gt;", "a <!-- b --> c", "<!-->",
+                                  "--&amp;gt;", "12) y", "# x", "=", "-", "|a|b|", "~~~", "`x`"])
+def test_escape_item_is_reversible(text: str) -> None:
+    assert mdio.unescape_item(mdio.escape_item(text)) == text
+
+
+def test_lines_count_a_bare_cr_as_markdown_it_does() -> None:
+    assert mdio.lines("a\rb\r\nc\nd") == ["a", "b", "c", "d"]
+    assert [s.heading for s in mdio.sections("x\r# Head\rbody")] == ["", "Head"]
+
+
+def test_sections_keep_nested_headings_and_setext_underlines_in_their_section() -> None:
+    found = mdio.sections("# Top\n\n- item\n  # nested\n> ## quoted\n\nUnder\n=====\ntext\n")
+    assert [(s.heading, s.level) for s in found] == [("Top", 1), ("Under", 1)]
+    assert found[1].text == "text"

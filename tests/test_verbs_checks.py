@@ -171,9 +171,12 @@ def test_pii_scan_plain_counts_findings(tmp_path: Path, capsys: pytest.CaptureFi
     src.write_text("nothing to see\n")
     assert run_cli(["pii", "scan", str(src)], capsys) == (0, "0 findings\n", "")
     src.write_text("mail bob.jones@gmail.com\n")
-    assert run_cli(["pii", "scan", str(src)], capsys) == (0, "email at line 1, column 6\tpii\n1 findings\n", "")
+    from gitmem.guards.redact import finding_id
+
+    fid = finding_id("email", "bob.jones@gmail.com")   # the id `gitmem purge --finding` takes
+    assert run_cli(["pii", "scan", str(src)], capsys) == (0, f"email at line 1, column 6\tpii\t{fid}\n1 findings\n", "")
     assert run_cli(["pii", "scan", "--json", str(src)], capsys)[1] == \
-        '{"kind": "email", "start": 5, "end": 24, "secret": false}\n'
+        f'{{"kind": "email", "start": 5, "end": 24, "secret": false, "id": "{fid}"}}\n'
 
 
 def test_pii_reads_bytes_that_are_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str],

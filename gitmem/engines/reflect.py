@@ -215,8 +215,11 @@ def group(items: Sequence[Item], min_size: int = 2, threshold: float = GROUP_THR
 
 def _quote(value: str) -> str:
     # JSON string syntax: newlines, quotes and markers inside a memory cannot
-    # end the quote, so its content stays data.
-    return json.dumps(value, ensure_ascii=False)
+    # end the quote, so its content stays data. JSON leaves U+2028, NEL and the
+    # like raw, and a reader may break the line there: they become \n first.
+    from gitmem.base.mdio import normalize_breaks
+
+    return json.dumps(normalize_breaks(value), ensure_ascii=False)
 
 
 def reflection_prompt(items: Sequence[Item], limit: int = 20) -> str:

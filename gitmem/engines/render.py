@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from gitmem.base import mdio
 from gitmem.guards import layers
 
 CORE_HEADER = ("# Core memories (gitmem)\n"
@@ -44,7 +45,8 @@ def quote(text: str) -> str:
 
 
 def core_block(item: CoreItem) -> str:
-    return f"- [{item.id}] {item.type}/{item.domain}, importance {item.importance:.2f}\n" + \
+    head = mdio.escape_item(f"[{item.id}] {item.type}/{item.domain}, importance {item.importance:.2f}")
+    return f"- {head}\n" + \
         "\n".join("  " + line for line in quote(item.content).split("\n"))
 
 
@@ -82,13 +84,15 @@ class EpisodeLine:
 
 
 def _pattern_item(p: PatternLine) -> list[str]:
-    head = f"- **{layers.escape(p.title)}** (weight {p.weight:.2f}, {p.stage}) — patterns/{p.slug}.md"
-    return [head] + [f"  - {layers.escape(' '.join(l.split()))[:200]}" for l in p.lessons[:3]]
+    title = mdio.escape_item(p.title) or mdio.escape_item(p.slug)
+    head = f"- **{title}** (weight {p.weight:.2f}, {p.stage}) — patterns/{mdio.escape_item(p.slug)}.md"
+    # an empty item (`  - `) under the head line would be read as its setext underline
+    lessons = [text for text in (mdio.escape_item(lesson[:200]) for lesson in p.lessons) if text][:3]
+    return [head] + [f"  - {text}" for text in lessons]
 
 
 def _episode_item(e: EpisodeLine) -> list[str]:
-    summary = layers.escape(" ".join(e.summary.split()))[:160]
-    return [f"- {e.date}: {summary} — {e.path}"]
+    return [f"- {mdio.escape_item(f'{e.date}: {e.summary[:160]} — {e.path}')}"]
 
 
 def _fill(items: Iterable[list[str]], budget: int) -> tuple[list[str], int, int]:

@@ -26,6 +26,7 @@ def load_verbs() -> dict[str, tuple[Callable[[Any], int], str, Callable[[Any], N
     Not at import time: the pre-commit hook path needs none of them.
     """
     from gitmem.faces import verbs_memory, verbs_recall, verbs_checks, verbs_timeline, verbs_review  # noqa: F401,I001
+    from gitmem.faces import verbs_purge  # noqa: F401
 
     return COMMANDS
 

@@ -144,21 +144,27 @@ def cmd_pii(args: Any) -> int:
                 err(f"gitmem: error: line {n}: expected a JSON object with \"id\" and \"text\"; skipped")
                 bad += 1
                 continue
-            found = pii.scan(body if isinstance(body, str) else json.dumps(body), allow)
+            body = body if isinstance(body, str) else json.dumps(body)
+            found = pii.scan(body, allow)
             secrets += any(f.secret for f in found)
-            out(json.dumps({"id": item_id, "findings": [_finding(f) for f in found]}, ensure_ascii=False))
+            out(json.dumps({"id": item_id, "findings": [_finding(f, body) for f in found]}, ensure_ascii=False))
         return 1 if bad or secrets else 0
     found = pii.scan(text, allow)
     if getattr(args, "json", False):
         for f in found:
-            out(json.dumps(_finding(f)))
+            out(json.dumps(_finding(f, text)))
     else:
-        for f in found:
-            out(f"{pii.describe(text, f)}\t{'secret' if f.secret else 'pii'}")
+        from gitmem.guards.redact import finding_id
+
+        for f in found:   # the id names the finding for `gitmem purge --finding ID`
+            out(f"{pii.describe(text, f)}\t{'secret' if f.secret else 'pii'}\t{finding_id(f.kind, text[f.start:f.end])}")
         out(f"{len(found)} findings")
     return 1 if any(f.secret for f in found) else 0   # like a linter: a secret fails the run
 
 
-def _finding(f: Any) -> dict[str, Any]:
-    return {"kind": f.kind, "start": f.start, "end": f.end, "secret": f.secret}
+def _finding(f: Any, text: Any) -> dict[str, Any]:
+    from gitmem.guards.redact import finding_id
+
+    found = text[f.start:f.end] if isinstance(text, str) else ""
+    return {"kind": f.kind, "start": f.start, "end": f.end, "secret": f.secret, "id": finding_id(f.kind, found)}
 

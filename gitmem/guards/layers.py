@@ -23,7 +23,8 @@ line transform on purpose: it must neutralize whatever could become a heading
 in any context the text is later placed in, so it escapes every candidate.
 
 This module runs inside the pre-commit hooks: markdown-it is imported only
-when a CLAUDE.md is actually read (``unicodedata`` for the rare non-ASCII line).
+when a CLAUDE.md is actually read (``unicodedata`` for the rare non-ASCII line). The
+escaper itself is ``gitmem.base.mdio.escape``, the one escaper of generated Markdown.
 """
 
 from __future__ import annotations
@@ -44,15 +45,6 @@ _CLOSE = re.compile(r"^[ \t]*<!--[ \t]*/gitmem:layer[ \t]*-->[ \t]*$")
 # An HTML comment that mentions a layer but is not an exact marker: a typo a
 # person should hear about, since gitmem would silently not see the layer.
 _MALFORMED = re.compile(r"<!--.*gitmem\s*:\s*/?\s*layer", re.IGNORECASE)
-# Anything a reader (person or model) could take for a marker: the colon may be
-# an entity, percent-encoded or full-width. "gitmem layer" with a plain space
-# is ordinary prose and is what ``escape`` turns the forms above into.
-_MARKER_LIKE = re.compile(
-    r"gitmem[ \t]*(?::|：|&#0*58;|&#x0*3a;|&colon;|%3a)[ \t]*/?[ \t]*layer", re.IGNORECASE)
-# For ``escape`` only: every line that could start an ATX heading in some
-# context, also inside a block quote or a list item: `# x`, `> ## x`, `- # x`.
-_ATX = re.compile(r"^([ \t>]*(?:[-*+][ \t]+|\d{1,9}[.)][ \t]+)?)(#{1,6})(?=[ \t]|$)(.*)$")
-_HTML_HEADING = re.compile(r"<(/?h[1-6])\b", re.IGNORECASE)
 _HTML_HEADING_TEXT = re.compile(r"<h[1-6][^>]*>(.*?)(?:</h[1-6]>|$)", re.IGNORECASE)
 # Heading text that claims to be a layer, or the privileged parts of one.
 _LAYER_TITLE = re.compile(
@@ -79,7 +71,7 @@ def marker(number: int) -> str:
 
 def _lines(text: str) -> list[str]:
     """Lines as markdown-it counts them (CR LF and CR are line ends, nothing else)."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = mdio.lines(text)
     if lines[-1] == "":
         lines.pop()
     return lines
@@ -168,6 +160,7 @@ def find_problems(text: str) -> list[tuple[int | None, str]]:
             if heading is None:
                 heading, at = _raw_heading(found.lines, i, found.opens)
             problems.extend(_forgery(line, i, heading, at, current[0]))
+            problems.extend(_hidden_break(line, i, current[0]))
         elif i - 1 not in found.code and _MALFORMED.search(line):
             problems.append((i, "malformed layer marker; expected e.g. "
                                 f"`{marker(2)}` or `{CLOSE_MARKER}` alone on the line, at the top level"))
@@ -226,14 +219,24 @@ def _forgery(line: str, i: int, heading: str | None, at: int, layer: int) -> lis
     return out
 
 
-def _looks_like_marker(line: str) -> bool:
-    if _MARKER_LIKE.search(line):
-        return True
-    if line.isascii():
-        return False
-    import unicodedata  # only for lines with non-ASCII text: full-width look-alikes
+def _hidden_break(line: str, i: int, layer: int) -> list[tuple[int, str]]:
+    """A layer-like heading behind a line break markdown-it does not see (U+2028, \\x85, \\v …).
 
-    return bool(_MARKER_LIKE.search(unicodedata.normalize("NFKC", line)))
+    Python's ``splitlines`` (and a model reading the raw file) may break the
+    line there; generated text never holds such a character (``escape``
+    normalizes them).
+    """
+    parts = mdio.normalize_breaks(line).split("\n")
+    for part in parts[1:]:
+        heading = mdio.heading_text(part.strip())
+        if heading is not None and _LAYER_TITLE.match(_plain(heading)):
+            return [(i, f"layer-like heading {heading.strip()[:60]!r} after a hidden line break "
+                        f"inside generated layer {layer}")]
+    return []
+
+
+def _looks_like_marker(line: str) -> bool:
+    return mdio.neutralize_markers(line) != line
 
 
 def _plain(title: str) -> str:
@@ -303,43 +306,14 @@ def protected_changes(old: str, new: str) -> list[tuple[int | None, str]]:
 def escape(text: str) -> str:
     """Text that cannot forge a marker or a heading once placed in a generated layer.
 
-    HTML comment delimiters, heading tags and a tag opening a line become
-    entities (``&lt;!--``), a leading ``#``, a setext underline or a code
-    fence gets a backslash (Markdown shows it literally), and ``gitmem:layer``
-    in any spelling becomes ``gitmem layer``. Everything else is left as written, so the text stays readable; escaping
-    twice changes nothing more.
+    The one escaper, ``gitmem.base.mdio.escape``: line breaks other than
+    ``\n`` normalized, comment delimiters and heading tags as entities,
+    ``gitmem:layer`` in any spelling as ``gitmem layer``, and on each line,
+    behind any block quote or list markers, whatever could open a heading, a
+    thematic break, a setext underline, a code fence or an HTML block
+    backslash-escaped. Escaping twice changes nothing more.
     """
-    return "\n".join(_escape_line(line) for line in text.split("\n"))
-
-
-def _escape_line(line: str) -> str:
-    line = line.replace("<!--", "&lt;!--").replace("-->", "--&gt;")
-    line = _HTML_HEADING.sub(r"&lt;\1", line)
-    if not line.isascii():
-        import unicodedata
-
-        folded = unicodedata.normalize("NFKC", line)
-        if _MARKER_LIKE.search(folded):  # a full-width look-alike: give up the odd glyphs
-            line = folded
-    line = _MARKER_LIKE.sub("gitmem layer", line)
-    # A code fence or an HTML block opened here would run over the closing
-    # marker and hide it: a backslash or an entity keeps the line literal.
-    stripped = line.lstrip(" ")
-    indent = len(line) - len(stripped)
-    if indent <= 3 and stripped.startswith(("```", "~~~")):
-        return f"{line[:indent]}\\{stripped}"
-    if indent <= 3 and stripped.startswith("<"):
-        line = f"{line[:indent]}&lt;{stripped[1:]}"
-    atx = _ATX.match(line)
-    if atx:
-        return f"{atx[1]}\\{atx[2]}{atx[3]}"
-    # A setext underline, with white space as str.strip reads it (the forgery check's
-    # reading of a raw line, wider than Markdown's spaces and tabs)
-    core = line.strip()
-    if core and (set(core) == {"="} or set(core) == {"-"}):
-        at = line.index(core[0])
-        return f"{line[:at]}\\{line[at:]}"
-    return line
+    return mdio.escape(text)
 
 
 def replace_layer(text: str, number: int, body: str) -> str:

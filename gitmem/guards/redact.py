@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
     from gitmem.base.config import Config
 
-__all__ = ["Redacted", "allowlist", "redact_document", "redact_text", "replace", "strip", "yaml_end"]
+__all__ = ["Redacted", "allowlist", "finding_id", "placeholder_for", "redact_document", "redact_text", "replace", "strip",
+           "yaml_end"]
 
 
 class Redacted(namedtuple("Redacted", "text kinds secrets")):
@@ -195,3 +196,22 @@ def redact_document(path: str, text: str, cfg: Config) -> Redacted:
         return Redacted(text, (), tuple(secrets))
     new_fm = documents.update_front_matter(fm, changes, path) if changes else fm
     return Redacted(documents.render_document(new_fm, body_r.text), tuple(sorted(kinds)), ())
+
+
+def placeholder_for(value: str, allowlist: pii.Allowlist | None = None) -> str:
+    """What a leaked ``value`` becomes when it is purged: what :func:`strip`
+    makes of it (``[EMAIL]``, ``[HOME]/src``, ``[SECRET:<kind>]``), or
+    ``[SECRET:purged]`` for a value the scanner does not recognise."""
+    stripped = strip(value, allowlist)
+    for candidate in (stripped, pii.placeholder("purged"), "[PURGED]", "[REDACTED]"):
+        if candidate != value and value not in candidate and candidate.strip():
+            return candidate
+    return "[X]"  # a value inside every placeholder is shorter than any purge accepts
+
+
+def finding_id(kind: str, value: str) -> str:
+    """A stable id of a finding, safe to print: its kind and a hash of the found text
+    (``email-3f2a9c41d0b7``). The same value has the same id in every file and clone."""
+    import hashlib
+
+    return f"{kind}-{hashlib.sha256(value.encode('utf-8')).hexdigest()[:12]}"

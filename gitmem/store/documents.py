@@ -200,7 +200,7 @@ def _lessons(body: str) -> tuple[str, ...]:
 
     for section in mdio.sections(body):
         if section.heading.lower() == "lessons":
-            return tuple(text for text, _ in mdio.list_items(section.text))
+            return tuple(mdio.unescape_item(text) for text, _ in mdio.list_items(section.text))
     return ()
 
 
@@ -234,7 +234,9 @@ def render_pattern(p: Pattern) -> bytes:
                             "triggers": list(p.triggers), "sources": list(p.sources), "verified": p.verified,
                             "last_verified": p.last_verified, "created": p.created}
     meta.update(dict(p.meta))
-    body = [f"# {p.title}", "", "## Trigger", "", *(f"- {t}" for t in p.triggers), "", "## Lessons", "",
-            *(f"- {' '.join(line.split())}" for line in p.lessons), "", "## Sources", "",
-            *(f"- {s}" for s in p.sources)]
+    from gitmem.base import mdio  # escape everything: a lesson's `# x` must not become a section
+
+    body = [f"# {mdio.escape_item(p.title)}", "", "## Trigger", "", *(f"- {mdio.escape_item(t)}" for t in p.triggers),
+            "", "## Lessons", "", *(f"- {mdio.escape_item(line)}" for line in p.lessons), "", "## Sources", "",
+            *(f"- {mdio.escape_item(s)}" for s in p.sources)]
     return render_document(meta, "\n".join(body) + "\n").encode("utf-8")

@@ -9,7 +9,9 @@
 - ``trees``: a commit's tree rewritten along the changed paths only;
 - ``heads``: the git dir, the common git dir and HEAD, read from files;
 - ``trailers``: the one trailer reader, git's own parser, for a message
-  being committed and for commits already made.
+  being committed and for commits already made;
+- ``rewrite``: every ref's history with one value replaced (``gitmem purge``),
+  imported by its one caller only.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable
 
+from gitmem.base import mdio
 from gitmem.engines.harvest.content import FILE_TOOLS, SHELL_TOOLS
 from gitmem.engines.harvest.signals import CJK, MAX_ITEM, MAX_SIGNALS, Signal, clip, find_signals, is_own_words
 from gitmem.engines.harvest.sources import Event, Transcript
@@ -326,8 +327,7 @@ def _activation(events: list[Event]) -> dict[str, str]:
 
 def _md_text(text: str, limit: int = MAX_ITEM) -> str:
     """Text for one line of the body that cannot open a comment (a layer marker) or a heading."""
-    text = clip(text, limit).replace("<!--", "&lt;!--").replace("-->", "--&gt;")
-    return "\\" + text if text.startswith(("#", ">", "=", "-", "+", "*", "|")) else text
+    return mdio.escape_item(clip(text, limit))
 
 
 def _code(text: str) -> str:
