@@ -18,6 +18,9 @@ _rx = Patterns(
         "reference_start": (
             r"\$[{(A-Za-z_]|%[A-Za-z_]\w*%|%\(|\{[A-Za-z_][\w.]*\}|\[[A-Za-z _:-]*\]\Z|!!|![A-Za-z]+(?:\s|\Z)"
             r"|[*&][a-z_][a-z0-9_-]*\Z|@[A-Za-z_][\w.]*(?:\(|\Z)"
+            # secret stores: vault:path, ref+vault://, op://vault/item, AWS and GCP secret names
+            r"|vault:|ref\+[a-z0-9]+://|op://|arn:aws:secretsmanager:|secretsmanager:|sm://|gcp:secretmanager"
+            r"|projects/[^/\s]+/secrets/"
         ),
         "reference": r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+|[a-z]+(?:_[a-z]+)+",
         "identifier_path": r"[a-z]+(?:[:./][a-z]+)+",
@@ -50,12 +53,17 @@ def _has_run(value: str, n: int) -> bool:
     return False
 
 
+# Values that vendors publish in their own documentation: Stripe's test-mode
+# and publishable keys reach no money.
+_PUBLIC_PREFIXES = ("sk_test_", "rk_test_", "pk_test_", "pk_live_")
+
+
 def is_placeholder(value: str) -> bool:
-    """A documentation placeholder, a mask or a reference rather than a secret."""
-    if not value or _rx.reference_start.match(value):
+    """A documentation placeholder or sample, a mask or a reference rather than a secret."""
+    if not value or _rx.reference_start.match(value) or value.startswith(_PUBLIC_PREFIXES):
         return True
-    if "<" in value and ">" in value:
-        return True  # <your-key>
+    if "<" in value and ">" in value or value.startswith("<"):
+        return True  # <your-key>, "<enter passphrase>" cut at its blank
     low = value.lower()
     if low in _STOPWORDS:
         return True
