@@ -14,7 +14,7 @@ from gitmem.guards import guard
 from gitmem.guards.writepath import Plan
 
 if TYPE_CHECKING:
-    from gitmem.engines.harvest.planning import Harvested
+    from gitmem.engines.harvest.planning import Harvested, Unit
     from gitmem.engines.working import Note, SessionEnd
 
 
@@ -86,16 +86,17 @@ class Sessions(Context):
         from gitmem.engines.harvest import planning
 
         now = now or clock.now()
-        files = planning.list_transcripts(paths, fmt, signals)
+        files = planning.list_sessions(paths, fmt, signals)  # a session's sub-agent files come with it
         cursors = planning.Cursors(self.store.state)
         results: builtins.list[Harvested] = []
-        for n, path in enumerate(files, 1):
-            stamp = cursors.stamp(path)
+        for n, unit in enumerate(files, 1):
+            path = unit.path
+            stamp = cursors.stamp(path, unit.parts)
             if not rescan and cursors.unchanged(stamp):
                 results.append(planning.Harvested(str(path), "", "unchanged"))
             else:
                 try:
-                    r = self._harvest_file(path, fmt, signals, whole, now)
+                    r = self._harvest_file(unit, fmt, signals, whole, now)
                 except GitmemError as exc:
                     r = planning.Harvested(str(path), "", "failed", reason=exc.message)
                 results.append(r)
@@ -105,14 +106,15 @@ class Sessions(Context):
                 progress(n, len(files))
         return results
 
-    def _harvest_file(self, path: Path, fmt: str, signals: int, whole: bool, now: datetime) -> Harvested:
-        """One transcript: screened, then its episode and memories in one commit at most."""
+    def _harvest_file(self, unit: Unit, fmt: str, signals: int, whole: bool, now: datetime) -> Harvested:
+        """One session (a transcript and its sub-agent files): screened, then its episode and memories in one commit at most."""
         from gitmem.base import state
         from gitmem.base.errors import SecretError
         from gitmem.engines.harvest import planning
         from gitmem.guards.redact import allowlist
 
-        session = planning.read_session(path, fmt, allowlist(self.cfg))
+        path = unit.path
+        session = planning.read_session(unit, fmt, allowlist(self.cfg))
         if session.secrets:
             state.log_event(self.git.root, "secret.rejected", iso(now), **session.alert())
             return session.rejected()

@@ -4,6 +4,7 @@
 module per format (``claude_code``, ``openclaw``, ``generic``), ``reader``
 (bytes and resume points), ``content`` (text inside JSON values),
 ``signals`` (what to remember), ``episodes`` (what happened, as a document),
-``screen`` (a secret anywhere rejects the session) and ``planning`` (files to
-read and one session's commit).
+``screen`` (a secret anywhere rejects the session), ``subagents`` (a
+session's sub-agent files belong to it) and ``planning`` (files to read and
+one session's commit).
 """
