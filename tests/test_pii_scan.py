@@ -353,3 +353,33 @@ def test_holdout_cases_kept_aside_from_tuning_score_as_reported() -> None:
     assert total >= 50 and negatives >= 50
     assert found / total >= 0.9, (found, total)
     assert fired / negatives <= 0.03, (fired, negatives)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'CACHE_KEY = "_session_cache"',
+        "key = 'prefix ' + name",
+        "key = '%s_hash' % algo",
+        "_PENDING[token] = _Pending(",
+        ":param refresh_token: used to renew the session after it expires",
+        "if (token := _next_token(stream)) is not None:",
+        'lookup_key = "default_region"',
+        "self._key: _SortKey = (",
+        "Token = _TokenKind()",
+        "auth = _normalise_auth(auth, SAFE_CHARS)",
+        "credentials: _Creds | None = None,",
+        'Token:   "#1e1e2e",',
+        'creds = " --user=" + auth',
+        "norm_key = _fold_terms(key)",
+        "_token=_token, _token_kind=_token_kind,",
+        "Token: PALETTE_DEFAULT,",
+        "The key is case-sensitive and must be unique.",
+        "# the heap key is *inverted* here",
+        "(r'(token|name|variable|expression)', Keyword)",
+        "'make-key|generate-key|compute-key|'",
+        "state.tokens[close.token - 1].content",
+    ],
+)
+def test_code_that_merely_names_a_token_key_or_secret_is_not_a_secret(line: str) -> None:
+    assert [(f.kind, line[f.start : f.end]) for f in pii.scan(line) if f.secret] == []

@@ -20,10 +20,17 @@ _rx = Patterns(
         "httpie": rb"https?[ \t][^\n]{0,200}?(?<![\w-])(?:-a|--auth)(?:[ \t]+|=)[\"']?[^\s:\"']+:(?=[^\s\"'])",
         "htpasswd": rb"htpasswd((?:[ \t]+[^\s|;&<>]+){2,8})",
         "ldap": rb"ldap(?:search|modify|add|delete|whoami|passwd|compare|modrdn|exop|url)\b[^\n]{0,300}?[ \t]-w[ \t]+(?=[^-\s])",
-        "sqlcmd": rb"(?:sqlcmd|bcp|osql|isql)\b[^\n]{0,300}?[ \t]-P[ \t]*(?=[^-\s])",
+        # one literal start each: re finds a literal fast, an alternation at every position
+        "sqlcmd": rb"sqlcmd\b[^\n]{0,300}?[ \t]-P[ \t]*(?=[^-\s])",
+        "osql": rb"[io]sql\b[^\n]{0,300}?[ \t]-P[ \t]*(?=[^-\s])",
+        "bcp": rb"bcp\b[^\n]{0,300}?[ \t]-P[ \t]*(?=[^-\s])",
         "net_use": rb"net[ \t]+use\b[^\n]{0,200}?/user:[^\s]+[ \t]+(?=[^/\s*])",
         "echo_pipe": (
-            rb"(?:echo|printf)[ \t]+(?:-[ne][ \t]+|(?:'%s'|\"%s\"|%s)[ \t]+)?(?P<v>\"[^\"\n]{4,200}\"|'[^'\n]{4,200}'|[^\s|;&]{4,200})[ \t]*\|[ \t]*"
+            rb"echo[ \t]+(?:-[ne][ \t]+)?(?P<v>\"[^\"\n]{4,200}\"|'[^'\n]{4,200}'|[^\s|;&]{4,200})[ \t]*\|[ \t]*"
+            rb"(?:sudo[ \t]+-s|chpasswd|passwd[ \t]+--stdin|[^\n|;&]{0,200}?(?:--password-stdin|--with-token|--token-stdin))"
+        ),
+        "printf_pipe": (
+            rb"printf[ \t]+(?:'%s'[ \t]+|\"%s\"[ \t]+|%s[ \t]+)?(?P<v>\"[^\"\n]{4,200}\"|'[^'\n]{4,200}'|[^\s|;&]{4,200})[ \t]*\|[ \t]*"
             rb"(?:sudo[ \t]+-s|chpasswd|passwd[ \t]+--stdin|[^\n|;&]{0,200}?(?:--password-stdin|--with-token|--token-stdin))"
         ),
         "smbclient": rb"smbclient\b[^\n]{0,200}?(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s%\"']+%(?=[^\s\"'])",
@@ -33,23 +40,27 @@ _rx = Patterns(
 )
 
 
+# What reads a password piped to it: echo pw | <one of these>.
+_STDIN_READERS = (b"sudo", b"chpasswd", b"--stdin", b"-stdin", b"--with-token")
+
+
 def find_commands(v: View, out: list[Cand]) -> None:
     """Passwords given to the tools listed in the module's docstring."""
     low = v.low
     rx = _rx
-    if b"http" in low:
+    if b"http" in low and (b"-a" in low or b"--auth" in low):
         for m in rx.httpie.finditer(low):
             _value(v, out, m.end())
     if b"htpasswd" in low:
         for m in rx.htpasswd.finditer(low):
             _htpasswd(v, out, m.start(1), m.end(1))
-    for needle, pattern in ((b"ldap", rx.ldap), (b"-p", rx.sqlcmd), (b"net use", rx.net_use), (b"<<<", rx.here_string),
-                            (b"smbclient", rx.smbclient)):
+    for needle, pattern in ((b"ldap", rx.ldap), (b"sqlcmd", rx.sqlcmd), (b"sql", rx.osql), (b"bcp", rx.bcp),
+                            (b"net use", rx.net_use), (b"<<<", rx.here_string), (b"smbclient", rx.smbclient)):
         if needle in low:
-            for m in pattern.finditer(v.ab if pattern is rx.sqlcmd else low):
+            for m in pattern.finditer(v.ab if pattern in (rx.sqlcmd, rx.osql, rx.bcp) else low):
                 _value(v, out, m.end())
-    if b"|" in low and (b"echo" in low or b"printf" in low):
-        for m in rx.echo_pipe.finditer(low):
+    if b"|" in low and (b"echo" in low or b"printf" in low) and any(n in low for n in _STDIN_READERS):
+        for m in [*rx.echo_pipe.finditer(low), *(rx.printf_pipe.finditer(low) if b"printf" in low else ())]:
             s, e = m.span("v")
             if v.ab[s] in b"\"'":
                 s, e = s + 1, e - 1

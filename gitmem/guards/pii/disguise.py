@@ -77,11 +77,58 @@ _INVISIBLE = frozenset(
     "\u206c\u206d\u206e\u206f\u3164\ufe00\ufe01\ufe02\ufe03\ufe0e\ufe0f\ufeff\uffa0"
 )
 _LOOKALIKE = {
-    **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2043\ufe58\ufe63\uff0d\u02d7\u2796", "-"),
+    # Dashes a reader takes for a hyphen inside a token (the em dash is too wide to pass).
+    **dict.fromkeys("\u2010\u2011\u2012\u2013\u2212\u2043\ufe58\ufe63\uff0d\u02d7\u2796", "-"),
     **dict.fromkeys("\uff3f\ufe4d\ufe4e\ufe4f\u2017", "_"),
     **dict.fromkeys("\u2024\uff0e\ufe52\u3002\uff61", "."),
     "\uff0f": "/", "\uff0b": "+", "\uff1a": ":", "\uff1d": "=", "\u00a0": " ", "\u2007": " ", "\u202f": " ",
 }
+
+
+_WINDOW = 400  # characters around a hidden one that are scanned again, at most
+
+
+def hidden(text: str) -> list[tuple[int, int]]:
+    """Spans of ``text`` around the characters :func:`visible` changes, merged:
+    from two lines before to two lines after each (at most ``_WINDOW``
+    characters either side), so a token cut over three lines is seen whole.
+    The rest of a text is not scanned twice."""
+    if text.isascii():
+        return []
+    spans: list[tuple[int, int]] = []
+    for m in _rx.odd.finditer(text):
+        ch = m.group()
+        if not (ch in _INVISIBLE or ch in _LOOKALIKE or "\uff01" <= ch <= "\uff5e" or _is_format(ch)):
+            continue
+        i = m.start()
+        start, end = _lines_around(text, i)
+        if spans and start <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+        else:
+            spans.append((start, end))
+    return spans
+
+
+def _lines_around(text: str, i: int) -> tuple[int, int]:
+    """From the start of the line two lines before ``i`` to the end of the line two after it, within the window."""
+    lo, hi = max(0, i - _WINDOW), min(len(text), i + _WINDOW)
+    start = i
+    for _ in range(3):
+        nl = text.rfind("\n", lo, start)
+        if nl < 0:
+            start = lo
+            break
+        start = nl
+    else:
+        start += 1
+    end = i
+    for _ in range(3):
+        nl = text.find("\n", end + 1 if end > i else end, hi)
+        if nl < 0:
+            end = hi
+            break
+        end = nl
+    return start, end
 
 
 def visible(text: str) -> tuple[str, Callable[[int], int]] | None:

@@ -69,6 +69,7 @@ _rx = Patterns(
         "env_prefix": rb"(?:\bexport|\bset|\bsetx|\benv|\bENV|\bARG|--env|--build-arg|(?:^|[\s\"'])-e)[ \t]+\Z",
         "name_part": r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+",
         "words": r"[A-Za-z]+(?:[._-][A-Za-z]+)*",
+        "snake_ident": r"_[a-z0-9_]*|[a-z][a-z0-9]*(?:_[a-z0-9]*)+",
     }
 )
 
@@ -246,6 +247,8 @@ def _assignment_at(v: View, out: list[Cand], s: int, e: int) -> None:
             value = value.partition("&")[0]  # a query string: & starts the next parameter
         value = value.rstrip(".")
         ve = vs + len(value)
+    if _computed(ab, m.end(), quoted, value, name) or before.endswith(_DOC_FIELDS):
+        return  # code that computes the value, or a docstring field (:param token: …)
     sep = m.group(2)
     kind = _assignment_kind(name, sep, before, ab, m.start(2))
     if verdict == "aws" and _aws_value(value):
@@ -259,6 +262,31 @@ def _assignment_at(v: View, out: list[Cand], s: int, e: int) -> None:
 
 
 _NAME_START = frozenset(b"abcdefghijklmnopqrstuvwxyz_")
+_DOC_FIELDS = (b":param ", b":type ", b":arg ", b":argument ", b":keyword ", b":ivar ", b":cvar ", b":var ", b"@param ")
+# Names whose values are as often identifiers as secrets: cache_key = "cached_", STATS_KEY = "_stats".
+_IDENTIFIER_NAMES = ("key", "token", "auth", "credentials", "creds", "credential")
+
+
+def _code_value(v: View, at: int, hi: int, name: bytes) -> bool:
+    """The value after ``name =`` at ``at`` is computed by code (see ``_computed``)."""
+    if b"=" not in v.low[max(0, at - 4) : at]:
+        return False
+    got = value_at(v, at, hi)
+    return got is not None and _computed(v.ab, got[1], got[2], v.s(got[0], got[1]), name.decode("ascii", "replace"))
+
+
+def _computed(ab: bytes, end: int, quoted: bool, value: str, name: str) -> bool:
+    """The value is an expression, not a literal: a call, subscript or attribute
+    (``_OwnedDescriptor(``, ``x.y``), a private name (``_token``), a string that
+    is concatenated or formatted (``'x' + name``, ``'%s' % a``), or, under a
+    name that often holds identifiers, a quoted snake_case identifier."""
+    rest = ab[end + quoted : end + 8].lstrip(b" \t")  # after the closing quote
+    if not quoted:
+        return value.startswith("_") or ab[end : end + 1] in (b"(", b"[")
+    if rest[:1] in (b"+", b"%", b"*") or rest[:1] == b"." and rest[1:2].isalpha():
+        return True
+    last = name.rsplit(".", 1)[-1].lower().rsplit("_", 1)[-1]
+    return last in _IDENTIFIER_NAMES and _rx.snake_ident.fullmatch(value) is not None
 
 
 def _xml_element(v: View, out: list[Cand], s: int, e: int) -> None:
@@ -285,7 +313,7 @@ def _phrases_at(v: View, out: list[Cand], ws: int, we: int) -> None:
         if word in _PROSE_WORDS or word.rsplit(b"_", 1)[-1] in _PROSE_WORDS:
             for pattern, style in ((rx.prose, "prose"), (rx.bare_kw, "strict")):
                 m = pattern.match(low, ws, hi)
-                if m is not None:
+                if m is not None and not _code_value(v, m.end(), hi, word):
                     phrase_value(v, out, m.end(), hi, style)
             m = rx.prose_set.search(low, max(0, ws - 60), we + 6)
             if m is not None:

@@ -27,7 +27,9 @@ _rx = Patterns(
             rb"[*_]{0,2}(?:[ \t]*\([^)\n]{1,40}\))?"
             rb"(?:[ \t]+(?:for|to|of|on|at|in)[ \t]+[^\s:|*\[]{1,40}(?:[ \t]+[^\s:|*\[]{1,40})?)?"
             rb"(?:[ \t]+(?:issued|generated|created|below|here|now|value))?"
-            rb"[ \t]*[*_]{0,2}(?:[ \t]*(?::|=>|->|\|)|[ \t]+-|\t)[ \t]*[*_]{0,2}[ \t]*"
+            # code has these too (a[i - 1], a|b, x->y): apart from the colon, a
+            # separator stands between blanks; ? is a non-ASCII one in the view (an em dash, an arrow)
+            rb"[ \t]*[*_]{0,2}(?:[ \t]*:|[ \t]+(?:=>|->|\||-|\?)(?=[ \t])|\t)[ \t]*[*_]{0,2}[ \t]*"
         ),
         "apposition": rb",[ \t]+(?=[^\s,]{6,}[,.;])",
         "pair": rb"[^\s/:|]{1,64}[ \t]*/[ \t]*",
@@ -53,6 +55,8 @@ _LABELS = frozenset(
     b"password passwd passphrase passcode pwd pw token secret key credentials credential creds".split()
 )
 _PAIR_LABELS = frozenset(b"credentials credential creds login".split())
+# A bare value holding these is code (x[i], f(y), {k: v}, a|b), not a secret typed after a label.
+_CODE_BYTES = frozenset(b"[](){}|<>")
 
 
 def labelled_at(v: View, out: list[Cand], ws: int, we: int) -> None:
@@ -67,6 +71,8 @@ def labelled_at(v: View, out: list[Cand], ws: int, we: int) -> None:
         _rx.key_word.search(low, max(0, ws - 24), ws) is None or _rx.key_plain.search(low, max(0, ws - 24), ws)
     ):
         return  # "key: value pairs", "sort key: id": a key that is no secret
+    if b"_" in low[ws:we]:
+        return  # db_password: an identifier, read as an assignment by the keyword detectors
     hi = line_end(low, we)
     m = _rx.tail.match(low, we, hi)
     if m is not None:
@@ -81,10 +87,9 @@ def labelled_at(v: View, out: list[Cand], ws: int, we: int) -> None:
             if b":" in low[we : m.end()]:
                 _next_line(v, out, hi)
             return
-        if word not in _PAIR_LABELS:
-            phrase_value(v, out, at, hi, "prose")
-        else:
-            phrase_value(v, out, at, hi, "strict")
+        got = value_at(v, at, hi)
+        if got is not None and (got[2] or not _CODE_BYTES & set(v.ab[got[0] : got[1]])):
+            phrase_value(v, out, at, hi, "strict" if word in _PAIR_LABELS else "prose")
         return
     if word in _LABELS:
         m = _rx.apposition.match(low, we, hi) or _rx.paren.match(low, we, hi)
@@ -119,6 +124,9 @@ def find_tables(v: View, out: list[Cand]) -> None:
         while i >= 0:
             _table_cell(v, out, i)
             i = low.find(word, i + 1)
+
+
+_ROW = 480  # the longest table row read
 
 
 def _cells(ab: bytes, start: int, end: int) -> list[tuple[int, int]]:
@@ -156,10 +164,12 @@ def _is_label(low: bytes, s: int, e: int) -> bool:
 
 def _table_cell(v: View, out: list[Cand], at: int) -> None:
     ab, low = v.ab, v.low
-    ls = low.rfind(b"\n", 0, at) + 1
+    ls = low.rfind(b"\n", max(0, at - _ROW), at) + 1
+    if ls == 0 and at > _ROW:
+        return  # a line this long is no table row (a JSON record, a minified file)
     le = line_end(low, at)
-    if low.find(b"|", ls, le) < 0:
-        return
+    if not (ab[ls:le].lstrip().startswith(b"|") or low.find(b" | ", ls, le) >= 0 or low.find(b"\t|", ls, le) >= 0):
+        return  # a|b|c is an alternation, not a table row
     cells = _cells(ab, ls, le)
     col = next((k for k, (s, e) in enumerate(cells) if s <= at < e), None)
     if col is None or not _is_label(low, *cells[col]):
