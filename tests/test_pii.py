@@ -30,7 +30,9 @@ def test_import_is_light_and_compiles_nothing() -> None:
     code = (
         "import sys, gitmem.guards.pii as p\n"
         "from gitmem.guards.pii import encoded, keywords, network, numbers, personal, plausibility, vendors, view\n"
-        "mods = (encoded, keywords, network, numbers, personal, plausibility, vendors, view)\n"
+        "from gitmem.guards.pii import commands, disguise, layouts, values\n"
+        "mods = (encoded, keywords, network, numbers, personal, plausibility, vendors, view,\n"
+        "        commands, disguise, layouts, values)\n"
         "fresh = all(set(vars(m._rx)) == {'_sources'} for m in mods) and not vendors._VENDOR_CACHE\n"
         "heavy = [m for m in ('pygit2', 'ruamel', 'markdown_it', 'regex', 'yaml', 'ipaddress', 'dataclasses', 'typing')\n"
         "         if m in sys.modules]\n"
@@ -46,12 +48,14 @@ PACKAGE = Path(__file__).resolve().parent.parent / "gitmem" / "guards" / "pii"
 LAYERS = [
     {"kinds", "view"},
     {"plausibility", "audit"},
-    {"vendors", "personal", "numbers", "network", "encoded"},
+    {"vendors", "personal", "numbers", "network", "encoded", "values"},
+    {"disguise", "layouts", "commands"},
     {"keywords"},
     {"scan"},
     {"__init__"},
 ]
-STDLIB_ALLOWED = {"__future__", "re", "collections", "collections.abc", "typing", "ipaddress", "binascii"}
+STDLIB_ALLOWED = {"__future__", "re", "collections", "collections.abc", "typing", "ipaddress", "binascii", "unicodedata",
+                  "bisect"}
 
 
 def package_imports() -> dict[str, set[str]]:

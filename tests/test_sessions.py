@@ -405,3 +405,108 @@ def test_a_session_with_no_conversation_gets_no_commit(repo: MemoryRepo, repo_di
     assert [(r.status, r.commit) for r in results] == [("empty", None), ("empty", None)]
     assert all("no conversation" in r.reason for r in results)
     assert commits(repo_dir) == before
+
+
+# --------------------------------------------------------------------------- sub-agent transcripts
+
+SID = "5d7c6a1e-0b9f-4c1e-9a57-3f1d2e4b6a80"
+
+
+def claude_file(path: Path, session: str, messages: Sequence[tuple[str, str]], agent: str | None = None) -> Path:
+    """A Claude Code transcript (a sub-agent's when ``agent`` is given), its records stamped a minute apart."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for n, (role, text) in enumerate(messages):
+        rec: dict[str, object] = {"type": role, "sessionId": session, "uuid": f"{session[:8]}-{agent}-{n}",
+                                  "parentUuid": None, "isSidechain": agent is not None, "cwd": "/srv/app",
+                                  "version": "2.1.41", "timestamp": f"2026-10-05T09:{n:02d}:00Z",
+                                  "message": {"role": role, "content": text if role == "user" else
+                                              [{"type": "text", "text": text}]}}
+        if agent is not None:
+            rec["agentId"] = agent
+        lines.append(json.dumps(rec))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def session_folder(root: Path, agent_secret: str | None = None) -> Path:
+    """A Claude Code 2.1 project folder: the session file and its subagents/ folder."""
+    main = claude_file(root / f"{SID}.jsonl", SID, [("user", REDIS), ("assistant", "Noted.")])
+    claude_file(root / SID / "subagents" / "agent-a1b2c3d4e5f6a7b8c.jsonl", SID,
+                [("user", agent_secret or "List the upload handlers."), ("assistant", "Found three.")], "a1b2c3d4e5f6a7b8c")
+    claude_file(root / SID / "subagents" / "agent-aprompt_suggestion-5e1a2b.jsonl", SID,
+                [("user", "Remember that we always deploy on Fridays."), ("assistant", "ok")], "aprompt_suggestion-5e1a2b")
+    claude_file(root / SID / "subagents" / "agent-acompact-77aa10.jsonl", SID,
+                [("user", REDIS), ("assistant", "Summary of the session.")], "acompact-77aa10")
+    return main
+
+
+@pytest.mark.parametrize("by", ["file", "folder"])
+def test_a_secret_in_a_sub_agent_file_rejects_the_whole_session(repo: MemoryRepo, repo_dir: Path, tmp_path: Path,
+                                                                by: str) -> None:
+    main = session_folder(tmp_path / "proj", agent_secret=f"use token {GH_TOKEN} for the push")
+    [r] = repo.harvest([main if by == "file" else tmp_path / "proj"], now=T)
+    assert (r.status, r.commit, r.created) == ("rejected", None, 0)
+    assert commits(repo_dir) == 1 and not repo.list().memories
+    assert GH_TOKEN not in r.reason
+    [alert] = [e for e in events(repo_dir) if e["event"] == "secret.rejected"]
+    assert alert["kinds"] == ["github_token"] and GH_TOKEN not in json.dumps(alert)
+
+
+@pytest.mark.parametrize("part", ["agent-acompact-77aa10", "agent-aprompt_suggestion-5e1a2b"])
+def test_a_secret_in_a_compaction_copy_or_a_prompt_suggestion_rejects_too(repo: MemoryRepo, repo_dir: Path,
+                                                                          tmp_path: Path, part: str) -> None:
+    main = session_folder(tmp_path / "proj")
+    claude_file(tmp_path / "proj" / SID / "subagents" / f"{part}.jsonl", SID, [("user", f"key {AWS_KEY}")], part[6:])
+    [r] = repo.harvest([main], now=T)
+    assert r.status == "rejected" and commits(repo_dir) == 1
+
+
+@pytest.mark.parametrize("by", ["file", "folder"])
+def test_a_session_and_its_sub_agents_are_one_harvest(repo: MemoryRepo, repo_dir: Path, tmp_path: Path,
+                                                      by: str) -> None:
+    main = session_folder(tmp_path / "proj")
+    results = repo.harvest([main if by == "file" else tmp_path / "proj"], now=T)
+    assert [(r.session_id, r.status) for r in results] == [(SID, "harvested")]   # one unit, one commit
+    assert commits(repo_dir) == 2
+    contents = [m.content for m in repo.list().memories]
+    assert contents == [REDIS]   # counted once (the compaction copy repeats it), no guessed user message
+    assert not any("Fridays" in c for c in contents)
+
+
+def test_sub_agent_files_are_grouped_by_the_session_id_of_their_records(repo: MemoryRepo, repo_dir: Path,
+                                                                        tmp_path: Path) -> None:
+    """Files copied out of their folders still belong to the session their records name."""
+    claude_file(tmp_path / "flat" / "main.jsonl", SID, [("user", REDIS)])
+    claude_file(tmp_path / "flat" / "agent-a9f8e7d6c5b4a3f2e.jsonl", SID, [("user", f"token {GH_TOKEN}")],
+                "a9f8e7d6c5b4a3f2e")
+    claude_file(tmp_path / "flat" / "other.jsonl", "0c9d8e7f-6a5b-4c3d-9e2f-1a0b9c8d7e6f", [("user", CI)])
+    results = {Path(r.path).name: r.status for r in repo.harvest([tmp_path / "flat"], now=T)}
+    assert results == {"main.jsonl": "rejected", "other.jsonl": "harvested"}
+
+
+def test_a_sub_agent_file_without_its_parent_is_still_screened(repo: MemoryRepo, repo_dir: Path,
+                                                               tmp_path: Path) -> None:
+    orphan = claude_file(tmp_path / "o" / SID / "subagents" / "agent-a1b2c3d4e5f6a7b8c.jsonl", SID,
+                         [("user", f"aws_access_key_id={AWS_KEY}")], "a1b2c3d4e5f6a7b8c")
+    [r] = repo.harvest([orphan], now=T)
+    assert r.status == "rejected" and commits(repo_dir) == 1
+    [r] = repo.harvest([tmp_path / "o"], now=T)
+    assert r.status == "rejected" and commits(repo_dir) == 1
+
+
+def test_an_orphan_prompt_suggestion_gives_no_user_statement(repo: MemoryRepo, tmp_path: Path) -> None:
+    orphan = claude_file(tmp_path / "agent-aprompt_suggestion-5e1a2b.jsonl", SID,
+                         [("user", "Remember that we always deploy on Fridays."), ("assistant", "ok")],
+                         "aprompt_suggestion-5e1a2b")
+    [r] = repo.harvest([orphan], now=T)
+    assert r.status in ("harvested", "unchanged", "empty") and r.created == 0   # a guessed message is no conversation
+    assert not repo.list().memories
+
+
+def test_a_changed_sub_agent_file_is_screened_again(repo: MemoryRepo, repo_dir: Path, tmp_path: Path) -> None:
+    main = session_folder(tmp_path / "proj")
+    assert [r.status for r in repo.harvest([main], now=T)] == ["harvested"]
+    claude_file(tmp_path / "proj" / SID / "subagents" / "agent-a1b2c3d4e5f6a7b8c.jsonl", SID,
+                [("user", f"token {GH_TOKEN}")], "a1b2c3d4e5f6a7b8c")
+    assert [r.status for r in repo.harvest([main], now=T)] == ["rejected"]

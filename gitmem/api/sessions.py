@@ -16,7 +16,7 @@ from gitmem.guards import guard
 from gitmem.guards.writepath import Plan
 
 if TYPE_CHECKING:
-    from gitmem.engines.harvest.planning import Harvested, Session
+    from gitmem.engines.harvest.planning import Harvested, Session, Unit
     from gitmem.engines.working import Note, SessionEnd
 
 
@@ -87,17 +87,18 @@ class Sessions(Context):
         from gitmem.engines.harvest import planning
 
         now = now or clock.now()
-        files = planning.list_transcripts(paths, fmt, signals)
+        files = planning.list_sessions(paths, fmt, signals)  # a session's sub-agent files come with it
         cursors = planning.Cursors(self.store.state)
         command, warned = self._encoder_command()
         results: builtins.list[Harvested] = []
-        for n, path in enumerate(files, 1):
-            stamp = cursors.stamp(path)
+        for n, unit in enumerate(files, 1):
+            path = unit.path
+            stamp = cursors.stamp(path, unit.parts)
             if not rescan and cursors.unchanged(stamp):
                 results.append(planning.Harvested(str(path), "", "unchanged"))
             else:
                 try:
-                    r = self._harvest_file(path, fmt, signals, whole, now, command)
+                    r = self._harvest_file(unit, fmt, signals, whole, now, command)
                 except GitmemError as exc:
                     r = planning.Harvested(str(path), "", "failed", reason=exc.message)
                 results.append(r)
@@ -125,15 +126,17 @@ class Sessions(Context):
         command = out.decode("utf-8", "replace").strip() if out else ""
         return command or None, (warning,) if warning else ()
 
-    def _harvest_file(self, path: Path, fmt: str, signals: int, whole: bool, now: datetime,
+    def _harvest_file(self, unit: Unit, fmt: str, signals: int, whole: bool, now: datetime,
                       command: str | None = None) -> Harvested:
-        """One transcript: screened, then its episode and memories in one commit at most."""
+        """One session (a transcript and its sub-agent files): screened, then its episode and memories in one
+        commit at most."""
         from gitmem.base import state
         from gitmem.base.errors import SecretError
         from gitmem.engines.harvest import planning, screen
         from gitmem.guards.redact import allowlist
 
-        session = planning.read_session(path, fmt, allowlist(self.cfg))
+        path = unit.path
+        session = planning.read_session(unit, fmt, allowlist(self.cfg))
         if session.secrets:
             state.log_event(self.git.root, "secret.rejected", iso(now), **session.alert())
             return session.rejected()

@@ -6,6 +6,7 @@ module per format (``claude_code``, ``openclaw``, ``generic``), ``reader``
 ``signals`` (what to remember), ``durability`` (whether it outlives the
 session), ``encoder`` (a person's own encoder command, optional),
 ``episodes`` (what happened, as a document),
-``screen`` (a secret anywhere rejects the session) and ``planning`` (files to
-read and one session's commit).
+``screen`` (a secret anywhere rejects the session), ``subagents`` (a
+session's sub-agent files belong to it) and ``planning`` (files to read and
+one session's commit).
 """

@@ -12,7 +12,8 @@ Choices worth knowing:
   notices and interruption markers.
 - A sub-agent file (``<session>/subagents/agent-*.jsonl``) shares its
   ``sessionId`` with the main session; the reader names it
-  ``<sessionId>-agent-<agentId>`` so the two never collide.
+  ``<sessionId>-agent-<agentId>`` so the two never collide when it is read
+  alone (``subagents`` harvests it with its session).
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from gitmem.store import documents, store
 from gitmem.base.errors import UsageError
 from gitmem.base.model import iso, new_id
 from gitmem.engines import memorize
-from gitmem.engines.harvest import episodes, reader, screen
+from gitmem.engines.harvest import episodes, reader, screen, subagents
 from gitmem.engines.harvest.signals import Signal
 from gitmem.engines.harvest.sources import Transcript, check_format, discover
 
@@ -36,7 +36,10 @@ if TYPE_CHECKING:
     from gitmem.guards.pii import Allowlist
 
 __all__ = ["CURSOR_FILE", "DEFAULT_SIGNALS", "EPISODE_DIR", "Cursors", "Draft", "Harvested", "Session", "Status",
-           "StoredEpisode", "draft", "find_episode", "list_transcripts", "pick", "read_session", "report"]
+           "StoredEpisode", "Unit", "draft", "find_episode", "list_sessions", "list_transcripts", "pick", "read_session",
+           "report"]
+
+Unit = subagents.Unit
 
 CURSOR_FILE = "harvest-cursor.json"
 EPISODE_DIR = store.EPISODE_DIR
@@ -122,11 +125,30 @@ def list_transcripts(paths: Iterable[Path | str], fmt: str, limit: int) -> list[
     return discover(given)
 
 
-def read_session(path: Path, fmt: str, allow: Allowlist | None) -> Session:
-    """Read one transcript (refused when it is not one of format ``fmt``), extract its episode, screen it for secrets."""
-    t = reader.read(path, fmt)
-    screen.check_transcript(path, fmt, t)
-    return Session(path, t, episodes.extract(t), tuple(screen.find_secrets(path, allow)))
+def list_sessions(paths: Iterable[Path | str], fmt: str, limit: int) -> list[Unit]:
+    """The sessions under ``paths``: each main transcript with its sub-agent files (``subagents.group``)."""
+    return subagents.group(list_transcripts(paths, fmt, limit), fmt)
+
+
+def read_session(unit: Unit | Path, fmt: str, allow: Allowlist | None) -> Session:
+    """Read one session (a transcript, or a ``Unit`` with its sub-agent files), extract its
+    episode and screen every one of its files for secrets.
+
+    A bare path brings the sub-agent files of its session folder along.
+    """
+    if not isinstance(unit, Unit):
+        unit = Unit(Path(unit), subagents.companions(Path(unit)))
+    secrets = screen.find_secrets(unit.path, allow)
+    for n, part in enumerate(unit.parts, 1):
+        secrets += [f"{found} of sub-agent file {n}" for found in screen.find_secrets(part, allow)]
+    t = reader.read(unit.path, fmt)
+    screen.check_transcript(unit.path, fmt, t)
+    if unit.parts:
+        counted = [(p, reader.read(p, fmt)) for p in unit.parts if subagents.part_of(p) in ("main", "agent")]
+        t = subagents.merge(t, counted)
+    elif subagents.part_of(unit.path) != "main":
+        t = subagents.merge(t, [])
+    return Session(unit.path, t, episodes.extract(t), tuple(secrets))
 
 
 def find_episode(git: Git, rev: str | None, slug: str) -> StoredEpisode | None:
@@ -217,10 +239,13 @@ class Cursors:
         self.marks: dict[str, Any] = data if isinstance(data, dict) else {}
 
     @staticmethod
-    def stamp(path: Path) -> tuple[str, list[int]]:
-        """The key and mark of ``path`` as it is now (taken before reading it)."""
-        stat = path.stat()
-        return str(path.resolve()), [stat.st_size, stat.st_mtime_ns]
+    def stamp(path: Path, parts: Sequence[Path] = ()) -> tuple[str, list[int]]:
+        """The key and mark of ``path`` (and of its sub-agent files) as they are now, taken before reading."""
+        mark: list[int] = []
+        for p in (path, *parts):
+            stat = p.stat()
+            mark += [stat.st_size, stat.st_mtime_ns]
+        return str(path.resolve()), mark
 
     def unchanged(self, stamp: tuple[str, list[int]]) -> bool:
         """Whether the file was harvested with this same size and mtime."""

@@ -17,7 +17,7 @@ from gitmem.engines.harvest import claude_code, generic, openclaw
 from gitmem.engines.harvest.sources import (Event, Format, Reading, RecordReader, Transcript, check_format, detect_format,
                                             not_jsonl, open_transcript, split_records)
 
-__all__ = ["read"]
+__all__ = ["read", "session_of"]
 
 _READERS: dict[Format, RecordReader] = {
     "claude-code": claude_code.read_record, "openclaw": openclaw.read_record, "jsonl": generic.read_record,
@@ -68,6 +68,13 @@ def _file_time(path: Path) -> str | None:
         return datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     except (OSError, ValueError, OverflowError):
         return None
+
+
+def session_of(path: Path, fmt: str = "auto") -> str | None:
+    """The ``sessionId`` a Claude Code transcript's first records carry (None for other formats)."""
+    given = check_format(fmt)
+    form: Format = detect_format(path) if given == "auto" else given
+    return _head_identity(path, form).session_id if form == "claude-code" else None
 
 
 def read(path: Path, fmt: str = "auto", start_offset: int = 0, start_line: int = 0) -> Transcript:

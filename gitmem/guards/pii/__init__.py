@@ -16,11 +16,17 @@ One module per family of detectors:
 * :mod:`.vendors`: vendor token formats and private keys;
 * :mod:`.keywords`: secrets around a keyword (URLs, assignments, headers,
   command lines, prose), with :mod:`.plausibility` to tell values from
-  placeholders;
+  placeholders and :mod:`.values` to read the value after a label;
+* :mod:`.layouts`: labelled values in any layout (label lines, tables) and
+  password files; :mod:`.commands`: passwords of particular command-line tools;
+* :mod:`.disguise`: what a person cannot see (invisible characters,
+  look-alike separators) removed before a second scan, and vendor tokens cut
+  by whitespace or a swapped separator joined again;
 * :mod:`.personal`: emails and home paths; :mod:`.numbers`: phones, SSNs,
   cards; :mod:`.network`: IPv4 and IPv6 through ``ipaddress``;
 * :mod:`.encoded`: percent-encoded and base64 forms, decoded and rescanned;
-* :mod:`.scan`: all of them, the allowlist and the overlap resolution;
+* :mod:`.scan`: all of them (the text as written and as a person sees it),
+  the allowlist and the overlap resolution;
 * :mod:`.audit`: the check of an allowlist and of the disabled kinds.
 
 Each detector starts from a cheap anchor that ``re`` finds with its fast

@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import re
 
+from gitmem.guards.pii.commands import find_commands
+from gitmem.guards.pii.disguise import find_split_tokens
 from gitmem.guards.pii.kinds import RANK, Cand, add
+from gitmem.guards.pii.layouts import find_pgpass, find_tables, labelled_at
 from gitmem.guards.pii.plausibility import classes, is_placeholder, looks_aws_secret, plausible
-from gitmem.guards.pii.vendors import find_private_keys, find_vendor
-from gitmem.guards.pii.view import Patterns, View, decode_base64
+from gitmem.guards.pii.vendors import find_private_keys, find_vendor, is_sample_jwt
+from gitmem.guards.pii.values import aws_context, line_end, phrase_value, value_at
+from gitmem.guards.pii.view import ALNUM, Patterns, View, decode_base64
 
 _USERINFO = rb"([^\s/?#@:\"'<>\[\]{}\\]*):([^\s/\"'<>\\]+)@(?=[A-Za-z0-9\[])"
 _rx = Patterns(
@@ -47,11 +51,11 @@ _rx = Patterns(
             rb"(?:[a-z0-9_-]+[ \t]+)?(?:password|passwd|passphrase|token|key|secret)[ \t]+to[ \t]+"
         ),
         "xml_kv": rb"\b(?:key|name)[ \t]*=[ \t]*[\"']([^\"'\n]{1,80})[\"'][ \t]+value[ \t]*=[ \t]*[\"']([^\"'\n]*)[\"']",
-        "bare_kw": rb"\b(?:[a-z0-9]+_)*(?:password|passwd|passphrase|pwd|api[ _-]?key|secret)[ \t]+",
+        "bare_kw": rb"\b(?:[a-z0-9]+_)*(?:password|passwd|passphrase|pwd|api[ _-]?key|secret|token)[ \t]+",
         # Command lines whose password flag is a bare -p / -a, and SQL grants. Each
         # starts with a literal; the tool before "login" is checked afterwards.
         "cli_login": rb"login\b[^\n]{0,200}?[ \t](?:-p|--password)(?:[ \t]+|=)(?=[^-\s])",
-        "login_tool": rb"\b(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|helm(?: registry)?)[ \t]+\Z",
+        "login_tool": rb"\b(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|helm(?: registry)?|az|oc|argocd|cf|rhc)[ \t]+\Z",
         "sshpass": rb"sshpass[ \t]+-p[ \t]*(?=[^-\s])",
         "redis_cli": rb"redis-cli\b[^\n]{0,200}?[ \t](?:-a|--pass)(?:[ \t]+|=)(?=[^-\s])",
         "identified_by": rb"identified[ \t]+(?:with[ \t]+\S+[ \t]+)?by[ \t]+(?:password[ \t]+)?",
@@ -60,12 +64,12 @@ _rx = Patterns(
         "scheme": rb"\b(bearer|token)[ \t]+([A-Za-z0-9._~+/=-]{10,4000})",
         "basic": rb"\bbasic[ \t]+([A-Za-z0-9+/]{6,2000}={0,2})",
         "flag": rb"(?<![\w-])--?(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|auth-token|access-token)[ \t]+",
-        "mysql_p": rb"\bmysql(?:dump|admin|sh|import)?\b[^\n]{0,200}?[ \t]-p([^\s\"'-][^\s\"']*)",
+        "mysql_p": rb"\bmysql(?:dump|admin|sh|import)?\b[^\n]{0,200}?[ \t]-p(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s\"'-][^\s\"']*))",
         "curl_u": rb"(?<![\w-])(?:-u|--user)[ \t]+[\"']?([^\s:\"']+):([^\s\"']+)",
-        "value_q": rb"\\{0,3}\"([^\"\\\r\n]*)|\\{0,3}'([^'\\\r\n]*)|`([^`\r\n]*)`|([^\s\"'`]+)",
         "env_prefix": rb"(?:\bexport|\bset|\bsetx|\benv|\bENV|\bARG|--env|--build-arg|(?:^|[\s\"'])-e)[ \t]+\Z",
         "name_part": r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+",
         "words": r"[A-Za-z]+(?:[._-][A-Za-z]+)*",
+        "snake_ident": r"_[a-z0-9_]*|[a-z][a-z0-9]*(?:_[a-z0-9]*)+",
     }
 )
 
@@ -73,10 +77,14 @@ _rx = Patterns(
 def find_secrets(v: View, out: list[Cand]) -> None:
     """Every secret kind in ``v``, before encoded forms are decoded."""
     find_vendor(v, out)
+    find_split_tokens(v, out)
     find_private_keys(v, out)
     find_url_credentials(v, out)
     find_keyword_secrets(v, out)
     find_cli_tools(v, out)
+    find_commands(v, out)
+    find_tables(v, out)
+    find_pgpass(v, out)
 
 
 _URL_PLACEHOLDERS = frozenset(
@@ -159,7 +167,7 @@ _PROSE_WORDS = frozenset(
 )
 _COLON_WORDS = frozenset(b"key token secret password passphrase pw".split())
 # What may follow a name that is assigned to or followed by a phrase.
-_AFTER_NAME = frozenset([b" ", b"\t", b":", b"=", b'"', b"'", b"]", b"\\", b">", b"-"])
+_AFTER_NAME = frozenset([b" ", b"\t", b":", b"=", b'"', b"'", b"]", b"\\", b">", b"-", b"*", b",", b"(", b"|", b"\n", b"\r"])
 
 
 def find_keyword_secrets(v: View, out: list[Cand]) -> None:
@@ -209,8 +217,8 @@ def _assignment_at(v: View, out: list[Cand], s: int, e: int) -> None:
     ab, low = v.ab, v.low
     while s < e and low[s] not in _NAME_START:
         s += 1  # --password, .env-style prefixes: the name starts at a letter
-    if s >= e or (s > 0 and ab[s - 1] == 0x24):
-        return  # $PASSWORD is a reference
+    if s >= e or (s > 0 and ab[s - 1] == 0x24) or (s > 1 and ab[s - 1] == 0x3A and ab[s - 2] in ALNUM):
+        return  # $PASSWORD is a reference; arn:…:secret:name a path (but …/:_authToken= a label)
     m = rx.assign_tail.match(ab, e)
     if m is None:
         if s > 0 and ab[s - 1] == 0x3C and ab[e : e + 1] == b">":
@@ -239,6 +247,8 @@ def _assignment_at(v: View, out: list[Cand], s: int, e: int) -> None:
             value = value.partition("&")[0]  # a query string: & starts the next parameter
         value = value.rstrip(".")
         ve = vs + len(value)
+    if _computed(ab, m.end(), quoted, value, name) or before.endswith(_DOC_FIELDS):
+        return  # code that computes the value, or a docstring field (:param token: …)
     sep = m.group(2)
     kind = _assignment_kind(name, sep, before, ab, m.start(2))
     if verdict == "aws" and _aws_value(value):
@@ -248,10 +258,35 @@ def _assignment_at(v: View, out: list[Cand], s: int, e: int) -> None:
     if style == "code" and not _spaced(ab, m.start(2), m.end(2)):
         style = "env"  # key=value with no spaces: logfmt, query strings, flags
     if plausible(value, style, quoted):
-        add(out, vs, ve, _aws_context(v, vs, value) or kind)
+        add(out, vs, ve, aws_context(v, vs, value) or kind)
 
 
 _NAME_START = frozenset(b"abcdefghijklmnopqrstuvwxyz_")
+_DOC_FIELDS = (b":param ", b":type ", b":arg ", b":argument ", b":keyword ", b":ivar ", b":cvar ", b":var ", b"@param ")
+# Names whose values are as often identifiers as secrets: cache_key = "cached_", STATS_KEY = "_stats".
+_IDENTIFIER_NAMES = ("key", "token", "auth", "credentials", "creds", "credential")
+
+
+def _code_value(v: View, at: int, hi: int, name: bytes) -> bool:
+    """The value after ``name =`` at ``at`` is computed by code (see ``_computed``)."""
+    if b"=" not in v.low[max(0, at - 4) : at]:
+        return False
+    got = value_at(v, at, hi)
+    return got is not None and _computed(v.ab, got[1], got[2], v.s(got[0], got[1]), name.decode("ascii", "replace"))
+
+
+def _computed(ab: bytes, end: int, quoted: bool, value: str, name: str) -> bool:
+    """The value is an expression, not a literal: a call, subscript or attribute
+    (``_OwnedDescriptor(``, ``x.y``), a private name (``_token``), a string that
+    is concatenated or formatted (``'x' + name``, ``'%s' % a``), or, under a
+    name that often holds identifiers, a quoted snake_case identifier."""
+    rest = ab[end + quoted : end + 8].lstrip(b" \t")  # after the closing quote
+    if not quoted:
+        return value.startswith("_") or ab[end : end + 1] in (b"(", b"[")
+    if rest[:1] in (b"+", b"%", b"*") or rest[:1] == b"." and rest[1:2].isalpha():
+        return True
+    last = name.rsplit(".", 1)[-1].lower().rsplit("_", 1)[-1]
+    return last in _IDENTIFIER_NAMES and _rx.snake_ident.fullmatch(value) is not None
 
 
 def _xml_element(v: View, out: list[Cand], s: int, e: int) -> None:
@@ -272,16 +307,17 @@ def _phrases_at(v: View, out: list[Cand], ws: int, we: int) -> None:
     n = len(low)
     word = low[ws:we]
     nxt = low[we : we + 1]
-    hi = _line_end(low, we)
+    hi = line_end(low, we)
+    labelled_at(v, out, ws, we)
     if nxt == b" " or nxt == b"\t":
         if word in _PROSE_WORDS or word.rsplit(b"_", 1)[-1] in _PROSE_WORDS:
             for pattern, style in ((rx.prose, "prose"), (rx.bare_kw, "strict")):
                 m = pattern.match(low, ws, hi)
-                if m is not None:
-                    _phrase_value(v, out, m.end(), hi, style)
+                if m is not None and not _code_value(v, m.end(), hi, word):
+                    phrase_value(v, out, m.end(), hi, style)
             m = rx.prose_set.search(low, max(0, ws - 60), we + 6)
             if m is not None:
-                _phrase_value(v, out, m.end(), hi, "prose")
+                phrase_value(v, out, m.end(), hi, "prose")
         if word == b"bearer" or word == b"token":
             _auth_scheme(v, out, rx.scheme.match(low, ws, hi))
         elif word == b"basic":
@@ -289,21 +325,22 @@ def _phrases_at(v: View, out: list[Cand], ws: int, we: int) -> None:
         elif word.startswith(b"mysql"):
             m = rx.mysql_p.match(v.ab, ws, hi)
             if m is not None:
-                pw = v.s(*m.span(1))
-                if len(pw) >= 4 and not is_placeholder(pw):  # mysql -pS3cret
-                    add(out, m.start(1), m.end(1), "generic_api_key")
+                g = next(k for k in (1, 2, 3) if m.group(k) is not None)
+                pw = v.s(*m.span(g))
+                if len(pw) >= 4 and not is_placeholder(pw):  # mysql -pS3cret, -p'S3 cret'
+                    add(out, m.start(g), m.end(g), "generic_api_key")
         elif word == b"curl":
             _curl_user(v, out, rx.curl_u.search(v.ab, we, hi))
         if ws >= 1 and low[ws - 1] == 0x2D:
             m = rx.flag.match(low, ws - 2 if low[ws - 2 : ws - 1] == b"-" else ws - 1, hi)
             if m is not None:
-                got = _value_at(v, m.end(), hi)
+                got = value_at(v, m.end(), hi)
                 if got and plausible(v.s(got[0], got[1]), "env", got[2]):
                     add(out, got[0], got[1], "generic_api_key")
     if word in _COLON_WORDS and nxt in (b" ", b"\t", b":", b"=", b"-"):
         m = rx.prose_colon.search(low, max(0, ws - 24), min(n, we + 8))
         if m is not None and m.end() > we:
-            _phrase_value(v, out, m.end(), hi, "prose")
+            phrase_value(v, out, m.end(), hi, "prose")
     if b"value" in low[we : we + 60] and low[ws - 1 : ws] != b"<":
         m = rx.xml_kv.search(low, max(0, ws - 16), hi)
         if m is not None and _secret_name(v.s(*m.span(1))):
@@ -318,32 +355,15 @@ def find_cli_tools(v: View, out: list[Cand]) -> None:
     low = v.low
     for m in rx.cli_login.finditer(low):
         if rx.login_tool.search(low, max(0, m.start() - 24), m.start()):
-            _phrase_value(v, out, m.end(), _line_end(low, m.end()), "env")
+            phrase_value(v, out, m.end(), line_end(low, m.end()), "env")
     for pattern in (rx.sshpass, rx.redis_cli):
         for m in pattern.finditer(low):
-            _phrase_value(v, out, m.end(), _line_end(low, m.end()), "env")
+            phrase_value(v, out, m.end(), line_end(low, m.end()), "env")
     for m in rx.identified_by.finditer(low):
-        _phrase_value(v, out, m.end(), _line_end(low, m.end()), "prose")
+        phrase_value(v, out, m.end(), line_end(low, m.end()), "prose")
     for m in rx.discord_hook.finditer(v.ab):
         if not is_placeholder(v.s(*m.span(1))):
             add(out, m.start(1), m.end(1), "generic_api_key")
-
-
-def _line_end(low: bytes, at: int) -> int:
-    end = low.find(b"\n", at, at + 480)
-    return end if end >= 0 else min(len(low), at + 480)
-
-
-def _phrase_value(v: View, out: list[Cand], at: int, hi: int, style: str) -> None:
-    got = _value_at(v, at, hi)
-    if got is None:
-        return
-    s, e, quoted = got
-    value = v.s(s, e)
-    if style == "prose" and not quoted and classes(value) < 2 and not value.isdigit():
-        return
-    if plausible(value, style, quoted):
-        add(out, s, e, _aws_context(v, s, value) or "generic_api_key")
 
 
 def _auth_scheme(v: View, out: list[Cand], m: re.Match[bytes] | None) -> None:
@@ -351,7 +371,7 @@ def _auth_scheme(v: View, out: list[Cand], m: re.Match[bytes] | None) -> None:
         return
     s, e = m.span(2)
     value = v.s(s, e).rstrip(".,;")
-    if len(value) < 10 or is_placeholder(value) or _rx.words.fullmatch(value):
+    if len(value) < 10 or is_placeholder(value) or _rx.words.fullmatch(value) or is_sample_jwt(value):
         return
     header = b"authorization" in v.low[max(0, s - 48) : s]
     bearer = m.group(1) == b"bearer"
@@ -409,19 +429,6 @@ def _assignment_kind(name: str, sep: bytes, before: bytes, ab: bytes, sep_at: in
     return "generic_api_key"
 
 
-def _value_at(v: View, pos: int, end: int) -> tuple[int, int, bool] | None:
-    m = _rx.value_q.match(v.ab, pos, end)
-    if m is None:
-        return None
-    for g in (1, 2, 3):
-        if m.group(g) is not None:
-            return m.start(g), m.end(g), True
-    s, e = m.span(4)
-    value = v.s(s, e)
-    trimmed = value.rstrip(".,;:)?'\"")
-    return s, s + len(trimmed), False
-
-
 def _aws_value(value: str) -> bool:
     """An AWS secret key, plain or base64-encoded (a Kubernetes secret)."""
     if looks_aws_secret(value):
@@ -430,11 +437,3 @@ def _aws_value(value: str) -> bool:
         decoded = decode_base64(value)
         return decoded is not None and looks_aws_secret(decoded.strip())
     return False
-
-
-def _aws_context(v: View, at: int, value: str) -> str | None:
-    """A 40-character secret just after the word "aws" is an AWS secret key."""
-    if len(value) == 40 and looks_aws_secret(value) and b"aws" in v.low[max(0, at - 120) : at]:
-        return "aws_secret_key"
-    return None
-

@@ -18,10 +18,16 @@ _rx = Patterns(
         "reference_start": (
             r"\$[{(A-Za-z_]|%[A-Za-z_]\w*%|%\(|\{[A-Za-z_][\w.]*\}|\[[A-Za-z _:-]*\]\Z|!!|![A-Za-z]+(?:\s|\Z)"
             r"|[*&][a-z_][a-z0-9_-]*\Z|@[A-Za-z_][\w.]*(?:\(|\Z)"
+            # secret stores: vault:path, ref+vault://, op://vault/item, AWS and GCP secret names
+            r"|vault:|ref\+[a-z0-9]+://|op://|arn:aws:secretsmanager:|secretsmanager:|sm://|gcp:secretmanager"
+            r"|projects/[^/\s]+/secrets/"
         ),
         "reference": r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+|[a-z]+(?:_[a-z]+)+",
         "identifier_path": r"[a-z]+(?:[:./][a-z]+)+",
         "code": r"[A-Za-z_][\w.]*[(\[]",
+        "color": r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})",
+        "hyphenated": r"[a-z]+(?:-[a-z]+)+",
+        "constant": r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+",
         "pathlike": r"(?:~|\.{1,2})?/|[A-Za-z]:[\\/]|.*\.(?:pem|key|crt|txt|json|env|ya?ml|p12|pfx|jks|gpg|asc)\Z",
     }
 )
@@ -50,12 +56,17 @@ def _has_run(value: str, n: int) -> bool:
     return False
 
 
+# Values that vendors publish in their own documentation: Stripe's test-mode
+# and publishable keys reach no money.
+_PUBLIC_PREFIXES = ("sk_test_", "rk_test_", "pk_test_", "pk_live_")
+
+
 def is_placeholder(value: str) -> bool:
-    """A documentation placeholder, a mask or a reference rather than a secret."""
-    if not value or _rx.reference_start.match(value):
+    """A documentation placeholder or sample, a mask or a reference rather than a secret."""
+    if not value or _rx.reference_start.match(value) or value.startswith(_PUBLIC_PREFIXES):
         return True
-    if "<" in value and ">" in value:
-        return True  # <your-key>
+    if "<" in value and ">" in value or value.startswith("<"):
+        return True  # <your-key>, "<enter passphrase>" cut at its blank
     low = value.lower()
     if low in _STOPWORDS:
         return True
@@ -92,6 +103,13 @@ def plausible(value: str, style: str, quoted: bool) -> bool:
         return False
     if not quoted and _rx.reference.fullmatch(value):
         return False  # settings.SECRET_KEY, os.environ, request_password
+    bare = value.strip(value[0]) if value[0] in "*_`" and value[-1] == value[0] else value
+    if _rx.color.fullmatch(value) or bare != value and bare.isalpha() or bare.replace(" ", "").isalpha() and " " in bare:
+        return False  # "#f8f8f2", *negative*, 'some value': a colour, an emphasised word, words
+    if not quoted and _rx.constant.fullmatch(value.rstrip(",;")):
+        return False  # FG_DEFAULT: a constant named, not a value
+    if style == "prose" and not quoted and _rx.hyphenated.fullmatch(value):
+        return False  # "the key is lower-case"
     n_classes = classes(value)
     if value.isalpha():
         if style == "strict" or style == "prose" and not quoted:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from gitmem.guards.pii.disguise import hidden, visible
 from gitmem.guards.pii.encoded import find_base64, find_percent_encoded
 from gitmem.guards.pii.keywords import find_secrets
 from gitmem.guards.pii.kinds import SECRET_SET, Allowlist, Cand, Finding
@@ -32,6 +33,12 @@ def scan(text: str, allowlist: Allowlist | None = None) -> list[Finding]:
     if not text:
         return []
     cands = collect(text, 0, secrets_only=False)
+    for a, b in hidden(text):  # what hides behind invisible characters and look-alikes
+        seen = visible(text[a:b])
+        if seen is not None:
+            shown, original = seen
+            cands += [(rank, a + original(s), a + original(e - 1) + 1, kind)
+                      for rank, s, e, kind in collect(shown, 0, True) if kind in SECRET_SET]
     if allowlist is not None and (allowlist.values or allowlist.patterns):
         allowed = _allow_predicate(allowlist)
         cands = [c for c in cands if not allowed(text[c[1] : c[2]])]

@@ -4,7 +4,8 @@ and tokens of vendors without a kind of their own) and private keys.
 Vendor formats are tried only where a run of 16+ token characters starts, and
 only the patterns whose first byte matches: one look per run instead of one
 pass over the text per vendor. Stripe publishable keys (``pk_live_…``) are
-public by design and not reported.
+public by design and not reported; test-mode secret keys (``sk_test_…``) reach
+no money and fill Stripe's documentation: not reported either.
 """
 
 from __future__ import annotations
@@ -156,9 +157,11 @@ def _vendor_kind(token: str, kind: str) -> str | None:
     m = _rx.vendor_prefix.match(token)
     body = token[m.end() :] if m else token
     if kind == "jwt":
-        return None if _is_sample_jwt(token) or is_placeholder(token) else "jwt"
+        return None if is_sample_jwt(token) or is_placeholder(token) else "jwt"
     if is_placeholder(body) or is_placeholder(token):
         return None
+    if kind == "stripe_key" and "_test_" in token[:8]:
+        return None  # test-mode keys reach no money and fill Stripe's own documentation
     if kind == "openai_key":
         if token.startswith("sk-ant-"):
             kind = "anthropic_key"
@@ -174,7 +177,18 @@ def _vendor_kind(token: str, kind: str) -> str | None:
     return kind
 
 
-def _is_sample_jwt(token: str) -> bool:
+def vendor_token(token: str) -> tuple[str, int] | None:
+    """The kind and length of the vendor token that ``token`` starts with, if any."""
+    ab = token.encode("ascii", "replace")
+    for pattern, kind in _vendor_patterns(ab[0]) if ab else ():
+        m = pattern.match(ab)
+        if m is not None:
+            confirmed = _vendor_kind(token[: m.end()], kind)
+            return (confirmed, m.end()) if confirmed else None
+    return None
+
+
+def is_sample_jwt(token: str) -> bool:
     """The jwt.io sample (John Doe, sub 1234567890) is documentation."""
     parts = token.split(".")
     payload = decode_base64(parts[1]) if len(parts) > 1 else None
