@@ -498,3 +498,32 @@ def test_a_nearly_full_disk_refuses_before_anything(repo_dir: Path) -> None:
     store = Store(repo_dir, Config(sediment=Sediment(min_free_mb=1_000_000_000)))
     with pytest.raises(ValidationError, match="MB free on disk"):
         store.write(lambda parent: Plan({"memory/user/a.md": b"x\n"}, "s", "e"), T)
+
+
+# --------------------------------------------------------------------------- the commit message (issue 8 item 2)
+
+def test_every_commit_message_passes_the_same_redaction(repo: MemoryRepo, repo_dir: Path) -> None:
+    store = repo.store
+
+    def plan(parent: str | None) -> Plan[None]:
+        return Plan({"bank/a.md": b"plain text\n"}, "gitmem: note from jo.kim@corp-mail.com about /Users/jokim/x",
+                    "test.note", session="jo.kim@corp-mail.com", body="called +1 415 867 5309",
+                    trailers=(("Gitmem-Source", "import:C:\\Users\\jokim\\a.jsonl"),))
+
+    written = store.write(plan, T)
+    msg = git(repo_dir, "log", "-1", "--format=%B", written.commit or "")
+    assert "jo.kim" not in msg and "jokim" not in msg and "867" not in msg
+    assert "[EMAIL]" in msg and "[HOME]" in msg and "[PHONE]" in msg and "Gitmem-Session: [EMAIL]" in msg
+
+
+def test_a_secret_in_a_commit_message_refuses_the_write(repo: MemoryRepo, repo_dir: Path) -> None:
+    before = git(repo_dir, "rev-parse", "HEAD")
+    token = "ghp_" + "R8nV2cX5zL1qW7eT4yU9iO3pA6sD0fGhJkMb"
+
+    def plan(parent: str | None) -> Plan[None]:
+        return Plan({"bank/b.md": b"plain text\n"}, f"gitmem: note {token}", "test.note")
+
+    with pytest.raises(SecretError):
+        repo.store.write(plan, T)
+    assert git(repo_dir, "rev-parse", "HEAD") == before
+    assert token not in (repo_dir / ".git" / "gitmem" / "events.jsonl").read_text()

@@ -55,6 +55,8 @@ class Sessions(Context):
         from gitmem.engines import working
 
         now = now or clock.now()
+        if session:   # redacted before the memories' source is derived from it
+            session = self.store.redact_text(session, "session", "memory.session_end", now)
         pending = self._working_log.with_suffix(".ending")
         state.set_aside(self._working_log, pending)
         all_notes = working.notes_from(pending)
@@ -112,7 +114,11 @@ class Sessions(Context):
         from gitmem.engines.harvest import planning
         from gitmem.guards.redact import allowlist
 
-        session = planning.read_session(path, fmt, allowlist(self.cfg))
+        def redactor(text: str, names: Sequence[str]) -> str:
+            clean: str = self.store.redact(text, "transcript", "harvest.session", now, names=names).text
+            return clean
+
+        session = planning.read_session(path, fmt, allowlist(self.cfg), redactor)
         if session.secrets:
             state.log_event(self.git.root, "secret.rejected", iso(now), **session.alert())
             return session.rejected()
@@ -120,7 +126,7 @@ class Sessions(Context):
 
         def plan(parent: str | None) -> Plan[None] | None:
             batch = memorize.Batch(self._lookup(parent), now, self.cfg.memory)
-            stored = planning.find_episode(self.git, parent, session.episode.slug)
+            stored = planning.find_episode(self.git, parent, session.episode.slug, session.legacy_slug)
             drafts[:] = [planning.draft(session, stored, batch, signals, whole, now)]
             if drafts[0].status == "unchanged":
                 return None
@@ -130,5 +136,5 @@ class Sessions(Context):
         try:
             written = self.store.write(plan, now)
         except SecretError as exc:
-            return planning.Harvested(str(path), session.transcript.session_id, "rejected", reason=exc.message)
+            return planning.Harvested(str(path), session.given_id, "rejected", reason=exc.message)
         return planning.report(session, drafts[0] if drafts else None, written.commit)

@@ -18,14 +18,14 @@ document; the use case turns both into one commit.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Sequence
 
 from gitmem.store import documents, store
 from gitmem.base.errors import UsageError
-from gitmem.base.model import iso, new_id
+from gitmem.base.model import iso, name_key, new_id
 from gitmem.engines import memorize
 from gitmem.engines.harvest import episodes, reader, screen
 from gitmem.engines.harvest.signals import Signal
@@ -45,6 +45,10 @@ DEFAULT_SIGNALS = 20
 SIGNAL_TYPES = {"preference": "preference", "decision": "decision", "correction": "preference", "error": "error"}
 
 Status = Literal["harvested", "updated", "unchanged", "rejected", "failed"]
+
+# What a session's text passes before anything is derived from it: (text, user names
+# learned from the session's own paths) -> the text with PII replaced.
+Redactor = Callable[[str, Sequence[str]], str]
 
 
 @dataclass(frozen=True)
@@ -68,22 +72,33 @@ class Harvested:
 
 @dataclass(frozen=True)
 class Session:
-    """One transcript read: its events, its episode, the secrets it holds (``kind at line N``)."""
+    """One transcript read: its events, its episode, the secrets it holds (``kind at line N``).
+
+    The transcript's ``session_id`` is its key (the UUID, else a hash of the id) and
+    its ``path`` a hash of the file's name; ``given_id`` is the id as the file gives
+    it, reported to the person who runs harvest and never written.
+    """
 
     path: Path
     transcript: Transcript
     episode: episodes.Episode
     secrets: tuple[str, ...]
+    given_id: str = ""
+
+    @property
+    def legacy_slug(self) -> str:
+        """The episode name older versions built from the id as given, still found when a session grows."""
+        return episodes.slugify(self.given_id) if self.given_id else ""
 
     def alert(self) -> dict[str, object]:
-        """The fields of the ``secret.rejected`` event: kinds and lines, never the secret."""
+        """The fields of the ``secret.rejected`` event: kinds and lines, never the secret nor a file name."""
         kinds = sorted({s.split(" at ")[0] for s in self.secrets})
-        return {"source": str(self.path), "session": self.transcript.session_id, "kinds": kinds,
+        return {"source": self.transcript.path, "session": self.transcript.session_id, "kinds": kinds,
                 "where": list(self.secrets[:20])}
 
     def rejected(self) -> Harvested:
         """The result of a session refused for its secrets."""
-        return Harvested(str(self.path), self.transcript.session_id, "rejected",
+        return Harvested(str(self.path), self.given_id or self.transcript.session_id, "rejected",
                          reason=f"secret in session ({', '.join(self.secrets[:5])}); nothing written")
 
 
@@ -120,16 +135,43 @@ def list_transcripts(paths: Iterable[Path | str], fmt: str, limit: int) -> list[
     return discover(given)
 
 
-def read_session(path: Path, fmt: str, allow: Allowlist | None) -> Session:
-    """Read one transcript, extract its episode and screen the whole file for secrets."""
+def read_session(path: Path, fmt: str, allow: Allowlist | None, redactor: Redactor | None = None) -> Session:
+    """Read one transcript, screen the whole file for secrets, redact it, extract its episode.
+
+    Every text of a session without secrets passes ``redactor`` before the
+    episode, its tags or its signals are derived, with the user names its own
+    paths (``cwd``, the project folder) teach. Names gitmem builds come from the
+    session's key, never from its id or file name as given.
+    """
     t = reader.read(path, fmt)
-    return Session(path, t, episodes.extract(t), tuple(screen.find_secrets(path, allow)))
+    secrets = tuple(screen.find_secrets(path, allow))
+    given = t.session_id
+    t = replace(t, session_id=name_key(t.session_id, "s"), path=name_key(path.name, "f"))
+    if redactor is not None and not secrets:
+        t = _redacted(t, path, redactor)
+    return Session(path, t, episodes.extract(t), secrets, given)
 
 
-def find_episode(git: Git, rev: str | None, slug: str) -> StoredEpisode | None:
-    """The episode of session ``slug`` at ``rev``, if one was harvested."""
+def _redacted(t: Transcript, path: Path, redactor: Redactor) -> Transcript:
+    from gitmem.guards import pii
+
+    names = pii.names_in([t.cwd or "", path.parent.name, str(path.parent)])
+    cache: dict[str, str] = {}
+
+    def clean(text: str) -> str:
+        if text not in cache:
+            cache[text] = redactor(text, names)
+        return cache[text]
+
+    events = tuple(replace(e, text=clean(e.text)) for e in t.events)
+    return replace(t, events=events, cwd=clean(t.cwd) if t.cwd else t.cwd)
+
+
+def find_episode(git: Git, rev: str | None, slug: str, legacy_slug: str = "") -> StoredEpisode | None:
+    """The episode of session ``slug`` (or, in a repository harvested before, ``legacy_slug``) at ``rev``."""
+    ends = tuple(f"/{s}.md" for s in (slug, legacy_slug) if s)
     for path, meta in store.episodes(git, rev):
-        if path.endswith(f"/{slug}.md"):
+        if path.endswith(ends):
             return StoredEpisode(path, int(meta.get("lines_harvested") or 0))
     return None
 
@@ -188,12 +230,12 @@ def draft(session: Session, stored: StoredEpisode | None, batch: memorize.Batch,
     return Draft("updated" if stored else "harvested", path, {path: documents.render_document(meta, body).encode("utf-8")},
                  created, reinforced,
                  f"gitmem: harvest session {t.session_id[:40]} ({created} new, {reinforced} reinforced)",
-                 (("Gitmem-Source", f"{t.format}:{session.path.name}"),))
+                 (("Gitmem-Source", f"{t.format}:{t.path}"),))
 
 
 def report(session: Session, drafted: Draft | None, commit: str | None) -> Harvested:
     """The result of one session's write: ``unchanged`` unless a commit landed."""
-    path, sid = str(session.path), session.transcript.session_id
+    path, sid = str(session.path), session.given_id or session.transcript.session_id
     if drafted is None:
         return Harvested(path, sid, "unchanged", commit)
     return Harvested(path, sid, drafted.status if commit else "unchanged", commit, drafted.episode,
@@ -215,7 +257,7 @@ class Cursors:
     def stamp(path: Path) -> tuple[str, list[int]]:
         """The key and mark of ``path`` as it is now (taken before reading it)."""
         stat = path.stat()
-        return str(path.resolve()), [stat.st_size, stat.st_mtime_ns]
+        return name_key(str(path.resolve()), "p"), [stat.st_size, stat.st_mtime_ns]   # a path names its user
 
     def unchanged(self, stamp: tuple[str, list[int]]) -> bool:
         """Whether the file was harvested with this same size and mtime."""
