@@ -282,6 +282,18 @@ def test_cursors_record_and_recognise_an_unchanged_file(tmp_path: Path) -> None:
     assert not (state / (planning.CURSOR_FILE + ".tmp")).exists()
 
 
+def test_cursors_keep_hashes_of_paths_never_the_paths(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    folder = tmp_path / "Users" / "hieronymus"
+    folder.mkdir(parents=True)
+    (state / planning.CURSOR_FILE).write_text(json.dumps({"/Users/hieronymus/old.jsonl": [1, 2]}))  # an older version's
+    cursors = planning.Cursors(state)
+    cursors.record(cursors.stamp(claude_session(folder / "c.jsonl", "sess-c", TURNS)))
+    assert "hieronymus" not in (state / planning.CURSOR_FILE).read_text()
+    assert cursors.unchanged(planning.Cursors.stamp(folder / "c.jsonl"))
+
+
 @pytest.mark.parametrize("content", ["{not json", "[1, 2]", ""])
 def test_a_damaged_cursor_file_counts_as_empty(tmp_path: Path, content: str) -> None:
     (tmp_path / planning.CURSOR_FILE).write_text(content)

@@ -263,6 +263,8 @@ def surfaces(mem: Path) -> dict[str, str]:
     return out
 
 
+# Where a finding was ("aws_access_key at line 1, column 220"): gitmem's own count, not the value's.
+_LOCATION = re.compile(r"\b(?:line|column) \d+")
 _BASELINE: list[set[str]] = []
 
 
@@ -284,7 +286,7 @@ def leaks(mem: Path, v: Values) -> list[str]:
     groups = [g for g in groups if g not in baseline_runs()]
     found = []
     for where, text in surfaces(mem).items():
-        text = _HEX_ID.sub(" ", text)
+        text = _LOCATION.sub(" ", _HEX_ID.sub(" ", text))
         for g in groups if not where.startswith("binary") else ():
             m = re.search(rf"(?<!\d){g}(?!\d)", text)
             if m is not None:

@@ -251,7 +251,9 @@ class Cursors:
             data = json.loads((state / CURSOR_FILE).read_text())
         except (OSError, ValueError):
             data = {}
-        self.marks: dict[str, Any] = data if isinstance(data, dict) else {}
+        # keys are hashes of the paths; a path an older version kept in clear is dropped
+        self.marks: dict[str, Any] = {k: v for k, v in data.items() if k.startswith("p-")} \
+            if isinstance(data, dict) else {}
 
     @staticmethod
     def stamp(path: Path) -> tuple[str, list[int]]:

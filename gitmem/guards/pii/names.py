@@ -26,6 +26,7 @@ _GENERIC = HOME_PLACEHOLDERS | frozenset(
     "desktop documents downloads projects project repo repos".split()
 )
 _PART = re.compile(r"[^\W_]+")
+_RUN = re.compile(r"[^\W_]+(?:[._-][^\W_]+)*")   # words joined as in a user name
 _NAME_AT_END = re.compile(r"[^\W_][\w.-]*\Z")
 
 
@@ -57,6 +58,10 @@ def names_in(paths: Iterable[str]) -> tuple[str, ...]:
     return tuple(found)
 
 
+# Words recur in a session: each is hashed once per process.
+_DIGESTS: dict[tuple[bytes, str], str] = {}
+
+
 class Names(namedtuple("Names", "salt hashes")):
     """User names to find, as salted hashes: ``salt`` (bytes), ``hashes`` (frozenset of hex str)."""
 
@@ -64,9 +69,15 @@ class Names(namedtuple("Names", "salt hashes")):
 
     def digest(self, name: str) -> str:
         """The salted hash of ``name`` in its :func:`normal` form."""
-        import hashlib  # not at import time: the hook imports this package on every commit
+        key = (self.salt, name.casefold() if name.isalnum() else normal(name))
+        found = _DIGESTS.get(key)
+        if found is None:
+            import hashlib  # not at import time: the hook imports this package on every commit
 
-        return hashlib.sha256(self.salt + normal(name).encode("utf-8")).hexdigest()
+            if len(_DIGESTS) > 200_000:
+                _DIGESTS.clear()
+            found = _DIGESTS[key] = hashlib.sha256(key[0] + key[1].encode("utf-8")).hexdigest()
+        return found
 
     def plus(self, names: Iterable[str]) -> Names:
         """These names and ``names`` (learnable ones only)."""
@@ -74,22 +85,34 @@ class Names(namedtuple("Names", "salt hashes")):
 
 
 def find_names(text: str, names: Names) -> list[Finding]:
-    """Where a known user name stands alone in ``text``, as a whole word or run of words,
-    in any case and with any separators (``Alice.Smith``, ``alice-smith``); reported
+    """Where a known user name stands alone in ``text``, as a whole word or parts joined by
+    ``.``, ``_`` or ``-``, in any case (``Alice.Smith``, ``alice-smith``); reported
     as ``home_path`` (the identifying part of a home)."""
     if not names.hashes or not text:
         return []
-    parts = [(m.start(), m.end()) for m in _PART.finditer(text)]
+    out: list[Finding] = []
+    hashes, digest = names.hashes, names.digest
+    for run in _RUN.finditer(text):
+        token = run.group()
+        if len(token) < MIN_NAME:
+            continue
+        if token.isalnum():   # one word: the common case
+            if digest(token) in hashes:
+                out.append(Finding("home_path", run.start(), run.end(), False))
+            continue
+        out += _find_in_run(text, run.start(), [(m.start(), m.end()) for m in _PART.finditer(token)], names)
+    return out
+
+
+def _find_in_run(text: str, at: int, parts: list[tuple[int, int]], names: Names) -> list[Finding]:
+    """Names among the parts of one run such as ``x-Users-alice-smith-proj``, longest first."""
     out: list[Finding] = []
     i = 0
     while i < len(parts):
         hit = 0
         for k in range(min(MAX_PARTS, len(parts) - i), 0, -1):
-            start, end = parts[i][0], parts[i + k - 1][1]
-            joined = text[start:end]
-            if k > 1 and not all(parts[j + 1][0] - parts[j][1] == 1 for j in range(i, i + k - 1)):
-                continue   # words joined by one separator only: alice.smith, not "alice and smith"
-            if len(joined) >= MIN_NAME and names.digest(joined) in names.hashes:
+            start, end = at + parts[i][0], at + parts[i + k - 1][1]
+            if end - start >= MIN_NAME and names.digest(text[start:end]) in names.hashes:
                 out.append(Finding("home_path", start, end, False))
                 hit = k
                 break
