@@ -162,7 +162,7 @@ def test_learnings_folder_types_each_file(tmp_path: Path) -> None:
     assert by_content["rebase before push"].type == "skill"
     assert by_content["a --json flag"].type == "decision"
     assert by_content["free text"].type is None
-    assert by_content["rebase before push"].source == "import:.learnings/LEARNINGS.md"
+    assert by_content["rebase before push"].source == f"import:.learnings/{name_key('LEARNINGS.md', 'f')}"
 
 
 def test_an_empty_learnings_folder_has_no_rows(tmp_path: Path) -> None:

@@ -137,7 +137,7 @@ def read_learnings(folder: Path) -> list[Row]:
     rows: list[Row] = []
     for path in sorted(folder.glob("*.md")):
         typ = _LEARNING_TYPES.get(path.stem.lower())
-        rows.extend(read_markdown(path, typ, f"import:.learnings/{path.name}"))
+        rows.extend(read_markdown(path, typ, f"import:.learnings/{name_key(path.name, 'f')}"))
     return rows
 
 
