@@ -527,3 +527,14 @@ def test_a_secret_in_a_commit_message_refuses_the_write(repo: MemoryRepo, repo_d
         repo.store.write(plan, T)
     assert git(repo_dir, "rev-parse", "HEAD") == before
     assert token not in (repo_dir / ".git" / "gitmem" / "events.jsonl").read_text()
+
+
+def test_a_value_at_the_cut_of_a_long_subject_is_redacted_whole(repo: MemoryRepo, repo_dir: Path) -> None:
+    subject = "gitmem: " + "x" * 185 + " jo.kim@corp-mail.com and /home/hildegard/x"   # the cut falls inside
+
+    def plan(parent: str | None) -> Plan[None]:
+        return Plan({"bank/c.md": b"plain text\n"}, subject, "test.note")
+
+    written = repo.store.write(plan, T)
+    msg = git(repo_dir, "log", "-1", "--format=%B", written.commit or "")
+    assert "jo.kim" not in msg and "jo.k" not in msg and "hildegard" not in msg

@@ -221,9 +221,20 @@ class Store:
 
     def _message(self, plan: Plan[Any], count: int, now: datetime) -> str:
         """The commit message of ``plan`` after the same redaction as the files: PII replaced,
-        a secret refuses the write."""
-        text: str = self.redact(message(plan, count), "commit message", plan.event, now).text
-        return text
+        a secret refuses the write. Each part is redacted before the subject is cut to
+        length and trailer values are folded onto one line, and the message once more."""
+        from dataclasses import replace
+
+        def clean(value: str | None) -> str | None:
+            if not value:
+                return value
+            text: str = self.redact(value, "commit message", plan.event, now).text
+            return text
+
+        parts = replace(plan, subject=clean(plan.subject) or "", body=clean(plan.body) or "",
+                        session=clean(plan.session), approved_by=clean(plan.approved_by),
+                        trailers=tuple((k, clean(str(v)) or "") for k, v in plan.trailers))
+        return clean(message(parts, count)) or ""
 
     def _reject(self, found: list[tuple[str, str]], event: str, session: str | None, now: datetime) -> None:
         kinds = sorted({w.split(" at ")[0] for _, w in found})
