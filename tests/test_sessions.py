@@ -424,3 +424,15 @@ def test_commit_messages_pass_the_same_redaction(repo: MemoryRepo, repo_dir: Pat
     repo.remember("the deploy runbook is in the wiki", session="run in /home/quirinus/x by jo.kim@corp-mail.com", now=T)
     msg = git(repo_dir, "log", "-1", "--format=%B")
     assert "quirinus" not in msg and "jo.kim" not in msg and "Gitmem-Session: run in [HOME]/x by [EMAIL]" in msg
+
+
+def test_names_are_learned_from_every_cwd_of_a_session(repo: MemoryRepo, repo_dir: Path, tmp_path: Path) -> None:
+    src = claude_file(tmp_path / "m.jsonl", "4f1c2a9e-0d3b-4a57-9b1e-2c6d8f0a1b26", "/srv/app",
+                      ["Remember that the deploy key ring is rotated monthly.", "Ok."])
+    lines = src.read_text().splitlines()
+    later = json.loads(lines[-1])
+    later.update(cwd="/home/leopoldine/other", uuid="u9", message={"role": "user", "content":
+                 "Remember: ask leopoldine before any release."}, type="user")
+    src.write_text("\n".join([*lines, json.dumps(later)]) + "\n")
+    repo.harvest([src], now=T)
+    assert "leopoldine" not in everything(repo_dir).casefold()

@@ -18,6 +18,7 @@ document; the use case turns both into one commit.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -155,7 +156,7 @@ def read_session(path: Path, fmt: str, allow: Allowlist | None, redactor: Redact
 def _redacted(t: Transcript, path: Path, redactor: Redactor) -> Transcript:
     from gitmem.guards import pii
 
-    names = pii.names_in([t.cwd or "", path.parent.name, str(path.parent)])
+    names = pii.names_in([t.cwd or "", *_cwds(path), path.parent.name, str(path.parent)])
     cache: dict[str, str] = {}
 
     def clean(text: str) -> str:
@@ -165,6 +166,26 @@ def _redacted(t: Transcript, path: Path, redactor: Redactor) -> Transcript:
 
     events = tuple(replace(e, text=clean(e.text)) for e in t.events)
     return replace(t, events=events, cwd=clean(t.cwd) if t.cwd else t.cwd)
+
+
+_CWD = re.compile(rb'"cwd"\s*:\s*"((?:[^"\\]|\\.){1,4096})"')
+
+
+def _cwds(path: Path) -> set[str]:
+    """Every ``cwd`` the records of a transcript name (a session may move between folders)."""
+    found: set[str] = set()
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return found
+    for raw in set(_CWD.findall(data)):
+        try:
+            value = json.loads(b'"' + raw + b'"')
+        except ValueError:
+            continue
+        if isinstance(value, str):
+            found.add(value)
+    return found
 
 
 def find_episode(git: Git, rev: str | None, slug: str, legacy_slug: str = "") -> StoredEpisode | None:
