@@ -11,6 +11,7 @@ import pytest
 
 from gitmem.api import MemoryRepo
 from gitmem.base.errors import GitmemError
+from gitmem.base.model import name_key
 from gitmem.engines.initrepo import template_dir
 from gitmem.faces import demo
 from tests.conftest import NOW, run_cli
@@ -76,7 +77,7 @@ def test_demo_says_what_each_step_shows(built: tuple[Path, list[str]]) -> None:
     assert re.search(r"^harvested: episodes/\S+\.md \(\d+ new memories, \d+ reinforced\)$", text, re.M)
     assert "harvested again: unchanged (no new commit)" in text
     assert re.search(r"^rejected: session-with-secret.jsonl: secret in session .*nothing written$", text, re.M)
-    assert "linked demo-8 -related-> demo-5" in text and "demo-8: source import:memories.jsonl#L8" in text
+    assert "linked demo-8 -related-> demo-5" in text and f"demo-8: source import:{name_key('memories.jsonl', 'f')}#L8" in text
     assert re.search(r"^reflect: \d+ patterns from \d+ memories", text, re.M)
     assert "# Core memories (gitmem)" in text
     assert re.search(r"^decay as of 2027-01-28: \d+ changes, \d+ archived in commit [0-9a-f]{12}$", text, re.M)
@@ -113,7 +114,7 @@ def test_demo_makes_one_commit_per_change(built: tuple[Path, list[str]]) -> None
     root, said = built
     subjects = git(root, "log", "--format=%s").stdout.splitlines()
     assert subjects[-1] == "gitmem: init memory repository"
-    assert subjects[-2] == "gitmem: import 12 memories from memories.jsonl"
+    assert subjects[-2] == f"gitmem: import 12 memories from {name_key('memories.jsonl', 'f')}"
     assert subjects[0].startswith("gitmem: rollback to gitmem/snapshot/")
     assert any(s.startswith("gitmem: decay as of 2027-01-28") for s in subjects)
     assert all(s.startswith("gitmem: ") for s in subjects)

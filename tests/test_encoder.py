@@ -91,10 +91,13 @@ def test_the_commands_candidates_become_the_memories(hooked: Path, tmp_path: Pat
     [r] = MemoryRepo.open(hooked).harvest([src], now=T)
     assert r.status == "harvested" and r.created == 2 and r.warnings == ()
     mems = {m.content: m for m in MemoryRepo.open(hooked).list().memories}
-    assert set(mems) == {"Reply in Chinese in every project.", "The session was about sess-enc"}
+    from gitmem.base.model import name_key
+
+    # the encoder sees the session's key, never the id as given
+    assert set(mems) == {"Reply in Chinese in every project.", f"The session was about {name_key('sess-enc', 's')}"}
     assert mems["Reply in Chinese in every project."].importance >= 0.8
     payload = json.loads(sent.read_text().splitlines()[0])
-    assert payload["session"] == "sess-enc" and payload["version"] == 1
+    assert payload["session"] == name_key("sess-enc", "s") and payload["version"] == 1
     assert [(s["text"], s["durable"]) for s in payload["signals"]] == [
         ("Always run the linter before committing.", True), ("Don't use tts for now.", False)]
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from gitmem.base.errors import UsageError
-from gitmem.base.model import DOMAINS, TYPES
+from gitmem.base.model import DOMAINS, TYPES, name_key
 from gitmem.engines import importer
 from gitmem.engines.importer import Row, Skipped
 
@@ -109,7 +109,7 @@ def test_markdown_list_items_become_rows_tagged_by_their_heading(tmp_path: Path)
     rows = importer.read_markdown(path)
     assert [(r.line, r.content, r.tags) for r in rows] == [
         (2, "Use ripgrep", ("tools-habits",)), (3, "Prefer uv - nested detail", ("tools-habits",))]
-    assert all(r.source == "import:MEMORY.md" for r in rows)
+    assert all(r.source == f"import:{name_key('MEMORY.md', 'f')}" for r in rows)
 
 
 def test_markdown_sections_without_lists_become_one_row_with_the_heading(tmp_path: Path) -> None:
@@ -162,7 +162,7 @@ def test_learnings_folder_types_each_file(tmp_path: Path) -> None:
     assert by_content["rebase before push"].type == "skill"
     assert by_content["a --json flag"].type == "decision"
     assert by_content["free text"].type is None
-    assert by_content["rebase before push"].source == "import:.learnings/LEARNINGS.md"
+    assert by_content["rebase before push"].source == f"import:.learnings/{name_key('LEARNINGS.md', 'f')}"
 
 
 def test_an_empty_learnings_folder_has_no_rows(tmp_path: Path) -> None:

@@ -205,3 +205,41 @@ def test_cli_import_reports_line_numbers(repo_dir: Path, tmp_path: Path, capsys:
 def test_remember_returns_what_was_stored(repo: MemoryRepo) -> None:
     r = repo.remember("Write to me at erin.moss@fastmail.com", now=T)
     assert "erin.moss" not in r.memory.content and "[EMAIL]" in r.memory.content
+
+
+# --------------------------------------------------------------------------- privacy (issue 8 items 1-2)
+
+CARD, PHONE = "4539 1488 0343 6467", "+1 415 867 5309"
+
+
+def test_remember_derives_nothing_from_text_before_it_is_redacted(repo: MemoryRepo, repo_dir: Path) -> None:
+    r = repo.remember(f"Pay with card {CARD}, call {PHONE}, notes in /home/johnsmith/billing/x.py",
+                      tags=("jane.roe@corp-mail.com", "/Users/johnsmith/y"), source="mail from jane.roe@corp-mail.com",
+                      now=T)
+    held = " ".join((*r.memory.keywords, *r.memory.tags, r.memory.source, r.memory.content))
+    for part in ("4539", "1488", "0343", "6467", "415", "867", "5309", "johnsmith", "jane"):
+        assert part not in held, part
+    assert set(r.stripped) >= {"credit_card", "phone", "home_path"}
+    stored = (repo_dir / r.memory.path).read_text()
+    assert "1488" not in stored and "johnsmith" not in stored
+    repo.recall("card billing", now=T)   # the index is derived from what was stored
+    index = (repo_dir / ".git" / "gitmem" / "index.sqlite").read_bytes()
+    assert b"1488" not in index and b"johnsmith" not in index
+
+
+def test_import_redacts_rows_and_records_a_hash_of_the_file_name(repo: MemoryRepo, repo_dir: Path,
+                                                                 tmp_path: Path) -> None:
+    keys = []
+    for name in ("jane.roe@corp-mail.com.jsonl", "max.mayer@corp-mail.com.jsonl"):   # they redact alike
+        src = tmp_path / name
+        src.write_text(json.dumps({"content": f"{name[:4]} pays with card {CARD}", "id": "jane.roe@corp-mail.com",
+                                   "tags": [PHONE]}) + "\n")
+        imp = repo.import_file(src, now=T)
+        assert imp.created == 1
+        msg = subprocess.run(["git", "log", "-1", "--format=%B"], cwd=repo_dir, capture_output=True, text=True).stdout
+        assert "corp-mail" not in msg and "jane" not in msg and "max.mayer" not in msg
+        keys.append(msg.split("Gitmem-Source: import:")[1].split()[0])
+    assert keys[0] != keys[1] and all(k.startswith("f-") for k in keys)
+    for m in repo.list().memories:
+        held = " ".join((*m.keywords, *m.tags, m.source, m.source_id or "", m.content))
+        assert "1488" not in held and "867" not in held and "corp-mail" not in held, held

@@ -15,8 +15,8 @@ from gitmem.guards import pii
 
 def test_public_names() -> None:
     assert set(pii.__all__) == {
-        "MANDATORY_KINDS", "PII_KINDS", "SECRET_KINDS", "Allowlist", "Finding", "audit", "describe", "has_secret",
-        "placeholder", "position", "scan",
+        "MANDATORY_KINDS", "PII_KINDS", "SECRET_KINDS", "Allowlist", "Finding", "Names", "audit", "describe",
+        "find_names", "has_secret", "names_in", "placeholder", "position", "scan",
     }
     assert pii.SECRET_KINDS == (
         "aws_access_key", "aws_secret_key", "github_token", "openai_key", "anthropic_key", "slack_token",
@@ -52,10 +52,11 @@ LAYERS = [
     {"disguise", "layouts", "commands"},
     {"keywords"},
     {"scan"},
+    {"names"},
     {"__init__"},
 ]
 STDLIB_ALLOWED = {"__future__", "re", "collections", "collections.abc", "typing", "ipaddress", "binascii", "unicodedata",
-                  "bisect"}
+                  "bisect", "hashlib"}
 
 
 def package_imports() -> dict[str, set[str]]:

@@ -152,3 +152,62 @@ def test_home_path_in_a_windows_subsystem_mount() -> None:
 def test_home_path_names_may_be_non_ascii() -> None:
     assert detect(find_home_paths, "cd /home/zoë/src") == {("home_path", "/home/zoë")}
     assert detect(find_home_paths, "C:\\Users\\Jürgen\\x") == {("home_path", "C:\\Users\\Jürgen")}
+
+
+# --------------------------------------------------------------------------- home paths in every form
+# Tuned on the first list; the hold-out list was written apart and never used while
+# changing the detector (issue 8 item 3).
+
+HOME_FORMS = [
+    ("cd /home/quentin/src", "quentin"),
+    ("open /Users/rosalind/Library", "rosalind"),
+    ("ls ~sigmund/notes", "sigmund"),
+    ("dir C:\\Users\\theodora\\Desktop", "theodora"),
+    ('{"cwd": "C:\\\\Users\\\\ulrich\\\\work"}', "ulrich"),
+    ("cd /c/Users/valentin/code", "valentin"),
+    ("cd /mnt/c/Users/wilhelmina/code", "wilhelmina"),
+    ("see file:///Users/xaver/doc.txt", "xaver"),
+    ("see file:///home/yvonne/x.txt", "yvonne"),
+    ("see file:///C:/Users/zacharias/x", "zacharias"),
+    ("~/.claude/projects/-Users-adelheid-gitmem/abc.jsonl", "adelheid"),
+    ("projects/C--Users-bartholomew-proj/s.jsonl", "bartholomew"),
+    ("projects/-home-cornelius-work/s.jsonl", "cornelius"),
+    ("projects/-mnt-c-Users-dorothea-app", "dorothea"),
+    ("/var/home/ernestine/.config", "ernestine"),
+]
+
+HOME_FORMS_HOLD_OUT = [
+    ("ran in /home/mallory.k/tmp", "mallory"),
+    ("C:/Users/Nikolai/AppData/Local", "Nikolai"),
+    ('"C:\\\\Users\\\\ophelia\\\\.ssh\\\\config"', "ophelia"),
+    ("git clone into /d/Users/perpetua/src", "perpetua"),
+    ("open file:///c:/Users/radegund/a.pdf", "radegund"),
+    ("stored at -Users-severin-Library-x", "severin"),
+    ("D--Users-tiberius-repo", "tiberius"),
+    ('{"dir": "\\/Users\\/ursula\\/w"}', "ursula"),
+    ("/export/home/violetta/bin", "violetta"),
+    ("cp a ~waldemar", "waldemar"),
+]
+
+
+def _covered(text: str, name: str) -> bool:
+    at = text.index(name)
+    return any(f.kind == "home_path" and f.start <= at and f.end >= at + len(name) for f in pii.scan(text))
+
+
+@pytest.mark.parametrize(("text", "name"), HOME_FORMS)
+def test_home_paths_in_every_form_cover_the_user_name(text: str, name: str) -> None:
+    assert _covered(text, name), text
+
+
+@pytest.mark.parametrize(("text", "name"), HOME_FORMS_HOLD_OUT)
+def test_home_paths_in_every_form_hold_out(text: str, name: str) -> None:
+    assert _covered(text, name), text
+
+
+@pytest.mark.parametrize("text", [
+    "use --home-dir /tmp", "at-home-care", "the -Users-Shared- folder", "/c/Users/Public/x", "-home-user-x",
+    "https://site.org/var/home/about", "--Users-guide", "C--Users-Default-x",
+])
+def test_encoded_and_drive_look_alikes_are_left_out(text: str) -> None:
+    assert [f for f in pii.scan(text) if f.kind == "home_path"] == [], text

@@ -12,6 +12,7 @@ import pytest
 from gitmem.api import MemoryRepo
 from gitmem.base import clock
 from gitmem.base.errors import UsageError
+from gitmem.base.model import name_key
 from gitmem.engines import memorize
 from gitmem.engines.harvest import planning
 from gitmem.engines.harvest.signals import Signal
@@ -62,9 +63,9 @@ def test_session_becomes_one_commit_with_episode_and_memories(repo: MemoryRepo, 
     assert r.episode.startswith("episodes/2026/11/") and "pytest tests/test_upload.py" in episode
     assert "/home/alice" not in episode   # home paths stripped by the write path
     sources = {m.source for m in repo.list().memories}
-    assert any(s.startswith("session:sess-0001#L") for s in sources)
+    assert any(s.startswith(f"session:{name_key('sess-0001', 's')}#L") for s in sources)
     msg = subprocess.run(["git", "log", "-1", "--format=%B"], cwd=repo_dir, capture_output=True, text=True).stdout
-    assert "Gitmem-Session: sess-0001" in msg and "Gitmem-Auto: true" in msg
+    assert f"Gitmem-Session: {name_key('sess-0001', 's')}" in msg and "Gitmem-Auto: true" in msg
 
 
 def test_harvest_is_idempotent_and_incremental(repo: MemoryRepo, repo_dir: Path, tmp_path: Path) -> None:
@@ -101,7 +102,7 @@ def test_secret_anywhere_rejects_the_whole_session(repo: MemoryRepo, repo_dir: P
     assert AWS_KEY not in r.reason and GH_TOKEN not in r.reason
     assert commits(repo_dir) == before
     events = (repo_dir / ".git/gitmem/events.jsonl").read_text()
-    assert "secret.rejected" in events and "sess-leak" in events
+    assert "secret.rejected" in events and name_key("sess-leak", "s") in events and "sess-leak" not in events
     assert AWS_KEY not in events and GH_TOKEN not in events
 
 
@@ -173,13 +174,14 @@ def test_draft_of_a_new_session_plans_the_episode_and_fills_the_batch(repo: Memo
     session = session_of(tmp_path)
     batch = empty_batch(repo)
     d = planning.draft(session, None, batch, 20, False, T)
-    assert d.status == "harvested" and d.episode == "episodes/2026/11/sess-plan.md"
+    key = name_key("sess-plan", "s")   # an id that is not a UUID is recorded as its hash
+    assert d.status == "harvested" and d.episode == f"episodes/2026/11/{key}.md"
     assert list(d.changes) == [d.episode]
     assert b"lines_harvested: 5" in d.changes[d.episode]  # type: ignore[operator]
     assert d.created == len(batch.planned) >= 2 and d.reinforced == 0
-    assert d.subject.startswith("gitmem: harvest session sess-plan (")
-    assert d.trailers == (("Gitmem-Source", "claude-code:sess-plan.jsonl"),)
-    assert all(p.memory.source.startswith("session:sess-plan#L") for p in batch.planned.values())
+    assert d.subject.startswith(f"gitmem: harvest session {key} (")
+    assert d.trailers == (("Gitmem-Source", f"claude-code:{name_key('sess-plan.jsonl', 'f')}"),)
+    assert all(p.memory.source.startswith(f"session:{key}#L") for p in batch.planned.values())
     assert all(p.memory.tags[0] == "harvest" for p in batch.planned.values())
 
 
@@ -254,7 +256,7 @@ def test_rejected_session_and_its_alert_never_hold_the_secret(tmp_path: Path) ->
     assert session.secrets
     alert, rejected = session.alert(), session.rejected()
     assert GH_TOKEN not in json.dumps(alert) and GH_TOKEN not in rejected.reason
-    assert alert["session"] == "sess-leak2" and alert["kinds"]
+    assert alert["session"] == name_key("sess-leak2", "s") and alert["kinds"]
     assert rejected.status == "rejected" and "nothing written" in rejected.reason
 
 
@@ -262,7 +264,7 @@ def test_find_episode_at_a_commit(repo: MemoryRepo, tmp_path: Path) -> None:
     assert planning.find_episode(repo.git, None, "sess-0003") is None
     assert planning.find_episode(repo.git, repo.head, "sess-0003") is None
     [r] = repo.harvest([claude_session(tmp_path / "f.jsonl", "sess-0003", TURNS)], now=T)
-    found = planning.find_episode(repo.git, repo.head, "sess-0003")
+    found = planning.find_episode(repo.git, repo.head, name_key("sess-0003", "s"))
     assert r.episode is not None and found == planning.StoredEpisode(r.episode, 5)
 
 
@@ -281,6 +283,18 @@ def test_cursors_record_and_recognise_an_unchanged_file(tmp_path: Path) -> None:
         fh.write("\n")
     assert not planning.Cursors(state).unchanged(planning.Cursors.stamp(src))
     assert not (state / (planning.CURSOR_FILE + ".tmp")).exists()
+
+
+def test_cursors_keep_hashes_of_paths_never_the_paths(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    folder = tmp_path / "Users" / "hieronymus"
+    folder.mkdir(parents=True)
+    (state / planning.CURSOR_FILE).write_text(json.dumps({"/Users/hieronymus/old.jsonl": [1, 2]}))  # an older version's
+    cursors = planning.Cursors(state)
+    cursors.record(cursors.stamp(claude_session(folder / "c.jsonl", "sess-c", TURNS)))
+    assert "hieronymus" not in (state / planning.CURSOR_FILE).read_text()
+    assert cursors.unchanged(planning.Cursors.stamp(folder / "c.jsonl"))
 
 
 @pytest.mark.parametrize("content", ["{not json", "[1, 2]", ""])

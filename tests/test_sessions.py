@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import subprocess
 from pathlib import Path
 from typing import Sequence
@@ -14,6 +15,7 @@ from gitmem.api import MemoryRepo
 from gitmem.base import clock
 from gitmem.base.config import Config
 from gitmem.base.errors import ConflictError, SecretError, UsageError, ValidationError
+from gitmem.base.model import name_key
 from gitmem.engines.harvest import planning
 from gitmem.engines.working import WORKING_LOG
 from tests.conftest import NOW
@@ -192,13 +194,14 @@ def test_each_session_is_one_commit(repo: MemoryRepo, repo_dir: Path, tmp_path: 
         ("a.jsonl", "alpha", "harvested"), ("b.jsonl", "beta", "harvested")]
     assert commits(repo_dir) == 3
     log = git(repo_dir, "log", "--format=%(trailers:key=Gitmem-Session,valueonly)%(trailers:key=Gitmem-Event,valueonly)")
-    assert [line for line in log.splitlines() if line] == ["beta", "harvest.session", "alpha", "harvest.session",
+    assert [line for line in log.splitlines() if line] == [name_key("beta", "s"), "harvest.session", name_key("alpha", "s"), "harvest.session",
                                                            "repo.init"]
     for r in results:
-        assert r.commit is not None and r.episode == f"episodes/2026/10/{r.session_id}.md"
+        assert r.commit is not None and r.episode == f"episodes/2026/10/{name_key(r.session_id, 's')}.md"
         assert git(repo_dir, "show", "--format=", "--name-only", r.commit).count("\n") + 1 == 1 + r.created
     sources = {m.content: m.source for m in repo.list().memories}
-    assert sources == {"The CI runner has only 2 cores.": "session:alpha#L1", REDIS: "session:beta#L1"}
+    assert sources == {"The CI runner has only 2 cores.": f"session:{name_key('alpha', 's')}#L1",
+                       REDIS: f"session:{name_key('beta', 's')}#L1"}
 
 
 def test_a_secret_rejects_the_whole_session_and_writes_nothing(repo: MemoryRepo, repo_dir: Path,
@@ -215,7 +218,7 @@ def test_a_secret_rejects_the_whole_session_and_writes_nothing(repo: MemoryRepo,
     assert planning.find_episode(repo.git, repo.head, "leak") is None
     assert all("CI runner" not in m.content for m in repo.list().memories)   # not even the clean lines
     [alert] = [e for e in events(repo_dir) if e["event"] == "secret.rejected"]
-    assert alert["session"] == "leak" and AWS_KEY not in json.dumps(alert)
+    assert alert["session"] == name_key("leak", "s") and AWS_KEY not in json.dumps(alert)
 
 
 def test_a_rejected_session_is_screened_again_not_skipped(repo: MemoryRepo, repo_dir: Path, tmp_path: Path) -> None:
@@ -317,7 +320,7 @@ def test_whole_keeps_the_session_as_one_memory(repo: MemoryRepo, tmp_path: Path)
     [r] = repo.harvest([src], whole=True, now=T)
     assert r.created == 1
     [mem] = repo.list().memories
-    assert mem.tags == ("harvest", "fact") and mem.source.startswith("session:whole#L")
+    assert mem.tags == ("harvest", "fact") and mem.source.startswith(f"session:{name_key('whole', 's')}#L")
 
 
 def test_a_harvested_signal_reinforces_a_note_kept_at_session_end(repo: MemoryRepo, tmp_path: Path) -> None:
@@ -356,7 +359,10 @@ def test_harvest_sets_the_project_from_the_sessions_cwd(repo: MemoryRepo, repo_d
     }
     results = {r.session_id: r for r in repo.harvest(list(runs.values()), fmt="claude-code", now=T)}
     assert all(r.status == "harvested" and r.created == 1 for r in results.values())
-    by_session = {m.source.split(":")[1].split("#")[0]: m for m in repo.list().memories}
+    from gitmem.base.model import name_key
+
+    keyed = {m.source.split(":")[1].split("#")[0]: m for m in repo.list().memories}
+    by_session = {sid: keyed[name_key(sid, "s")] for sid in runs}
     assert by_session["in-sub"].project == by_session["in-tree"].project == "github.com/acme/shop"
     assert by_session["in-sub"].project_name == "main"
     assert by_session["no-git"].project is None and by_session["gone"].project is None
@@ -425,6 +431,24 @@ def claude_file(path: Path, session: str, messages: Sequence[tuple[str, str]], a
         if agent is not None:
             rec["agentId"] = agent
         lines.append(json.dumps(rec))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+# --------------------------------------------------------------------------- privacy (issue 8 items 1-3)
+
+def claude_turns(path: Path, sid: str, cwd: str, texts: Sequence[str]) -> Path:
+    """A Claude Code transcript whose records carry ``cwd``: user and assistant turns alternate."""
+    lines = []
+    for n, text in enumerate(texts):
+        role = "user" if n % 2 == 0 else "assistant"
+        msg = {"role": role, "content": text} if role == "user" else \
+            {"id": f"msg_{n}", "type": "message", "role": "assistant", "model": "m",
+             "content": [{"type": "text", "text": text}]}
+        lines.append(json.dumps({"parentUuid": None, "isSidechain": False, "userType": "external", "cwd": cwd,
+                                 "sessionId": sid, "version": "2.1.27", "type": role, "message": msg,
+                                 "uuid": f"u{n}", "timestamp": f"2026-10-05T09:{n:02d}:00Z"}))
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -510,3 +534,106 @@ def test_a_changed_sub_agent_file_is_screened_again(repo: MemoryRepo, repo_dir: 
     claude_file(tmp_path / "proj" / SID / "subagents" / "agent-a1b2c3d4e5f6a7b8c.jsonl", SID,
                 [("user", f"token {GH_TOKEN}")], "a1b2c3d4e5f6a7b8c")
     assert [r.status for r in repo.harvest([main], now=T)] == ["rejected"]
+
+
+def everything(repo_dir: Path) -> str:
+    """Every object of every ref (names, trees, blobs, messages) and the refs, as one text."""
+    listing = git(repo_dir, "rev-list", "--all", "--objects")
+    ids = "\n".join(line.split(" ")[0] for line in listing.splitlines()) + "\n"
+    objects = subprocess.run(["git", "cat-file", "--batch=%(objecttype)"], cwd=repo_dir, input=ids.encode(),
+                             capture_output=True, check=True).stdout.decode("utf-8", "replace")
+    held = listing + objects + git(repo_dir, "for-each-ref")
+    return re.sub(r"(?<![0-9A-Za-z])(?=[0-9a-f]*[a-f])[0-9a-f]{10,64}(?![0-9A-Za-z])", " ", held)  # object ids
+
+
+PERSONAL = ("Remember that zebulon needs admin rights on the build box. "
+            "We decided to bill card 4539 1488 0343 6467 and call +1 415 867 5309 about it.")
+
+
+def test_a_session_is_redacted_before_anything_is_derived(repo: MemoryRepo, repo_dir: Path, tmp_path: Path) -> None:
+    src = claude_turns(tmp_path / "projects" / "-Users-zebulon-billing" / "a.jsonl", "4f1c2a9e-0d3b-4a57-9b1e-2c6d8f0a1b23",
+                      "/Users/zebulon/billing", [PERSONAL, "Noted, Zebulon.", "No, use /Users/zebulon/bin/deploy.",
+                                                 "Done."])
+    [r] = repo.harvest([src], now=T)
+    assert r.status == "harvested" and r.created >= 1
+    held = everything(repo_dir).casefold()
+    assert "zebulon" not in held
+    for group in ("4539", "1488", "0343", "6467", "867", "5309"):
+        assert not re.search(rf"(?<!\d){group}(?!\d)", held), group
+    assert "[home] needs admin rights" in held
+
+
+def test_a_learned_name_is_kept_as_a_salted_hash_only(repo: MemoryRepo, repo_dir: Path, tmp_path: Path) -> None:
+    src = claude_turns(tmp_path / "s.jsonl", "4f1c2a9e-0d3b-4a57-9b1e-2c6d8f0a1b24", "/home/philippa/app",
+                      ["Remember that philippa owns the release key ring.", "Ok."])
+    repo.harvest([src], now=T)
+    state_dir = repo_dir / ".git" / "gitmem"
+    for path in state_dir.rglob("*"):
+        if path.is_file():
+            assert b"philippa" not in path.read_bytes().lower(), path
+    assert (state_dir / "salt").is_file() and json.loads((state_dir / "names.json").read_text())
+    later = repo.remember("Philippa prefers rebase over merge", now=T)   # recognised later by its hash
+    assert "philippa" not in later.memory.content.lower() and "philippa" not in " ".join(later.memory.keywords)
+
+
+def test_names_gitmem_builds_come_from_ids_or_hashes(repo: MemoryRepo, repo_dir: Path, tmp_path: Path) -> None:
+    # two ids that redact alike ([EMAIL]) must not share an episode; neither may reach a name or a message
+    a = transcript(tmp_path / "jim.beam@acme-mail.com.jsonl", "jim.beam@acme-mail.com", [("user", CI)])
+    b = transcript(tmp_path / "tom.tim@acme-mail.com.jsonl", "tom.tim@acme-mail.com", [("user", REDIS)])
+    ra, rb = repo.harvest([a, b], now=T)
+    assert ra.episode and rb.episode and ra.episode != rb.episode
+    assert ra.episode == f"episodes/2026/10/{name_key('jim.beam@acme-mail.com', 's')}.md"
+    held = everything(repo_dir)
+    assert "jim" not in held and "tom.tim" not in held and "acme-mail" not in held
+    msg = git(repo_dir, "log", "-1", "--format=%B")
+    assert f"Gitmem-Source: jsonl:{name_key(b.name, 'f')}" in msg
+    uid = "4f1c2a9e-0d3b-4a57-9b1e-2c6d8f0a1b25"   # a UUID session id is its own key
+    [rc] = repo.harvest([claude_turns(tmp_path / "c.jsonl", uid, "/srv", ["Remember: deploys go out on Tuesdays.", "Ok."])],
+                        now=T)
+    assert rc.episode == f"episodes/2026/10/{uid}.md" and f"Gitmem-Session: {uid}" in git(repo_dir, "log", "-1")
+
+
+def test_an_episode_named_by_an_older_version_keeps_growing(repo: MemoryRepo, repo_dir: Path, tmp_path: Path) -> None:
+    src = transcript(tmp_path / "old.jsonl", "sess-old", [("user", CI)])
+    [first] = repo.harvest([src], now=T)
+    assert first.episode is not None
+    legacy = f"episodes/2026/10/sess-old.md"   # where versions before hashed names put it
+    git(repo_dir, "mv", first.episode, legacy)
+    git(repo_dir, "commit", "-qm", "an episode as an older gitmem named it")
+    transcript(src, "sess-old", [("user", CI), ("assistant", "Noted."), ("user", REDIS)])
+    [again] = repo.harvest([src], now=T)
+    assert again.status == "updated" and again.episode == legacy
+    assert [p for p in git(repo_dir, "ls-files", "episodes").split() if p.endswith("old.md")] == [legacy]
+    assert len(git(repo_dir, "ls-files", "episodes").split()) == 2   # .gitkeep and the one episode
+
+
+def test_commit_messages_pass_the_same_redaction(repo: MemoryRepo, repo_dir: Path) -> None:
+    repo.remember("the deploy runbook is in the wiki", session="run in /home/quirinus/x by jo.kim@corp-mail.com", now=T)
+    msg = git(repo_dir, "log", "-1", "--format=%B")
+    assert "quirinus" not in msg and "jo.kim" not in msg and "Gitmem-Session: run in [HOME]/x by [EMAIL]" in msg
+
+
+def test_names_are_learned_from_every_cwd_of_a_session(repo: MemoryRepo, repo_dir: Path, tmp_path: Path) -> None:
+    src = claude_turns(tmp_path / "m.jsonl", "4f1c2a9e-0d3b-4a57-9b1e-2c6d8f0a1b26", "/srv/app",
+                      ["Remember that the deploy key ring is rotated monthly.", "Ok."])
+    lines = src.read_text().splitlines()
+    later = json.loads(lines[-1])
+    later.update(cwd="/home/leopoldine/other", uuid="u9", message={"role": "user", "content":
+                 "Remember: ask leopoldine before any release."}, type="user")
+    src.write_text("\n".join([*lines, json.dumps(later)]) + "\n")
+    repo.harvest([src], now=T)
+    assert "leopoldine" not in everything(repo_dir).casefold()
+
+
+def test_the_project_comes_from_the_folder_as_recorded_not_its_redacted_form(repo: MemoryRepo, repo_dir: Path,
+                                                                             tmp_path: Path) -> None:
+    shop = tmp_path / "home" / "zebulon" / "shop"
+    shop.mkdir(parents=True)
+    for args in (["init", "-q", "-b", "main"], ["remote", "add", "origin", "https://github.com/acme/shop.git"]):
+        subprocess.run(["git", *args], cwd=shop, check=True)
+    src = _claude(tmp_path / "z.jsonl", "4f1c2a9e-0d3b-4a57-9b1e-2c6d8f0a1b99", str(shop),
+                  "Remember that the shop web build needs node 20.")
+    [r] = repo.harvest([src], fmt="claude-code", now=T)
+    assert r.status == "harvested"
+    [m] = repo.list().memories
+    assert m.project == "github.com/acme/shop"       # found from the folder as recorded

@@ -238,3 +238,17 @@ def test_memory_repository_in_a_linked_worktree(tmp_path: Path) -> None:
     assert {r["branch"] for r in writes} == {"main", "side"}          # one event log for the clone
     assert not (Path(git(wt, "rev-parse", "--path-format=absolute", "--git-dir")) / "gitmem" / "events.jsonl").exists()
     assert git(wt, "status", "--porcelain") == "" and git(main, "status", "--porcelain") == ""
+
+
+def test_the_salt_is_made_once_per_clone_and_kept_private(repo_dir: Path) -> None:
+    first = state.salt(repo_dir)
+    assert len(first) == 32 and state.salt(repo_dir) == first
+    path = state.shared_dir(repo_dir) / state.SALT_FILE
+    assert path.stat().st_mode & 0o077 == 0
+
+
+def test_known_names_keep_hashes_and_add_to_them(repo_dir: Path) -> None:
+    assert state.known_names(repo_dir) == frozenset()
+    state.add_known_names(repo_dir, frozenset({"aa", "bb"}))
+    state.add_known_names(repo_dir, frozenset({"bb", "cc"}))
+    assert state.known_names(repo_dir) == {"aa", "bb", "cc"}

@@ -509,3 +509,43 @@ def test_the_write_path_refuses_a_heading_markdown_or_a_raw_reader_would_see_in_
     start = text.index(layers.marker(2)) + len(layers.marker(2))
     with pytest.raises(CheckFailed, match="layer-like heading"):
         write(repo, {"CLAUDE.md": (text[:start] + "\n" + forged + text[start:]).encode()}, auto=True)
+
+
+# --------------------------------------------------------------------------- the commit message (issue 8 item 2)
+
+def test_every_commit_message_passes_the_same_redaction(repo: MemoryRepo, repo_dir: Path) -> None:
+    store = repo.store
+
+    def plan(parent: str | None) -> Plan[None]:
+        return Plan({"bank/a.md": b"plain text\n"}, "gitmem: note from jo.kim@corp-mail.com about /Users/jokim/x",
+                    "test.note", session="jo.kim@corp-mail.com", body="called +1 415 867 5309",
+                    trailers=(("Gitmem-Source", "import:C:\\Users\\jokim\\a.jsonl"),))
+
+    written = store.write(plan, T)
+    msg = git(repo_dir, "log", "-1", "--format=%B", written.commit or "")
+    assert "jo.kim" not in msg and "jokim" not in msg and "867" not in msg
+    assert "[EMAIL]" in msg and "[HOME]" in msg and "[PHONE]" in msg and "Gitmem-Session: [EMAIL]" in msg
+
+
+def test_a_secret_in_a_commit_message_refuses_the_write(repo: MemoryRepo, repo_dir: Path) -> None:
+    before = git(repo_dir, "rev-parse", "HEAD")
+    token = "ghp_" + "R8nV2cX5zL1qW7eT4yU9iO3pA6sD0fGhJkMb"
+
+    def plan(parent: str | None) -> Plan[None]:
+        return Plan({"bank/b.md": b"plain text\n"}, f"gitmem: note {token}", "test.note")
+
+    with pytest.raises(SecretError):
+        repo.store.write(plan, T)
+    assert git(repo_dir, "rev-parse", "HEAD") == before
+    assert token not in (repo_dir / ".git" / "gitmem" / "events.jsonl").read_text()
+
+
+def test_a_value_at_the_cut_of_a_long_subject_is_redacted_whole(repo: MemoryRepo, repo_dir: Path) -> None:
+    subject = "gitmem: " + "x" * 185 + " jo.kim@corp-mail.com and /home/hildegard/x"   # the cut falls inside
+
+    def plan(parent: str | None) -> Plan[None]:
+        return Plan({"bank/c.md": b"plain text\n"}, subject, "test.note")
+
+    written = repo.store.write(plan, T)
+    msg = git(repo_dir, "log", "-1", "--format=%B", written.commit or "")
+    assert "jo.kim" not in msg and "jo.k" not in msg and "hildegard" not in msg

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 from gitmem.base import clock
 from gitmem.base.errors import NotFoundError, ValidationError
 from gitmem.base.kinds import GLOBAL_DOMAINS, check_choice
-from gitmem.base.model import DOMAINS, TYPES, Forgotten, Imported, Memory, Remembered, check_id, iso, memory_path, new_id
+from gitmem.base.model import (DOMAINS, TYPES, Forgotten, Imported, Memory, Remembered, check_id, iso, memory_path,
+                               name_key, new_id)
 from gitmem.engines import memorize
 from gitmem.guards import guard
 from gitmem.guards.writepath import Plan, Written
@@ -17,6 +18,7 @@ from gitmem.store import store
 from gitmem.store.store import Listing
 
 if TYPE_CHECKING:
+    from gitmem.engines import importer
     from gitmem.engines.history import Review, Why
     from gitmem.engines.links import Graph
 
@@ -74,6 +76,12 @@ class Memories(Context):
             guard.check_range("importance", importance, 0.0, 1.0)
         if memory_id is not None:
             check_id(memory_id)
+        # redacted once, before anything (keywords, type, message) is derived from it
+        clean = self.store.redact(text, "memory text", "memory.create", now)
+        text = clean.text
+        tags = [self.store.redact_text(t, "tag", "memory.create", now) for t in tags]
+        source = self.store.redact_text(source, "source", "memory.create", now) if source else source
+        session = self.store.redact_text(session, "session", "memory.create", now) if session else session
         enc = encode.encode(text)
         typ, dom = type or enc.type, domain or enc.domain
         imp = enc.importance if importance is None else float(importance)
@@ -111,7 +119,7 @@ class Memories(Context):
         if written.stripped and written.commit:
             mem = store.load(self.git, written.commit, mem.id)   # what was stored: PII replaced
         return Remembered(mem.id, action, written.commit, mem, reason,
-                          tuple(k for _, kinds in written.stripped for k in kinds))
+                          tuple(dict.fromkeys((*clean.kinds, *(k for _, kinds in written.stripped for k in kinds)))))
 
     def forget(self, memory_id: str, now: datetime | None = None) -> Forgotten:
         """Move a memory to archive/ (git keeps its history), in one commit."""
@@ -145,12 +153,14 @@ class Memories(Context):
         now = now or clock.now()
         src = Path(path)
         rows, skipped = importer.iter_rows(src)
+        rows = [self._redacted_row(r, now) for r in rows]   # before anything is derived from them
         good, refused = importer.to_memories(rows, src.name, now, self.cfg, progress)
         bad = [(s.line, s.reason) for s in (*skipped, *refused)]
         counts = {"created": 0, "reinforced": 0, "unchanged": 0}
         # search and score before the write lock; under it, only what changed since is scored
         head = self.head
         scans = {m.id: self.prescan(m.content, m.domain, m.keywords, head) for m in good} if dedupe and head else {}
+        key = name_key(src.name, "f")   # a file's name may name a person: its hash is recorded
 
         def plan(parent: str | None) -> Plan[None] | None:
             counts.update(created=0, reinforced=0, unchanged=0)
@@ -164,14 +174,24 @@ class Memories(Context):
             changes = self._changes(batch, parent)
             if not changes:
                 return None
-            return Plan(changes, f"gitmem: import {len(changes)} memories from {src.name}", "memory.import",
+            return Plan(changes, f"gitmem: import {len(changes)} memories from {key}", "memory.import",
                         body=f"{counts['created']} created, {counts['reinforced']} reinforced, "
                              f"{counts['unchanged']} unchanged, {len(bad)} lines skipped",
-                        trailers=(("Gitmem-Source", f"import:{src.name}"),))
+                        trailers=(("Gitmem-Source", f"import:{key}"),))
 
         written = self.store.write(plan, now)
         return Imported(counts["created"], counts["reinforced"], counts["unchanged"], tuple(sorted(bad)),
                         written.commit, tuple(m.id for m in good))
+
+    def _redacted_row(self, row: importer.Row, now: datetime) -> importer.Row:
+        """``row`` with every text field redacted (PII replaced, a secret refuses the import)."""
+        from dataclasses import replace
+
+        def clean(text: str, what: str) -> str:
+            return self.store.redact_text(text, f"line {row.line} {what}", "memory.import", now)
+
+        return replace(row, content=clean(row.content, "content"), tags=tuple(clean(t, "tag") for t in row.tags),
+                       source=row.source and clean(row.source, "source"), id=row.id and clean(row.id, "id"))
 
     def link(self, a: str, b: str, relation: str = "related", now: datetime | None = None) -> Written[None]:
         """Link two memories with a typed relation; both ends record it (one commit)."""

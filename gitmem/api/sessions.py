@@ -57,6 +57,8 @@ class Sessions(Context):
         from gitmem.engines import working
 
         now = now or clock.now()
+        if session:   # redacted before the memories' source is derived from it
+            session = self.store.redact_text(session, "session", "memory.session_end", now)
         pending = self._working_log.with_suffix(".ending")
         state.set_aside(self._working_log, pending)
         all_notes = working.notes_from(pending)
@@ -136,7 +138,12 @@ class Sessions(Context):
         from gitmem.guards.redact import allowlist
 
         path = unit.path
-        session = planning.read_session(unit, fmt, allowlist(self.cfg))
+
+        def redactor(text: str, names: Sequence[str]) -> str:
+            clean: str = self.store.redact(text, "transcript", "harvest.session", now, names=names).text
+            return clean
+
+        session = planning.read_session(unit, fmt, allowlist(self.cfg), redactor)
         if session.secrets:
             state.log_event(self.git.root, "secret.rejected", iso(now), **session.alert())
             return session.rejected()
@@ -148,11 +155,11 @@ class Sessions(Context):
         if command and not whole:
             session, warnings = self._encode_with(command, session)
         drafts: builtins.list[planning.Draft] = []
-        project = self.project_of(session.transcript.cwd)   # the repository the session ran in, if here
+        project = self.project_of(session.given_cwd)   # the repository the session ran in (its id, never the path)
 
         def plan(parent: str | None) -> Plan[None] | None:
             batch = memorize.Batch(self._lookup(parent, project), now, self.cfg.memory)
-            stored = planning.find_episode(self.git, parent, session.episode.slug)
+            stored = planning.find_episode(self.git, parent, session.episode.slug, session.legacy_slug)
             drafts[:] = [planning.draft(session, stored, batch, signals, whole, now, project)]
             if drafts[0].status == "unchanged":
                 return None
@@ -162,7 +169,7 @@ class Sessions(Context):
         try:
             written = self.store.write(plan, now)
         except SecretError as exc:
-            return planning.Harvested(str(path), session.transcript.session_id, "rejected", reason=exc.message)
+            return planning.Harvested(str(path), session.given_id, "rejected", reason=exc.message)
         return dataclasses.replace(planning.report(session, drafts[0] if drafts else None, written.commit),
                                    warnings=warnings)
 

@@ -52,6 +52,19 @@ def new_id(moment: datetime, seed: str | None = None) -> str:
     return f"m-{moment:%Y-%m-%d}-{tail}"
 
 
+_UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}\Z")
+
+
+def name_key(name: str, prefix: str = "h") -> str:
+    """What gitmem records and builds paths from in place of a name it was given (a
+    transcript's or import file's name, a session id): the id itself when it is a
+    UUID, else ``<prefix>-`` and a hash of the whole name. Never the name, nor its
+    redacted text, so two names that redact alike do not collide."""
+    if _UUID.match(name):
+        return name.lower()
+    return f"{prefix}-{hashlib.sha256(name.encode('utf-8', 'surrogateescape')).hexdigest()[:16]}"
+
+
 def shard(memory_id: str) -> str:
     """Two hex digits that spread a domain's memories over 256 folders.
 

@@ -154,6 +154,55 @@ def log_event(root: str | PathLike[str], event: str, at: str, **fields: Any) -> 
     append(events_path(root), {"event": event, "at": at, **fields})
 
 
+# --- user names, kept as salted hashes only -------------------------------------------
+
+SALT_FILE = "salt"
+NAMES_FILE = "names.json"
+
+
+def salt(root: str | PathLike[str]) -> bytes:
+    """The clone's own random salt for hashing what gitmem must recognise but never keep
+    (user names); made on first use, readable by its owner only."""
+    path = shared_dir(root) / SALT_FILE
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        pass
+    tmp = path.with_name(f"{SALT_FILE}.{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, os.urandom(16).hex().encode())
+    finally:
+        os.close(fd)
+    try:
+        os.link(tmp, path)   # the first writer's salt wins; a racing one reads it
+    except FileExistsError:
+        pass
+    finally:
+        tmp.unlink()
+    return path.read_bytes()
+
+
+def known_names(root: str | PathLike[str]) -> frozenset[str]:
+    """The salted hashes of user names learned so far (never the names)."""
+    try:
+        data = json.loads((shared_dir(root) / NAMES_FILE).read_text())
+    except (FileNotFoundError, ValueError):
+        return frozenset()
+    return frozenset(h for h in data if isinstance(h, str)) if isinstance(data, list) else frozenset()
+
+
+def add_known_names(root: str | PathLike[str], hashes: frozenset[str]) -> None:
+    """Keep ``hashes`` (salted hashes of user names) with those learned before."""
+    old = known_names(root)
+    if hashes <= old:
+        return
+    path = shared_dir(root) / NAMES_FILE
+    tmp = path.with_name(f"{NAMES_FILE}.{os.getpid()}")
+    tmp.write_text(json.dumps(sorted(old | hashes)))
+    os.replace(tmp, path)
+
+
 # --- finding the memory repository ---------------------------------------------------
 
 def is_memory_repo(path: Path) -> bool:

@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 from gitmem.base.clock import parse_time
 from gitmem.base.config import Config
 from gitmem.base.errors import UsageError, ValidationError
-from gitmem.base.model import DOMAINS, TYPES, Memory, is_valid_id, iso, new_id
+from gitmem.base.model import DOMAINS, TYPES, Memory, is_valid_id, iso, name_key, new_id
 from gitmem.engines import memorize
 from gitmem.guards import guard
 
@@ -110,7 +110,7 @@ def read_markdown(path: Path, default_type: str | None = None, source: str | Non
 
     text = path.read_text(encoding="utf-8")
     rows: list[Row] = []
-    src = source or f"import:{path.name}"
+    src = source or f"import:{name_key(path.name, 'f')}"
     for section in mdio.sections(text):
         tag = _tag(section.heading)
         items = mdio.list_items(section.text)
@@ -137,7 +137,7 @@ def read_learnings(folder: Path) -> list[Row]:
     rows: list[Row] = []
     for path in sorted(folder.glob("*.md")):
         typ = _LEARNING_TYPES.get(path.stem.lower())
-        rows.extend(read_markdown(path, typ, f"import:.learnings/{path.name}"))
+        rows.extend(read_markdown(path, typ, f"import:.learnings/{name_key(path.name, 'f')}"))
     return rows
 
 
@@ -166,6 +166,9 @@ def to_memories(rows: Sequence[Row], source_name: str, now: datetime, cfg: Confi
                 progress: Callable[[int, int], None] | None = None) -> tuple[list[Memory], list[Skipped]]:
     """The new memories ``rows`` become, and the rows refused (content too big, not text).
 
+    A row's recorded source defaults to ``import:<hash of source_name>#L<line>``:
+    a file's name is never recorded (it may name a person).
+
     Each row keeps its ``created``; its last access is ``now``, so old data is
     not born faded. A row id that is a valid file id becomes the memory's id,
     any other id is kept as ``source_id``; generated ids are derived from the
@@ -191,7 +194,7 @@ def to_memories(rows: Sequence[Row], source_name: str, now: datetime, cfg: Confi
         importance = r.importance if r.importance is not None else enc.importance
         good.append(memorize.new_memory(mid, text, r.type or enc.type, r.domain or enc.domain, importance, created,
                                         now, cfg.memory, keywords=enc.keywords, tags=r.tags, source_id=source_id,
-                                        source=r.source or f"import:{source_name}#L{r.line}"))
+                                        source=r.source or f"import:{name_key(source_name, 'f')}#L{r.line}"))
         if progress is not None and (n % 200 == 0 or n == total):
             progress(n, total)
     return good, refused

@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Generic, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, Mapping, Sequence, TypeVar
 
 from gitmem.base import config as config_mod
 from gitmem.base import state
@@ -33,6 +33,10 @@ from gitmem.base.gitio import Git
 from gitmem.guards.lock import exclusive
 from gitmem.store import snapshots
 from gitmem.base.model import iso
+
+if TYPE_CHECKING:
+    from gitmem.guards import pii
+    from gitmem.guards import redact as redact_mod
 
 MAX_ATTEMPTS = 50
 
@@ -104,6 +108,7 @@ class Store:
         self.root = self.git.root
         self.cfg = cfg
         self.state = state.shared_dir(self.git.root)
+        self._names: pii.Names | None = None   # user names known to this clone (salted hashes), read once
 
     def default_branch(self) -> str:
         """The checked-out branch, where memory is written unless a caller names another."""
@@ -133,9 +138,9 @@ class Store:
                 if checked_out:
                     self._refuse_dirty(parent, changes)
                     self._journal(branch, parent, changes)
+                text = self._message(plan, len(changes), now)
                 try:
-                    commit = self.git.create_commit(branch, tree, parent, message(plan, len(changes)), now,
-                                                    plan.merge_parents)
+                    commit = self.git.create_commit(branch, tree, parent, text, now, plan.merge_parents)
                 except CasFailed:
                     continue
                 if checked_out and self.git.sync_worktree(changes):
@@ -196,13 +201,44 @@ class Store:
         The same checks as a write: a secret refuses it, logs ``secret.rejected``
         and raises ``SecretError``; nothing is kept.
         """
-        from gitmem.guards import redact
+        clean: str = self.redact(text, what, event, now, session).text
+        return clean
 
-        result = redact.redact_text(text, self.cfg)
+    def redact(self, text: str, what: str, event: str, now: datetime, session: str | None = None,
+               names: Sequence[str] = ()) -> redact_mod.Redacted:
+        """:meth:`redact_text` with the PII kinds it replaced: the one redaction a text passes
+        before anything is derived from it (keywords, titles, summaries, names).
+
+        ``names`` are user names learned from the same source (a session's own
+        home paths), replaced where they stand alone.
+        """
+        from gitmem.guards import pii, redact
+
+        known = self._names or pii.Names(state.salt(self.root), state.known_names(self.root))
+        learned = self._names = known.plus(names)
+        if learned.hashes != known.hashes:
+            state.add_known_names(self.root, learned.hashes - known.hashes)
+        result = redact.redact_text(text, self.cfg, names=learned)
         if result.secrets:
             self._reject([(what, where) for where in result.secrets], event, session, now)
-        clean: str = result.text
-        return clean
+        return result
+
+    def _message(self, plan: Plan[Any], count: int, now: datetime) -> str:
+        """The commit message of ``plan`` after the same redaction as the files: PII replaced,
+        a secret refuses the write. Each part is redacted before the subject is cut to
+        length and trailer values are folded onto one line, and the message once more."""
+        from dataclasses import replace
+
+        def clean(value: str | None) -> str | None:
+            if not value:
+                return value
+            text: str = self.redact(value, "commit message", plan.event, now).text
+            return text
+
+        parts = replace(plan, subject=clean(plan.subject) or "", body=clean(plan.body) or "",
+                        session=clean(plan.session), approved_by=clean(plan.approved_by),
+                        trailers=tuple((k, clean(str(v)) or "") for k, v in plan.trailers))
+        return clean(message(parts, count)) or ""
 
     def _reject(self, found: list[tuple[str, str]], event: str, session: str | None, now: datetime) -> None:
         kinds = sorted({w.split(" at ")[0] for _, w in found})

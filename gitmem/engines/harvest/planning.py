@@ -18,14 +18,15 @@ document; the use case turns both into one commit.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Sequence
 
 from gitmem.store import documents, store
 from gitmem.base.errors import UsageError
-from gitmem.base.model import iso, new_id
+from gitmem.base.model import iso, name_key, new_id
 from gitmem.engines import memorize
 from gitmem.engines.harvest import episodes, reader, screen, subagents
 from gitmem.engines.harvest.signals import Signal
@@ -48,6 +49,10 @@ DEFAULT_SIGNALS = 20
 SIGNAL_TYPES = {"preference": "preference", "decision": "decision", "correction": "preference", "error": "error"}
 
 Status = Literal["harvested", "updated", "unchanged", "empty", "rejected", "failed"]
+
+# What a session's text passes before anything is derived from it: (text, user names
+# learned from the session's own paths) -> the text with PII replaced.
+Redactor = Callable[[str, Sequence[str]], str]
 
 
 @dataclass(frozen=True)
@@ -73,22 +78,34 @@ class Harvested:
 
 @dataclass(frozen=True)
 class Session:
-    """One transcript read: its events, its episode, the secrets it holds (``kind at line N``)."""
+    """One transcript read: its events, its episode, the secrets it holds (``kind at line N``).
+
+    The transcript's ``session_id`` is its key (the UUID, else a hash of the id) and
+    its ``path`` a hash of the file's name; ``given_id`` is the id as the file gives
+    it, reported to the person who runs harvest and never written.
+    """
 
     path: Path
     transcript: Transcript
     episode: episodes.Episode
     secrets: tuple[str, ...]
+    given_id: str = ""
+    given_cwd: str | None = None   # the working folder as recorded: only to find its project, never written
+
+    @property
+    def legacy_slug(self) -> str:
+        """The episode name older versions built from the id as given, still found when a session grows."""
+        return episodes.slugify(self.given_id) if self.given_id else ""
 
     def alert(self) -> dict[str, object]:
-        """The fields of the ``secret.rejected`` event: kinds and lines, never the secret."""
+        """The fields of the ``secret.rejected`` event: kinds and lines, never the secret nor a file name."""
         kinds = sorted({s.split(" at ")[0] for s in self.secrets})
-        return {"source": str(self.path), "session": self.transcript.session_id, "kinds": kinds,
+        return {"source": self.transcript.path, "session": self.transcript.session_id, "kinds": kinds,
                 "where": list(self.secrets[:20])}
 
     def rejected(self) -> Harvested:
         """The result of a session refused for its secrets."""
-        return Harvested(str(self.path), self.transcript.session_id, "rejected",
+        return Harvested(str(self.path), self.given_id or self.transcript.session_id, "rejected",
                          reason=f"secret in session ({', '.join(self.secrets[:5])}); nothing written")
 
 
@@ -130,31 +147,76 @@ def list_sessions(paths: Iterable[Path | str], fmt: str, limit: int) -> list[Uni
     return subagents.group(list_transcripts(paths, fmt, limit), fmt)
 
 
-def read_session(unit: Unit | Path, fmt: str, allow: Allowlist | None) -> Session:
-    """Read one session (a transcript, or a ``Unit`` with its sub-agent files), extract its
-    episode and screen every one of its files for secrets.
+def read_session(unit: Unit | Path, fmt: str, allow: Allowlist | None, redactor: Redactor | None = None) -> Session:
+    """Read one session (a transcript, or a ``Unit`` with its sub-agent files), screen every one of its files
+    for secrets, redact it, extract its episode.
 
-    A bare path brings the sub-agent files of its session folder along.
+    A bare path brings the sub-agent files of its session folder along. Every
+    text of a session without secrets passes ``redactor`` before the episode,
+    its tags or its signals are derived, with the user names its own paths
+    (``cwd``, the project folder) teach. Names gitmem builds come from the
+    session's key, never from its id or file name as given.
     """
     if not isinstance(unit, Unit):
         unit = Unit(Path(unit), subagents.companions(Path(unit)))
-    secrets = screen.find_secrets(unit.path, allow)
+    path = unit.path
+    secrets = screen.find_secrets(path, allow)
     for n, part in enumerate(unit.parts, 1):
         secrets += [f"{found} of sub-agent file {n}" for found in screen.find_secrets(part, allow)]
-    t = reader.read(unit.path, fmt)
-    screen.check_transcript(unit.path, fmt, t)
+    t = reader.read(path, fmt)
+    screen.check_transcript(path, fmt, t)
     if unit.parts:
         counted = [(p, reader.read(p, fmt)) for p in unit.parts if subagents.part_of(p) in ("main", "agent")]
         t = subagents.merge(t, counted)
-    elif subagents.part_of(unit.path) != "main":
+    elif subagents.part_of(path) != "main":
         t = subagents.merge(t, [])
-    return Session(unit.path, t, episodes.extract(t), tuple(secrets))
+    given, given_cwd = t.session_id, t.cwd
+    t = replace(t, session_id=name_key(t.session_id, "s"), path=name_key(path.name, "f"))
+    if redactor is not None and not secrets:
+        t = _redacted(t, path, redactor)
+    return Session(path, t, episodes.extract(t), tuple(secrets), given, given_cwd)
 
 
-def find_episode(git: Git, rev: str | None, slug: str) -> StoredEpisode | None:
-    """The episode of session ``slug`` at ``rev``, if one was harvested."""
+def _redacted(t: Transcript, path: Path, redactor: Redactor) -> Transcript:
+    from gitmem.guards import pii
+
+    names = pii.names_in([t.cwd or "", *_cwds(path), path.parent.name, str(path.parent)])
+    cache: dict[str, str] = {}
+
+    def clean(text: str) -> str:
+        if text not in cache:
+            cache[text] = redactor(text, names)
+        return cache[text]
+
+    events = tuple(replace(e, text=clean(e.text)) for e in t.events)
+    return replace(t, events=events, cwd=clean(t.cwd) if t.cwd else t.cwd)
+
+
+_CWD = re.compile(rb'"cwd"\s*:\s*"((?:[^"\\]|\\.){1,4096})"')
+
+
+def _cwds(path: Path) -> set[str]:
+    """Every ``cwd`` the records of a transcript name (a session may move between folders)."""
+    found: set[str] = set()
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return found
+    for raw in set(_CWD.findall(data)):
+        try:
+            value = json.loads(b'"' + raw + b'"')
+        except ValueError:
+            continue
+        if isinstance(value, str):
+            found.add(value)
+    return found
+
+
+def find_episode(git: Git, rev: str | None, slug: str, legacy_slug: str = "") -> StoredEpisode | None:
+    """The episode of session ``slug`` (or, in a repository harvested before, ``legacy_slug``) at ``rev``."""
+    ends = tuple(f"/{s}.md" for s in (slug, legacy_slug) if s)
     for path, meta in store.episodes(git, rev):
-        if path.endswith(f"/{slug}.md"):
+        if path.endswith(ends):
             return StoredEpisode(path, int(meta.get("lines_harvested") or 0))
     return None
 
@@ -215,12 +277,12 @@ def draft(session: Session, stored: StoredEpisode | None, batch: memorize.Batch,
     return Draft("updated" if stored else "harvested", path, {path: documents.render_document(meta, body).encode("utf-8")},
                  created, reinforced,
                  f"gitmem: harvest session {t.session_id[:40]} ({created} new, {reinforced} reinforced)",
-                 (("Gitmem-Source", f"{t.format}:{session.path.name}"),))
+                 (("Gitmem-Source", f"{t.format}:{t.path}"),))
 
 
 def report(session: Session, drafted: Draft | None, commit: str | None) -> Harvested:
     """The result of one session's write: ``unchanged`` unless a commit landed."""
-    path, sid = str(session.path), session.transcript.session_id
+    path, sid = str(session.path), session.given_id or session.transcript.session_id
     if drafted is None:
         return Harvested(path, sid, "unchanged", commit)
     return Harvested(path, sid, drafted.status if commit else "unchanged", commit, drafted.episode,
@@ -236,7 +298,9 @@ class Cursors:
             data = json.loads((state / CURSOR_FILE).read_text())
         except (OSError, ValueError):
             data = {}
-        self.marks: dict[str, Any] = data if isinstance(data, dict) else {}
+        # keys are hashes of the paths; a path an older version kept in clear is dropped
+        self.marks: dict[str, Any] = {k: v for k, v in data.items() if k.startswith("p-")} \
+            if isinstance(data, dict) else {}
 
     @staticmethod
     def stamp(path: Path, parts: Sequence[Path] = ()) -> tuple[str, list[int]]:
@@ -245,7 +309,7 @@ class Cursors:
         for p in (path, *parts):
             stat = p.stat()
             mark += [stat.st_size, stat.st_mtime_ns]
-        return str(path.resolve()), mark
+        return name_key(str(path.resolve()), "p"), mark   # a path names its user: only its hash is kept
 
     def unchanged(self, stamp: tuple[str, list[int]]) -> bool:
         """Whether the file was harvested with this same size and mtime."""

@@ -25,6 +25,7 @@ One module per family of detectors:
 * :mod:`.personal`: emails and home paths; :mod:`.numbers`: phones, SSNs,
   cards; :mod:`.network`: IPv4 and IPv6 through ``ipaddress``;
 * :mod:`.encoded`: percent-encoded and base64 forms, decoded and rescanned;
+* :mod:`.names`: user names learned from a session's home paths, kept as salted hashes;
 * :mod:`.scan`: all of them (the text as written and as a person sees it),
   the allowlist and the overlap resolution;
 * :mod:`.audit`: the check of an allowlist and of the disabled kinds.
@@ -49,6 +50,7 @@ from gitmem.guards.pii.kinds import (
     has_secret,
     placeholder,
 )
+from gitmem.guards.pii.names import Names, find_names, names_in
 from gitmem.guards.pii.scan import describe, scan
 from gitmem.guards.pii.view import position
 
@@ -58,9 +60,12 @@ __all__ = [
     "SECRET_KINDS",
     "Allowlist",
     "Finding",
+    "Names",
     "audit",
     "describe",
+    "find_names",
     "has_secret",
+    "names_in",
     "placeholder",
     "position",
     "scan",

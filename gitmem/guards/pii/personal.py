@@ -26,6 +26,7 @@ _rx = Patterns(
         "home_name": r"[^\W][\w.-]{0,31}",
         "tilde": r"~([A-Za-z_][\w.-]{0,31})",
         "drive": r"(?<![A-Za-z0-9])([A-Za-z]:(?:\\{1,4}|/))\Z",
+        "encoded": r"(?<![A-Za-z0-9-])(?:[A-Za-z]-)?(?:-mnt-[a-z])?-(?:Users|home)-([A-Za-z0-9]{1,32})(?![A-Za-z0-9])",
         "shell_verb": r"(?:^|[\s;&|(])(?:cd|ls|cp|mv|rm|cat|chown|chmod|pushd|find|du|tar|rsync|scp)\s+(?:-\S+\s+)*\Z",
     }
 )
@@ -97,7 +98,7 @@ def _email_is_placeholder(local: str, domain: str) -> bool:
 
 
 
-_HOME_PLACEHOLDERS = frozenset(
+HOME_PLACEHOLDERS = frozenset(
     """user username user_name yourname your_name your-name youruser your_user yourusername your_username you me
     name someone somebody nobody example runner ubuntu ec2-user vagrant circleci jenkins vscode codespace
     codespaces node docker git app admin administrator pi linuxbrew build builder travis gitpod coder dev guest
@@ -118,7 +119,7 @@ def find_home_paths(v: View, out: list[Cand]) -> None:
             elif text[s : s + 1] != "/":
                 continue
             if s > 0 and (text[s - 1].isalnum() or text[s - 1] in "._-~$"):
-                if not text.endswith("/export", 0, s):
+                if not re.search(r"(?<![\w.~$-])/(?:export|var)\Z", text[max(0, s - 8) : s]):
                     continue  # a URL path such as https://site/home/about
             _home_name(v, out, s, m.end())
     if "Users" in text:
@@ -132,6 +133,16 @@ def find_home_paths(v: View, out: list[Cand]) -> None:
     if "~" in text:
         for m in rx.tilde.finditer(text):
             _tilde_path(v, out, m)
+    if "-Users-" in text or "-home-" in text:
+        _encoded_homes(v, out)
+
+
+def _encoded_homes(v: View, out: list[Cand]) -> None:
+    """Claude Code's project folder names, every non-alphanumeric of the path made ``-``:
+    ``-Users-NAME-proj``, ``C--Users-NAME-proj``, ``-home-NAME-…``, ``-mnt-c-Users-NAME``."""
+    for m in _rx.encoded.finditer(v.text):
+        if m.group(1).lower() not in HOME_PLACEHOLDERS:
+            add(out, m.start(), m.end(), "home_path")
 
 
 def _users_path(v: View, out: list[Cand], at: int, after: int) -> None:
@@ -148,7 +159,11 @@ def _users_path(v: View, out: list[Cand], at: int, after: int) -> None:
     else:
         return
     if s > 0 and (text[s - 1].isalnum() or text[s - 1] in "._-~$"):
-        if not re.search(r"/mnt/[a-z]\Z", text[max(0, s - 6) : s]):
+        # WSL's /mnt/c/Users/NAME and Git Bash's /c/Users/NAME
+        lo = max(0, s - 6)
+        drive = re.search(r"(?:/mnt)?/[A-Za-z]\Z", text[lo:s])
+        begin = lo + drive.start() if drive else 0
+        if drive is None or begin > 0 and (text[begin - 1].isalnum() or text[begin - 1] in "._-~$"):
             return
     _home_name(v, out, s, after)
 
@@ -162,7 +177,7 @@ def _home_name(v: View, out: list[Cand], s: int, name_at: int) -> None:
     e = name_at + len(name)
     if e < len(text) and text[e] in "<>*{}$%":
         return
-    if not name or name.lower() in _HOME_PLACEHOLDERS or name.lower() in _WIN_PLACEHOLDERS:
+    if not name or name.lower() in HOME_PLACEHOLDERS or name.lower() in _WIN_PLACEHOLDERS:
         return
     if "." in name and name.rsplit(".", 1)[-1].lower() in _FILE_TLDS:
         return  # /home/index.html is a web path
@@ -187,6 +202,6 @@ def _tilde_path(v: View, out: list[Cand], m: re.Match[str]) -> None:
             return  # prose such as "~twice as fast"
     else:
         return
-    if name.lower() not in _HOME_PLACEHOLDERS:
+    if name.lower() not in HOME_PLACEHOLDERS:
         add(out, s, e, "home_path")
 
