@@ -588,3 +588,25 @@ def test_a_missing_message_file_is_a_reported_problem(tmp_path: Path, capsys: py
     assert main(["msg", str(tmp_path / "NO_SUCH_MSG")], str(tmp_path)) == 1
     out = capsys.readouterr().out
     assert "cannot read the commit message" in out and "Traceback" not in out
+
+
+def test_the_hook_refuses_while_a_killed_write_is_pending_and_names_the_recovery(tmp_path: Path) -> None:
+    import json as _json
+    import subprocess as _sp
+
+    from gitmem.api import MemoryRepo
+    from gitmem.base.clock import parse_time
+
+    root = tmp_path / "mem"
+    MemoryRepo.init(root, parse_time("2026-11-29T12:00:00Z"), install_hooks=False)
+    journal = root / ".git" / "gitmem" / "worktree-journal.json"
+    (root / "notes.md").write_text("a person's note\n")
+    _sp.run(["git", "add", "notes.md"], cwd=root, check=True)
+    for branch, refused in (("main", True), ("elsewhere", False)):
+        journal.write_text(_json.dumps({"branch": branch, "parent": None, "paths": ["memory/user/x.md"]}))
+        done = _sp.run([sys.executable, "-m", "gitmem", "hook", "all", "notes.md"], cwd=root,
+                       capture_output=True, text=True)
+        assert (done.returncode == 1) is refused, done.stdout + done.stderr
+        if refused:
+            assert "interrupted" in done.stdout and "gitmem recover" in done.stdout
+    assert journal.exists()   # read, never finished by the hook

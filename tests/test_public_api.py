@@ -36,6 +36,7 @@ METHODS = {
     "notes": "",
     "open": "repo",
     "pending_reflections": "",
+    "recover": "",
     "recall": "query, k, type, domain, tier, band, include_archive, include_background, at, expand, now",
     "reflect": "now, auto",
     "reflection_prompt": "limit",

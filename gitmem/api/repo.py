@@ -31,3 +31,11 @@ class MemoryRepo(Lifecycle, Sessions):
     def init(path: str | Path, now: datetime | None = None, install_hooks: bool = True) -> InitResult:
         """Create a memory repository (a no-op with a message on an existing one)."""
         return init_repo(Path(path), now or clock.now(), install_hooks)
+
+    def recover(self) -> bool:
+        """Finish (or undo) a write a killed gitmem left half done; True when there was one.
+
+        Every write does this first; a person whose `git commit` refused
+        because of gitmem's ``index.lock`` runs it (``gitmem recover``).
+        """
+        return self.store.recover()

@@ -35,6 +35,8 @@ CONFIG_FILE = "gitmem.yaml"
 EVENTS_LOG = "events.jsonl"
 INDEX_FILE = "index.sqlite"
 CONFIG_CACHE = "config.json"
+WRITE_LOCK = "write.lock"
+JOURNAL_FILE = "worktree-journal.json"
 
 _dirs: dict[str, tuple[str, str]] = {}
 
@@ -66,6 +68,11 @@ def _git_dirs(root: str | PathLike[str]) -> tuple[str, str]:
     return found
 
 
+def git_dirs_str(root: str | PathLike[str]) -> tuple[str, str]:
+    """(git dir, common git dir) of the work tree at ``root`` as strings (no pathlib: the hooks' path)."""
+    return _git_dirs(root)
+
+
 def forget_git_dirs() -> None:
     """Drop the cached git dirs (after a repository was created or moved in this process)."""
     _dirs.clear()
@@ -92,6 +99,16 @@ def config_cache_path(root: str | PathLike[str]) -> str:
     A ``str``, and no folder is created: the hooks read it without importing pathlib.
     """
     return os.path.join(_git_dirs(root)[0], STATE_DIR, CONFIG_CACHE)
+
+
+def write_lock_path(root: str | PathLike[str]) -> str:
+    """gitmem's write lock of the clone (a ``str``, no folder created: the hooks take it too)."""
+    return os.path.join(_git_dirs(root)[1], STATE_DIR, WRITE_LOCK)
+
+
+def journal_path(root: str | PathLike[str]) -> str:
+    """The journal of a write whose work tree and index may not have followed yet (a ``str``)."""
+    return os.path.join(_git_dirs(root)[1], STATE_DIR, JOURNAL_FILE)
 
 
 def events_path(root: str | PathLike[str]) -> Path:

@@ -386,13 +386,46 @@ def main(argv: list[str], repo: str | None = None) -> int:
     if name not in MESSAGE_CHECKS:
         files = [os.path.normpath(os.path.join(prefix, p)).replace(os.sep, "/") for p in files]
     from gitmem.base.errors import GitmemError
+    from gitmem.base.state import journal_path, write_lock_path
+    from gitmem.guards.lock import exclusive
 
     try:
-        CHECKS[name](run, files)
+        # gitmem's write lock while the checks run: automated writers wait for this commit
+        with exclusive(write_lock_path(root)):
+            if name not in MESSAGE_CHECKS and _write_pending(root, journal_path(root)):
+                report.problem(name, None, None, "a gitmem write was interrupted before the work tree and "
+                               "index followed its commit; committing now could delete what it wrote")
+                return report.finish({name: "run `gitmem recover`, then commit again"})
+            CHECKS[name](run, files)
     except GitmemError as exc:  # e.g. an invalid gitmem.yaml: fail closed, say why
         report.problem("all" if name == "all" else name, None, None, exc.message)
         return report.finish({name: exc.hint} if exc.hint else None)
     return report.finish()
+
+
+def _write_pending(root: str, journal: str) -> bool:
+    """True while a killed gitmem write's journal names the branch checked out here.
+
+    Only read, never finished here: during `git commit -a` git points the
+    hooks at a temporary index (GIT_INDEX_FILE) that gitmem's writer ignores.
+    """
+    try:
+        with open(journal, encoding="utf-8") as fh:
+            import json
+
+            branch = json.load(fh).get("branch")
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError, AttributeError):
+        return True   # torn: `gitmem recover` drops it
+    from gitmem.base.state import git_dirs_str
+
+    try:
+        with open(os.path.join(git_dirs_str(root)[0], "HEAD"), encoding="utf-8") as fh:
+            head = fh.read().strip()
+    except OSError:
+        return True
+    return head == f"ref: refs/heads/{branch}"
 
 
 # --- helpers ----------------------------------------------------------------

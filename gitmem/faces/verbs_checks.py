@@ -50,6 +50,16 @@ def cmd_hook(args: Any) -> int:
     return hook_main([args.name, *args.files], getattr(args, "repo", None))
 
 
+@command("recover", "finish a write an interrupted gitmem left half done (a person's commit refuses until then)")
+def cmd_recover(args: Any) -> int:
+    repo = repo_of(args)
+    if repo.recover():
+        out("recovered: the work tree and index now match the branch; commit again")
+    else:
+        out("nothing to recover")
+    return 0
+
+
 
 # --- PII ---------------------------------------------------------------------------
 

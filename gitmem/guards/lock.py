@@ -6,16 +6,19 @@ import fcntl
 import os
 import time
 from contextlib import contextmanager
-from pathlib import Path
-from typing import Iterator
 
 from gitmem.base.errors import ConflictError
 
+TYPE_CHECKING = False   # typing and pathlib cost milliseconds on the hooks' path: annotations only
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from os import PathLike
+
 
 @contextmanager
-def exclusive(path: Path, timeout: float = 120.0) -> Iterator[None]:
+def exclusive(path: str | PathLike[str], timeout: float = 120.0) -> Iterator[None]:
     """Hold ``path`` locked (flock) for the block; the kernel frees it if we die."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    os.makedirs(os.path.dirname(os.fspath(path)), exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     deadline = time.monotonic() + timeout
     delay = 0.001
@@ -26,7 +29,7 @@ def exclusive(path: Path, timeout: float = 120.0) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if time.monotonic() > deadline:
-                    raise ConflictError(f"another gitmem writer held {path.name} for {timeout:.0f} s",
+                    raise ConflictError(f"another gitmem writer held {os.path.basename(path)} for {timeout:.0f} s",
                                         hint="wait for it to finish, or look for a stuck gitmem process") from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.05)
