@@ -93,7 +93,8 @@ def test_install_git_hooks_installs_both_stages(tmp_path: Path) -> None:
     pre_commit = path / ".git" / "hooks" / "pre-commit"
     commit_msg = path / ".git" / "hooks" / "commit-msg"
     assert pre_commit.is_file() and os.access(pre_commit, os.X_OK)
-    assert commit_msg.read_bytes() == (initrepo.template_dir() / "hooks" / "commit-msg").read_bytes()
+    assert commit_msg.read_bytes() == initrepo.hook_scripts()["commit-msg"]
+    assert pre_commit.read_bytes() == initrepo.hook_scripts()["pre-commit"]
     assert os.access(commit_msg, os.X_OK)
 
 
@@ -103,7 +104,7 @@ def test_install_git_hooks_keeps_an_existing_commit_msg_hook(tmp_path: Path) -> 
     mine = path / ".git" / "hooks" / "commit-msg"
     mine.parent.mkdir(parents=True, exist_ok=True)
     mine.write_text("#!/bin/sh\nexit 0\n")
-    assert initrepo.install_git_hooks(path)
+    assert initrepo.install_git_hooks(path) == ["pre-commit"]
     assert mine.read_text() == "#!/bin/sh\nexit 0\n"
 
 
@@ -112,12 +113,12 @@ def test_install_git_hooks_follows_core_hooks_path(tmp_path: Path) -> None:
     initrepo.init(path, NOW, install_hooks=False)
     hooks = tmp_path / "shared-hooks"
     git(path, "config", "core.hooksPath", str(hooks))
-    initrepo.install_git_hooks(path)    # pre-commit refuses core.hooksPath; the commit-msg hook still lands
-    assert (hooks / "commit-msg").is_file()
+    assert initrepo.install_git_hooks(path) == ["pre-commit", "commit-msg"]
+    assert (hooks / "commit-msg").is_file() and (hooks / "pre-commit").is_file()
 
 
 def test_install_git_hooks_outside_git(tmp_path: Path) -> None:
-    assert initrepo.install_git_hooks(tmp_path) is False
+    assert initrepo.install_git_hooks(tmp_path) == []
     assert list(tmp_path.iterdir()) == []
 
 

@@ -17,6 +17,8 @@ Hooks (``NAME``):
 - ``amplitude``  an existing file may not grow past ``sediment.amplitude_max``
 - ``config``     validate gitmem.yaml
 - ``all``        the pre-commit checks above in one process, routing files by name
+- ``staged``     ``all`` over every staged file, read from the index (gitmem's own
+                 pre-commit script in a repository made by ``gitmem init``)
 
 Output: ``gitmem-<hook>: <file>:<line>: <problem>`` lines, then ``hint:`` lines.
 Exit 0 when every check passes, 1 when one fails, 2 on bad usage.
@@ -106,6 +108,7 @@ class Run:
         self._settings: Settings | None = None
         self.scans: dict[str, tuple[str, list[Finding]]] = {}
         self._texts: dict[str, str | None] = {}
+        self.staged: dict[str, bytes | None] | None = None   # ``staged``: files read from the index
 
     def settings(self) -> Settings:
         if self._settings is None:
@@ -119,20 +122,35 @@ class Run:
         return self._texts[path]
 
     def _read(self, path: str) -> str | None:
-        try:
-            with open(os.path.join(self.root, path), "rb") as fh:
-                data = fh.read()
-        except (FileNotFoundError, IsADirectoryError):
-            return None
+        if self.staged is not None:
+            data = self.staged.get(path)
+            if data is None:
+                return None
+        else:
+            data = self._worktree(path)
+            if data is None:
+                return None
         if b"\0" in data[:_BINARY_SNIFF]:
             return None
         # surrogateescape: a stray non-UTF-8 byte survives a rewrite unchanged.
         return data.decode("utf-8", "surrogateescape")
 
-    def write(self, path: str, text: str) -> None:
+    def _worktree(self, path: str) -> bytes | None:
+        try:
+            with open(os.path.join(self.root, path), "rb") as fh:
+                return fh.read()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return None
+
+    def write(self, path: str, text: str) -> bool:
+        """Rewrite a staged file in the work tree; False (nothing written) when the work tree
+        holds edits that are not staged, which a rewrite of the staged text would lose."""
+        if self.staged is not None and self._worktree(path) != self.staged.get(path):
+            return False
         with open(os.path.join(self.root, path), "wb") as fh:
             fh.write(text.encode("utf-8", "surrogateescape"))
         self._texts[path] = text
+        return True
 
 
 # --- config -----------------------------------------------------------------
@@ -264,10 +282,12 @@ def check_pii(run: Run, files: Sequence[str]) -> None:
         from gitmem.guards import redact  # the one replacer; imported when there is PII to replace
         from gitmem.guards.pii import position
 
-        run.write(path, redact.replace(text, found, redact.yaml_end(path, text)))
         kinds = ", ".join(sorted({f.kind for f in found}))
-        run.report.problem("pii", path, position(text, found[0].start)[0],
-                           f"replaced {len(found)} PII value(s) ({kinds}) by placeholders; re-stage the file")
+        if run.write(path, redact.replace(text, found, redact.yaml_end(path, text))):
+            what = f"replaced {len(found)} PII value(s) ({kinds}) by placeholders; re-stage the file"
+        else:
+            what = f"{len(found)} PII value(s) ({kinds}) staged; not replaced, the file has unstaged edits"
+        run.report.problem("pii", path, position(text, found[0].start)[0], what)
 
 
 def check_layers(run: Run, files: Sequence[str]) -> None:
@@ -356,6 +376,17 @@ def check_all(run: Run, files: Sequence[str]) -> None:
     check_amplitude(run, [p for p in files if in_scope(p)])
 
 
+def check_staged(run: Run, files: Sequence[str]) -> None:
+    """Every pre-commit check over every staged file, read from the index git commits
+    (gitmem's own pre-commit script: no framework to pass the files or stash the rest)."""
+    from gitmem.base.gitio.command import read_blobs, staged_names
+
+    names = [p for p in staged_names(run.root) if not files or p in files]
+    blobs = read_blobs(run.root, [f":{p}" for p in names]) if names else []
+    run.staged = dict(zip(names, blobs))
+    check_all(run, [p for p, data in run.staged.items() if data is not None])
+
+
 MESSAGE_CHECKS = ("layers-msg", "secrets-msg", "msg")   # their one argument is the message file, not a staged path
 
 CHECKS: dict[str, Callable[[Run, Sequence[str]], None]] = {
@@ -368,6 +399,7 @@ CHECKS: dict[str, Callable[[Run, Sequence[str]], None]] = {
     "amplitude": check_amplitude,
     "config": lambda run, files: check_config(run, [p for p in files if os.path.basename(p) == "gitmem.yaml"]),
     "all": check_all,
+    "staged": check_staged,
 }
 
 
@@ -448,8 +480,6 @@ def _repo_root() -> tuple[str, str]:
 
 def _is_claude_md(path: str) -> bool:
     return os.path.basename(path) == "CLAUDE.md"
-
-
 
 
 def _key_line(text: str, dotted: str) -> int | None:

@@ -39,7 +39,8 @@ def cmd_check(args: Any) -> int:
 
 
 def _hook_args(p: Any) -> None:
-    p.add_argument("name", choices=("pii", "secrets", "layers", "layers-msg", "amplitude", "config", "all"))
+    p.add_argument("name", choices=("pii", "secrets", "layers", "layers-msg", "secrets-msg", "msg", "amplitude", "config",
+                                    "all", "staged"))
     p.add_argument("files", nargs="*")
 
 
