@@ -546,3 +546,35 @@ def test_a_foreign_index_lock_is_waited_for_then_the_write_goes_through(repo: Me
     w = write(repo, {"memory/user/after.md": b"after\n"})
     assert w.commit is not None and not lock.exists()
     assert git(repo_dir, "status", "--porcelain") == ""
+
+
+def test_a_person_committing_during_a_burst_of_remember_never_races_a_ref(tmp_path: Path) -> None:
+    # gitmem moves a branch only while it holds the index (as git commit does), and its hooks hold
+    # gitmem's write lock: a person's commit never meets "cannot lock ref 'HEAD'", nothing is lost
+    root = tmp_path / "mem"
+    MemoryRepo.init(root, T, install_hooks=True)
+    writers = [_writer(root, n, 15) for n in range(4)]
+    refused, made = 0, 0
+    for i in range(25):
+        (root / "notes").mkdir(exist_ok=True)
+        (root / "notes" / f"p{i}.txt").write_text(f"a person's note {i}\n")
+        for _ in range(200):
+            done = subprocess.run(["git", "add", f"notes/p{i}.txt"], cwd=root, capture_output=True, text=True)
+            if done.returncode == 0:
+                done = subprocess.run(["git", "commit", "-q", "-m", f"person {i}"], cwd=root, capture_output=True,
+                                      text=True)
+            assert "cannot lock ref" not in done.stderr, done.stderr
+            if done.returncode == 0:
+                made += 1
+                break
+            assert "index.lock" in done.stderr, done.stdout + done.stderr   # gitmem held the index that instant
+            refused += 1
+            time.sleep(0.01)
+    for p in writers:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err.decode()
+    assert made == 25
+    assert len(MemoryRepo.open(root).list().memories) == 60
+    log = git(root, "log", "--format=%s")
+    assert all(f"person {i}\n" in log for i in range(25))
+    assert git(root, "status", "--porcelain") == ""

@@ -15,7 +15,8 @@ code 1 and prints ``gitmem: error: …`` then ``hint: …``.
     ├── SecretError           a secret was found; the write is aborted
     ├── ConflictError         uncommitted edits in the way, or a lost race after retries
     │   ├── CasFailed         the branch moved while a commit was built (retried by the write path)
-    │   └── IndexLocked       another program holds a work tree's index.lock (waited for, never deleted)
+    │   ├── IndexLocked       another program holds a work tree's index.lock (waited for, never deleted)
+    │   └── CommitInProgress  a person's `git commit` is running in the work tree (waited for)
     ├── CheckFailed           a check (layers, amplitude, pii config) found problems
     ├── GitError              a git command failed or git could not be run
     ├── IndexCorrupt          the derived recall index is unusable (callers rebuild it from git)
@@ -116,6 +117,15 @@ class IndexLocked(ConflictError):
                          "or one that crashed), so the work tree cannot follow a write; nothing was written",
                          hint=f"finish or close that git command; if none is running, remove the lock: rm '{path}'")
         self.path = path
+
+
+class CommitInProgress(ConflictError):
+    """A person's ``git commit`` (process ``pid``) runs in the work tree a write would move."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(f"a `git commit` (process {pid}) is still running in this work tree; nothing was written",
+                         hint="finish that commit (is its editor open?), then run the command again")
+        self.pid = pid
 
 
 class GitError(GitmemError):

@@ -68,11 +68,6 @@ def _git_dirs(root: str | PathLike[str]) -> tuple[str, str]:
     return found
 
 
-def git_dirs_str(root: str | PathLike[str]) -> tuple[str, str]:
-    """(git dir, common git dir) of the work tree at ``root`` as strings (no pathlib: the hooks' path)."""
-    return _git_dirs(root)
-
-
 def forget_git_dirs() -> None:
     """Drop the cached git dirs (after a repository was created or moved in this process)."""
     _dirs.clear()
@@ -109,6 +104,26 @@ def write_lock_path(root: str | PathLike[str]) -> str:
 def journal_path(root: str | PathLike[str]) -> str:
     """The journal of a write whose work tree and index may not have followed yet (a ``str``)."""
     return os.path.join(_git_dirs(root)[1], STATE_DIR, JOURNAL_FILE)
+
+
+def pending_write(root: str | PathLike[str]) -> bool:
+    """True while the journal of a killed write names the branch checked out at ``root``.
+
+    Only read here (the hooks ask), never finished: during `git commit -a` git
+    points the hooks at a temporary index (GIT_INDEX_FILE) that gitmem's writer ignores.
+    """
+    try:
+        with open(journal_path(root), encoding="utf-8") as fh:
+            branch = json.load(fh).get("branch")
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError, AttributeError):
+        return True   # torn: `gitmem recover` drops it
+    try:
+        with open(os.path.join(_git_dirs(root)[0], "HEAD"), encoding="utf-8") as fh:
+            return fh.read().strip() == f"ref: refs/heads/{branch}"
+    except OSError:
+        return True
 
 
 def events_path(root: str | PathLike[str]) -> Path:

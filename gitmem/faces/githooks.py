@@ -379,12 +379,20 @@ def check_all(run: Run, files: Sequence[str]) -> None:
 def check_staged(run: Run, files: Sequence[str]) -> None:
     """Every pre-commit check over every staged file, read from the index git commits
     (gitmem's own pre-commit script: no framework to pass the files or stash the rest)."""
-    from gitmem.base.gitio.command import read_blobs, staged_names
+    from gitmem.base.gitio.command import blob_id, read_blobs, staged_blobs
 
-    names = [p for p in staged_names(run.root) if not files or p in files]
-    blobs = read_blobs(run.root, [f":{p}" for p in names]) if names else []
-    run.staged = dict(zip(names, blobs))
-    check_all(run, [p for p, data in run.staged.items() if data is not None])
+    staged: dict[str, bytes | None] = {}
+    for path, blob in staged_blobs(run.root):
+        if files and path not in files:
+            continue
+        data = run._worktree(path) if blob is not None else None
+        # the work tree file is the staged one (the usual case): no git process to read it
+        staged[path] = data if data is not None and blob_id(data) == blob else None
+    unread = [p for p, data in staged.items() if data is None]
+    for path, data in zip(unread, read_blobs(run.root, [f":{p}" for p in unread]) if unread else []):
+        staged[path] = data
+    run.staged = staged
+    check_all(run, [p for p, data in staged.items() if data is not None])
 
 
 MESSAGE_CHECKS = ("layers-msg", "secrets-msg", "msg")   # their one argument is the message file, not a staged path
@@ -418,46 +426,28 @@ def main(argv: list[str], repo: str | None = None) -> int:
     if name not in MESSAGE_CHECKS:
         files = [os.path.normpath(os.path.join(prefix, p)).replace(os.sep, "/") for p in files]
     from gitmem.base.errors import GitmemError
-    from gitmem.base.state import journal_path, write_lock_path
-    from gitmem.guards.lock import exclusive
+    from gitmem.base.state import pending_write, write_lock_path
+    from gitmem.guards.lock import exclusive, hold_until_exit
 
     try:
+        if name in MESSAGE_CHECKS:   # under the lock the pre-commit stage keeps (hold_until_exit)
+            CHECKS[name](run, files)
+            return report.finish()
         # gitmem's write lock while the checks run: automated writers wait for this commit
-        with exclusive(write_lock_path(root)):
-            if name not in MESSAGE_CHECKS and _write_pending(root, journal_path(root)):
+        with exclusive(write_lock_path(root)) as fd:
+            if pending_write(root):
                 report.problem(name, None, None, "a gitmem write was interrupted before the work tree and "
                                "index followed its commit; committing now could delete what it wrote")
                 return report.finish({name: "run `gitmem recover`, then commit again"})
             CHECKS[name](run, files)
+            if name == "staged" and not report.failed:
+                # git moves HEAD after its commit-msg hook, and fails with "cannot lock ref 'HEAD'"
+                # if the branch moved meanwhile: the lock stays held until git (our parent) exits
+                hold_until_exit(fd, os.getppid())
     except GitmemError as exc:  # e.g. an invalid gitmem.yaml: fail closed, say why
         report.problem("all" if name == "all" else name, None, None, exc.message)
         return report.finish({name: exc.hint} if exc.hint else None)
     return report.finish()
-
-
-def _write_pending(root: str, journal: str) -> bool:
-    """True while a killed gitmem write's journal names the branch checked out here.
-
-    Only read, never finished here: during `git commit -a` git points the
-    hooks at a temporary index (GIT_INDEX_FILE) that gitmem's writer ignores.
-    """
-    try:
-        with open(journal, encoding="utf-8") as fh:
-            import json
-
-            branch = json.load(fh).get("branch")
-    except FileNotFoundError:
-        return False
-    except (OSError, ValueError, AttributeError):
-        return True   # torn: `gitmem recover` drops it
-    from gitmem.base.state import git_dirs_str
-
-    try:
-        with open(os.path.join(git_dirs_str(root)[0], "HEAD"), encoding="utf-8") as fh:
-            head = fh.read().strip()
-    except OSError:
-        return True
-    return head == f"ref: refs/heads/{branch}"
 
 
 # --- helpers ----------------------------------------------------------------

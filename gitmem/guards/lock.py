@@ -16,8 +16,9 @@ if TYPE_CHECKING:
 
 
 @contextmanager
-def exclusive(path: str | PathLike[str], timeout: float = 120.0) -> Iterator[None]:
-    """Hold ``path`` locked (flock) for the block; the kernel frees it if we die."""
+def exclusive(path: str | PathLike[str], timeout: float = 120.0) -> Iterator[int]:
+    """Hold ``path`` locked (flock) for the block, which gets the file descriptor; the kernel
+    frees it if we die (or when every process sharing the descriptor has closed it)."""
     os.makedirs(os.path.dirname(os.fspath(path)), exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     deadline = time.monotonic() + timeout
@@ -33,6 +34,32 @@ def exclusive(path: str | PathLike[str], timeout: float = 120.0) -> Iterator[Non
                                         hint="wait for it to finish, or look for a stuck gitmem process") from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.05)
-        yield
+        yield fd
     finally:
         os.close(fd)
+
+
+HOLD_MAX = 100.0   # seconds: a process waiting longer (an editor left open) lets the others go on
+
+
+def hold_until_exit(fd: int, pid: int, limit: float = HOLD_MAX) -> None:
+    """Keep the lock held on ``fd`` until process ``pid`` exits (at most ``limit`` seconds).
+
+    A child process keeps it: flock belongs to the open file, which the child
+    shares, so the caller may exit (and close its descriptor) at once.
+    """
+    if os.fork():
+        return
+    try:
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDWR)
+        for std in (0, 1, 2):   # whoever reads the caller's output must not wait for this child
+            os.dup2(null, std)
+        from gitmem.base.gitio.reflocks import alive, process_start
+
+        start = process_start(pid)
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline and alive(pid, start):
+            time.sleep(0.01)
+    finally:
+        os._exit(0)

@@ -29,7 +29,8 @@ from gitmem.guards import amplitude
 from gitmem.guards import guard, sandbox
 from gitmem.base.config import Config
 from gitmem.base.errors import CheckFailed, ConflictError, SecretError
-from gitmem.base.errors import CasFailed, IndexLocked
+from gitmem.base.errors import CasFailed, CommitInProgress, IndexLocked
+from gitmem.base.gitio.reflocks import git_commit_in
 from gitmem.base.gitio import Git
 from gitmem.guards.lock import exclusive
 from gitmem.base.model import iso
@@ -128,6 +129,9 @@ class Store:
                 # our write lock): wait with nothing held, then plan again.
                 if not _wait_gone(Path(busy.path), deadline):
                     raise
+            except CommitInProgress as busy:
+                if not _wait_exit(busy.pid, deadline):
+                    raise
 
     def recover(self) -> bool:
         """Finish or undo a write a killed writer left half done; True when there was one."""
@@ -176,6 +180,11 @@ class Store:
         self.git.lock_index()
         moved = False
         try:
+            # a person's `git commit` that started before we took the index read HEAD then,
+            # and fails if the branch moves before it ends: let it finish first
+            person = git_commit_in(self.root)
+            if person is not None:
+                raise CommitInProgress(person)
             self._refuse_dirty(parent, changes)   # under the lock: nobody stages meanwhile
             self._journal(branch, parent, changes)
             self.git.stage_index(tree, changes)
@@ -345,6 +354,18 @@ class Store:
             raise
         self.git.publish_index()
         self._journal_done()
+
+
+def _wait_exit(pid: int, deadline: float) -> bool:
+    """Wait until process ``pid`` has ended; False when ``deadline`` (time.monotonic) passes first."""
+    from gitmem.base.gitio.reflocks import alive, process_start
+
+    start = process_start(pid)
+    while time.monotonic() < deadline:
+        if not alive(pid, start):
+            return True
+        time.sleep(0.01)
+    return False
 
 
 def _wait_gone(lock: Path, deadline: float) -> bool:

@@ -82,6 +82,27 @@ def staged_names(root: Path | str, *pathspecs: str) -> list[str]:
     return split_nul(run(root, "diff", "--cached", "--name-only", "-z", "--no-renames", *spec))
 
 
+def blob_id(data: bytes) -> str:
+    """git's SHA-1 object id of a blob holding ``data``, without git or pygit2."""
+    try:  # CPython's builtin module: hashlib would load OpenSSL first
+        from _sha1 import sha1  # type: ignore[import-not-found]  # CPython's private module has no stub
+    except ImportError:
+        from hashlib import sha1
+    return str(sha1(b"blob %d\0" % len(data) + data).hexdigest())
+
+
+def staged_blobs(root: Path | str) -> list[tuple[str, str | None]]:
+    """(path, staged blob id) of every path whose staged version differs from HEAD; None: deleted."""
+    out = run(root, "diff", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev")
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
+    found = []
+    for meta, path in zip(fields[0::2], fields[1::2]):
+        parts = meta.split()
+        if len(parts) >= 5 and path:
+            found.append((path, None if parts[4] == "D" or set(parts[3]) == {"0"} else parts[3]))
+    return found
+
+
 def staged_patch(root: Path | str, paths: Sequence[str]) -> str:
     """``git diff --cached`` of ``paths`` as plain unified diff text (no colour, textconv or external diff)."""
     patch = run(root, "diff", "--cached", "--no-renames", "--no-ext-diff", "--no-color", "--no-textconv",

@@ -86,6 +86,45 @@ def alive(pid: object, start: object) -> bool:
     return start is None or (len(fields) > 19 and fields[19] == start)
 
 
+def git_commit_in(root: str | os.PathLike[str]) -> int | None:
+    """The pid of a `git commit` running in the work tree at ``root``, or None (none, or no /proc).
+
+    Such a commit read HEAD when it started and fails ("cannot lock ref 'HEAD'")
+    if the branch moves before it ends: the write path waits for it.
+    """
+    try:
+        pids = os.listdir("/proc")
+    except OSError:
+        return None
+    top = os.path.realpath(root)
+    ours = _ancestors()   # a commit whose hook runs this writer is not waited for
+    for pid in pids:
+        if not pid.isdigit() or int(pid) in ours:
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                argv = fh.read().split(b"\0")
+            if os.path.basename(argv[0]) != b"git" or b"commit" not in argv[1:6]:
+                continue
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            continue
+        if cwd == top or cwd.startswith(top + os.sep):
+            return int(pid)
+    return None
+
+
+def _ancestors() -> set[int]:
+    found, pid = set(), os.getpid()
+    while pid > 1 and pid not in found:
+        found.add(pid)
+        fields = _stat(pid)
+        if fields is None or len(fields) < 3 or not fields[1].isdigit():
+            break
+        pid = int(fields[1])
+    return found
+
+
 def _stat(pid: int) -> list[str] | None:
     # /proc/<pid>/stat after the command name: state, ppid, ..., starttime (the 20th field here)
     try:
