@@ -347,3 +347,20 @@ def test_importing_gitio_does_not_import_pygit2() -> None:
     code = "import sys, gitmem.base.gitio, gitmem.base.state; print('pygit2' in sys.modules, 'pathlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_a_stage_left_half_done_by_a_killed_writer_does_not_block_the_next(g: Git) -> None:
+    from gitmem.base.gitio import staging
+
+    changes: dict[str, bytes | None] = {"a.md": b"a\n"}
+    commit(g, changes)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    rec = staging.record_path(g.git_dir)
+    rec.parent.mkdir(parents=True, exist_ok=True)
+    rec.write_text(json.dumps({"pid": dead.pid, "host": socket.gethostname(), "start": None}))
+    (g.git_dir / "index.lock").write_bytes(b"")
+    (g.git_dir / "index.lock.lock").write_bytes(b"half an index")   # killed inside libgit2's write
+    assert g.sync_worktree(changes)
+    assert not (g.git_dir / "index.lock.lock").exists() and not (g.git_dir / "index.lock").exists()
+    assert git(g.root, "status", "--porcelain") == ""

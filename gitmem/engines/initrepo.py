@@ -79,7 +79,7 @@ def init(path: Path, now: datetime, install_hooks: bool = True) -> InitResult:
                                "gitmem: init memory repository\n\nGitmem-Event: repo.init\n", now)
     git.sync_worktree(files)
     gitio.use_index_v4(path)
-    hooks = bool(install_git_hooks(path)) if install_hooks else False
+    hooks = set(install_git_hooks(path)) == set(HOOKS) if install_hooks else False
     return InitResult(path, True, commit, f"created memory repository {path}", hooks)
 
 
@@ -100,7 +100,7 @@ def _complete(path: Path, install_hooks: bool) -> InitResult:
     else:
         message = (f"{path} is already a gitmem repository; could not install its git hooks: "
                    f"{', '.join(todo)} exist and are not gitmem's")
-    return InitResult(path, False, None, message, bool(written))
+    return InitResult(path, False, None, message, set(written) == set(HOOKS))
 
 
 HOOKS = ("pre-commit", "commit-msg")

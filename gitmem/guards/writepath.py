@@ -9,8 +9,12 @@ update computed from a stale read can never overwrite a newer one.
 
 When the branch is the checked-out one, the work tree and index follow for the
 changed paths; a person's uncommitted edits in those paths refuse the write.
-A journal under .git/gitmem/ lets the next writer finish a work-tree update a
-killed writer left half done.
+The index is staged in git's own ``index.lock`` before the branch moves and
+renamed into place after the files: a writer killed in between leaves the lock
+(a person's ``git commit`` refuses, never commits a deletion) and a journal
+under .git/gitmem/ that ``gitmem recover`` or the next writer finishes.
+Another program's ``index.lock`` and a person's running ``git commit`` are
+waited for with nothing held.
 """
 
 from __future__ import annotations

@@ -62,6 +62,9 @@ def take(git_dir: Path) -> Path:
         except FileExistsError:
             record.unlink(missing_ok=True)   # someone else's lock appeared meanwhile
             continue
+        # Only a stage into index.lock (ours, held) makes index.lock.lock: one left there is
+        # a killed gitmem writer's, and would make this stage fail.
+        lock.with_name(LOCK + ".lock").unlink(missing_ok=True)
         try:
             with os.fdopen(fd, "wb") as fh:
                 try:
