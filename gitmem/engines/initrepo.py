@@ -95,11 +95,13 @@ def _complete(path: Path, install_hooks: bool) -> InitResult:
                           not todo)
     gitio.use_index_v4(path)
     written = install_git_hooks(path)
-    if written:
-        message = f"{path} is already a gitmem repository; installed its git hooks ({', '.join(written)})"
-    else:
-        message = (f"{path} is already a gitmem repository; could not install its git hooks: "
-                   f"{', '.join(todo)} exist and are not gitmem's")
+    done = [name for name in todo if name in written]
+    kept = [name for name in todo if name not in written]
+    message = f"{path} is already a gitmem repository; "
+    message += f"installed its git hooks ({', '.join(done)})" if done else "installed no git hook"
+    if kept:
+        message += (f"; left alone: {', '.join(kept)} (not gitmem's: move it aside and run `gitmem init` again "
+                    "to have gitmem's checks on every commit)")
     return InitResult(path, False, None, message, set(written) == set(HOOKS))
 
 
