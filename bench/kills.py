@@ -84,15 +84,16 @@ def writer(repo: Path, kind: str, n: int, work: Path) -> subprocess.Popen[bytes]
 def kill_when(p: subprocess.Popen[bytes], repo: Path, rng: random.Random, on_move: bool) -> None:
     """SIGKILL ``p`` after a random delay, or (``on_move``) as soon as its branch moves."""
     if on_move:
+        before = git(repo, "rev-parse", "HEAD").stdout
         ref = repo / ".git" / "refs" / "heads" / "main"
-        before = ref.read_bytes()
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and p.poll() is None:
             try:
-                if ref.read_bytes() != before:
+                if ref.read_bytes().decode() != before:
                     break
-            except OSError:
-                pass
+            except OSError:   # packed, or between lock and rename: ask git
+                if git(repo, "rev-parse", "HEAD", check=False).stdout != before:
+                    break
     else:
         time.sleep(rng.uniform(0.05, 1.5))
     p.send_signal(signal.SIGKILL)

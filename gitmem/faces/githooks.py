@@ -427,6 +427,7 @@ def main(argv: list[str], repo: str | None = None) -> int:
         files = [os.path.normpath(os.path.join(prefix, p)).replace(os.sep, "/") for p in files]
     from gitmem.base.errors import GitmemError
     from gitmem.base.state import pending_write, write_lock_path
+    from gitmem.base.gitio.reflocks import is_git_commit
     from gitmem.guards.lock import exclusive, hold_until_exit
 
     try:
@@ -440,7 +441,7 @@ def main(argv: list[str], repo: str | None = None) -> int:
                                "index followed its commit; committing now could delete what it wrote")
                 return report.finish({name: "run `gitmem recover`, then commit again"})
             CHECKS[name](run, files)
-            if name == "staged" and not report.failed:
+            if name == "staged" and not report.failed and is_git_commit(os.getppid()):
                 # git moves HEAD after its commit-msg hook, and fails with "cannot lock ref 'HEAD'"
                 # if the branch moved meanwhile: the lock stays held until git (our parent) exits
                 hold_until_exit(fd, os.getppid())

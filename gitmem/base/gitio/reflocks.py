@@ -101,17 +101,25 @@ def git_commit_in(root: str | os.PathLike[str]) -> int | None:
     for pid in pids:
         if not pid.isdigit() or int(pid) in ours:
             continue
+        if not is_git_commit(int(pid)):
+            continue
         try:
-            with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                argv = fh.read().split(b"\0")
-            if os.path.basename(argv[0]) != b"git" or b"commit" not in argv[1:6]:
-                continue
             cwd = os.readlink(f"/proc/{pid}/cwd")
         except OSError:
             continue
         if cwd == top or cwd.startswith(top + os.sep):
             return int(pid)
     return None
+
+
+def is_git_commit(pid: int) -> bool:
+    """True when process ``pid`` is a `git commit` (Linux /proc; False where there is none)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            argv = fh.read().split(b"\0")
+    except OSError:
+        return False
+    return os.path.basename(argv[0]) == b"git" and b"commit" in argv[1:6]
 
 
 def _ancestors() -> set[int]:
