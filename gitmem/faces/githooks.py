@@ -427,8 +427,7 @@ def main(argv: list[str], repo: str | None = None) -> int:
         files = [os.path.normpath(os.path.join(prefix, p)).replace(os.sep, "/") for p in files]
     from gitmem.base.errors import GitmemError
     from gitmem.base.state import pending_write, write_lock_path
-    from gitmem.base.gitio.reflocks import is_git_commit
-    from gitmem.guards.lock import exclusive, hold_until_exit
+    from gitmem.guards.lock import exclusive
 
     try:
         if name in MESSAGE_CHECKS:   # under the lock the pre-commit stage keeps (hold_until_exit)
@@ -441,10 +440,14 @@ def main(argv: list[str], repo: str | None = None) -> int:
                                "index followed its commit; committing now could delete what it wrote")
                 return report.finish({name: "run `gitmem recover`, then commit again"})
             CHECKS[name](run, files)
-            if name == "staged" and not report.failed and is_git_commit(os.getppid()):
-                # git moves HEAD after its commit-msg hook, and fails with "cannot lock ref 'HEAD'"
-                # if the branch moved meanwhile: the lock stays held until git (our parent) exits
-                hold_until_exit(fd, os.getppid())
+            if name == "staged" and not report.failed:
+                from gitmem.base.gitio.reflocks import is_git_commit
+                from gitmem.guards.lock import hold_until_exit
+
+                if is_git_commit(os.getppid()):
+                    # git moves HEAD after its commit-msg hook, and fails with "cannot lock ref 'HEAD'"
+                    # if the branch moved meanwhile: the lock stays held until git (our parent) exits
+                    hold_until_exit(fd, os.getppid())
     except GitmemError as exc:  # e.g. an invalid gitmem.yaml: fail closed, say why
         report.problem("all" if name == "all" else name, None, None, exc.message)
         return report.finish({name: exc.hint} if exc.hint else None)

@@ -14,7 +14,10 @@ import json
 import os
 import socket
 import time
-from pathlib import Path
+
+TYPE_CHECKING = False   # pathlib: annotations only (the hooks ask is_git_commit)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 from gitmem.base.errors import ConflictError
 
