@@ -266,13 +266,69 @@ def test_secrets_in_comments_or_under_the_scissors_are_not_in_the_message(tmp_pa
     assert main(["secrets-msg"], str(repo)) == 1
 
 
-@needs_pre_commit
-def test_commit_fails_closed_without_gitmem(memrepo: Path, env: dict[str, str]) -> None:
+def _bare_path(env: dict[str, str]) -> str:
+    """PATH without the virtual environment or any folder holding a `gitmem` or a python with gitmem."""
+    venv = os.path.dirname(sys.executable)
+    return os.pathsep.join(p for p in env["PATH"].split(os.pathsep)
+                           if p != venv and not (Path(p) / "gitmem").exists() and "venv" not in p)
+
+
+@pytest.mark.parametrize("extra", [{}, {"PYTHONPATH": "/nowhere", "PYTHONDONTWRITEBYTECODE": "1", "VIRTUAL_ENV": ""}])
+def test_commit_without_gitmem_on_path_still_runs_every_check(memrepo: Path, env: dict[str, str],
+                                                             extra: dict[str, str]) -> None:
+    # the hooks name the Python that installed them: no PATH, shell or active venv needed
+    bare = {"PATH": _bare_path(env), **extra}
     write(memrepo, "memory/user/m-3.md", "---\nid: m-3\n---\nplain\n")
-    path = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if not (Path(p) / "gitmem").exists())
-    done = commit(memrepo, env, "no gitmem", {"PATH": path})
+    assert commit(memrepo, env, "no gitmem on PATH", bare).returncode == 0
+    write(memrepo, "memory/user/m-4.md", f"---\nid: m-4\n---\naws_access_key_id = {FAKE_AWS_KEY}\n")
+    done = commit(memrepo, env, "a secret", bare)
     assert done.returncode != 0
-    assert "gitmem" in output(done)
+    assert "gitmem-secrets: memory/user/m-4.md:4:21: aws_access_key" in output(done)   # refused for the right reason
+    git(memrepo, env, "rm", "-q", "-f", "memory/user/m-4.md")
+    done = run(memrepo, env, "git", "commit", "-q", "--allow-empty", "-m", f"key {FAKE_AWS_KEY}", extra=bare)
+    assert done.returncode != 0 and "gitmem-secrets-msg: commit message:1:" in output(done)
+
+
+def test_the_hooks_fail_closed_when_their_python_is_gone(memrepo: Path, env: dict[str, str]) -> None:
+    from gitmem.engines.initrepo import hook_scripts
+
+    gone = memrepo.parent / "old-venv" / "bin" / "python"
+    for name, script in hook_scripts(str(gone)).items():
+        (memrepo / ".git" / "hooks" / name).write_bytes(script)
+    write(memrepo, "memory/user/m-5.md", "---\nid: m-5\n---\nplain\n")
+    done = commit(memrepo, env, "python gone")
+    assert done.returncode != 0
+    assert f"{gone} is gone" in output(done) and "gitmem init" in output(done)
+
+
+def test_no_committed_file_names_this_machines_python(memrepo: Path, env: dict[str, str]) -> None:
+    from gitmem.base.clock import parse_time
+    from gitmem.engines.initrepo import init
+
+    made = memrepo.parent / "made"
+    init(made, parse_time("2026-11-29T12:00:00Z"), install_hooks=True)
+    tracked = git(made, env, "ls-files", "-z").split("\0")
+    for name in filter(None, tracked):
+        text = (made / name).read_text(errors="replace")
+        assert sys.executable not in text and os.path.expanduser("~") not in text, name
+    assert git(made, env, "config", "--get", "gitmem.python").strip() == sys.executable   # per clone, uncommitted
+
+
+def test_the_staged_text_is_checked_not_the_work_tree(memrepo: Path, env: dict[str, str]) -> None:
+    # a secret staged, then removed from the work tree only: git would still commit it
+    name = "memory/user/m-6.md"
+    write(memrepo, name, f"---\nid: m-6\n---\naws_access_key_id = {FAKE_AWS_KEY}\n")
+    git(memrepo, env, "add", name)
+    write(memrepo, name, "---\nid: m-6\n---\nclean now\n")
+    done = run(memrepo, env, "git", "commit", "-q", "-m", "partial")
+    assert done.returncode != 0 and f"gitmem-secrets: {name}:4:21: aws_access_key" in output(done)
+    # PII staged under unstaged edits is reported, and the person's edits are not overwritten
+    write(memrepo, name, "---\nid: m-6\n---\nmail dana.lee@gmail.com\n")
+    git(memrepo, env, "add", name)
+    write(memrepo, name, "---\nid: m-6\n---\nmail dana.lee@gmail.com, and my own edit\n")
+    done = run(memrepo, env, "git", "commit", "-q", "-m", "partial pii")
+    assert done.returncode != 0 and "not replaced, the file has unstaged edits" in output(done)
+    assert (memrepo / name).read_text().endswith("and my own edit\n")
 
 
 # --- the hook repository, through pre-commit try-repo -------------------------------
@@ -600,3 +656,25 @@ def test_hook_refuses_a_heading_hidden_in_a_generated_layer(memrepo: Path, env: 
     write(memrepo, "CLAUDE.md", text[:start] + "\n" + forged + text[start:])
     done = commit(memrepo, env, "gitmem: render\n\nGitmem-Auto: true\n")
     assert done.returncode != 0 and "layer-like heading" in output(done), output(done)
+
+
+def test_the_hook_refuses_while_a_killed_write_is_pending_and_names_the_recovery(tmp_path: Path) -> None:
+    import json as _json
+    import subprocess as _sp
+
+    from gitmem.api import MemoryRepo
+    from gitmem.base.clock import parse_time
+
+    root = tmp_path / "mem"
+    MemoryRepo.init(root, parse_time("2026-11-29T12:00:00Z"), install_hooks=False)
+    journal = root / ".git" / "gitmem" / "worktree-journal.json"
+    (root / "notes.md").write_text("a person's note\n")
+    _sp.run(["git", "add", "notes.md"], cwd=root, check=True)
+    for branch, refused in (("main", True), ("elsewhere", False)):
+        journal.write_text(_json.dumps({"branch": branch, "parent": None, "paths": ["memory/user/x.md"]}))
+        done = _sp.run([sys.executable, "-m", "gitmem", "hook", "all", "notes.md"], cwd=root,
+                       capture_output=True, text=True)
+        assert (done.returncode == 1) is refused, done.stdout + done.stderr
+        if refused:
+            assert "interrupted" in done.stdout and "gitmem recover" in done.stdout
+    assert journal.exists()   # read, never finished by the hook

@@ -89,3 +89,33 @@ def test_a_fresh_foreign_lock_is_waited_for_not_reported(tmp_path: Path) -> None
     lock.write_text("")
     reflocks.clear_stale(tmp_path, "refs/heads/x")   # waits a moment, raises nothing
     assert lock.exists()
+
+
+def test_a_git_commit_running_in_a_work_tree_is_found_but_not_an_ancestor_or_another_tree(tmp_path: Path) -> None:
+
+    from gitmem.base.gitio.reflocks import git_commit_in
+
+    root = tmp_path / "r"
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    editor = tmp_path / "editor.sh"
+    editor.write_text("#!/bin/sh\nsleep 3\nexit 1\n")
+    editor.chmod(0o755)
+    assert git_commit_in(root) is None
+    person = subprocess.Popen(["git", "commit", "--allow-empty"], cwd=root, env={**os.environ,
+                              "GIT_EDITOR": str(editor)}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while git_commit_in(root) is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert git_commit_in(root) == person.pid
+        assert git_commit_in(tmp_path / "elsewhere") is None
+        # run from inside that commit (its editor, a hook): the commit is our ancestor, not waited for
+        code = f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r}); " \
+               f"from gitmem.base.gitio.reflocks import git_commit_in; print(git_commit_in({str(root)!r}))"
+        editor.write_text(f"#!/bin/sh\n{sys.executable} -c \"{code}\" > {tmp_path / 'seen'}\nexit 1\n")
+    finally:
+        person.wait()
+    inner = subprocess.Popen(["git", "commit", "--allow-empty"], cwd=root, env={**os.environ,
+                             "GIT_EDITOR": str(editor)}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    inner.wait()
+    assert (tmp_path / "seen").read_text().strip() == "None"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -12,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gitmem.base import gitio
-from gitmem.base.errors import CasFailed, ConflictError, GitmemError, NotFoundError, SecurityError
+from gitmem.base.errors import CasFailed, ConflictError, GitmemError, IndexLocked, NotFoundError, SecurityError
 from gitmem.base.gitio import CommitInfo, Git, PathChange
 
 WHEN = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
@@ -299,18 +301,66 @@ def test_large_indexes_go_through_git(g: Git) -> None:
     assert g.staged_changes(g.tip("main"), ["new.md", "memory/user/m-00001-" + "x" * 40 + ".md"]) == {"new.md"}
 
 
-def test_a_locked_index_that_is_stale_is_taken_over(g: Git) -> None:
+def test_an_old_index_lock_of_another_program_is_reported_never_deleted(g: Git) -> None:
+    # a slow but live git (or a person's `git commit` in its editor) keeps its lock, however old
     changes: dict[str, bytes | None] = {"a.md": b"a\n"}
     commit(g, changes)
     lock = g.git_dir / "index.lock"
     lock.write_text("")
-    old = time.time() - 60
+    old = time.time() - 3600
     os.utime(lock, (old, old))
-    assert g.sync_worktree(changes)
-    assert git(g.root, "status", "--porcelain") == ""
+    with pytest.raises(IndexLocked) as info:
+        g.sync_worktree(changes)
+    assert lock.exists() and f"rm '{lock}'" in (info.value.hint or "")
+    assert not (g.root / "a.md").exists()
+
+
+@pytest.mark.parametrize("record", ["dead", "live", "stale-record", "other-host", "torn"])
+def test_an_index_lock_is_taken_over_only_when_gitmems_record_shows_its_writer_dead(g: Git, record: str) -> None:
+    from gitmem.base.gitio import staging
+
+    changes: dict[str, bytes | None] = {"a.md": b"a\n"}
+    commit(g, changes)
+    lock = g.git_dir / "index.lock"
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    rec = staging.record_path(g.git_dir)
+    rec.parent.mkdir(parents=True, exist_ok=True)
+    pid = os.getppid() if record == "live" else dead.pid
+    host = "elsewhere" if record == "other-host" else socket.gethostname()
+    rec.write_text("{torn" if record == "torn" else json.dumps({"pid": pid, "host": host, "start": None}))
+    lock.write_text("")
+    if record == "stale-record":   # a record far older than the lock: the lock is not the recorded writer's
+        old = time.time() - 3600
+        os.utime(rec, (old, old))
+    if record == "dead":
+        assert g.sync_worktree(changes)
+        assert not lock.exists() and git(g.root, "status", "--porcelain") == ""
+    else:
+        with pytest.raises(IndexLocked):
+            g.sync_worktree(changes)
+        assert lock.exists()
+
 
 
 def test_importing_gitio_does_not_import_pygit2() -> None:
     code = "import sys, gitmem.base.gitio, gitmem.base.state; print('pygit2' in sys.modules, 'pathlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_a_stage_left_half_done_by_a_killed_writer_does_not_block_the_next(g: Git) -> None:
+    from gitmem.base.gitio import staging
+
+    changes: dict[str, bytes | None] = {"a.md": b"a\n"}
+    commit(g, changes)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    rec = staging.record_path(g.git_dir)
+    rec.parent.mkdir(parents=True, exist_ok=True)
+    rec.write_text(json.dumps({"pid": dead.pid, "host": socket.gethostname(), "start": None}))
+    (g.git_dir / "index.lock").write_bytes(b"")
+    (g.git_dir / "index.lock.lock").write_bytes(b"half an index")   # killed inside libgit2's write
+    assert g.sync_worktree(changes)
+    assert not (g.git_dir / "index.lock.lock").exists() and not (g.git_dir / "index.lock").exists()
+    assert git(g.root, "status", "--porcelain") == ""

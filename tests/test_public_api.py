@@ -61,6 +61,7 @@ METHODS = {
     "recall": "query, k, type, domain, tier, band, include_archive, include_background, at, expand, now, project, here",
     "project_of": "directory",
     "purge": "value, finding, confirm, now",
+    "recover": "",
     "reflect": "now, auto",
     "reflection_prompt": "limit",
     "remember": "text, type, domain, importance, source, memory_id, tags, dedupe, now, session, auto, project",

@@ -60,13 +60,16 @@ def test_init_human_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
 def test_init_warns_when_the_hooks_cannot_be_installed(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                       isolated_env: Path) -> None:
-    # pre-commit refuses to install while core.hooksPath is set: a real way for installing to fail
+    # a person's own pre-commit hook in a shared core.hooksPath: gitmem never overwrites it
+    shared = tmp_path / "elsewhere"
+    shared.mkdir()
+    (shared / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
     with (isolated_env / ".gitconfig").open("a") as fh:
-        fh.write(f"[core]\n\thooksPath = {tmp_path / 'elsewhere'}\n")
+        fh.write(f"[core]\n\thooksPath = {shared}\n")
     code, out, err = run_cli(["--now", NOW, "init", str(tmp_path / "m")], capsys)
     assert code == 0 and out.startswith("created memory repository")
-    assert err.startswith("warning: the pre-commit hooks were not installed")
-    assert "pre-commit install --hook-type pre-commit --hook-type commit-msg" in err
+    assert err.startswith("warning: gitmem's git hooks were not installed")
+    assert (shared / "pre-commit").read_text() == "#!/bin/sh\nexit 0\n"
 
 
 def test_init_bad_input_is_one_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

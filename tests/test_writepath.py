@@ -549,3 +549,83 @@ def test_a_value_at_the_cut_of_a_long_subject_is_redacted_whole(repo: MemoryRepo
     written = repo.store.write(plan, T)
     msg = git(repo_dir, "log", "-1", "--format=%B", written.commit or "")
     assert "jo.kim" not in msg and "jo.k" not in msg and "hildegard" not in msg
+
+
+# --- a kill at any moment, then a person's commit (bench/kills.py loops this) ----------
+
+def test_a_person_commit_after_a_killed_write_never_deletes_what_gitmem_committed(tmp_path: Path) -> None:
+    from bench import kills
+
+    refusals, failed = kills.run(8, seed=20261201, base=tmp_path, per_repo=8, verbose=True)
+    assert failed == 0
+    assert refusals >= 1   # the rounds killed as the branch moves find the index locked
+
+
+def test_a_killed_writer_leaves_the_index_locked_and_recover_finishes_it(repo: MemoryRepo, repo_dir: Path) -> None:
+    from gitmem.base.gitio import staging
+
+    # a writer that moved the branch and died before the work tree and index followed
+    state = _state(repo)
+    parent = git(repo_dir, "rev-parse", "HEAD").strip()
+    g = repo.store.git
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    g.lock_index()
+    staging.record_path(g.git_dir).write_text(json.dumps({"pid": dead.pid, "host": __import__("socket").gethostname(),
+                                                          "start": None}))
+    tree = g.build_tree(parent, {"memory/user/new.md": b"new\n", "memory/user/seed.md": None})
+    (state / "worktree-journal.json").write_text(json.dumps(
+        {"branch": "main", "parent": parent, "paths": ["memory/user/new.md", "memory/user/seed.md"]}))
+    g.stage_index(tree, ["memory/user/new.md", "memory/user/seed.md"])
+    g.create_commit("main", tree, parent, "killed\n", T)
+    (repo_dir / "x.txt").write_text("a person's file\n")
+    done = subprocess.run(["git", "commit", "-a", "-m", "person"], cwd=repo_dir, capture_output=True, text=True)
+    assert done.returncode != 0 and "index.lock" in done.stderr       # refused, not a deletion
+    assert repo.recover() is True
+    assert (repo_dir / "memory/user/new.md").read_text() == "new\n"
+    assert not (repo_dir / "memory/user/seed.md").exists()
+    assert git(repo_dir, "status", "--porcelain") == "?? x.txt\n"
+    assert repo.recover() is False
+
+
+def test_a_foreign_index_lock_is_waited_for_then_the_write_goes_through(repo: MemoryRepo, repo_dir: Path) -> None:
+    import threading
+
+    lock = repo_dir / ".git" / "index.lock"
+    lock.write_bytes((repo_dir / ".git" / "index").read_bytes())
+    threading.Timer(0.5, lock.unlink).start()   # a person's `git commit` finishing
+    w = write(repo, {"memory/user/after.md": b"after\n"})
+    assert w.commit is not None and not lock.exists()
+    assert git(repo_dir, "status", "--porcelain") == ""
+
+
+def test_a_person_committing_during_a_burst_of_remember_never_races_a_ref(tmp_path: Path) -> None:
+    # gitmem moves a branch only while it holds the index (as git commit does), and its hooks hold
+    # gitmem's write lock: a person's commit never meets "cannot lock ref 'HEAD'", nothing is lost
+    root = tmp_path / "mem"
+    MemoryRepo.init(root, T, install_hooks=True)
+    writers = [_writer(root, n, 15) for n in range(4)]
+    refused, made = 0, 0
+    for i in range(25):
+        (root / "notes").mkdir(exist_ok=True)
+        (root / "notes" / f"p{i}.txt").write_text(f"a person's note {i}\n")
+        for _ in range(200):
+            done = subprocess.run(["git", "add", f"notes/p{i}.txt"], cwd=root, capture_output=True, text=True)
+            if done.returncode == 0:
+                done = subprocess.run(["git", "commit", "-q", "-m", f"person {i}"], cwd=root, capture_output=True,
+                                      text=True)
+            assert "cannot lock ref" not in done.stderr, done.stderr
+            if done.returncode == 0:
+                made += 1
+                break
+            assert "index.lock" in done.stderr, done.stdout + done.stderr   # gitmem held the index that instant
+            refused += 1
+            time.sleep(0.01)
+    for p in writers:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err.decode()
+    assert made == 25
+    assert len(MemoryRepo.open(root).list().memories) == 60
+    log = git(root, "log", "--format=%s")
+    assert all(f"person {i}\n" in log for i in range(25))
+    assert git(root, "status", "--porcelain") == ""

@@ -44,6 +44,14 @@ class MemoryRepo(Lifecycle, Sessions, Observed):
         repo.setup = result
         return repo
 
+    def recover(self) -> bool:
+        """Finish (or undo) a write a killed gitmem left half done; True when there was one.
+
+        Every write does this first; a person whose `git commit` refused
+        because of gitmem's ``index.lock`` runs it (``gitmem recover``).
+        """
+        return self.store.recover()
+
     def purge(self, value: str | None = None, finding: str | None = None, confirm: bool = False,
               now: datetime | None = None) -> "Purged":
         """Rewrite every branch and tag holding a leaked value (or the value of finding ``finding``)

@@ -14,7 +14,9 @@ code 1 and prints ``gitmem: error: …`` then ``hint: …``.
     ├── SecurityError         a path outside the sandbox, a symlink leading out
     ├── SecretError           a secret was found; the write is aborted
     ├── ConflictError         uncommitted edits in the way, or a lost race after retries
-    │   └── CasFailed         the branch moved while a commit was built (retried by the write path)
+    │   ├── CasFailed         the branch moved while a commit was built (retried by the write path)
+    │   ├── IndexLocked       another program holds a work tree's index.lock (waited for, never deleted)
+    │   └── CommitInProgress  a person's `git commit` is running in the work tree (waited for)
     ├── CheckFailed           a check (layers, amplitude, pii config) found problems
     ├── GitError              a git command failed or git could not be run
     ├── IndexCorrupt          the derived recall index is unusable (callers rebuild it from git)
@@ -104,6 +106,26 @@ class CasFailed(ConflictError):
     def __init__(self, ref: str) -> None:
         super().__init__(f"{ref} moved while a commit was being built", hint="run the command again")
         self.ref = ref
+
+
+class IndexLocked(ConflictError):
+    """Another program holds a work tree's ``index.lock`` (a ``git commit`` in progress, or one
+    that crashed); gitmem waits for it and never deletes it. ``path`` is the lock file."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path} is held by another program (a git command still running, "
+                         "or one that crashed), so the work tree cannot follow a write; nothing was written",
+                         hint=f"finish or close that git command; if none is running, remove the lock: rm '{path}'")
+        self.path = path
+
+
+class CommitInProgress(ConflictError):
+    """A person's ``git commit`` (process ``pid``) runs in the work tree a write would move."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(f"a `git commit` (process {pid}) is still running in this work tree; nothing was written",
+                         hint="finish that commit (is its editor open?), then run the command again")
+        self.pid = pid
 
 
 class GitError(GitmemError):

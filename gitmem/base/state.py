@@ -35,6 +35,8 @@ CONFIG_FILE = "gitmem.yaml"
 EVENTS_LOG = "events.jsonl"
 INDEX_FILE = "index.sqlite"
 CONFIG_CACHE = "config.json"
+WRITE_LOCK = "write.lock"
+JOURNAL_FILE = "worktree-journal.json"
 
 _dirs: dict[str, tuple[str, str]] = {}
 
@@ -92,6 +94,36 @@ def config_cache_path(root: str | PathLike[str]) -> str:
     A ``str``, and no folder is created: the hooks read it without importing pathlib.
     """
     return os.path.join(_git_dirs(root)[0], STATE_DIR, CONFIG_CACHE)
+
+
+def write_lock_path(root: str | PathLike[str]) -> str:
+    """gitmem's write lock of the clone (a ``str``, no folder created: the hooks take it too)."""
+    return os.path.join(_git_dirs(root)[1], STATE_DIR, WRITE_LOCK)
+
+
+def journal_path(root: str | PathLike[str]) -> str:
+    """The journal of a write whose work tree and index may not have followed yet (a ``str``)."""
+    return os.path.join(_git_dirs(root)[1], STATE_DIR, JOURNAL_FILE)
+
+
+def pending_write(root: str | PathLike[str]) -> bool:
+    """True while the journal of a killed write names the branch checked out at ``root``.
+
+    Only read here (the hooks ask), never finished: during `git commit -a` git
+    points the hooks at a temporary index (GIT_INDEX_FILE) that gitmem's writer ignores.
+    """
+    try:
+        with open(journal_path(root), encoding="utf-8") as fh:
+            branch = json.load(fh).get("branch")
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError, AttributeError):
+        return True   # torn: `gitmem recover` drops it
+    try:
+        with open(os.path.join(_git_dirs(root)[0], "HEAD"), encoding="utf-8") as fh:
+            return fh.read().strip() == f"ref: refs/heads/{branch}"
+    except OSError:
+        return True
 
 
 def events_path(root: str | PathLike[str]) -> Path:

@@ -18,6 +18,8 @@ Hooks (``NAME``):
 - ``config``     validate gitmem.yaml
 - ``drift``      Layers 1+2 of the staged CLAUDE.md stay within ``drift.min_cosine`` of the baseline
 - ``all``        the pre-commit checks above in one process, routing files by name
+- ``staged``     ``all`` over every staged file, read from the index (gitmem's own
+                 pre-commit script in a repository made by ``gitmem init``)
 
 Output: ``gitmem-<hook>: <file>:<line>: <problem>`` lines, then ``hint:`` lines.
 Exit 0 when every check passes, 1 when one fails, 2 on bad usage.
@@ -109,6 +111,7 @@ class Run:
         self._settings: Settings | None = None
         self.scans: dict[str, tuple[str, list[Finding]]] = {}
         self._texts: dict[str, str | None] = {}
+        self.staged: dict[str, bytes | None] | None = None   # ``staged``: files read from the index
 
     def settings(self) -> Settings:
         if self._settings is None:
@@ -122,20 +125,35 @@ class Run:
         return self._texts[path]
 
     def _read(self, path: str) -> str | None:
-        try:
-            with open(os.path.join(self.root, path), "rb") as fh:
-                data = fh.read()
-        except (FileNotFoundError, IsADirectoryError):
-            return None
+        if self.staged is not None:
+            data = self.staged.get(path)
+            if data is None:
+                return None
+        else:
+            data = self._worktree(path)
+            if data is None:
+                return None
         if b"\0" in data[:_BINARY_SNIFF]:
             return None
         # surrogateescape: a stray non-UTF-8 byte survives a rewrite unchanged.
         return data.decode("utf-8", "surrogateescape")
 
-    def write(self, path: str, text: str) -> None:
+    def _worktree(self, path: str) -> bytes | None:
+        try:
+            with open(os.path.join(self.root, path), "rb") as fh:
+                return fh.read()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return None
+
+    def write(self, path: str, text: str) -> bool:
+        """Rewrite a staged file in the work tree; False (nothing written) when the work tree
+        holds edits that are not staged, which a rewrite of the staged text would lose."""
+        if self.staged is not None and self._worktree(path) != self.staged.get(path):
+            return False
         with open(os.path.join(self.root, path), "wb") as fh:
             fh.write(text.encode("utf-8", "surrogateescape"))
         self._texts[path] = text
+        return True
 
 
 # --- config -----------------------------------------------------------------
@@ -267,10 +285,12 @@ def check_pii(run: Run, files: Sequence[str]) -> None:
         from gitmem.guards import redact  # the one replacer; imported when there is PII to replace
         from gitmem.guards.pii import position
 
-        run.write(path, redact.replace(text, found, redact.yaml_end(path, text)))
         kinds = ", ".join(sorted({f.kind for f in found}))
-        run.report.problem("pii", path, position(text, found[0].start)[0],
-                           f"replaced {len(found)} PII value(s) ({kinds}) by placeholders; re-stage the file")
+        if run.write(path, redact.replace(text, found, redact.yaml_end(path, text))):
+            what = f"replaced {len(found)} PII value(s) ({kinds}) by placeholders; re-stage the file"
+        else:
+            what = f"{len(found)} PII value(s) ({kinds}) staged; not replaced, the file has unstaged edits"
+        run.report.problem("pii", path, position(text, found[0].start)[0], what)
 
 
 def check_layers(run: Run, files: Sequence[str]) -> None:
@@ -392,6 +412,25 @@ def check_all(run: Run, files: Sequence[str]) -> None:
     check_amplitude(run, [p for p in files if in_scope(p)])
 
 
+def check_staged(run: Run, files: Sequence[str]) -> None:
+    """Every pre-commit check over every staged file, read from the index git commits
+    (gitmem's own pre-commit script: no framework to pass the files or stash the rest)."""
+    from gitmem.base.gitio.command import blob_id, read_blobs, staged_blobs
+
+    staged: dict[str, bytes | None] = {}
+    for path, blob in staged_blobs(run.root):
+        if files and path not in files:
+            continue
+        data = run._worktree(path) if blob is not None else None
+        # the work tree file is the staged one (the usual case): no git process to read it
+        staged[path] = data if data is not None and blob_id(data) == blob else None
+    unread = [p for p, data in staged.items() if data is None]
+    for path, data in zip(unread, read_blobs(run.root, [f":{p}" for p in unread]) if unread else []):
+        staged[path] = data
+    run.staged = staged
+    check_all(run, [p for p, data in staged.items() if data is not None])
+
+
 MESSAGE_CHECKS = ("layers-msg", "secrets-msg", "msg")   # their one argument is the message file, not a staged path
 
 CHECKS: dict[str, Callable[[Run, Sequence[str]], None]] = {
@@ -405,6 +444,7 @@ CHECKS: dict[str, Callable[[Run, Sequence[str]], None]] = {
     "drift": check_drift,
     "config": lambda run, files: check_config(run, [p for p in files if os.path.basename(p) == "gitmem.yaml"]),
     "all": check_all,
+    "staged": check_staged,
 }
 
 
@@ -423,9 +463,28 @@ def main(argv: list[str], repo: str | None = None) -> int:
     if name not in MESSAGE_CHECKS:
         files = [os.path.normpath(os.path.join(prefix, p)).replace(os.sep, "/") for p in files]
     from gitmem.base.errors import GitmemError
+    from gitmem.base.state import pending_write, write_lock_path
+    from gitmem.guards.lock import exclusive
 
     try:
-        CHECKS[name](run, files)
+        if name in MESSAGE_CHECKS:   # under the lock the pre-commit stage keeps (hold_until_exit)
+            CHECKS[name](run, files)
+            return report.finish()
+        # gitmem's write lock while the checks run: automated writers wait for this commit
+        with exclusive(write_lock_path(root)) as fd:
+            if pending_write(root):
+                report.problem(name, None, None, "a gitmem write was interrupted before the work tree and "
+                               "index followed its commit; committing now could delete what it wrote")
+                return report.finish({name: "run `gitmem recover`, then commit again"})
+            CHECKS[name](run, files)
+            if name == "staged" and not report.failed:
+                from gitmem.base.gitio.reflocks import is_git_commit
+                from gitmem.guards.lock import hold_until_exit
+
+                if is_git_commit(os.getppid()):
+                    # git moves HEAD after its commit-msg hook, and fails with "cannot lock ref 'HEAD'"
+                    # if the branch moved meanwhile: the lock stays held until git (our parent) exits
+                    hold_until_exit(fd, os.getppid())
     except GitmemError as exc:  # e.g. an invalid gitmem.yaml: fail closed, say why
         report.problem("all" if name == "all" else name, None, None, exc.message)
         return report.finish({name: exc.hint} if exc.hint else None)
@@ -452,8 +511,6 @@ def _repo_root() -> tuple[str, str]:
 
 def _is_claude_md(path: str) -> bool:
     return os.path.basename(path) == "CLAUDE.md"
-
-
 
 
 def _key_line(text: str, dotted: str) -> int | None:

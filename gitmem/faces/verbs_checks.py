@@ -62,7 +62,7 @@ def _check_drift(args: Any) -> int:
 
 def _hook_args(p: Any) -> None:
     p.add_argument("name", choices=("pii", "secrets", "layers", "layers-msg", "secrets-msg", "msg", "amplitude",
-                                   "drift", "config", "all"))
+                                   "drift", "config", "all", "staged"))
     p.add_argument("files", nargs="*")
 
 
@@ -71,6 +71,16 @@ def cmd_hook(args: Any) -> int:
     from gitmem.faces.githooks import main as hook_main
 
     return hook_main([args.name, *args.files], getattr(args, "repo", None))
+
+
+@command("recover", "finish a write an interrupted gitmem left half done (a person's commit refuses until then)")
+def cmd_recover(args: Any) -> int:
+    repo = repo_of(args)
+    if repo.recover():
+        out("recovered: the work tree and index now match the branch; commit again")
+    else:
+        out("nothing to recover")
+    return 0
 
 
 

@@ -28,8 +28,8 @@ def cmd_init(args: Any) -> int:
         return 0
     out(result.message)
     if result.created and not result.hooks_installed and not args.no_hooks:
-        err("warning: the pre-commit hooks were not installed (is pre-commit installed?); "
-            "run `pre-commit install --hook-type pre-commit --hook-type commit-msg` in the repository")
+        err("warning: gitmem's git hooks were not installed: a pre-commit or commit-msg hook that is not "
+            "gitmem's is in the way; move it aside and run `gitmem init` in the repository again")
     return 0
 
 

@@ -9,14 +9,19 @@ update computed from a stale read can never overwrite a newer one.
 
 When the branch is the checked-out one, the work tree and index follow for the
 changed paths; a person's uncommitted edits in those paths refuse the write.
-A journal under .git/gitmem/ lets the next writer finish a work-tree update a
-killed writer left half done.
+The index is staged in git's own ``index.lock`` before the branch moves and
+renamed into place after the files: a writer killed in between leaves the lock
+(a person's ``git commit`` refuses, never commits a deletion) and a journal
+under .git/gitmem/ that ``gitmem recover`` or the next writer finishes.
+Another program's ``index.lock`` and a person's running ``git commit`` are
+waited for with nothing held.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -28,7 +33,8 @@ from gitmem.guards import amplitude
 from gitmem.guards import guard, sandbox
 from gitmem.base.config import Config
 from gitmem.base.errors import CheckFailed, ConflictError, SecretError
-from gitmem.base.errors import CasFailed
+from gitmem.base.errors import CasFailed, CommitInProgress, IndexLocked
+from gitmem.base.gitio.reflocks import git_commit_in
 from gitmem.base.gitio import Git
 from gitmem.guards.lock import exclusive
 from gitmem.store import snapshots
@@ -39,6 +45,7 @@ if TYPE_CHECKING:
     from gitmem.guards import redact as redact_mod
 
 MAX_ATTEMPTS = 50
+INDEX_WAIT = 60.0   # seconds a write waits for another program's index.lock (a `git commit` in its editor)
 
 
 T = TypeVar("T")
@@ -123,35 +130,88 @@ class Store:
         branch = branch or self.default_branch()
         checked_out = not self.git.repo.is_bare and self.git.head_branch() == branch
         guard.check_disk(self.root, self.cfg.sediment.min_free_mb)
-        with exclusive(self.state / "write.lock"):
-            if checked_out:
+        deadline = time.monotonic() + INDEX_WAIT
+        while True:
+            try:
+                with exclusive(self.state / state.WRITE_LOCK):
+                    return self._write(planner, now, branch, checked_out)
+            except IndexLocked as busy:
+                # A person's `git commit` holds the index (its hooks may be waiting for
+                # our write lock): wait with nothing held, then plan again.
+                if not _wait_gone(Path(busy.path), deadline):
+                    raise
+            except CommitInProgress as busy:
+                if not _wait_exit(busy.pid, deadline):
+                    raise
+
+    def recover(self) -> bool:
+        """Finish or undo a write a killed writer left half done; True when there was one."""
+        with exclusive(self.state / state.WRITE_LOCK):
+            pending = self._journal_path().exists() or self.git.index_lock_abandoned()
+            branch = self.git.head_branch()
+            if branch is not None and not self.git.repo.is_bare:
                 self._recover_worktree(branch)
-            for _ in range(MAX_ATTEMPTS):
-                parent = self.git.tip(branch)
-                plan = planner(parent)
-                if plan is None or not plan.changes:
-                    return Written(None, branch, plan)
-                changes, stripped = self._check(plan, parent, checked_out, now)
-                tree = self.git.build_tree(parent, changes)
-                if parent is not None and tree == self.git.tree_id(parent):
-                    return Written(None, branch, plan, stripped)
+            return pending
+
+    def _write(self, planner: Planner[T], now: datetime, branch: str, checked_out: bool) -> Written[T]:
+        if checked_out:
+            self._recover_worktree(branch)
+        for _ in range(MAX_ATTEMPTS):
+            parent = self.git.tip(branch)
+            plan = planner(parent)
+            if plan is None or not plan.changes:
+                return Written(None, branch, plan)
+            changes, stripped = self._check(plan, parent, checked_out, now)
+            tree = self.git.build_tree(parent, changes)
+            if parent is not None and tree == self.git.tree_id(parent):
+                return Written(None, branch, plan, stripped)
+            text = self._message(plan, len(changes), now)
+            try:
                 if checked_out:
-                    self._refuse_dirty(parent, changes)
-                    self._journal(branch, parent, changes)
-                text = self._message(plan, len(changes), now)
-                try:
+                    commit = self._commit_checked_out(branch, tree, parent, text, changes, now, plan.merge_parents)
+                else:
                     commit = self.git.create_commit(branch, tree, parent, text, now, plan.merge_parents)
-                except CasFailed:
-                    continue
-                if checked_out and self.git.sync_worktree(changes):
-                    self._journal_done()
-                state.log_event(self.git.root, "write", iso(now), commit=commit, branch=branch,
-                                 kind=plan.event, files=len(changes))
-                if checked_out:
-                    snapshots.catch_up(self.git, commit, now)
-                return Written(commit, branch, plan, stripped)
+            except CasFailed:
+                continue
+            state.log_event(self.git.root, "write", iso(now), commit=commit, branch=branch,
+                             kind=plan.event, files=len(changes))
+            if checked_out:
+                snapshots.catch_up(self.git, commit, now)
+            return Written(commit, branch, plan, stripped)
         raise ConflictError(f"branch {branch!r} kept moving; gave up after {MAX_ATTEMPTS} attempts",
                             hint="another program is committing to it in a loop; try again when it stops")
+
+    def _commit_checked_out(self, branch: str, tree: str, parent: str | None, text: str,
+                            changes: Mapping[str, bytes | None], now: datetime, merged: Sequence[str] = ()) -> str:
+        """Commit with the index held: lock it, stage, move the branch, write the files, publish.
+
+        Until the last step git's ``index.lock`` exists, so a writer killed at any
+        moment leaves a lock (a person's `git commit` refuses) and a journal
+        (``gitmem recover``, or the next write, finishes the work), never an index
+        that lacks what the branch holds.
+        """
+        self.git.lock_index()
+        moved = False
+        try:
+            # a person's `git commit` that started before we took the index read HEAD then,
+            # and fails if the branch moves before it ends: let it finish first
+            person = git_commit_in(self.root)
+            if person is not None:
+                raise CommitInProgress(person)
+            self._refuse_dirty(parent, changes)   # under the lock: nobody stages meanwhile
+            self._journal(branch, parent, changes)
+            self.git.stage_index(tree, changes)
+            commit = self.git.create_commit(branch, tree, parent, text, now, merged)
+            moved = True
+            self.git.write_files(changes)
+            self.git.publish_index()
+        except BaseException:
+            if not moved:
+                self.git.unlock_index()
+                self._journal_done()
+            raise
+        self._journal_done()
+        return commit
 
     # --- the steps before the commit -------------------------------------------
     def _check(self, plan: Plan[Any], parent: str | None, checked_out: bool, now: datetime) -> tuple[dict[str, bytes | None], tuple[tuple[str, tuple[str, ...]], ...]]:
@@ -293,7 +353,7 @@ class Store:
                 hint="commit or stash your edits to those files (git status), then run the command again")
 
     def _journal_path(self) -> Path:
-        return self.state / "worktree-journal.json"
+        return self.state / state.JOURNAL_FILE
 
     def _journal(self, branch: str, parent: str | None, changes: Mapping[str, bytes | None]) -> None:
         tmp = self._journal_path().with_suffix(".tmp")
@@ -307,24 +367,57 @@ class Store:
             pass
 
     def _recover_worktree(self, branch: str) -> None:
-        """Finish the work-tree and index update of a writer killed after its commit."""
+        """Finish the work-tree and index update of a writer killed after its commit, or undo
+        one killed before it (under the write lock: no write of ours is under way)."""
         try:
             journal = json.loads(self._journal_path().read_text())
         except (FileNotFoundError, ValueError):
-            return
+            journal = None
+        ours = self.git.index_lock_abandoned()
         tip = self.git.tip(branch)
-        if journal.get("branch") == branch and tip is not None and tip != journal.get("parent"):
-            todo: dict[str, bytes | None] = {}
-            index_only = set()
-            for path in journal.get("paths", []):
-                stale = self.git.tree_entry_hash(journal.get("parent"), path)
-                fresh = self.git.tree_entry_hash(tip, path)
-                here = self.git.worktree_hash(path)
-                if here == stale:  # still the old content: ours to update
-                    todo[path] = self.git.read(path, tip)
-                elif here == fresh and self.git.index_hash(path) != fresh:
-                    todo[path] = self.git.read(path, tip)
-                    index_only.add(path)
-            if todo and not self.git.sync_worktree(todo, frozenset(index_only)):
-                return
+        if not isinstance(journal, dict) or journal.get("branch") != branch or tip is None \
+                or tip == journal.get("parent"):
+            if ours:
+                self.git.unlock_index()   # the branch never moved: the old index is right
+            self._journal_done()
+            return
+        parent = journal.get("parent")
+        paths = [p for p in journal.get("paths", []) if isinstance(p, str)]
+        if ours:
+            self.git.unlock_index()   # its content may be torn: start again from the index, untouched meanwhile
+        self.git.lock_index()   # IndexLocked when someone else holds it: the caller waits
+        try:
+            stale = {p: self.git.tree_entry_hash(parent, p) for p in paths}
+            fresh = {p: self.git.tree_entry_hash(tip, p) for p in paths}
+            # entries still as before the write (or already done) are ours; a person's staging is kept
+            self.git.stage_index(tip, [p for p in paths if self.git.index_hash(p) in (stale[p], fresh[p])])
+            todo = {p: self.git.read(p, tip) for p in paths if self.git.worktree_hash(p) == stale[p]}
+            self.git.write_files(todo)
+        except BaseException:
+            self.git.unlock_index()
+            raise
+        self.git.publish_index()
         self._journal_done()
+
+
+def _wait_exit(pid: int, deadline: float) -> bool:
+    """Wait until process ``pid`` has ended; False when ``deadline`` (time.monotonic) passes first."""
+    from gitmem.base.gitio.reflocks import alive, process_start
+
+    start = process_start(pid)
+    while time.monotonic() < deadline:
+        if not alive(pid, start):
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def _wait_gone(lock: Path, deadline: float) -> bool:
+    """Wait until ``lock`` is gone; False when ``deadline`` (time.monotonic) passes first."""
+    delay = 0.005
+    while time.monotonic() < deadline:
+        if not os.path.lexists(lock):
+            return True
+        time.sleep(delay)
+        delay = min(delay * 2, 0.1)
+    return False

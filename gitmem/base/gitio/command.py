@@ -10,21 +10,23 @@ import sys
 
 TYPE_CHECKING = False  # typing costs an import on the hooks' hot path: annotations only
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
     from pathlib import Path
 
 TIMEOUT = 120  # seconds; a git command over a memory repository takes milliseconds
 SCISSORS = "------------------------ >8 ------------------------"
 
 
-def run(root: Path | str, *args: str, stdin: bytes | None = None) -> bytes:
-    """Output of ``git ARGS`` run in ``root``; a failure is a GitError quoting git."""
+def run(root: Path | str, *args: str, stdin: bytes | None = None, env: Mapping[str, str] | None = None) -> bytes:
+    """Output of ``git ARGS`` run in ``root`` (``env``: variables added to ours); a failure is a GitError quoting git."""
+    import os
     import subprocess
 
     from gitmem.base.errors import GitError
 
     try:
-        done = subprocess.run(["git", *args], cwd=root, input=stdin, capture_output=True, timeout=TIMEOUT)
+        done = subprocess.run(["git", *args], cwd=root, input=stdin, capture_output=True, timeout=TIMEOUT,
+                              env={**os.environ, **env} if env else None)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise GitError(f"git {args[0] if args else ''} could not run: {exc}",
                        hint="check that git is installed and on PATH") from None
@@ -80,6 +82,27 @@ def staged_names(root: Path | str, *pathspecs: str) -> list[str]:
     return split_nul(run(root, "diff", "--cached", "--name-only", "-z", "--no-renames", *spec))
 
 
+def blob_id(data: bytes) -> str:
+    """git's SHA-1 object id of a blob holding ``data``, without git or pygit2."""
+    try:  # CPython's builtin module: hashlib would load OpenSSL first
+        from _sha1 import sha1  # type: ignore[import-not-found]  # CPython's private module has no stub
+    except ImportError:
+        from hashlib import sha1
+    return str(sha1(b"blob %d\0" % len(data) + data).hexdigest())
+
+
+def staged_blobs(root: Path | str) -> list[tuple[str, str | None]]:
+    """(path, staged blob id) of every path whose staged version differs from HEAD; None: deleted."""
+    out = run(root, "diff", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev")
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
+    found = []
+    for meta, path in zip(fields[0::2], fields[1::2]):
+        parts = meta.split()
+        if len(parts) >= 5 and path:
+            found.append((path, None if parts[4] == "D" or set(parts[3]) == {"0"} else parts[3]))
+    return found
+
+
 def staged_patch(root: Path | str, paths: Sequence[str]) -> str:
     """``git diff --cached`` of ``paths`` as plain unified diff text (no colour, textconv or external diff)."""
     patch = run(root, "diff", "--cached", "--no-renames", "--no-ext-diff", "--no-color", "--no-textconv",
@@ -97,6 +120,16 @@ def update_index(root: Path | str, paths: Iterable[str]) -> bool:
     """``git update-index`` for ``paths`` (added, changed or removed); False when git fails."""
     listing = "".join(f"{p}\0" for p in paths).encode("utf-8", "surrogateescape")
     return attempt(root, "update-index", "--add", "--remove", "-z", "--stdin", stdin=listing) is not None
+
+
+def update_index_info(root: Path | str, index_file: Path | str, entries: Mapping[str, tuple[str, int] | None]) -> None:
+    """``git update-index --index-info`` on the index file ``index_file`` (GIT_INDEX_FILE):
+    path -> (blob id, mode) sets an entry, None removes it; a failure is a GitError."""
+    zero = "0" * 40
+    listing = "".join(f"{entry[1]:o} {entry[0]}\t{path}\0" if entry is not None else f"0 {zero}\t{path}\0"
+                      for path, entry in entries.items())
+    run(root, "update-index", "-z", "--index-info", stdin=listing.encode("utf-8", "surrogateescape"),
+        env={"GIT_INDEX_FILE": str(index_file)})
 
 
 def use_index_v4(root: Path | str) -> bool:

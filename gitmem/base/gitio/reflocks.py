@@ -14,7 +14,10 @@ import json
 import os
 import socket
 import time
-from pathlib import Path
+
+TYPE_CHECKING = False   # pathlib: annotations only (the hooks ask is_git_commit)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 from gitmem.base.errors import ConflictError
 
@@ -84,6 +87,53 @@ def alive(pid: object, start: object) -> bool:
     if fields[0] in ("Z", "X"):
         return False
     return start is None or (len(fields) > 19 and fields[19] == start)
+
+
+def git_commit_in(root: str | os.PathLike[str]) -> int | None:
+    """The pid of a `git commit` running in the work tree at ``root``, or None (none, or no /proc).
+
+    Such a commit read HEAD when it started and fails ("cannot lock ref 'HEAD'")
+    if the branch moves before it ends: the write path waits for it.
+    """
+    try:
+        pids = os.listdir("/proc")
+    except OSError:
+        return None
+    top = os.path.realpath(root)
+    ours = _ancestors()   # a commit whose hook runs this writer is not waited for
+    for pid in pids:
+        if not pid.isdigit() or int(pid) in ours:
+            continue
+        if not is_git_commit(int(pid)):
+            continue
+        try:
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            continue
+        if cwd == top or cwd.startswith(top + os.sep):
+            return int(pid)
+    return None
+
+
+def is_git_commit(pid: int) -> bool:
+    """True when process ``pid`` is a `git commit` (Linux /proc; False where there is none)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            argv = fh.read().split(b"\0")
+    except OSError:
+        return False
+    return os.path.basename(argv[0]) == b"git" and b"commit" in argv[1:6]
+
+
+def _ancestors() -> set[int]:
+    found, pid = set(), os.getpid()
+    while pid > 1 and pid not in found:
+        found.add(pid)
+        fields = _stat(pid)
+        if fields is None or len(fields) < 3 or not fields[1].isdigit():
+            break
+        pid = int(fields[1])
+    return found
 
 
 def _stat(pid: int) -> list[str] | None:

@@ -11,18 +11,18 @@ recall served by a fresh index and the hooks never pay.
 
 from __future__ import annotations
 
-import os
 from collections import namedtuple
 
 from gitmem.base.errors import CasFailed, ConflictError, NotFoundError
-from gitmem.base.gitio.command import changed_in_index, update_index
+from gitmem.base.gitio.staging import drop as drop_index_lock, owner_gone, publish, stage, take, write_files
+from gitmem.base.gitio.command import changed_in_index
 from gitmem.base.gitio.heads import common_dir
 from gitmem.base.gitio.trees import build
 from gitmem.base.gitio.trailers import read_commits
 
 TYPE_CHECKING = False  # typing costs milliseconds on the recall path: annotations only
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping, Sequence
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
     from datetime import datetime
     from pathlib import Path
 
@@ -383,71 +383,73 @@ class Git:
         except KeyError:
             return None
 
-    def sync_worktree(self, changes: Mapping[str, bytes | None], index_only: frozenset[str] = frozenset()) -> bool:
-        """Write changed paths into the work tree and the index; False when the index was locked.
+    def write_files(self, changes: Mapping[str, bytes | None], skip: frozenset[str] = frozenset()) -> None:
+        """Write changed paths into the work tree (None deletes; ``skip``: already right), each by rename."""
+        write_files(self.root, self.git_dir, changes, skip)
 
-        Files are written to a temporary name under the work tree's git dir
-        (``gitmem/tmp``, beside the work tree's other private files) and renamed
-        into place, so a reader (or a crash) never sees half a file. Paths in
-        ``index_only`` already hold the right content and only need the index.
-        """
-        tmp_dir = self.git_dir / "gitmem" / "tmp"
-        tmp_dir.mkdir(parents=True, exist_ok=True)
-        made: set[Path] = set()
-        emptied: set[Path] = set()
-        for path, data in changes.items():
-            if path in index_only:
-                continue
-            full = self.root / path
-            if data is None:
-                try:
-                    full.unlink()
-                except FileNotFoundError:
-                    pass
-                emptied.add(full.parent)
-                continue
-            if full.parent not in made:
-                full.parent.mkdir(parents=True, exist_ok=True)
-                made.add(full.parent)
-            tmp = tmp_dir / f"{os.getpid()}-{full.name}"
-            tmp.write_bytes(data)
-            os.replace(tmp, full)
-        for folder in sorted(emptied - made, key=lambda f: len(f.parts), reverse=True):
-            _prune_empty(folder, self.root)
-        return self._update_index(changes)
+    # The index follows a write under git's own index.lock (gitio.staging): lock,
+    # stage, move the branch, write the files, publish. A kill anywhere between
+    # leaves the lock, which makes a person's `git commit` refuse, never delete.
+    def lock_index(self) -> None:
+        """Take ``index.lock`` (a copy of the index in it); IndexLocked when another program holds it."""
+        take(self.git_dir)
 
-    def _update_index(self, changes: Mapping[str, bytes | None]) -> bool:
+    def stage_index(self, tree: str, paths: Iterable[str]) -> None:
+        """Set the entries of ``paths`` in the held ``index.lock`` to what tree (or commit) ``tree`` holds."""
+        stage(self.git_dir, self.root, self.tree_entries(tree, paths),
+                      large=_index_size(self.git_dir) > LARGE_INDEX_BYTES)
+
+    def stage_entries(self, entries: Mapping[str, tuple[str, int] | None]) -> None:
+        """Set entries (path -> (blob id, mode), None removes) in the held ``index.lock``."""
+        stage(self.git_dir, self.root, entries, large=_index_size(self.git_dir) > LARGE_INDEX_BYTES)
+
+    def publish_index(self) -> None:
+        """Rename the held ``index.lock`` over the index."""
+        publish(self.git_dir)
+
+    def unlock_index(self) -> None:
+        """Drop gitmem's ``index.lock`` unused."""
+        drop_index_lock(self.git_dir)
+
+    def index_lock_abandoned(self) -> bool:
+        """True when ``index.lock`` is gitmem's and no write of it is under way (its writer is dead)."""
+        return owner_gone(self.git_dir)
+
+    def tree_entries(self, rev: str, paths: Iterable[str]) -> dict[str, tuple[str, int] | None]:
+        """(blob id, mode) of each of ``paths`` in tree or commit ``rev`` (None: absent)."""
         import pygit2
 
-        # libgit2 rewrites a 100k-entry index in ~180 ms; git's own update-index
-        # does it in ~40 ms (index v4), worth its ~5 ms start-up on big indexes.
-        if _index_size(self.git_dir) > LARGE_INDEX_BYTES and update_index(self.root, changes):
-            return True
-        lock = self.git_dir / "index.lock"
-        for attempt in range(50):
+        tree = self.repo[rev].peel(pygit2.Tree)
+        out: dict[str, tuple[str, int] | None] = {}
+        for path in paths:
             try:
-                idx = self.repo.index
-                idx.read(False)
-                for path, data in changes.items():
-                    if data is None:
-                        if path in idx:
-                            idx.remove(path)
-                    elif (self.root / path).is_file():
-                        idx.add(path)
-                idx.write()
-                return True
-            except pygit2.GitError:
-                # A lock left by a killed process is old; a live git's is fresh: wait for it.
-                try:
-                    import time
+                entry = tree[path]
+            except KeyError:
+                out[path] = None
+                continue
+            out[path] = (str(entry.id), int(entry.filemode)) if isinstance(entry, pygit2.Blob) else None
+        return out
 
-                    if time.time() - lock.stat().st_mtime > 10:
-                        lock.unlink()
-                    else:
-                        time.sleep(0.02 * (attempt + 1))
-                except FileNotFoundError:
-                    pass
-        return False
+    def sync_worktree(self, changes: Mapping[str, bytes | None], index_only: frozenset[str] = frozenset()) -> bool:
+        """Write changed paths into the work tree and the index (outside a commit: a new repository).
+
+        Paths in ``index_only`` already hold the right content and only need
+        the index. IndexLocked when another program holds the index.
+        """
+        import pygit2
+        from pygit2.enums import FileMode
+
+        self.lock_index()
+        try:
+            entries = {path: (None if data is None else (str(pygit2.hash(data)), int(FileMode.BLOB)))
+                       for path, data in changes.items()}
+            self.stage_entries(entries)
+            self.write_files(changes, index_only)
+        except BaseException:
+            self.unlock_index()
+            raise
+        self.publish_index()
+        return True
 
 
 def _index_size(git_dir: Path) -> int:
@@ -455,15 +457,6 @@ def _index_size(git_dir: Path) -> int:
         return (git_dir / "index").stat().st_size
     except OSError:
         return 0
-
-
-def _prune_empty(folder: Path, root: Path) -> None:
-    while folder != root and folder.is_dir():
-        try:
-            folder.rmdir()
-        except OSError:
-            return
-        folder = folder.parent
 
 
 def _touches(c: pygit2.Commit, path: str) -> bool:

@@ -1,0 +1,204 @@
+"""The index of a work tree, rewritten under git's own ``index.lock``.
+
+gitmem takes ``index.lock`` exactly as git does (created exclusively, so a
+person's ``git commit`` or ``git add`` meanwhile refuses instead of racing),
+writes the new index into it and renames it over ``index``. The write path
+holds it from before the branch moves until the work tree has followed: a
+writer killed in between leaves a lock, and a person's commit then refuses;
+it can never commit an index that lacks what the branch already holds.
+
+Beside the lock, gitmem keeps a record of its own (pid, host, process start,
+when it took the lock) in ``<git dir>/gitmem/index-writer.json``. A lock whose
+record shows its writer dead is gitmem's to finish or drop; any other lock
+belongs to someone else and is never deleted, by age or otherwise: it is
+waited for, then reported with the command to remove it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from gitmem.base.errors import IndexLocked
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+
+LOCK = "index.lock"
+RECORD = ("gitmem", "index-writer.json")
+OURS_WITHIN = 60.0   # seconds after its record that a lock of gitmem's was made or last staged
+
+
+def lock_path(git_dir: Path) -> Path:
+    """``<git dir>/index.lock``, git's own lock of the index."""
+    return git_dir / LOCK
+
+
+def record_path(git_dir: Path) -> Path:
+    """Where gitmem says which of its processes holds ``index.lock``."""
+    return git_dir.joinpath(*RECORD)
+
+
+def take(git_dir: Path) -> Path:
+    """Create ``index.lock`` holding a copy of the index, and record this process as its writer.
+
+    A lock already there is removed first only when gitmem's own record shows
+    its writer dead (``owner_gone``); otherwise IndexLocked is raised at once
+    (the caller waits with nothing held, and retries).
+    """
+    lock = lock_path(git_dir)
+    record = record_path(git_dir)
+    record.parent.mkdir(parents=True, exist_ok=True)
+    for _ in range(3):
+        if os.path.lexists(lock):
+            if not owner_gone(git_dir):
+                raise IndexLocked(str(lock))
+            drop(git_dir)
+        _write_record(record)   # before the lock: a kill right after creating it still names us
+        try:
+            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            record.unlink(missing_ok=True)   # someone else's lock appeared meanwhile
+            continue
+        # Only a stage into index.lock (ours, held) makes index.lock.lock: one left there is
+        # a killed gitmem writer's, and would make this stage fail.
+        lock.with_name(LOCK + ".lock").unlink(missing_ok=True)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                try:
+                    with open(git_dir / "index", "rb") as src:
+                        fh.write(src.read())
+                except FileNotFoundError:
+                    pass   # no index yet: an empty lock file stands for an empty index
+        except BaseException:
+            drop(git_dir)
+            raise
+        return lock
+    raise IndexLocked(str(lock))
+
+
+def owner_gone(git_dir: Path) -> bool:
+    """True when ``index.lock`` is gitmem's and its writer is dead (or is this very process,
+    which only a caller holding gitmem's write lock asks: then no write of ours is under way).
+
+    gitmem's record is written just before the lock is made, and the lock is
+    rewritten (by rename) only while it is staged, so a lock of ours dates from
+    within a minute after its record; any other lock is someone else's.
+    """
+    import socket
+
+    from gitmem.base.gitio.reflocks import alive, process_start   # pathlib and socket: only for a write
+
+    lock = lock_path(git_dir)
+    record = record_path(git_dir)
+    try:
+        rec = json.loads(record.read_text())
+        made, locked = record.stat().st_mtime, lock.stat().st_mtime
+    except (OSError, ValueError):
+        return False
+    if not isinstance(rec, dict) or rec.get("host") != socket.gethostname():
+        return False
+    if not made - 1 <= locked <= made + OURS_WITHIN:
+        return False
+    pid = rec.get("pid")
+    if pid == os.getpid() and rec.get("start") == process_start(os.getpid()):
+        return True
+    return not alive(pid, rec.get("start"))
+
+
+def stage(git_dir: Path, root: Path, entries: Mapping[str, tuple[str, int] | None], large: bool) -> None:
+    """Write ``entries`` (path -> (blob id, mode), None removes) into the held ``index.lock``.
+
+    Entries carry no file stat (git re-reads such files once, as after
+    ``read-tree``); the rest of the index is kept as it was.
+    """
+    lock = lock_path(git_dir)
+    if large:
+        from gitmem.base.gitio.command import update_index_info
+
+        update_index_info(root, lock, entries)
+        return
+    import pygit2
+    from pygit2.enums import FileMode
+
+    empty = lock.stat().st_size == 0   # no index before: libgit2 starts one beside the lock
+    target = lock.with_name(f"index.{os.getpid()}.new") if empty else lock
+    if empty:
+        target.unlink(missing_ok=True)   # a leftover of a killed writer
+    idx = pygit2.Index(str(target))
+    for path, entry in entries.items():
+        if entry is None:
+            if path in idx:
+                idx.remove(path)
+        else:
+            idx.add(pygit2.IndexEntry(path, pygit2.Oid(hex=entry[0]), FileMode(entry[1])))
+    idx.write()   # libgit2 writes <target>.lock and renames it over the target
+    if empty:
+        os.replace(target, lock)
+
+
+def publish(git_dir: Path) -> None:
+    """Rename the held ``index.lock`` over ``index``: the new index is in place, the lock released."""
+    os.replace(lock_path(git_dir), git_dir / "index")
+    record_path(git_dir).unlink(missing_ok=True)
+
+
+def drop(git_dir: Path) -> None:
+    """Give up gitmem's own ``index.lock`` (the index stays as it was)."""
+    lock_path(git_dir).unlink(missing_ok=True)
+    record_path(git_dir).unlink(missing_ok=True)
+
+
+def _write_record(path: Path) -> None:
+    import socket
+
+    from gitmem.base.gitio.reflocks import process_start
+
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                               "start": process_start(os.getpid())}))
+    os.replace(tmp, path)
+
+
+def write_files(root: Path, git_dir: Path, changes: Mapping[str, bytes | None], skip: frozenset[str]) -> None:
+    """Write changed paths into the work tree at ``root`` (None deletes; ``skip``: already right).
+
+    Files are written to a temporary name under the work tree's git dir
+    (``gitmem/tmp``, beside the work tree's other private files) and renamed
+    into place, so a reader (or a crash) never sees half a file. Folders left
+    empty are removed.
+    """
+    tmp_dir = git_dir / "gitmem" / "tmp"
+    tmp_dir.mkdir(parents=True, exist_ok=True)
+    made: set[Path] = set()
+    emptied: set[Path] = set()
+    for path, data in changes.items():
+        if path in skip:
+            continue
+        full = root / path
+        if data is None:
+            try:
+                full.unlink()
+            except FileNotFoundError:
+                pass
+            emptied.add(full.parent)
+            continue
+        if full.parent not in made:
+            full.parent.mkdir(parents=True, exist_ok=True)
+            made.add(full.parent)
+        tmp = tmp_dir / f"{os.getpid()}-{full.name}"
+        tmp.write_bytes(data)
+        os.replace(tmp, full)
+    for folder in sorted(emptied - made, key=lambda f: len(f.parts), reverse=True):
+        _prune_empty(folder, root)
+
+
+def _prune_empty(folder: Path, root: Path) -> None:
+    while folder != root and folder.is_dir():
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
