@@ -16,6 +16,7 @@ Hooks (``NAME``):
 - ``msg``        both commit-msg checks in one process
 - ``amplitude``  an existing file may not grow past ``sediment.amplitude_max``
 - ``config``     validate gitmem.yaml
+- ``documents``  memory and pattern files every gitmem reader can use (sizes, numbers, times, nesting)
 - ``all``        the pre-commit checks above in one process, routing files by name
 
 Output: ``gitmem-<hook>: <file>:<line>: <problem>`` lines, then ``hint:`` lines.
@@ -47,10 +48,14 @@ HINTS = {
                    "the editor), and rotate the secret if it was real",
     "amplitude": "the limit is sediment.amplitude_max in gitmem.yaml; for a deliberate larger edit: "
                  "GITMEM_ALLOW_GROWTH=1 git commit …",
+    "documents": "every gitmem command would skip such a file: correct the value the line names, "
+                 "or let gitmem write the memory (`gitmem remember`)",
     "config": "each field's meaning and range is commented in a fresh gitmem.yaml (`gitmem init`); "
               "`gitmem check config` lists every problem",
 }
 _DOCUMENT = re.compile(r"\.(?:md|markdown|ya?ml)$", re.IGNORECASE)
+_MEMORY_DOC = re.compile(r"^(?:memory|archive)/.+\.md$")
+_PATTERN_DOC = re.compile(r"^patterns/[^/]+\.md$")
 _BINARY_SNIFF = 8000  # bytes git itself looks at to call a file binary
 
 
@@ -341,6 +346,26 @@ def check_config(run: Run, files: Sequence[str]) -> None:
             run.report.note("config", path, warning)
 
 
+def check_documents(run: Run, files: Sequence[str]) -> None:
+    """Memory and pattern files must be usable by every reader: a file the readers would skip is refused."""
+    docs = [p for p in files if _MEMORY_DOC.match(p) or _PATTERN_DOC.match(p)]
+    if not docs:
+        return
+    from gitmem.base.errors import DocumentError
+    from gitmem.store import documents
+
+    for path in docs:
+        try:
+            with open(os.path.join(run.root, path), "rb") as fh:
+                data = fh.read(documents.MAX_FILE_BYTES + 1)
+        except (FileNotFoundError, IsADirectoryError):
+            continue   # deleted: nothing to read
+        try:
+            (documents.read_pattern if _PATTERN_DOC.match(path) else documents.read_memory)(path, data)
+        except DocumentError as exc:
+            run.report.problem("documents", exc.path, exc.line, exc.problem)
+
+
 def check_all(run: Run, files: Sequence[str]) -> None:
     """Every pre-commit check over the files it concerns, in one process."""
     configs = [p for p in files if p == "gitmem.yaml"]
@@ -351,6 +376,7 @@ def check_all(run: Run, files: Sequence[str]) -> None:
     check_secrets(run, texts)
     check_pii(run, [p for p in texts if _DOCUMENT.search(p)])
     check_layers(run, [p for p in files if _is_claude_md(p)])
+    check_documents(run, files)
     from gitmem.guards.amplitude import in_scope
 
     check_amplitude(run, [p for p in files if in_scope(p)])
@@ -366,6 +392,7 @@ CHECKS: dict[str, Callable[[Run, Sequence[str]], None]] = {
     "secrets-msg": check_secrets_msg,
     "msg": check_message,
     "amplitude": check_amplitude,
+    "documents": check_documents,
     "config": lambda run, files: check_config(run, [p for p in files if os.path.basename(p) == "gitmem.yaml"]),
     "all": check_all,
 }

@@ -120,8 +120,6 @@ def _list_args(p: Any) -> None:
 def cmd_list(args: Any) -> int:
     repo = repo_of(args)
     listing = repo.list(type=args.type, domain=args.domain, include_archive=args.archived, at=args.at)
-    for problem in listing.problems:
-        err(f"warning: skipped unreadable file {problem}")
     now = now_of(args)
     if args.json:
         emit_json([{**m.to_json(), "effective_importance": repo.effective_importance(m, now)} for m in listing.memories])

@@ -32,6 +32,7 @@ from gitmem.base.errors import CasFailed
 from gitmem.base.gitio import Git
 from gitmem.guards.lock import exclusive
 from gitmem.base.model import iso
+from gitmem.store.documents import FRONT_MATTER_MAX_BYTES
 
 MAX_ATTEMPTS = 50
 
@@ -159,8 +160,8 @@ class Store:
                 from gitmem.base.errors import SecurityError
 
                 raise SecurityError(f"refusing to write through a symlink in the repository: {path!r}")
-            if data is not None:
-                guard.check_content(path, data, max_bytes)
+            if data is not None:   # a document carries its front matter on top of the text the cap measures
+                guard.check_content(path, data, max_bytes + (FRONT_MATTER_MAX_BYTES if path.endswith(".md") else 0))
         changes, stripped = self._pii(plan, now)
         self._amplitude(plan, changes, parent)
         self._layers(plan, changes, parent)

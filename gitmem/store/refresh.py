@@ -72,7 +72,7 @@ def _rows(git: Git, rev: str, paths: Iterable[str]) -> tuple[list[IndexRow], lis
         try:
             rows.append(row(documents.read_memory(path, data)))
         except DocumentError as exc:
-            problems.append(str(exc))
+            problems.append(store.skipped(exc))
     return rows, problems
 
 
@@ -82,12 +82,7 @@ def rebuild(index: Index, git: Git, rev: str | None) -> int:
     if rev is None:
         index.set_meta(META_COMMIT, "")
         return 0
-    rows: list[IndexRow] = []
-    for path, data in store.iter_files(git, rev, include_archive=True):
-        try:
-            rows.append(row(documents.read_memory(path, data)))
-        except DocumentError:
-            continue  # reported by `gitmem list`; an unreadable file is not recallable
+    rows = [row(m) for m, _ in store.read_memories(git, rev, include_archive=True)]
     index.upsert(rows, meta={META_COMMIT: rev, "schema": SCHEMA})
     return len(rows)
 
