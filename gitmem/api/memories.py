@@ -132,19 +132,24 @@ class Memories(Context):
 
         now = now or clock.now()
         src = Path(path)
-        rows, skipped = importer.iter_rows(src)
-        good, refused = importer.to_memories(rows, src.name, now, self.cfg, progress)
+        rows, skipped = importer.iter_rows(src, self.cfg.sediment.max_content_bytes)
+
+        def screen(text: str, where: str) -> None:   # a secret refuses the import, naming the input line
+            self.store.redact_text(text, where, "memory.import", now)
+
+        good, refused = importer.to_memories(rows, src.name, now, self.cfg, progress, screen)
         bad = [(s.line, s.reason) for s in (*skipped, *refused)]
         counts = {"created": 0, "reinforced": 0, "unchanged": 0}
 
         def plan(parent: str | None) -> Plan[None] | None:
             counts.update(created=0, reinforced=0, unchanged=0)
-            batch = memorize.Batch(self._lookup(parent) if dedupe else None, now, self.cfg.memory)
+            batch = memorize.Batch(self._lookup(parent) if dedupe else self._exact_lookup(parent), now,
+                                   self.cfg.memory, exact=not dedupe)
             for mem in good:
                 if mem.id in batch.planned or store.locate(self.git, parent, mem.id, anywhere=False) is not None:
                     counts["unchanged"] += 1
                     continue
-                counts[batch.add(mem, dedupe=dedupe).action] += 1
+                counts[batch.add(mem).action] += 1
             changes = self._changes(batch, parent)
             if not changes:
                 return None
@@ -156,6 +161,20 @@ class Memories(Context):
         written = self.store.write(plan, now)
         return Imported(counts["created"], counts["reinforced"], counts["unchanged"], tuple(sorted(bad)),
                         written.commit, tuple(m.id for m in good))
+
+    def _exact_lookup(self, parent: str | None) -> memorize.Lookup | None:
+        """The live memory holding exactly a text (spacing and case aside), for an import without --dedupe."""
+        if parent is None:
+            return None
+        from gitmem.store.refresh import open_synced
+
+        with open_synced(self.git, parent) as index:
+            known = {(r.domain, memorize.exact_key(r.content)): r.id for r in index.rows() if r.tier != "archive"}
+
+        def lookup(mem: Memory) -> Memory | None:
+            found = known.get((mem.domain, memorize.exact_key(mem.content)))
+            return store.load(self.git, parent, found, include_archive=False) if found else None
+        return lookup
 
     def link(self, a: str, b: str, relation: str = "related", now: datetime | None = None) -> Written[None]:
         """Link two memories with a typed relation; both ends record it (one commit)."""

@@ -31,6 +31,11 @@ def new_memory(memory_id: str, content: str, type: str, domain: str, importance:
                   last_accessed=iso(now), path=memory_path(domain, memory_id), **fields)  # type: ignore[arg-type]  # fields are Memory's own keywords
 
 
+def exact_key(text: str) -> str:
+    """What two texts share when one is an exact duplicate of the other: words, spacing and case aside."""
+    return " ".join(text.split()).casefold()
+
+
 def reinforce(memory: Memory, now: datetime, cfg: MemoryConfig) -> Memory:
     """``memory`` reinforced instead of duplicated: importance +reinforce_boost (relative,
     capped at 1), counted once more, last accessed now, band to match."""
@@ -61,10 +66,11 @@ class Batch:
     else the memory is created.
     """
 
-    def __init__(self, lookup: Lookup | None, now: datetime, cfg: MemoryConfig) -> None:
+    def __init__(self, lookup: Lookup | None, now: datetime, cfg: MemoryConfig, exact: bool = False) -> None:
         self.lookup = lookup
         self.now = now
         self.cfg = cfg
+        self.exact = exact   # only the same text is a duplicate (an import without --dedupe)
         self.planned: dict[str, Planned] = {}
 
     def add(self, mem: Memory, dedupe: bool = True) -> Outcome:
@@ -82,7 +88,11 @@ class Batch:
         from gitmem.engines import similarity
 
         local = [(p.memory.id, p.memory.content) for p in self.planned.values() if p.memory.domain == mem.domain]
-        found = similarity.find_duplicate(mem.content, local) if local else None
+        if self.exact:
+            key = exact_key(mem.content)
+            found = next((mid for mid, text in local if exact_key(text) == key), None)
+        else:
+            found = similarity.find_duplicate(mem.content, local) if local else None
         if found is not None:
             return self.planned[found].memory
         existing = self.lookup(mem) if self.lookup is not None else None
