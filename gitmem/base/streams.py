@@ -43,3 +43,22 @@ def capped_lines(stream: BinaryIO, cap: int, what: str) -> Iterator[tuple[int, b
             raise ValidationError(f"{what}: line {number} is over the line cap of {cap} bytes",
                                   hint="each line must be one record; is this the right file?")
         yield number, body
+
+
+def read_lines(stream: BinaryIO, cap: int, what: str, first_line: int = 0) -> bytes:
+    """The rest of ``stream`` as it is (newlines kept), refusing a line over ``cap`` bytes.
+
+    The ValidationError names the line (counted from ``first_line``) and the cap;
+    nothing past that line is read, so an endless line ends the read.
+    """
+    chunks: list[bytes] = []
+    number = first_line
+    while True:
+        line = stream.readline(cap + 1)
+        if not line:
+            return b"".join(chunks)
+        number += 1
+        if len(line) > cap and not line.endswith(b"\n"):
+            raise ValidationError(f"{what}: line {number} is over the line cap of {cap} bytes",
+                                  hint="each line must be one record; is this the right file?")
+        chunks.append(line)

@@ -92,12 +92,11 @@ def _plain_scalar(value: str) -> tuple[str, Any]:
     if tag == _STR_TAG:
         return tag, value
     try:
-        data = loader.construct_object(ScalarNode(tag, value), deep=True)
-    except Exception:   # no constructor for the tag, or a value ruamel only warns about in context
-        return tag, _UNREAD
+        return tag, normalize(loader.construct_object(ScalarNode(tag, value), deep=True))
+    except Exception:   # no constructor for the tag, a value ruamel only warns about in context,
+        return tag, _UNREAD   # or a time whose offset leaves datetime's range (0001-01-01T00:00+01:00)
     finally:
         loader.constructed_objects.clear()
-    return tag, normalize(data)
 
 
 _UNREAD = object()
