@@ -386,3 +386,8 @@ def test_nesting_deeper_than_the_limit_is_a_problem_for_every_loader(text: str) 
         with pytest.raises(yamlio.YamlProblem, match="nesting deeper than 64 levels"):
             load(text)
     assert yamlio.load_plain("a: " + "[" * 63 + "]" * 63) is not None
+
+
+def test_a_time_off_the_range_beside_an_unusual_node_is_a_problem() -> None:
+    with pytest.raises(YamlProblem, match="out of range"):
+        yamlio.load_plain("a: 0001-01-01T00:00:00+01:00\nb: !!str tagged\n")

@@ -222,7 +222,11 @@ def load_plain(text: str) -> Any:
             raise _Unusual   # a second document: the full loader refuses it
         return root
     except _Unusual:
-        return normalize(load_safe(text))
+        data = load_safe(text)
+        try:
+            return normalize(data)
+        except (OverflowError, ValueError) as exc:   # a time whose offset leaves datetime's range
+            raise YamlProblem(f"a value out of range ({exc})", None) from None
     except YamlProblem:
         raise
     except Exception as exc:

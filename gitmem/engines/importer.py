@@ -221,8 +221,12 @@ def detect(path: Path) -> str:
 
 def iter_rows(path: Path, max_content_bytes: int = MAX_CONTENT_BYTES) -> tuple[list[Row], list[Skipped]]:
     """Rows and skipped lines of any supported import source."""
-    if not path.exists():
-        raise UsageError(f"no such file or folder: {path}", hint="check the path")
+    try:
+        exists = path.exists()
+    except (OSError, ValueError):   # a name too long for the system, or holding a NUL
+        exists = False
+    if not exists:
+        raise UsageError(f"no such file or folder: {str(path)[:200]}", hint="check the path")
     kind = detect(path)
     if kind == "learnings":
         rows = read_learnings(path)

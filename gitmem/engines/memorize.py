@@ -14,6 +14,7 @@ from typing import Callable, Literal, NamedTuple
 
 from gitmem.base.config import Memory as MemoryConfig
 from gitmem.base.model import Memory, as_domain, as_type, iso, memory_path
+from gitmem.base.text import printable_label
 from gitmem.engines.decay import band
 
 Lookup = Callable[[Memory], "Memory | None"]
@@ -24,8 +25,16 @@ def new_memory(memory_id: str, content: str, type: str, domain: str, importance:
                now: datetime, cfg: MemoryConfig, **fields: object) -> Memory:
     """A new short-term memory at its canonical path, band from its importance, last accessed now.
 
-    ``fields`` sets the rest (keywords, tags, source, source_id).
+    ``fields`` sets the rest (keywords, tags, source, source_id). Labels are
+    stored printable: control and bidirectional-override characters never
+    reach a tag, a source or a source id.
     """
+    tags = fields.get("tags")
+    if isinstance(tags, (tuple, list)):
+        fields["tags"] = tuple(label for t in tags if (label := printable_label(str(t))))
+    for key in ("source", "source_id"):
+        if isinstance(fields.get(key), str):
+            fields[key] = printable_label(str(fields[key]))
     return Memory(id=memory_id, content=content, type=as_type(type), domain=as_domain(domain), tier="short",
                   band=band(importance, cfg), importance=round(importance, 4), created=created,
                   last_accessed=iso(now), path=memory_path(domain, memory_id), **fields)  # type: ignore[arg-type]  # fields are Memory's own keywords

@@ -32,6 +32,7 @@ from gitmem.base.errors import CasFailed
 from gitmem.base.gitio import Git
 from gitmem.guards.lock import exclusive
 from gitmem.base.model import iso
+from gitmem.base.text import printable_label
 from gitmem.store.documents import FRONT_MATTER_MAX_BYTES
 
 MAX_ATTEMPTS = 50
@@ -89,10 +90,11 @@ def message(plan: Plan[Any], count: int) -> str:
     trailers.append(("Gitmem-Files", str(count)))
     trailers.extend(plan.trailers)
     lines = plan.subject.strip().splitlines()
-    text = (lines[0][:200] if lines else f"gitmem: {plan.event}") + "\n\n"
+    subject = printable_label(lines[0])[:200] if lines else ""   # no control or bidi character in a subject
+    text = (subject or f"gitmem: {plan.event}") + "\n\n"
     if plan.body.strip():
         text += plan.body.strip() + "\n\n"
-    return text + "\n".join(f"{k}: {' '.join(str(v).split())}" for k, v in trailers) + "\n"
+    return text + "\n".join(f"{k}: {printable_label(str(v))}" for k, v in trailers) + "\n"
 
 
 class Store:
