@@ -370,3 +370,11 @@ def test_importing_a_folder_with_nothing_to_import_says_so(repo: MemoryRepo, rep
     code, out, err = run_cli(["--repo", str(repo_dir), "import", str(folder)], capsys)
     assert code == 1
     assert f"gitmem: error: nothing to import in {folder}" in err
+
+
+@pytest.mark.parametrize("rid", ["a\ud83db", "\u202eid", "x\ny", "tab\tid"])
+def test_an_id_with_invisible_or_broken_characters_skips_its_row(tmp_path: Path, rid: str) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_text('{"content": "ok"}\n' + json.dumps({"content": "x", "id": rid}) + "\n", encoding="utf-8")
+    rows, skipped = importer.read_jsonl(path)
+    assert [r.content for r in rows] == ["ok"] and [s.line for s in skipped] == [2]

@@ -96,6 +96,8 @@ def _row(obj: Any, line: int) -> Row | Skipped:
     rid = obj.get("id")
     if rid is not None and (isinstance(rid, bool) or not isinstance(rid, (str, int))):
         return Skipped(line, "'id' is not a string")
+    if isinstance(rid, str) and not printable_label(rid) == rid:
+        return Skipped(line, "'id' holds control, invisible or unpaired surrogate characters")
     typ, dom = obj.get("type"), obj.get("domain")
     if typ is not None and typ not in TYPES:
         return Skipped(line, f"type {typ!r} is not one of {', '.join(TYPES)}")
