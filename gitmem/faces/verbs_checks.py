@@ -120,7 +120,7 @@ def _open_input(name: str) -> Any:
     try:
         return open(name, "rb")
     except (OSError, ValueError) as exc:   # ValueError: a name no file system can hold (a NUL, a lone surrogate)
-        raise UsageError(f"cannot read {name[:200]!r}: {getattr(exc, 'strerror', None) or 'not a file name'}") from None
+        raise UsageError(f"cannot read {name[:200]}: {getattr(exc, 'strerror', None) or 'not a file name'}") from None
 
 
 def _scan(stream: Any, args: Any, allow: Any) -> int:
