@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from datetime import datetime, timezone
+from functools import lru_cache
 
 from gitmem.base.errors import UsageError
 
@@ -28,6 +29,7 @@ def in_range(moment: datetime) -> bool:
     return EARLIEST <= moment < LATEST
 
 
+@lru_cache(maxsize=65536)   # every reader checks two stamps per memory; bulk writes share a handful
 def stored_time_problem(text: str) -> str | None:
     """Why a time stored in a document cannot be used, or None.
 
