@@ -223,7 +223,11 @@ def rewrite_memory(path: str, text: str, old: Memory, new: Memory) -> str:
     A file exactly as gitmem wrote it is rendered anew; a file a person
     shaped keeps their comments, key order and quoting.
     """
-    if text == render_memory(old):
+    try:
+        canonical = text == render_memory(old)
+    except ValueError:   # a key a person wrote that gitmem's canonical form cannot hold ("my key")
+        canonical = False
+    if canonical:
         return render_memory(new)
     body = None if new.content == old.content else new.content.strip("\n") + "\n"
     return update_text(path, text, memory_changes(old, new), body)
