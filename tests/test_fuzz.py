@@ -240,7 +240,7 @@ def _record(draw: st.DrawFn) -> str:
     if kind == "claude":
         key = draw(st.sampled_from(["timestamp", "sessionId", "cwd", "uuid", "content", "type"]))
         rec = {"type": '"user"', "sessionId": '"s-fuzz"', "uuid": '"u1"', "timestamp": '"2026-10-05T09:00:00Z"',
-               "cwd": '"/tmp/p"'}
+               "cwd": '"/srv/project"'}
         content = '"remember that the fuzz test runs nightly"'
         if key == "content":
             content = value
