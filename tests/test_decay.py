@@ -393,3 +393,26 @@ def test_a_never_forget_memory_fades_in_band_but_stays_in_load_core(repo: Memory
     assert m.tier != "archive" and m.band in ("background", "fading")
     assert r.id in [item.id for item in repo.core_items()]
     assert r.id in repo.load_core().text
+
+
+@pytest.mark.parametrize("extra, kept_as", [("x: !!set {a, b}", ""), ("\"my key\": 1", "\"my key\": 1"),
+                                            ("? [a, b]\n: 1", "[a, b]: 1")])
+def test_decay_skips_a_file_it_cannot_rewrite_and_says_so(repo: MemoryRepo, repo_dir: Path, extra: str, kept_as: str,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    kept = repo.remember("the staging database listens on port 5432", importance=0.2, now=T).id
+    path = memory_path("project", "m-odd")
+    (repo_dir / path).parent.mkdir(parents=True, exist_ok=True)
+    (repo_dir / path).write_text("---\nid: m-odd\ntier: short\nband: core\nimportance: 0.1\n"
+                                 "created: 2026-01-01T00:00:00Z\nlast_accessed: 2026-01-01T00:00:00Z\n"
+                                 f"{extra}\n---\nan odd hand-written memory\n")
+    subprocess.run(["git", "add", "-A"], cwd=repo_dir, check=True)
+    subprocess.run(["git", "commit", "-qm", "hand-written"], cwd=repo_dir, check=True)
+    later = (T + timedelta(days=60)).isoformat().replace("+00:00", "Z")
+    code, out, err = run_cli(["--repo", str(repo_dir), "--now", later, "decay"], capsys)
+    assert code == 0, err
+    if "set" in extra:   # no writer can keep that value: the file is left as it is, and the run says so
+        assert f"warning: skipped unreadable file {path}: cannot be rewritten" in err
+    else:                # a person's own key survives the rewrite
+        moved = repo_dir / memory_path("project", "m-odd", archived=True)   # forgotten: archived, key and all
+        assert "warning" not in err and kept_as in moved.read_text()
+    assert repo.show(kept).band != "core"   # the other memories decayed all the same

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import string
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -16,7 +17,7 @@ from gitmem.store import documents
 PATH = "memory/user/ab/m-1.md"
 
 words = st.text(string.ascii_letters + string.digits + " -_:#'\"[]{},.é\t", min_size=1, max_size=20)
-stamps = st.datetimes().map(lambda d: d.replace(microsecond=0).isoformat() + "Z")
+stamps = st.datetimes(datetime(1970, 1, 1), datetime(8999, 12, 31)).map(lambda d: d.replace(microsecond=0).isoformat() + "Z")
 ids = st.from_regex(r"[a-z0-9][a-z0-9-]{0,20}", fullmatch=True)
 
 
@@ -283,3 +284,74 @@ def documents_breaks(text: str) -> str:
     from gitmem.base import mdio
 
     return mdio.normalize_breaks(text)
+
+
+# --- bad documents: every reader reports and skips them (issue 9 item 4) ------------
+
+DEEP = "[" * 5000 + "]" * 5000
+BAD_FRONT_MATTER = {
+    "infinite importance": ("importance: .inf", 4, "not a finite number"),
+    "minus infinity": ("importance: -.Inf", 4, "not a finite number"),
+    "nan reinforced": ("reinforced: .NaN", 4, "not a finite number"),
+    "nan inside an extra key": ("mine: {a: [1, .nan]}", 4, "not a finite number"),
+    "more than 64 bits": ("reinforced: 123456789012345678901234567890", 4, "too large"),
+    "thousands of digits": ("reinforced: 1" + "0" * 5000, None, "digits"),
+    "float overflow": ("importance: 1e400", 4, "not a finite number"),
+    "year 1": ("created: 0001-01-01T00:00:00Z", 4, "out of range"),
+    "year 9999": ("last_accessed: 9999-12-31T23:59:59Z", 4, "out of range"),
+    "offset past year 1": ("created: 0001-01-01T00:30:00+01:00", None, "range"),
+    "deep list": ("tags: " + DEEP, 4, "nesting deeper"),
+    "deep mapping": ("links: " + "{a: " * 300 + "1" + "}" * 300, 4, "nesting deeper"),
+    "deep block nesting": ("x:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 90)) + "  " * 90 + "v: 1", 68, "nesting"),
+    "id with a slash": ("id: ../../etc/passwd", 2, "not a valid memory id"),
+    "id as a number": ("id: 12", 2, "not a valid memory id"),
+    "id as a list": ("id: [a, b]", 2, "not a valid memory id"),
+}
+
+
+def bad_doc(line: str) -> bytes:
+    """A memory file whose front matter holds ``line``: at line 4, or line 2 for an id."""
+    keys = {"id": "m-bad", "type": "fact", "created": "2026-11-01T00:00:00Z"}
+    first = line.split(":", 1)[0]
+    keys.pop(first, None)
+    head = [f"{k}: {v}" for k, v in keys.items()]
+    lines = [line, *head] if first == "id" else [*head[:2], line, *head[2:]]
+    return ("---\n" + "\n".join(lines) + "\n---\nbody\n").encode()
+
+
+@pytest.mark.parametrize("name", sorted(BAD_FRONT_MATTER))
+def test_a_bad_value_is_a_document_error_with_file_and_line(name: str) -> None:
+    line, where, what = BAD_FRONT_MATTER[name]
+    with pytest.raises(DocumentError) as caught:
+        documents.read_memory("memory/user/m-bad.md", bad_doc(line))
+    assert caught.value.path == "memory/user/m-bad.md"
+    assert what in caught.value.problem
+    if where is not None:
+        assert caught.value.line == where
+
+
+def test_wrong_types_fall_back_instead_of_failing() -> None:
+    text = bad_doc("tier: {x: 1}\nkeywords: {a: 1}\nlinks: 7\nimportance: [1]\nband: 3\nreinforced: -4")
+    m = documents.read_memory("memory/user/m-bad.md", text)
+    assert (m.tier, m.band, m.importance, m.links) == ("short", "active", 0.5, ())
+
+
+def test_a_pattern_with_an_infinite_count_is_a_document_error() -> None:
+    with pytest.raises(DocumentError, match="verified: inf"):
+        documents.read_pattern("patterns/p.md", b"---\ntitle: t\nverified: .inf\n---\n# t\n")
+
+
+def test_a_file_at_the_content_cap_with_a_full_front_matter_reads() -> None:
+    from gitmem.base.config import MAX_CONTENT_BYTES
+
+    links = tuple(Link(f"m-2026-11-01-{i:010d}", "related") for i in range(400))
+    m = Memory(id="m-cap", content="é" * (MAX_CONTENT_BYTES // 2), created="2026-11-01T00:00:00Z",
+               last_accessed="2026-11-01T00:00:00Z", keywords=tuple(f"kw{i}" for i in range(50)),
+               tags=tuple(f"tag{i}" for i in range(50)), links=links, source="import:notes.jsonl#L123456")
+    data = documents.render_memory(m).encode()
+    fm = data[: data.index(b"\n---\n", 4)]
+    assert len(fm) < documents.FRONT_MATTER_MAX_BYTES
+    assert documents.read_memory(memory_path("user", "m-cap"), data).content == m.content
+    too_big = data + b"x" * (documents.MAX_FILE_BYTES - len(data) + 1)
+    with pytest.raises(DocumentError, match="over the limit"):
+        documents.read_memory(memory_path("user", "m-cap"), too_big)

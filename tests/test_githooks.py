@@ -678,3 +678,26 @@ def test_the_hook_refuses_while_a_killed_write_is_pending_and_names_the_recovery
         if refused:
             assert "interrupted" in done.stdout and "gitmem recover" in done.stdout
     assert journal.exists()   # read, never finished by the hook
+
+
+@pytest.mark.parametrize("line", ["importance: .inf", "created: 0001-01-01T00:00:00Z", "reinforced: 1" + "0" * 5000,
+                                  "tags: " + "[" * 2000 + "]" * 2000, "id: ../escape"])
+def test_commit_refuses_a_memory_file_the_readers_would_skip(memrepo: Path, env: dict[str, str], line: str) -> None:
+    head = "" if line.startswith("id:") else "id: m-hand\n"
+    write(memrepo, "memory/user/m-hand.md", f"---\n{head}type: fact\n{line}\n---\nhand-written\n")
+    done = commit(memrepo, env)
+    assert done.returncode != 0
+    assert "gitmem-documents: memory/user/m-hand.md:" in output(done)
+    assert git(memrepo, env, "log", "--format=%s") == "init\n"
+
+
+def test_documents_hook_passes_a_file_gitmem_wrote(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from gitmem.base.model import Memory
+    from gitmem.store import documents
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)   # hooks run in a repository
+    write(tmp_path, "memory/user/m-ok.md", documents.render_memory(Memory(id="m-ok", content="fine")))
+    write(tmp_path, "patterns/p.md", "---\ntitle: p\nweight: .nan\n---\n# p\n")
+    assert hooks.main(["documents", "memory/user/m-ok.md"], repo=str(tmp_path)) == 0
+    assert hooks.main(["documents", "patterns/p.md"], repo=str(tmp_path)) == 1
+    assert "gitmem-documents: patterns/p.md:3: weight: nan is not a finite number" in capsys.readouterr().out

@@ -243,3 +243,40 @@ def test_import_redacts_rows_and_records_a_hash_of_the_file_name(repo: MemoryRep
     for m in repo.list().memories:
         held = " ".join((*m.keywords, *m.tags, m.source, m.source_id or "", m.content))
         assert "1488" not in held and "867" not in held and "corp-mail" not in held, held
+
+
+# --- what a person types (issue 9 item 8) -----------------------------------------------
+
+@pytest.mark.parametrize("text", ["\u200b", "\u200b\u200c\u200d\u2060\ufeff", " \u3164 \u115f\u1160 ", "\u2800\t\n",
+                                  "\u202e\u202c", "\x1b\x07", "\u00a0\u2003\u3000"])
+def test_content_of_only_invisible_characters_is_empty(repo: MemoryRepo, repo_dir: Path, text: str) -> None:
+    before = head_count(repo_dir)
+    with pytest.raises(ValidationError, match="memory text is empty"):
+        repo.remember(text, now=T)
+    assert head_count(repo_dir) == before
+
+
+def test_control_and_bidi_characters_never_reach_tags_sources_or_the_commit_subject(repo: MemoryRepo,
+                                                                                    repo_dir: Path) -> None:
+    r = repo.remember("the \u202eevil\u202c build flag\x1b[31m", tags=["ab\u202ecd", "\x07", "x\u2066y"],
+                      source="tool\u200f\nInjected: trailer", memory_id="m-bidi", now=T)
+    assert r.memory.tags == ("abcd", "xy") and r.memory.source == "tool Injected: trailer"
+    subject = subprocess.run(["git", "log", "-1", "--format=%B"], cwd=repo_dir, capture_output=True,
+                             text=True, check=True).stdout
+    assert not any(ch in subject for ch in "\u202e\u202c\u2066\u200f\x07\x1b")
+    stored = (repo_dir / r.memory.path).read_text()
+    assert not any(ch in stored.split("\n---\n")[0] for ch in "\u202e\u2066\u200f\x07")
+
+
+def test_the_size_limit_is_checked_on_the_given_text_at_the_cap(repo: MemoryRepo, repo_dir: Path) -> None:
+    cap = repo.cfg.sediment.max_content_bytes
+    under = repo.remember("é" * ((cap - 2) // 2) + "a", now=T)       # one byte under the cap
+    assert len(under.memory.content.encode()) == cap - 1
+    at = repo.remember("b" + "ü" * ((cap - 2) // 2) + "c", now=T)    # exactly at the cap
+    assert len(at.memory.content.encode()) == cap
+    before = head_count(repo_dir)
+    with pytest.raises(ValidationError, match=f"is {cap + 1} bytes, over the limit of {cap} bytes"):
+        repo.remember("d" * (cap + 1), now=T)                          # one byte over
+    assert head_count(repo_dir) == before
+    code = subprocess.run(["git", "fsck", "--no-progress"], cwd=repo_dir, capture_output=True).returncode
+    assert code == 0

@@ -637,3 +637,72 @@ def test_the_project_comes_from_the_folder_as_recorded_not_its_redacted_form(rep
     assert r.status == "harvested"
     [m] = repo.list().memories
     assert m.project == "github.com/acme/shop"       # found from the folder as recorded
+
+
+# --------------------------------------------------------------------------- each file stands alone (issue 9 item 6)
+
+def _claude_line(session: str, content: object, timestamp: object = "2026-10-05T09:00:00Z") -> str:
+    return json.dumps({"type": "user", "sessionId": session, "uuid": f"{session}-1", "timestamp": timestamp,
+                       "message": {"role": "user", "content": content}})
+
+
+def _nested_text(session: str, depth: int) -> str:
+    """A Claude Code user record whose content is text blocks nested ``depth`` deep (written by hand:
+    json.dumps itself recurses)."""
+    nested = '[{"type": "text", "text": ' * depth + '"remember that nesting is deep"' + "}]" * depth
+    return ('{"type": "user", "sessionId": "%s", "uuid": "u1", "timestamp": "2026-10-05T09:00:00Z", '
+            '"message": {"role": "user", "content": %s}}' % (session, nested))
+
+
+def _hostile_transcripts(folder: Path) -> list[Path]:
+    folder.mkdir()
+    raw = {
+        "a-deep-text-blocks": _nested_text("a1", 480),
+        "a-deeper-text-blocks": _nested_text("a0", 5000),
+        "a-deep-list": '{"type": "user", "sessionId": "a2", "message": {"role": "user", "content": '
+                       + "[" * 980 + '"x"' + "]" * 980 + "}}",
+        "a-too-deep-to-parse": '{"role": "user", "content": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        "a-year-one": _claude_line("a3", "remember year one", "0001-01-01T00:00:00+01:00"),
+        "a-year-9999": _claude_line("a4", "remember the end", "9999-12-31T23:59:59Z"),
+        "a-numbers": '{"type": "user", "sessionId": "a5", "timestamp": 1e400, "message": {"role": "user", '
+                     '"content": NaN}}\n{"role": "user", "content": "x", "timestamp": ' + "9" * 5000 + "}",
+        "a-wrong-types": json.dumps({"type": ["user"], "sessionId": {"a": 1}, "message": [1, 2],
+                                     "timestamp": [1]}) + "\n" + json.dumps({"role": 5, "content": {"x": None}}),
+        "a-control-chars": _claude_line("a6", "remember \u202e\u0007 evil \udc80"),
+    }
+    paths = []
+    for name, text in raw.items():
+        path = folder / f"{name}.jsonl"
+        path.write_text(text + "\n", encoding="utf-8", errors="surrogateescape")
+        paths.append(path)
+    good = transcript(folder / "z-good.jsonl", "good", [("user", "Remember: the release train leaves on Fridays"),
+                                                        ("assistant", "Noted, releases on Fridays.")])
+    return [*paths, good]
+
+
+def test_a_hostile_transcript_never_stops_the_files_after_it(repo: MemoryRepo, repo_dir: Path, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.conftest import run_cli
+
+    paths = _hostile_transcripts(tmp_path / "sessions")
+    code, out, err = run_cli(["--repo", str(repo_dir), "--now", NOW, "harvest", str(tmp_path / "sessions")], capsys)
+    assert code in (0, 1), err
+    assert "Traceback" not in err and "internal error" not in err
+    assert f"harvested: {paths[-1]}" in out
+    for path in paths[:-1]:   # each one is reported on its own line, whatever happened to it
+        assert str(path) in out + err
+
+
+def test_a_transcript_line_over_the_line_cap_fails_that_file_only(repo: MemoryRepo, tmp_path: Path) -> None:
+    from gitmem.engines.harvest.sources import LINE_CAP
+
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    huge = folder / "a-huge.jsonl"
+    with huge.open("wb") as fh:
+        fh.write(b'{"role": "user", "content": "')
+        fh.write(b"a" * (LINE_CAP + 1))
+    transcript(folder / "b-good.jsonl", "good", [("user", "Remember: the deploy window is at noon")])
+    results = repo.harvest([folder], now=T)
+    assert [r.status for r in results] == ["failed", "harvested"]
+    assert f"line 1 is over the line cap of {LINE_CAP} bytes" in results[0].reason

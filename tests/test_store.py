@@ -125,3 +125,44 @@ def test_all_patterns_strongest_first_skipping_unreadable_and_nested(repo: Memor
     assert [p.slug for p in found] == ["strong", "weak"]
     assert found[0] == strong
     assert store.all_patterns(repo.git, None) == []
+
+
+# --- a bad file is reported and skipped by every reader (issue 9 item 4) ---------
+
+BAD_FILES = {
+    "inf": "importance: .inf",
+    "digits": "reinforced: 1" + "0" * 5000,
+    "year9999": "last_accessed: 9999-12-31T23:59:59Z",
+    "offset": "created: 0001-01-01T00:10:00+02:00",
+    "deep": "tags: " + "[" * 3000 + "]" * 3000,
+    "slash-id": "id: ../../outside",
+}
+READERS = (["list"], ["list", "--archived", "--json"], ["recall", "staging"], ["recall", "staging", "--all"],
+           ["remember", "the staging database moved to port 6543"], ["decay"], ["reflect"], ["sync-core"],
+           ["index", "rebuild"], ["load-core"], ["export"], ["graph", "--json"])
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_FILES))
+def test_every_reader_reports_and_skips_a_bad_file(repo: MemoryRepo, repo_dir: Path, kind: str,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.conftest import run_cli
+
+    good = repo.remember("the staging database listens on port 5432", now=T).id
+    bad_path = memory_path("project", f"m-bad-{kind}")
+    line = BAD_FILES[kind]
+    head = "" if line.startswith("id:") else f"id: m-bad-{kind}\n"
+    commit(repo_dir, {bad_path: f"---\n{head}type: fact\ndomain: project\n{line}\n---\nstaging bad file\n"})
+    for args in READERS:
+        for derived in (repo_dir / ".git").rglob("*.sqlite*"):   # each reader reads the files itself
+            derived.unlink()
+        code, out, err = run_cli(["--repo", str(repo_dir), "--now", NOW, *args], capsys)
+        assert code == 0, (args, err)
+        assert f"warning: skipped unreadable file {bad_path}" in err, (args, err)
+        assert err.count(bad_path) == 1, (args, err)   # once a run, however many readers met it
+        assert "Traceback" not in err
+    code, out, err = run_cli(["--repo", str(repo_dir), "--now", NOW, "show", good], capsys)
+    assert code == 0 and "port 5432" in out
+    code, out, err = run_cli(["--repo", str(repo_dir), "--now", NOW, "consolidate"], capsys)   # reads history only
+    assert code == 0, err
+    code, out, err = run_cli(["--repo", str(repo_dir), "--now", NOW, "list"], capsys)
+    assert good in out

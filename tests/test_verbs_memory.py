@@ -303,3 +303,32 @@ def test_export_json_prints_one_array_of_the_same_records(repo_dir: Path, capsys
     assert rows == lines and sorted(r["id"] for r in rows) == ["alice", "deploys"]
     live = json.loads(run_cli([*base(repo_dir), "export", "--json", "--live"], capsys)[1])
     assert [r["id"] for r in live] == ["alice"]
+
+
+def test_remember_from_an_endless_pipe_stops_at_the_content_cap(repo_dir: Path) -> None:
+    """An endless generator piped into `gitmem remember -` in a real subprocess."""
+    import subprocess
+    import sys
+
+    endless = "import sys\nwhile True:\n    sys.stdout.write('y' * 65536)\n"
+    feeder = subprocess.Popen([sys.executable, "-c", endless], stdout=subprocess.PIPE)
+    done = subprocess.run([sys.executable, "-m", "gitmem", "--repo", str(repo_dir), "remember", "-"],
+                          stdin=feeder.stdout, capture_output=True, text=True, timeout=120)
+    feeder.kill()
+    feeder.wait()
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[0] == ("gitmem: error: memory text on standard input is over the limit of "
+                                           "1048576 bytes (sediment.max_content_bytes)")
+
+
+@pytest.mark.parametrize("size, code", [(1_048_575, 0), (1_048_576, 0), (1_048_577, 1)])
+def test_remember_from_standard_input_at_the_cap_one_under_and_one_over(repo_dir: Path, size: int, code: int) -> None:
+    import subprocess
+    import sys
+
+    text = ("word " * (size // 5 + 1))[:size - 1] + "."
+    done = subprocess.run([sys.executable, "-m", "gitmem", "--repo", str(repo_dir), "--now", NOW, "remember", "-"],
+                          input=text.encode(), capture_output=True, timeout=300)
+    assert done.returncode == code, done.stderr
+    if code:
+        assert b"over the limit of 1048576 bytes" in done.stderr

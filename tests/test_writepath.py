@@ -119,12 +119,16 @@ def test_symlink_leading_out_is_refused(repo: MemoryRepo, repo_dir: Path, tmp_pa
 
 def test_content_over_one_mib_and_bad_utf8_are_refused(repo: MemoryRepo, repo_dir: Path) -> None:
     before = commits(repo_dir)
+    from gitmem.store.documents import FRONT_MATTER_MAX_BYTES   # a document's front matter rides on top of the cap
+
     with pytest.raises(ValidationError, match="over the limit"):
-        write(repo, {"memory/user/big.md": b"a" * (1024 * 1024 + 1)})
+        write(repo, {"memory/user/big.md": b"a" * (1024 * 1024 + FRONT_MATTER_MAX_BYTES + 1)})
+    with pytest.raises(ValidationError, match="over the limit"):
+        write(repo, {"bank/big.txt": b"a" * (1024 * 1024 + 1)})
     with pytest.raises(ValidationError, match="UTF-8"):
         write(repo, {"memory/user/bad.md": b"\xff\xfe bad"})
     assert commits(repo_dir) == before
-    write(repo, {"memory/user/max.md": b"a" * (1024 * 1024)})
+    write(repo, {"memory/user/max.md": b"a" * (1024 * 1024 + FRONT_MATTER_MAX_BYTES)})
 
 
 def _planner(changes: Mapping[str, bytes | None]) -> Callable[[str | None], Plan]:

@@ -371,3 +371,23 @@ def test_a_yaml_problem_says_what_and_what_to_do() -> None:
     assert str(problem) == "found character '\\t' that cannot start any token"
     assert (problem.line, problem.hint) == (3, "fix the YAML syntax")
     assert YamlProblem("x", None, hint="look at gitmem.yaml").hint == "look at gitmem.yaml"
+
+
+@pytest.mark.parametrize("value", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00", "0001-01-01 00:00:00+05"])
+def test_a_string_that_looks_like_a_time_off_the_range_is_written_and_read_back(value: str) -> None:
+    text = yamlio.dump_plain({"tag": value})
+    assert yamlio.load_plain(text) == {"tag": value}
+
+
+@pytest.mark.parametrize("text", ["a: " + "[" * 65 + "]" * 65, "a: " + "{b: " * 65 + "1" + "}" * 65,
+                                  "a:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 66)) + "  " * 66 + "v: 1"])
+def test_nesting_deeper_than_the_limit_is_a_problem_for_every_loader(text: str) -> None:
+    for load in (yamlio.load_plain, yamlio.load_safe, yamlio.load_rt):
+        with pytest.raises(yamlio.YamlProblem, match="nesting deeper than 64 levels"):
+            load(text)
+    assert yamlio.load_plain("a: " + "[" * 63 + "]" * 63) is not None
+
+
+def test_a_time_off_the_range_beside_an_unusual_node_is_a_problem() -> None:
+    with pytest.raises(YamlProblem, match="out of range"):
+        yamlio.load_plain("a: 0001-01-01T00:00:00+01:00\nb: !!str tagged\n")

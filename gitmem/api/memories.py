@@ -152,8 +152,9 @@ class Memories(Context):
 
         now = now or clock.now()
         src = Path(path)
-        rows, skipped = importer.iter_rows(src)
-        rows = [self._redacted_row(r, now) for r in rows]   # before anything is derived from them
+        rows, skipped = importer.iter_rows(src, self.cfg.sediment.max_content_bytes)
+        # redacted before anything is derived from them; a secret refuses the import, naming the input line
+        rows = [self._redacted_row(r, src.name, now) for r in rows]
         good, refused = importer.to_memories(rows, src.name, now, self.cfg, progress)
         bad = [(s.line, s.reason) for s in (*skipped, *refused)]
         counts = {"created": 0, "reinforced": 0, "unchanged": 0}
@@ -164,13 +165,14 @@ class Memories(Context):
 
         def plan(parent: str | None) -> Plan[None] | None:
             counts.update(created=0, reinforced=0, unchanged=0)
-            lookup = self._rechecked_each(scans, parent) if scans else self._lookup(parent)
-            batch = memorize.Batch(lookup if dedupe else None, now, self.cfg.memory)
+            lookup = ((self._rechecked_each(scans, parent) if scans else self._lookup(parent)) if dedupe
+                      else self._exact_lookup(parent))
+            batch = memorize.Batch(lookup, now, self.cfg.memory, exact=not dedupe)
             for mem in good:
                 if mem.id in batch.planned or store.locate(self.git, parent, mem.id, anywhere=False) is not None:
                     counts["unchanged"] += 1
                     continue
-                counts[batch.add(mem, dedupe=dedupe).action] += 1
+                counts[batch.add(mem).action] += 1
             changes = self._changes(batch, parent)
             if not changes:
                 return None
@@ -183,15 +185,37 @@ class Memories(Context):
         return Imported(counts["created"], counts["reinforced"], counts["unchanged"], tuple(sorted(bad)),
                         written.commit, tuple(m.id for m in good))
 
-    def _redacted_row(self, row: importer.Row, now: datetime) -> importer.Row:
-        """``row`` with every text field redacted (PII replaced, a secret refuses the import)."""
+    def _redacted_row(self, row: importer.Row, name: str, now: datetime) -> importer.Row:
+        """``row`` with every text field redacted (PII replaced); a secret refuses the import, naming the
+        input file and line to the person (the clone's event log keeps only the file's hash)."""
         from dataclasses import replace
 
+        from gitmem.base.errors import SecretError
+
+        key = name_key(name, "f")
+
         def clean(text: str, what: str) -> str:
-            return self.store.redact_text(text, f"line {row.line} {what}", "memory.import", now)
+            try:
+                return self.store.redact_text(text, f"{key}:{row.line} ({what})", "memory.import", now)
+            except SecretError as exc:
+                raise SecretError(exc.message.replace(key, name), exc.findings, exc.hint) from None
 
         return replace(row, content=clean(row.content, "content"), tags=tuple(clean(t, "tag") for t in row.tags),
                        source=row.source and clean(row.source, "source"), id=row.id and clean(row.id, "id"))
+
+    def _exact_lookup(self, parent: str | None) -> memorize.Lookup | None:
+        """The live memory holding exactly a text (spacing and case aside), for an import without --dedupe."""
+        if parent is None:
+            return None
+        from gitmem.store.refresh import open_synced
+
+        with open_synced(self.git, parent) as index:
+            known = {(r.domain, memorize.exact_key(r.content)): r.id for r in index.rows() if r.tier != "archive"}
+
+        def lookup(mem: Memory) -> Memory | None:
+            found = known.get((mem.domain, memorize.exact_key(mem.content)))
+            return store.load(self.git, parent, found, include_archive=False) if found else None
+        return lookup
 
     def link(self, a: str, b: str, relation: str = "related", now: datetime | None = None) -> Written[None]:
         """Link two memories with a typed relation; both ends record it (one commit)."""

@@ -103,6 +103,9 @@ class Sessions(Context):
                     r = self._harvest_file(unit, fmt, signals, whole, now, command)
                 except GitmemError as exc:
                     r = planning.Harvested(str(path), "", "failed", reason=exc.message)
+                except (RecursionError, ValueError, TypeError, OverflowError, UnicodeError, OSError) as exc:
+                    # each file stands alone: one that breaks a reader is reported, the next ones are read
+                    r = planning.Harvested(str(path), "", "failed", reason=f"cannot be read: {type(exc).__name__}: {exc}"[:300])
                 results.append(r)
                 if r.status in ("harvested", "updated", "unchanged", "empty"):
                     cursors.record(stamp)

@@ -28,6 +28,7 @@ from typing import Any
 from gitmem.base.errors import ConfigError
 
 CONFIG_FILE = "gitmem.yaml"
+MAX_CONTENT_BYTES = 1_048_576   # the highest sediment.max_content_bytes may go: readers accept this much text
 SCHEMA_VERSION = 1
 
 
@@ -118,7 +119,7 @@ class Sediment:
     amplitude_max: float = _f(0.05, 0.0, 1.0, "an automated write may grow an existing file by this fraction at most")
     amplitude_floor_lines: int = _f(10, 0, 10_000, "... or by this many lines, whichever allows more")
     ttl_hours: int = _f(24, 0, 8760, "a deviation reflection is not written twice within this time")
-    max_content_bytes: int = _f(1_048_576, 1, 1_048_576, "largest file a write may carry (1 MiB)")
+    max_content_bytes: int = _f(1_048_576, 1, MAX_CONTENT_BYTES, "largest file a write may carry (1 MiB)")
     min_free_mb: int = _f(50, 0, 1_000_000, "writes stop when the disk has less free space")
 
 

@@ -255,8 +255,13 @@ def find_root(explicit: str | Path | None = None, cwd: Path | None = None) -> Pa
     given = explicit if explicit is not None else (os.environ.get("GITMEM_DIR") or None)
     if given is not None:
         path = Path(given).expanduser()
-        if not is_memory_repo(path):
-            raise NotARepoError(f"not a memory repository: {path}", hint=f"gitmem init {path}")
+        try:
+            found = is_memory_repo(path)
+        except (OSError, ValueError):   # a name too long for the system, or holding a NUL
+            found = False
+        if not found:
+            shown = str(path)[:200]
+            raise NotARepoError(f"not a memory repository: {shown}", hint=f"gitmem init {shown}")
         if not (path / ".git").exists():
             # gitmem.yaml without its own git: writing would land in whatever repository encloses it
             raise NotARepoError(f"{path} holds gitmem.yaml but is not the top of its own git repository",

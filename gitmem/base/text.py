@@ -23,6 +23,10 @@ Chinese and Japanese are written without spaces and unicode61 turns a whole
 run of ideographs into one token, so a run is indexed (and queried) as its
 overlapping character bigrams instead, the usual dictionary-free way to
 search CJK text.
+
+Two checks on what a person types sit here too: ``is_blank`` (a text of only
+spaces and invisible characters is empty) and ``printable_label`` (a tag,
+source or commit subject without control or bidirectional-override characters).
 """
 
 from __future__ import annotations
@@ -43,7 +47,9 @@ __all__ = [
     "cjk_runs",
     "cjk_terms",
     "fold",
+    "is_blank",
     "is_stop_bigram",
+    "printable_label",
     "stem",
     "stems",
     "unaccent",
@@ -255,3 +261,31 @@ def content_stems(text: str) -> list[str]:
     found = [stem(w) for w in words(text) if w not in STOP_WORDS]
     found.extend(g for run in cjk_runs(text) for g in bigrams(run) if not is_stop_bigram(g))
     return found
+
+
+# Letters that draw nothing: Hangul fillers, the braille blank. Format characters
+# (zero-width space, joiners, bidi controls, BOM) are found by their category.
+_INVISIBLE_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def is_blank(text: str) -> bool:
+    """True when ``text`` shows nothing: only whitespace, control, format or filler characters."""
+    import unicodedata
+
+    return all(ch.isspace() or ch in _INVISIBLE_LETTERS or unicodedata.category(ch) in ("Cc", "Cf", "Zs", "Zl", "Zp")
+               for ch in text)
+
+
+def printable_label(text: str) -> str:
+    """``text`` on one line with control characters as spaces and format characters (bidi overrides,
+    zero-width characters) removed, so a label shows what it says; spacing collapsed."""
+    import unicodedata
+
+    kept = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if cat == "Cc" or cat in ("Zl", "Zp"):
+            kept.append(" ")
+        elif cat not in ("Cf", "Cs"):
+            kept.append(ch)
+    return " ".join("".join(kept).split())

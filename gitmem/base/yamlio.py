@@ -16,7 +16,9 @@ Ways in:
   commented: comments, key order and quoting survive.
 
 Anchors and aliases are refused everywhere: front matter never needs them and
-they are how a YAML bomb expands. Problems are ``YamlProblem`` with a line.
+they are how a YAML bomb expands. So is nesting deeper than ``MAX_DEPTH``:
+every reader and writer of a tree recurses, and a hand-edited file must not
+reach Python's recursion limit. Problems are ``YamlProblem`` with a line.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["YamlProblem", "load_plain", "dump_plain", "load_safe", "load_rt", "dump_rt", "normalize", "is_canonical"]
 
+MAX_DEPTH = 64   # collections inside collections; front matter needs three
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _STR_TAG = "tag:yaml.org,2002:str"
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
@@ -89,12 +92,11 @@ def _plain_scalar(value: str) -> tuple[str, Any]:
     if tag == _STR_TAG:
         return tag, value
     try:
-        data = loader.construct_object(ScalarNode(tag, value), deep=True)
-    except Exception:   # no constructor for the tag, or a value ruamel only warns about in context
-        return tag, _UNREAD
+        return tag, normalize(loader.construct_object(ScalarNode(tag, value), deep=True))
+    except Exception:   # no constructor for the tag, a value ruamel only warns about in context,
+        return tag, _UNREAD   # or a time whose offset leaves datetime's range (0001-01-01T00:00+01:00)
     finally:
         loader.constructed_objects.clear()
-    return tag, normalize(data)
 
 
 _UNREAD = object()
@@ -113,6 +115,12 @@ def _refuse_anchor(event: Any) -> None:
 
     if isinstance(event, AliasEvent) or getattr(event, "anchor", None):
         _refuse_at(event)
+
+
+def _too_deep(event: Any) -> YamlProblem:
+    mark = getattr(event, "start_mark", None)
+    return YamlProblem(f"nesting deeper than {MAX_DEPTH} levels", mark.line + 1 if mark else None,
+                       hint=f"flatten the value: at most {MAX_DEPTH} nested lists or mappings")
 
 
 def _refuse_at(event: Any) -> None:
@@ -160,6 +168,8 @@ def _build(get_event: Any) -> tuple[Any, bool]:
             if event.anchor or event.ctag is not None:
                 _unusual_node(event)
             value = {} if kind == _MAP else []
+            if len(stack) >= MAX_DEPTH:
+                raise _too_deep(event)
         elif kind == _END:
             stack.pop()
             keys.pop()
@@ -212,7 +222,11 @@ def load_plain(text: str) -> Any:
             raise _Unusual   # a second document: the full loader refuses it
         return root
     except _Unusual:
-        return normalize(load_safe(text))
+        data = load_safe(text)
+        try:
+            return normalize(data)
+        except (OverflowError, ValueError) as exc:   # a time whose offset leaves datetime's range
+            raise YamlProblem(f"a value out of range ({exc})", None) from None
     except YamlProblem:
         raise
     except Exception as exc:
@@ -222,11 +236,21 @@ def load_plain(text: str) -> Any:
 
 
 def _refuse_aliases(text: str) -> None:
-    """Read the events of ``text`` once with the C parser; an anchor or an alias is a YamlProblem."""
+    """Read the events of ``text`` once with the C parser; an anchor, an alias or deep nesting is a YamlProblem."""
+    from ruamel.yaml import events as ev
+
     parser = _parser(text)
+    depth = 0
     try:
         while parser.check_event():
-            _refuse_anchor(parser.get_event())
+            event = parser.get_event()
+            _refuse_anchor(event)
+            if isinstance(event, ev.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise _too_deep(event)
+            elif isinstance(event, ev.CollectionEndEvent):
+                depth -= 1
     except YamlProblem:
         raise
     except Exception as exc:  # a syntax error, reported with its line

@@ -111,17 +111,24 @@ def latest_access(paths: list[Path], now: datetime) -> dict[str, str]:
     return latest
 
 
+def _rewritten(git: Git, rev: str, old: Memory, new: Memory, data: bytes) -> bytes | None:
+    """``old``'s file rewritten to hold ``new``, or None (reported) when its text cannot be rewritten."""
+    try:
+        return store.rewrite(git, rev, old, new, data)
+    except DocumentError as exc:
+        store.skipped(exc)
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+        store.skipped(DocumentError(old.path, None, f"cannot be rewritten ({exc}); decay left it as it is"))
+    return None
+
+
 def plan_decay(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[str, str]) -> tuple[dict[str, bytes | None], list[Move], int]:
     """The file changes decay makes at ``rev``, the moves for the report, and memories examined."""
     mc = cfg.memory
     folded = {s for p in store.all_patterns(git, rev) for s in p.sources}   # reflect made them long-term
     live: list[tuple[Memory, Memory, float]] = []   # (old, new, effective importance)
     raw: dict[str, bytes] = {}
-    for path, data in store.iter_files(git, rev):
-        try:
-            old = documents.read_memory(path, data)
-        except DocumentError:
-            continue
+    for old, data in store.read_memories(git, rev):
         raw[old.id] = data
         last = max(old.last_accessed, accesses.get(old.id, ""))
         tier = old.tier
@@ -150,13 +157,19 @@ def plan_decay(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[st
     for old, new, _ in live:
         if old.id in archive:
             new = new.with_(tier="archive")
+            moved = _rewritten(git, rev, old, new, raw[old.id])
+            if moved is None:
+                continue
             changes[old.path] = None
-            changes[memory_path(old.domain, old.id, archived=True)] = store.rewrite(git, rev, old, new, raw[old.id])
+            changes[memory_path(old.domain, old.id, archived=True)] = moved
             moves.append(Move(old.id, archive[old.id]))
             continue
         if new == old:
             continue
-        changes[old.path] = store.rewrite(git, rev, old, new, raw[old.id])
+        rewritten = _rewritten(git, rev, old, new, raw[old.id])
+        if rewritten is None:
+            continue
+        changes[old.path] = rewritten
         if new.band != old.band:
             moves.append(Move(old.id, f"band {old.band} -> {new.band}"))
         if new.tier != old.tier:

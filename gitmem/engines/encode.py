@@ -240,7 +240,9 @@ def keywords(text: str, limit: int = 8) -> tuple[str, ...]:
                         add(piece)
             continue
         for word, surface in latin_words(match.group()):
-            if word.content and len(surface) > 1 and not (surface.isdigit() and len(surface) < 3):
+            # a "word" longer than any real one (a hash, a run of one letter) is no keyword,
+            # and would swell the front matter past what readers accept
+            if word.content and 1 < len(surface) <= 64 and not (surface.isdigit() and len(surface) < 3):
                 add(surface)
     ranked = sorted(counts, key=lambda w: (-counts[w], order[w]))
     return tuple(ranked[: max(0, limit)])

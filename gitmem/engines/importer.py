@@ -2,24 +2,68 @@
 
 Parsing is separate from writing: each source yields ``Row`` values and
 ``Skipped`` lines (with their line numbers), and the caller commits the rows
-in one commit.
+in one commit. One bad row never costs the others: a value beyond what a
+memory can hold (a number that is not finite or beyond 64 bits, a time outside
+1970-9000, nesting, a text over the content cap) skips its row. JSONL is read
+line by line with a line cap, so an endless or binary input ends with an error
+naming the limit instead of exhausting memory.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from gitmem.base.clock import parse_time
-from gitmem.base.config import Config
+from gitmem.base.clock import in_range, parse_time
+from gitmem.base.config import MAX_CONTENT_BYTES, Config
 from gitmem.base.errors import UsageError, ValidationError
 from gitmem.base.model import DOMAINS, TYPES, Memory, is_valid_id, iso, name_key, new_id
+from gitmem.base.streams import capped_lines
+from gitmem.base.text import printable_label
 from gitmem.engines import memorize
 from gitmem.guards import guard
+
+_INT_DIGITS = 18   # an integer with more digits is beyond what a memory stores (64 bits)
+_SCALARS = (str, int, float)
+
+
+def line_cap(max_content_bytes: int = MAX_CONTENT_BYTES) -> int:
+    """The longest JSONL line read: a row whose content fits the cap, every character escaped, plus its fields."""
+    return 6 * max_content_bytes + 65_536
+
+
+class _BadValue(ValueError):
+    """A JSON value no memory can hold (reported as the row's reason)."""
+
+
+def _constant(name: str) -> Any:
+    raise _BadValue(f"{name} is not a finite number")
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > _INT_DIGITS:
+        raise _BadValue(f"number {text[:20]}... is too large ({len(text)} digits)")
+    return int(text)
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _BadValue(f"number {text[:20]} is not a finite number")
+    return value
+
+
+def parse_line(text: str) -> Any:
+    """One JSON value, refusing what a memory cannot hold; raises ValueError with the reason."""
+    try:
+        return json.loads(text, parse_constant=_constant, parse_int=_int, parse_float=_float)
+    except RecursionError:
+        raise _BadValue("nested too deep") from None
 
 
 @dataclass(frozen=True)
@@ -50,8 +94,10 @@ def _row(obj: Any, line: int) -> Row | Skipped:
     if "\x00" in content:
         return Skipped(line, "content holds a NUL character")
     rid = obj.get("id")
-    if rid is not None and not isinstance(rid, (str, int)):
+    if rid is not None and (isinstance(rid, bool) or not isinstance(rid, (str, int))):
         return Skipped(line, "'id' is not a string")
+    if isinstance(rid, str) and not printable_label(rid) == rid:
+        return Skipped(line, "'id' holds control, invisible or unpaired surrogate characters")
     typ, dom = obj.get("type"), obj.get("domain")
     if typ is not None and typ not in TYPES:
         return Skipped(line, f"type {typ!r} is not one of {', '.join(TYPES)}")
@@ -62,53 +108,78 @@ def _row(obj: Any, line: int) -> Row | Skipped:
         return Skipped(line, f"importance {imp!r} is not a number in [0, 1]")
     created = obj.get("created")
     if created is not None:
+        shown = repr(created)[:60]
+        if not isinstance(created, str):
+            return Skipped(line, f"created {shown} is not an ISO 8601 time")
         try:
-            created = parse_time(str(created)).isoformat().replace("+00:00", "Z")
+            moment = parse_time(created)
         except UsageError:
-            return Skipped(line, f"created {created!r} is not an ISO 8601 time")
+            return Skipped(line, f"created {shown} is not an ISO 8601 time")
+        if not in_range(moment):
+            return Skipped(line, f"created {shown} is out of range (1970 to 9000)")
+        created = iso(moment)
     tags = obj.get("tags") or ()
     if isinstance(tags, str):
         tags = (tags,)
     if not isinstance(tags, (list, tuple)):
         return Skipped(line, "'tags' is not a list")
+    if not all(t is None or isinstance(t, _SCALARS) for t in tags):
+        return Skipped(line, "'tags' holds a list or an object, not only strings")
     src = obj.get("source")
+    if src is not None and not isinstance(src, _SCALARS):
+        return Skipped(line, "'source' is not a string")
     return Row(line, content, None if rid is None else str(rid), created,
-               tuple(str(t) for t in tags if t is not None), typ, dom,
-               None if imp is None else float(imp), None if src is None else str(src))
+               tuple(label for t in tags if t is not None and (label := printable_label(str(t)))), typ, dom,
+               None if imp is None else float(imp), None if src is None else printable_label(str(src)))
 
 
-def read_jsonl(path: Path) -> tuple[list[Row], list[Skipped]]:
-    """Rows of a JSONL file; bad lines are reported with their line numbers, not fatal."""
+def read_jsonl(path: Path, max_content_bytes: int = MAX_CONTENT_BYTES) -> tuple[list[Row], list[Skipped]]:
+    """Rows of a JSONL file; bad lines are reported with their line numbers, not fatal.
+
+    A line longer than ``line_cap`` is a ValidationError naming the cap: no
+    row is that long, so the input is not JSONL (or never ends).
+    """
     rows: list[Row] = []
     skipped: list[Skipped] = []
+    cap = line_cap(max_content_bytes)
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as fh:
+            for n, line in capped_lines(fh, cap, f"{path}"):
+                if not line.strip():
+                    continue
+                r = _parse(line, n)
+                if isinstance(r, Row):
+                    rows.append(r)
+                else:
+                    skipped.append(r)
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}", hint="check the path") from None
-    for n, line in enumerate(raw.split(b"\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line.decode("utf-8"))
-        except UnicodeDecodeError:
-            skipped.append(Skipped(n, "not valid UTF-8"))
-            continue
-        except ValueError as exc:
-            skipped.append(Skipped(n, f"not valid JSON ({getattr(exc, 'msg', exc)})"))
-            continue
-        r = _row(obj, n)
-        if isinstance(r, Row):
-            rows.append(r)
-        else:
-            skipped.append(r)
     return rows, skipped
+
+
+def _parse(line: bytes, n: int) -> Row | Skipped:
+    try:
+        obj = parse_line(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        return Skipped(n, "not valid UTF-8")
+    except _BadValue as exc:
+        return Skipped(n, str(exc))
+    except ValueError as exc:
+        return Skipped(n, f"not valid JSON ({getattr(exc, 'msg', exc)})")
+    return _row(obj, n)
 
 
 def read_markdown(path: Path, default_type: str | None = None, source: str | None = None) -> list[Row]:
     """A MEMORY.md-style file: one memory per top-level list item, else one per section."""
     from gitmem.base import mdio
 
-    text = path.read_text(encoding="utf-8")
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise UsageError(f"{path}:{line}: not valid UTF-8",
+                         hint="save the file as UTF-8") from None
     rows: list[Row] = []
     src = source or f"import:{name_key(path.name, 'f')}"
     for section in mdio.sections(text):
@@ -150,20 +221,30 @@ def detect(path: Path) -> str:
     return "jsonl"
 
 
-def iter_rows(path: Path) -> tuple[list[Row], list[Skipped]]:
+def iter_rows(path: Path, max_content_bytes: int = MAX_CONTENT_BYTES) -> tuple[list[Row], list[Skipped]]:
     """Rows and skipped lines of any supported import source."""
-    if not path.exists():
-        raise UsageError(f"no such file or folder: {path}", hint="check the path")
+    try:
+        exists = path.exists()
+    except (OSError, ValueError):   # a name too long for the system, or holding a NUL
+        exists = False
+    if not exists:
+        raise UsageError(f"no such file or folder: {str(path)[:200]}", hint="check the path")
     kind = detect(path)
     if kind == "learnings":
-        return read_learnings(path), []
+        rows = read_learnings(path)
+        if not rows:
+            found = "holds no Markdown (.md) files" if not any(path.glob("*.md")) else "has Markdown files without entries"
+            raise UsageError(f"nothing to import in {path}: the folder {found}",
+                             hint="import a .learnings/ folder, a MEMORY.md or a JSONL file")
+        return rows, []
     if kind == "markdown":
         return read_markdown(path), []
-    return read_jsonl(path)
+    return read_jsonl(path, max_content_bytes)
 
 
 def to_memories(rows: Sequence[Row], source_name: str, now: datetime, cfg: Config,
-                progress: Callable[[int, int], None] | None = None) -> tuple[list[Memory], list[Skipped]]:
+                progress: Callable[[int, int], None] | None = None,
+                screen: Callable[[str, str], object] | None = None) -> tuple[list[Memory], list[Skipped]]:
     """The new memories ``rows`` become, and the rows refused (content too big, not text).
 
     A row's recorded source defaults to ``import:<hash of source_name>#L<line>``:
@@ -173,6 +254,8 @@ def to_memories(rows: Sequence[Row], source_name: str, now: datetime, cfg: Confi
     not born faded. A row id that is a valid file id becomes the memory's id,
     any other id is kept as ``source_id``; generated ids are derived from the
     source, line and content, so a re-import plans the same memories.
+    ``screen(text, where)`` sees each row's texts with ``where`` naming the
+    input file and line (the caller's secret check raises there).
     """
     from gitmem.engines import encode
 
@@ -186,6 +269,9 @@ def to_memories(rows: Sequence[Row], source_name: str, now: datetime, cfg: Confi
         except ValidationError as exc:
             refused.append(Skipped(r.line, exc.message))
             continue
+        if screen is not None:
+            for value in (text, *r.tags, r.source or ""):
+                screen(value, f"{source_name}:{r.line}")
         created = r.created or iso(now)
         if r.id is not None and is_valid_id(r.id):
             mid, source_id = r.id, None

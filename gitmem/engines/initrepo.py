@@ -64,6 +64,11 @@ def initial_files() -> dict[str, bytes]:
 def init(path: Path, now: datetime, install_hooks: bool = True) -> InitResult:
     """Create a memory repository at ``path``; a no-op on an existing one."""
     path = path.expanduser()
+    try:
+        path.exists()
+    except (OSError, ValueError) as exc:   # a name the system refuses (too long, a NUL)
+        raise UsageError(f"cannot create a folder named {str(path)[:200]}: {getattr(exc, 'strerror', None) or exc}",
+                         hint="pick a shorter folder name") from None
     if path.exists() and not path.is_dir():
         raise UsageError(f"{path} is a file, not a folder", hint="pick a new folder name")
     if path.is_dir() and is_memory_repo(path):

@@ -14,6 +14,7 @@ from typing import Callable, Literal, NamedTuple
 
 from gitmem.base.config import Memory as MemoryConfig
 from gitmem.base.model import Memory, as_domain, as_type, iso, memory_path
+from gitmem.base.text import printable_label
 from gitmem.engines.decay import band
 
 Lookup = Callable[[Memory], "Memory | None"]
@@ -24,11 +25,24 @@ def new_memory(memory_id: str, content: str, type: str, domain: str, importance:
                now: datetime, cfg: MemoryConfig, **fields: object) -> Memory:
     """A new short-term memory at its canonical path, band from its importance, last accessed now.
 
-    ``fields`` sets the rest (keywords, tags, source, source_id).
+    ``fields`` sets the rest (keywords, tags, source, source_id). Labels are
+    stored printable: control and bidirectional-override characters never
+    reach a tag, a source or a source id.
     """
+    tags = fields.get("tags")
+    if isinstance(tags, (tuple, list)):
+        fields["tags"] = tuple(label for t in tags if (label := printable_label(str(t))))
+    for key in ("source", "source_id"):
+        if isinstance(fields.get(key), str):
+            fields[key] = printable_label(str(fields[key]))
     return Memory(id=memory_id, content=content, type=as_type(type), domain=as_domain(domain), tier="short",
                   band=band(importance, cfg), importance=round(importance, 4), created=created,
                   last_accessed=iso(now), path=memory_path(domain, memory_id), **fields)  # type: ignore[arg-type]  # fields are Memory's own keywords
+
+
+def exact_key(text: str) -> str:
+    """What two texts share when one is an exact duplicate of the other: words, spacing and case aside."""
+    return " ".join(text.split()).casefold()
 
 
 def reinforce(memory: Memory, now: datetime, cfg: MemoryConfig) -> Memory:
@@ -61,10 +75,11 @@ class Batch:
     else the memory is created.
     """
 
-    def __init__(self, lookup: Lookup | None, now: datetime, cfg: MemoryConfig) -> None:
+    def __init__(self, lookup: Lookup | None, now: datetime, cfg: MemoryConfig, exact: bool = False) -> None:
         self.lookup = lookup
         self.now = now
         self.cfg = cfg
+        self.exact = exact   # only the same text is a duplicate (an import without --dedupe)
         self.planned: dict[str, Planned] = {}
 
     def add(self, mem: Memory, dedupe: bool = True) -> Outcome:
@@ -82,7 +97,11 @@ class Batch:
         from gitmem.engines import similarity
 
         local = [(p.memory.id, p.memory.content) for p in self.planned.values() if p.memory.domain == mem.domain]
-        found = similarity.find_duplicate(mem.content, local) if local else None
+        if self.exact:
+            key = exact_key(mem.content)
+            found = next((mid for mid, text in local if exact_key(text) == key), None)
+        else:
+            found = similarity.find_duplicate(mem.content, local) if local else None
         if found is not None:
             return self.planned[found].memory
         existing = self.lookup(mem) if self.lookup is not None else None

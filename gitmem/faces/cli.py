@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from gitmem.faces.console import COMMANDS, guarded
+from gitmem.faces.console import COMMANDS, guarded, show_warnings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -112,4 +112,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     handler = COMMANDS[args.command][0]
+    show_warnings()
     return guarded(lambda: handler(args))

@@ -40,6 +40,31 @@ def err(text: str) -> None:
     sys.stderr.write(text + "\n")
 
 
+_WARNED: set[str] = set()
+
+
+def show_warnings() -> None:
+    """Print what the layers below report on the ``gitmem`` logger as ``warning:`` lines, each once a run."""
+    import logging
+
+    _WARNED.clear()
+    logger = logging.getLogger("gitmem")
+    if any(getattr(h, "gitmem_cli", False) for h in logger.handlers):
+        return
+
+    class Once(logging.Handler):
+        gitmem_cli = True
+
+        def emit(self, record: logging.LogRecord) -> None:
+            text = record.getMessage()
+            if text not in _WARNED:
+                _WARNED.add(text)
+                err(f"warning: {text}")
+
+    logger.addHandler(Once(logging.WARNING))
+    logger.propagate = False
+
+
 def emit_json(value: Any) -> None:
     """Print one JSON document on one line."""
     import json

@@ -129,52 +129,82 @@ def _allowlist(args: Any) -> Any:
 
 @command("pii", "scan text for PII and secrets, or strip PII to typed placeholders", _pii_args)
 def cmd_pii(args: Any) -> int:
+    allow = _allowlist(args)
+    if args.action == "scan":
+        with _open_input(args.file) as stream:
+            return _scan(stream, args, allow)
+    import sys
+
+    from gitmem.guards import redact
+
+    sys.stdout.write(redact.strip(_read_input(args.file), allow))
+    return 0
+
+
+def _open_input(name: str) -> Any:
+    """The input as a binary stream (standard input left open), or a UsageError naming it."""
+    import contextlib
+    import sys
+
+    from gitmem.base.errors import UsageError
+
+    if name == "-":
+        return contextlib.nullcontext(sys.stdin.buffer)
+    try:
+        return open(name, "rb")
+    except (OSError, ValueError) as exc:   # ValueError: a name no file system can hold (a NUL, a lone surrogate)
+        raise UsageError(f"cannot read {name[:200]}: {getattr(exc, 'strerror', None) or 'not a file name'}") from None
+
+
+def _scan(stream: Any, args: Any, allow: Any) -> int:
+    """Scan a stream a window at a time (or a JSONL stream a line at a time): never read whole."""
     import json
 
     from gitmem.guards import pii
+    from gitmem.guards.pii.stream import scan_stream
 
-    allow = _allowlist(args)
-    text = _read_input(args.file)
-    if args.action == "strip":
-        import sys
-
-        from gitmem.guards import redact
-
-        sys.stdout.write(redact.strip(text, allow))
-        return 0
     if getattr(args, "jsonl", False):
+        from gitmem.base.streams import capped_lines
+
         bad = secrets = 0
-        for n, line in enumerate(text.splitlines(), 1):
+        for n, raw in capped_lines(stream, LINE_CAP, f"{args.file}"):
+            line = raw.decode("utf-8", errors="replace")
             if not line.strip():
                 continue
             try:
                 rec = json.loads(line)
                 item_id, body = rec["id"], rec["text"]
-            except (ValueError, KeyError, TypeError):
+                text = body if isinstance(body, str) else json.dumps(body)
+            except (ValueError, KeyError, TypeError, RecursionError):
                 err(f"gitmem: error: line {n}: expected a JSON object with \"id\" and \"text\"; skipped")
                 bad += 1
                 continue
-            body = body if isinstance(body, str) else json.dumps(body)
-            found = pii.scan(body, allow)
+            found = pii.scan(text, allow)
             secrets += any(f.secret for f in found)
-            out(json.dumps({"id": item_id, "findings": [_finding(f, body) for f in found]}, ensure_ascii=False))
+            out(json.dumps({"id": item_id, "findings": [_finding(f, text[f.start:f.end]) for f in found]},
+                           ensure_ascii=False))
         return 1 if bad or secrets else 0
-    found = pii.scan(text, allow)
-    if getattr(args, "json", False):
-        for f in found:
-            out(json.dumps(_finding(f, text)))
-    else:
-        from gitmem.guards.redact import finding_id
-
-        for f in found:   # the id names the finding for `gitmem purge --finding ID`
-            out(f"{pii.describe(text, f)}\t{'secret' if f.secret else 'pii'}\t{finding_id(f.kind, text[f.start:f.end])}")
-        out(f"{len(found)} findings")
-    return 1 if any(f.secret for f in found) else 0   # like a linter: a secret fails the run
-
-
-def _finding(f: Any, text: Any) -> dict[str, Any]:
     from gitmem.guards.redact import finding_id
 
-    found = text[f.start:f.end] if isinstance(text, str) else ""
+    count = secret = 0
+    for f in scan_stream(stream, allow):
+        count += 1
+        secret |= f.secret
+        if getattr(args, "json", False):
+            out(json.dumps(_finding(f, f.value)))
+        else:   # the id names the finding for `gitmem purge --finding ID`
+            out(f"{f.kind} at line {f.line}, column {f.column}\t{'secret' if f.secret else 'pii'}\t"
+                f"{finding_id(f.kind, f.value)}")
+    if not getattr(args, "json", False):
+        out(f"{count} findings")
+    return 1 if secret else 0   # like a linter: a secret fails the run
+
+
+LINE_CAP = 8 << 20   # one {"id", "text"} record of `pii scan --jsonl`
+
+
+def _finding(f: Any, found: str) -> dict[str, Any]:
+    from gitmem.guards.redact import finding_id
+
     return {"kind": f.kind, "start": f.start, "end": f.end, "secret": f.secret, "id": finding_id(f.kind, found)}
 

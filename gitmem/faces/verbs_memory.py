@@ -62,12 +62,29 @@ def _remember_args(p: Any) -> None:
     json_flag(p)
 
 
-@command("remember", "remember TEXT (reinforces a similar memory instead of duplicating it)", _remember_args)
-def cmd_remember(args: Any) -> int:
+def _stdin_text(cap: int) -> str:
+    """Standard input as text, read no further than the content cap (an endless pipe ends with an error)."""
+    import io
     import sys
 
-    text = sys.stdin.read() if args.text == "-" else args.text
+    from gitmem.base.errors import ValidationError
+    from gitmem.base.streams import read_capped
+
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:   # a text stream put in place of stdin (an embedding program): a character is >= 1 byte
+        stream = io.BytesIO(sys.stdin.read(cap + 1).encode("utf-8", "surrogateescape"))
+    data = read_capped(stream, cap, "memory text on standard input", "sediment.max_content_bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValidationError(f"memory text on standard input is not UTF-8 (byte {exc.start})",
+                              hint="send UTF-8 text") from None
+
+
+@command("remember", "remember TEXT (reinforces a similar memory instead of duplicating it)", _remember_args)
+def cmd_remember(args: Any) -> int:
     repo = repo_of(args)
+    text = _stdin_text(repo.cfg.sediment.max_content_bytes) if args.text == "-" else args.text
     if args.working:
         note = repo.note(text, importance=args.importance, type=args.type, domain=args.domain, now=now_of(args))
         if args.json:
@@ -124,8 +141,6 @@ def _list_args(p: Any) -> None:
 def cmd_list(args: Any) -> int:
     repo = repo_of(args)
     listing = repo.list(type=args.type, domain=args.domain, include_archive=args.archived, at=args.at)
-    for problem in listing.problems:
-        err(f"warning: skipped unreadable file {problem}")
     now = now_of(args)
     if args.json:
         emit_json([{**m.to_json(), "effective_importance": repo.effective_importance(m, now)} for m in listing.memories])

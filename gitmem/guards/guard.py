@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 from gitmem.base.errors import ValidationError
+from gitmem.base.text import is_blank
 
 TEXT_SUFFIXES = (".md", ".yaml", ".yml", ".json", ".jsonl", ".txt")
 
@@ -37,8 +38,8 @@ def check_text(text: str, what: str, max_bytes: int) -> str:
     if size > max_bytes:
         raise ValidationError(f"{what} is {size} bytes, over the limit of {max_bytes} bytes",
                               hint="split it into smaller memories")
-    if not text.strip():
-        raise ValidationError(f"{what} is empty")
+    if is_blank(text):   # zero-width and other invisible characters alone are no text either
+        raise ValidationError(f"{what} is empty", hint="give some visible text")
     return text
 
 

@@ -39,6 +39,8 @@ from gitmem.base.gitio import Git
 from gitmem.guards.lock import exclusive
 from gitmem.store import snapshots
 from gitmem.base.model import iso
+from gitmem.base.text import printable_label
+from gitmem.store.documents import FRONT_MATTER_MAX_BYTES
 
 if TYPE_CHECKING:
     from gitmem.guards import pii
@@ -101,10 +103,11 @@ def message(plan: Plan[Any], count: int) -> str:
     trailers.append(("Gitmem-Files", str(count)))
     trailers.extend(plan.trailers)
     lines = plan.subject.strip().splitlines()
-    text = (lines[0][:200] if lines else f"gitmem: {plan.event}") + "\n\n"
+    subject = printable_label(lines[0])[:200] if lines else ""   # no control or bidi character in a subject
+    text = (subject or f"gitmem: {plan.event}") + "\n\n"
     if plan.body.strip():
         text += plan.body.strip() + "\n\n"
-    return text + "\n".join(f"{k}: {' '.join(str(v).split())}" for k, v in trailers) + "\n"
+    return text + "\n".join(f"{k}: {printable_label(str(v))}" for k, v in trailers) + "\n"
 
 
 class Store:
@@ -229,8 +232,8 @@ class Store:
                 from gitmem.base.errors import SecurityError
 
                 raise SecurityError(f"refusing to write through a symlink in the repository: {path!r}")
-            if data is not None:
-                guard.check_content(path, data, max_bytes)
+            if data is not None:   # a document carries its front matter on top of the text the cap measures
+                guard.check_content(path, data, max_bytes + (FRONT_MATTER_MAX_BYTES if path.endswith(".md") else 0))
         changes, stripped = self._pii(plan, now)
         self._amplitude(plan, changes, parent)
         self._layers(plan, changes, parent)

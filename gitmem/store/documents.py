@@ -8,23 +8,35 @@ rewritten in its canonical shape; front matter a person shaped (comments, key
 order, quoting) is rewritten by ruamel's round-trip, so their work survives.
 
 Problems are ``DocumentError`` naming the file and the line; a listing
-collects them instead of stopping at the first bad file. Episode documents
+collects them instead of stopping at the first bad file. A memory file is bad
+when it is larger than ``MAX_FILE_BYTES`` (the highest content cap plus a
+bounded front matter, so nothing gitmem writes is ever refused here), when its
+YAML nests too deep, holds a number that is not finite or too large for the
+index, a time outside 1970-9000, or an id that cannot be a file name. Episode documents
 are written by the harvest engine with ``render_document``.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 from gitmem.base import yamlio
+from gitmem.base.clock import stored_time_problem
+from gitmem.base.config import MAX_CONTENT_BYTES
 from gitmem.base.errors import DocumentError, YamlProblem
-from gitmem.base.model import KEY_ORDER, Memory, memory_from
+from gitmem.base.model import KEY_ORDER, Memory, is_valid_id, memory_from
 
 FENCE = "---"
 PATTERN_DIR = "patterns"
 INITIAL_WEIGHT = 0.3
 _CLOSERS = (FENCE, "...")
+FRONT_MATTER_MAX_BYTES = 65_536   # a memory's keys, tags and links; generous for hundreds of links
+MAX_FILE_BYTES = MAX_CONTENT_BYTES + FRONT_MATTER_MAX_BYTES
+_INT_LIMIT = 1 << 63              # SQLite's integers, and so the recall index's
+_TIME_KEYS = ("created", "last_accessed")
 
 
 def decode(path: str, data: bytes) -> str:
@@ -129,9 +141,64 @@ def read_front_matter(path: str, data: bytes) -> dict[str, Any]:
 # -- memories ---------------------------------------------------------------
 
 def read_memory(path: str, data: bytes) -> Memory:
-    """Parse a memory file; DocumentError when it cannot be read."""
-    meta, body = split(path, decode(path, data))
-    return memory_from(meta, body, path)
+    """Parse a memory file; DocumentError (file, line, what is wrong) when it cannot be used.
+
+    Every reader (list, recall, decay, reflect, the index, the hooks) comes
+    through here, so a bad file is one reported problem, never a crash.
+    """
+    if len(data) > MAX_FILE_BYTES:
+        raise DocumentError(path, None, f"{len(data)} bytes is over the limit of {MAX_FILE_BYTES} bytes for a memory file",
+                            hint="split the memory into smaller ones")
+    text = decode(path, data)
+    fm, body, _ = split_front_matter(text, path)
+    meta = {} if fm is None else parse_front_matter(fm, path)
+    problem = _value_problem(meta)
+    if problem is not None:
+        key, what = problem
+        raise DocumentError(path, _key_line(fm or "", key), what, hint="correct the value, or remove the key")
+    try:
+        return memory_from(meta, body, path)
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:  # pragma: no cover - checked above
+        raise DocumentError(path, None, f"unusable front matter: {exc}") from None
+
+
+def _value_problem(meta: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(key, what is wrong) for the first value no reader can use, or None."""
+    mid = meta.get("id")
+    if mid is not None and not (isinstance(mid, str) and is_valid_id(mid)):
+        return "id", f"id {str(mid)[:80]!r} is not a valid memory id (a-z, 0-9 and '-', at most 128)"
+    for key in _TIME_KEYS:
+        value = meta.get(key)
+        if isinstance(value, str) and (why := stored_time_problem(value)):
+            return key, f"{key}: {why}"
+    for key, value in meta.items():
+        why = _number_problem(value)
+        if why:
+            return str(key), f"{key}: {why}"
+    return None
+
+
+def _number_problem(value: Any) -> str | None:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, bool):
+            continue
+        if isinstance(item, float) and not math.isfinite(item):
+            return f"{item} is not a finite number"
+        if isinstance(item, int) and not -_INT_LIMIT <= item < _INT_LIMIT:
+            return "a number too large to store (more than 64 bits)"
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
+def _key_line(fm: str, key: str) -> int:
+    """File line of top-level ``key`` in front matter text (the opening fence is line 1)."""
+    found = re.search(rf"^['\"]?{re.escape(key)}['\"]?[ \t]*:", fm, re.MULTILINE)
+    return fm.count("\n", 0, found.start()) + 2 if found else 2
 
 
 def render_memory(memory: Memory) -> str:
@@ -156,7 +223,11 @@ def rewrite_memory(path: str, text: str, old: Memory, new: Memory) -> str:
     A file exactly as gitmem wrote it is rendered anew; a file a person
     shaped keeps their comments, key order and quoting.
     """
-    if text == render_memory(old):
+    try:
+        canonical = text == render_memory(old)
+    except ValueError:   # a key a person wrote that gitmem's canonical form cannot hold ("my key")
+        canonical = False
+    if canonical:
         return render_memory(new)
     body = None if new.content == old.content else new.content.strip("\n") + "\n"
     return update_text(path, text, memory_changes(old, new), body)
@@ -219,7 +290,14 @@ def _strings(value: Any) -> tuple[str, ...]:
 
 def read_pattern(path: str, data: bytes) -> Pattern:
     """A pattern document as a Pattern; DocumentError when it cannot be read."""
-    meta, body = split(path, decode(path, data))
+    if len(data) > MAX_FILE_BYTES:
+        raise DocumentError(path, None, f"{len(data)} bytes is over the limit of {MAX_FILE_BYTES} bytes")
+    text = decode(path, data)
+    fm, body, _ = split_front_matter(text, path)
+    meta = {} if fm is None else parse_front_matter(fm, path)
+    for key, value in meta.items():
+        if why := _number_problem(value):
+            raise DocumentError(path, _key_line(fm or "", str(key)), f"{key}: {why}")
     slug = path.rsplit("/", 1)[-1].removesuffix(".md")
     return Pattern(slug, str(meta.get("title") or slug), _number(meta, "weight", INITIAL_WEIGHT),
                    str(meta.get("stage") or "episodic"), _strings(meta.get("triggers")), _lessons(body),

@@ -102,7 +102,7 @@ def _rows(git: Git, rev: str, paths: Iterable[str]) -> tuple[list[IndexRow], lis
         try:
             rows.append(_read_row(path, data))
         except DocumentError as exc:
-            problems.append(str(exc))
+            problems.append(store.skipped(exc))
     return rows, problems
 
 
@@ -112,13 +112,14 @@ def rebuild(index: Index, git: Git, rev: str | None) -> int:
     if rev is None:
         index.set_meta(META_COMMIT, "")
         return 0
-    rows: list[IndexRow] = []
-    episodes = ((p, d) for p, d in git.blobs(store.EPISODE_DIR, rev) if p.endswith(".md"))
-    for path, data in (*store.iter_files(git, rev, include_archive=True), *episodes):
+    rows = [row(m) for m, _ in store.read_memories(git, rev, include_archive=True)]
+    for path, data in git.blobs(store.EPISODE_DIR, rev):
+        if not path.endswith(".md"):
+            continue
         try:
             rows.append(_read_row(path, data))
         except DocumentError:
-            continue  # reported by `gitmem list`; an unreadable file is not recallable
+            continue  # an unreadable episode is not recallable; `gitmem list` reports memories
     index.upsert(rows, meta={META_COMMIT: rev, "schema": SCHEMA})
     return len(rows)
 

@@ -6,6 +6,7 @@ person filed under a folder of their own naming are found too.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any, Iterator
 
@@ -14,6 +15,28 @@ from gitmem.base.gitio import Git
 from gitmem.base.model import ARCHIVE_DIR, DOMAINS, MEMORY_DIR, Memory, check_id, legacy_path, memory_path
 from gitmem.store import documents
 from gitmem.store.documents import PATTERN_DIR, Pattern
+
+
+_log = logging.getLogger("gitmem")
+
+
+def skipped(exc: DocumentError) -> str:
+    """Report a file a reader skipped (file, line, what is wrong) on the ``gitmem`` logger; returns the line.
+
+    Readers are values-only code: the CLI shows these records as ``warning:``
+    lines on stderr, once per file and run, whichever readers met the file.
+    """
+    _log.warning("skipped unreadable file %s", exc)
+    return str(exc)
+
+
+def read_memories(git: Git, rev: str | None, include_archive: bool = False) -> Iterator[tuple[Memory, bytes]]:
+    """(memory, file bytes) of every usable memory file at ``rev``; bad files are reported and skipped."""
+    for path, data in iter_files(git, rev, include_archive):
+        try:
+            yield documents.read_memory(path, data), data
+        except DocumentError as exc:
+            skipped(exc)
 
 
 @dataclass(frozen=True)
@@ -75,7 +98,7 @@ def listing(git: Git, rev: str | None, include_archive: bool = False) -> Listing
         try:
             out.append(documents.read_memory(path, data))
         except DocumentError as exc:
-            problems.append(str(exc))
+            problems.append(skipped(exc))
     out.sort(key=lambda m: (m.created, m.id))
     return Listing(tuple(out), tuple(problems))
 
@@ -103,8 +126,8 @@ def all_patterns(git: Git, rev: str | None) -> list[Pattern]:
             continue
         try:
             out.append(documents.read_pattern(path, git.blob(oid)))
-        except DocumentError:
-            continue
+        except DocumentError as exc:
+            skipped(exc)
     out.sort(key=lambda p: (-p.weight, p.slug))
     return out
 

@@ -86,7 +86,8 @@ def block_text(block: Any) -> str:
         return ""
     kind = block.get("type")
     if kind == "text":
-        return block.get("text") or ""
+        text = block.get("text")
+        return text if isinstance(text, str) else content_text(text) if isinstance(text, list) else ""
     if kind == "image":
         return "[image]"
     if kind == "tool_reference":

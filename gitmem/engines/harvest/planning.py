@@ -137,8 +137,12 @@ def list_transcripts(paths: Iterable[Path | str], fmt: str, limit: int) -> list[
         raise UsageError("--signals must be 0 or more")
     given = [Path(p) for p in paths]
     for p in given:
-        if not p.exists():
-            raise UsageError(f"no such file or folder: {p}")
+        try:
+            found = p.exists()
+        except (OSError, ValueError):   # a name too long for the system, or holding a NUL
+            found = False
+        if not found:
+            raise UsageError(f"no such file or folder: {str(p)[:200]}")
     return discover(given)
 
 

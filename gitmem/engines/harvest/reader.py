@@ -13,8 +13,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from gitmem.base.errors import UsageError
+from gitmem.base.streams import read_lines
 from gitmem.engines.harvest import claude_code, generic, openclaw
-from gitmem.engines.harvest.sources import (Event, Format, Reading, RecordReader, Transcript, check_format, detect_format,
+from gitmem.engines.harvest.sources import (LINE_CAP, Event, Format, Reading, RecordReader, Transcript, check_format, detect_format,
                                             not_jsonl, open_transcript, split_records)
 
 __all__ = ["read", "session_of"]
@@ -31,19 +32,22 @@ def _file_stem(path: Path) -> str:
     return name[:cut] if cut > 0 else path.stem or name
 
 
-def _read_from(path: Path, start_offset: int) -> tuple[bytes, bool]:
-    """Bytes from ``start_offset``, and whether the previous read stopped on a line without newline."""
+def _read_from(path: Path, start_offset: int, start_line: int = 0) -> tuple[bytes, bool]:
+    """Bytes from ``start_offset``, and whether the previous read stopped on a line without newline.
+
+    Lines are read under ``LINE_CAP``: an endless or binary file ends with an error naming the cap.
+    """
     if start_offset < 0:
         raise UsageError(f"negative resume offset for {path}: {start_offset}")
     with open_transcript(path) as fh:
         size = os.fstat(fh.fileno()).st_size
-        if start_offset > size:
+        if start_offset > size and os.path.isfile(path):
             raise UsageError(f"transcript {path} is shorter ({size} bytes) than its resume offset {start_offset}",
                              hint="it was truncated or replaced; harvest it again from the start")
         if start_offset == 0:
-            return fh.read(), False
+            return read_lines(fh, LINE_CAP, f"transcript {path}"), False
         fh.seek(start_offset - 1)
-        data = fh.read()
+        data = read_lines(fh, LINE_CAP, f"transcript {path}", start_line)
     return data[1:], data[:1] != b"\n"
 
 
@@ -88,7 +92,7 @@ def read(path: Path, fmt: str = "auto", start_offset: int = 0, start_line: int =
     path = Path(path)
     given = check_format(fmt)
     form: Format = detect_format(path) if given == "auto" else given
-    data, after_open_line = _read_from(path, start_offset)
+    data, after_open_line = _read_from(path, start_offset, start_line)
     pos = 1 if after_open_line and data.startswith(b"\n") else 0
     records, end, last_line, bad = split_records(data, pos, start_line)
     if start_offset == 0 and bad and not records:

@@ -173,6 +173,9 @@ def loads(raw: bytes) -> Any:
         return None
 
 
+LINE_CAP = 64 << 20   # one transcript record; a pasted image or a long tool output stays far below
+
+
 def open_transcript(path: Path) -> BinaryIO:
     """The file opened for binary reading, or a ``UsageError`` naming it."""
     try:
@@ -253,7 +256,7 @@ def detect_format(path: Path) -> Format:
     lines = objects = 0
     with open_transcript(path) as fh:
         for _ in range(_HEAD_LINES):
-            raw = fh.readline()
+            raw = fh.readline(LINE_CAP + 1)
             if not raw:
                 break
             if not raw.endswith(b"\n"):
