@@ -90,3 +90,21 @@ def test_a_moved_clause_or_a_symmetric_pair_is_no_exchange(a: str, b: str) -> No
 
 def test_a_topic_restated_after_a_colon_is_no_exchange() -> None:
     assert swapped_roles("The flaky login test failed on CI", "CI failed again: flaky login test") is None
+
+
+@pytest.mark.parametrize("a,b", [
+    ("Redirect http to https", "Redirect https to http"),
+    ("Move the fixture into fixtures", "Move the fixtures into fixture"),
+    ("Copy the config into configs", "Copy the configs into config"),
+])
+def test_words_sharing_a_stem_that_trade_places_swap_roles(a: str, b: str) -> None:
+    assert swapped_roles(a, b) is not None and swapped_roles(b, a) is not None
+
+
+@pytest.mark.parametrize("a,b", [
+    ("Redirect http to https", "Redirect http to https."),
+    ("Redirect http to https", "redirect HTTP to HTTPS"),
+    ("Run the tests before pushing", "Run tests before pushing"),
+])
+def test_the_same_words_in_the_same_places_are_no_swap(a: str, b: str) -> None:
+    assert swapped_roles(a, b) is None

@@ -120,6 +120,24 @@ def _sequence(text: str) -> tuple[str, ...]:
     return tuple(w.stem for w, _ in words if w.content)[:_SEQUENCE_WORDS]
 
 
+@functools.lru_cache(maxsize=4096)
+def _forms(text: str) -> tuple[str, ...]:
+    """The content words of a one-clause text in order, unstemmed: "http" and "https" stay two words."""
+    folded = normalize(strip_triggers(text)).strip().rstrip(".!?")
+    if _CLAUSE_BREAK.search(folded):
+        return ()
+    return tuple(w.form for w, _ in latin_words(folded) if w.content)[:_SEQUENCE_WORDS]
+
+
+def _exchanged_forms(a: str, b: str) -> tuple[str, str] | None:
+    """(X, Y) when two words that share a stem (http, https) trade places and nothing else changes."""
+    fa, fb = _forms(a), _forms(b)
+    if not fa or fa == fb or sorted(fa) != sorted(fb) or _sequence(a) != _sequence(b):
+        return None
+    i = next(k for k in range(len(fa)) if fa[k] != fb[k])
+    return fa[i], fb[i]
+
+
 def _exchanged(sa: tuple[str, ...], sb: tuple[str, ...]) -> tuple[str, str, str] | None:
     """(X, M, Y) when ``sb`` is ``sa`` with two runs of words X and Y exchanged around a middle M.
 
@@ -151,6 +169,9 @@ def swapped_roles(a: str, b: str) -> str | None:
     Besides the relation words, any two runs of words exchanged around the
     same middle swap roles ("Carol mentors Dave" vs "Dave mentors Carol").
     """
+    near = _exchanged_forms(a, b)
+    if near is not None:
+        return f"role differs: {near[0]} and {near[1]} trade places"
     exchange = _exchanged(_sequence(a), _sequence(b))
     if exchange is not None:
         x, mid, y = exchange
