@@ -364,3 +364,15 @@ def test_a_stage_left_half_done_by_a_killed_writer_does_not_block_the_next(g: Gi
     assert g.sync_worktree(changes)
     assert not (g.git_dir / "index.lock.lock").exists() and not (g.git_dir / "index.lock").exists()
     assert git(g.root, "status", "--porcelain") == ""
+
+
+def test_read_many_reads_each_path_as_read_does(g: Git) -> None:
+    files = {f"patterns/p{i:03d}.md": f"pattern {i}\n".encode() for i in range(50)}
+    files.update({"CLAUDE.md": b"# memory\n", "memory/user/ab/m-1.md": b"m1\n"})
+    tree = g.build_tree(None, files)
+    c = g.create_commit("main", tree, None, "many", WHEN)
+    asked = [*files, "patterns/missing.md", "nowhere/x.md", "memory/user", "CLAUDE.md"]
+    got = g.read_many(asked, c)
+    assert got == {p: g.read(p, c) for p in asked}
+    assert got["patterns/p007.md"] == b"pattern 7\n" and got["memory/user"] is None and got["nowhere/x.md"] is None
+    assert g.read_many(["CLAUDE.md"], None) == {"CLAUDE.md": None}

@@ -131,10 +131,10 @@ class Patterns(Context):
     def _diff(self, rev: str | None, changes: dict[str, bytes | None]) -> str:
         import difflib
 
+        before = self.git.read_many(changes, rev)
         out: list[str] = []
         for path in sorted(changes):
-            old = self.git.read(path, rev) if rev else None
-            new = changes[path]
+            old, new = before[path], changes[path]
             out.extend(difflib.unified_diff((old or b"").decode("utf-8", "replace").splitlines(keepends=True),
                                             (new or b"").decode("utf-8", "replace").splitlines(keepends=True),
                                             f"a/{path}", f"b/{path}"))

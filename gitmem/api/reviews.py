@@ -165,12 +165,12 @@ class Reviews(Patterns):
 
         changes: dict[str, bytes | None] = {}
         problems: builtins.list[str] = []
-        for change in self.git.diff(base, tip):
-            path = change.path
-            if path in ("CLAUDE.md", formats.STATE_FILE):
-                continue   # regenerated below / counters set by the accept itself
-            ours, theirs = self.git.read(path, main), self.git.read(path, tip)
-            old = self.git.read(path, base) if base else None
+        # regenerated below / counters set by the accept itself
+        paths = [c.path for c in self.git.diff(base, tip) if c.path not in ("CLAUDE.md", formats.STATE_FILE)]
+        at_main, at_tip = self.git.read_many(paths, main), self.git.read_many(paths, tip)
+        at_base = self.git.read_many(paths, base)
+        for path in paths:
+            ours, theirs, old = at_main[path], at_tip[path], at_base[path]
             if ours == old or ours == theirs:
                 changes[path] = theirs
             elif ours is not None and theirs is not None and path.endswith(".md"):
