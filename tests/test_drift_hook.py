@@ -37,3 +37,15 @@ def test_a_commit_drifting_far_from_the_snapshot_is_refused(memrepo: Path, env: 
 def test_no_baseline_means_no_drift_failure(memrepo: Path, env: dict[str, str]) -> None:  # noqa: F811
     with_rules(memrepo, env, "- Bake sourdough at 250 degrees.\n")
     assert commit(memrepo, env, "anything goes before a baseline").returncode == 0, "no snapshot, no pin"
+
+
+@needs_pre_commit
+def test_a_pinned_baseline_is_what_the_hook_compares_with(memrepo: Path, env: dict[str, str]) -> None:  # noqa: F811
+    with_rules(memrepo, env, RULES)
+    assert commit(memrepo, env, "my rules", {"GITMEM_ALLOW_GROWTH": "1"}).returncode == 0
+    pinned = git(memrepo, env, "rev-parse", "HEAD").strip()
+    write(memrepo, ".gitmem/state.yaml", f"format: 1\ndrift_baseline: {pinned}  # pinned\n")
+    assert commit(memrepo, env, "pin the baseline").returncode == 0
+    with_rules(memrepo, env, "- Bake sourdough at 250 degrees.\n- Feed the rye starter twice daily.\n")
+    done = commit(memrepo, env, "drift away")
+    assert done.returncode != 0 and "to the pinned baseline" in output(done)

@@ -130,3 +130,20 @@ def test_head_commit_odd_heads(tmp_path: Path, content: str) -> None:
     (gdir / "HEAD").write_text(content)
     (gdir / "refs" / "heads" / "main").write_text("ref: refs/heads/other\n")  # a symbolic chain: not followed
     assert head_commit(gdir) is None
+
+
+def test_ref_names_reads_loose_and_packed_refs_without_git(tmp_path: Path) -> None:
+    import subprocess
+
+    from gitmem.base.gitio import ref_names
+
+    root = tmp_path / "r"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "commit", "-q", "--allow-empty", "-m", "one"], check=True)
+    for tag in ("gitmem/snapshot/2026-10", "gitmem/snapshot/2026-11", "other"):
+        subprocess.run(["git", "-C", str(root), "tag", tag], check=True)
+    subprocess.run(["git", "-C", str(root), "pack-refs", "--all"], check=True)
+    subprocess.run(["git", "-C", str(root), "tag", "gitmem/snapshot/2026-12"], check=True)   # loose
+    assert ref_names(root / ".git", "refs/tags/gitmem/snapshot/") == [
+        "refs/tags/gitmem/snapshot/2026-10", "refs/tags/gitmem/snapshot/2026-11", "refs/tags/gitmem/snapshot/2026-12"]
+    assert ref_names(root / ".git", "refs/tags/nothing/") == []

@@ -183,32 +183,28 @@ def check_amplitude(run: Run, files: Sequence[str]) -> None:
 
 
 def check_drift(run: Run, files: Sequence[str]) -> None:
-    """The staged CLAUDE.md's Layers 1+2 against the baseline: the pinned commit, else the last snapshot."""
+    """The staged CLAUDE.md's Layers 1+2 against the baseline: the pinned commit, else the last snapshot.
+    No baseline (the usual case before a first snapshot) costs no git process."""
     if "CLAUDE.md" not in files:
         return
-    text = run.read("CLAUDE.md")
     from gitmem.base import gitio
     from gitmem.engines import drift
 
-    (state,) = gitio.read_blobs(run.root, ["HEAD:.gitmem/state.yaml"])
-    baseline = drift.pinned(state.decode("utf-8", "replace") if state else None)
-    name = "the pinned baseline"
-    if baseline is None:
-        baseline = gitio.newest_ref(run.root, "refs/tags/gitmem/snapshot/")
-        name = baseline or ""
-    if baseline is None:
-        return
-    (old,) = gitio.read_blobs(run.root, [f"{baseline}:CLAUDE.md"])
-    from pathlib import Path
-
-    from gitmem.base import config
-    from gitmem.base.errors import GitmemError
-
     try:
-        min_cosine = config.load(Path(run.root)).drift.min_cosine
-    except GitmemError:   # a broken gitmem.yaml is the config check's to report
-        min_cosine = config.Drift().min_cosine
-    found = drift.measure(text, old.decode("utf-8", "replace") if old else None, baseline, name, min_cosine)
+        with open(os.path.join(run.root, ".gitmem", "state.yaml"), encoding="utf-8", errors="replace") as fh:
+            baseline, name = drift.pinned(fh.read()), "the pinned baseline"
+    except OSError:
+        baseline = None
+    if baseline is None:
+        dirs = gitio.read_git_dirs(run.root)
+        tags = gitio.ref_names(dirs[1], "refs/tags/gitmem/snapshot/") if dirs else []
+        if not tags:
+            return
+        baseline = name = tags[-1].removeprefix("refs/tags/")
+    (old,) = gitio.read_blobs(run.root, [f"{baseline}:CLAUDE.md"])
+    min_cosine = run.settings().min_cosine
+    found = drift.measure(run.read("CLAUDE.md"), old.decode("utf-8", "replace") if old else None, baseline, name,
+                          min_cosine)
     if not found.ok:
         run.report.problem("drift", "CLAUDE.md", None,
                            f"Layers 1+2 have cosine {found.cosine:.3f} to {name}, below drift.min_cosine {min_cosine}")

@@ -67,15 +67,18 @@ class Settings:
     inspect) is one of the largest costs of a hook run.
     """
 
-    __slots__ = ("allow_values", "allow_patterns", "disabled_kinds", "amplitude_max", "amplitude_floor_lines")
+    __slots__ = ("allow_values", "allow_patterns", "disabled_kinds", "amplitude_max", "amplitude_floor_lines",
+                 "min_cosine")
 
     def __init__(self, allow_values: Sequence[str], allow_patterns: Sequence[str],
-                 disabled_kinds: Sequence[str], amplitude_max: float, amplitude_floor_lines: int) -> None:
+                 disabled_kinds: Sequence[str], amplitude_max: float, amplitude_floor_lines: int,
+                 min_cosine: float = 0.7) -> None:
         self.allow_values = frozenset(allow_values)
         self.allow_patterns = tuple(allow_patterns)
         self.disabled_kinds = frozenset(disabled_kinds)
         self.amplitude_max = float(amplitude_max)
         self.amplitude_floor_lines = int(amplitude_floor_lines)
+        self.min_cosine = float(min_cosine)
 
 
 class Run:
@@ -159,7 +162,8 @@ def _cached_settings(root: str) -> Settings | None:
             return None
         pii, sediment = cached["data"]["pii"], cached["data"]["sediment"]
         return Settings(pii["allowlist"]["values"], pii["allowlist"]["patterns"],
-                        pii["disabled_kinds"], sediment["amplitude_max"], sediment["amplitude_floor_lines"])
+                        pii["disabled_kinds"], sediment["amplitude_max"], sediment["amplitude_floor_lines"],
+                        cached["data"]["drift"]["min_cosine"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError, GitmemError):
         return None
 
@@ -179,4 +183,5 @@ def _loaded_settings(root: str) -> Settings:
 
     cfg = config.load(Path(root))  # ConfigError propagates: the hooks fail closed
     return Settings(cfg.pii.allowlist.values, cfg.pii.allowlist.patterns,
-                    cfg.pii.disabled_kinds, cfg.sediment.amplitude_max, cfg.sediment.amplitude_floor_lines)
+                    cfg.pii.disabled_kinds, cfg.sediment.amplitude_max, cfg.sediment.amplitude_floor_lines,
+                    cfg.drift.min_cosine)

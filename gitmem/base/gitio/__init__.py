@@ -19,11 +19,11 @@ from __future__ import annotations
 from gitmem.base.gitio.command import (attempt, diff_text, hooks_dir, install_pre_commit, merge_text, newest_ref, person, push, read_blobs, run, short_log,
                                        staged_names, staged_patch, toplevel, uncommitted, update_index,
                                        use_index_v4)
-from gitmem.base.gitio.heads import common_dir, head_commit, read_git_dirs
+from gitmem.base.gitio.heads import common_dir, head_commit, read_git_dirs, ref_names
 from gitmem.base.gitio.repo import CommitInfo, Git, PathChange, discover, init
 from gitmem.base.gitio.trailers import Trailers, read_commits, read_message
 
 __all__ = ["CommitInfo", "Git", "PathChange", "Trailers", "attempt", "common_dir", "diff_text", "discover", "head_commit",
-           "hooks_dir", "init", "install_pre_commit", "merge_text", "newest_ref", "person", "push", "read_blobs", "read_commits", "read_git_dirs",
+           "hooks_dir", "init", "install_pre_commit", "merge_text", "newest_ref", "person", "push", "read_blobs", "read_commits", "read_git_dirs", "ref_names",
            "read_message", "run", "short_log", "staged_names", "staged_patch", "toplevel", "uncommitted", "update_index",
            "use_index_v4"]

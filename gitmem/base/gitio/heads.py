@@ -67,6 +67,23 @@ def head_commit(gdir: str | PathLike[str]) -> str | None:
     return None
 
 
+def ref_names(cdir: str | PathLike[str], prefix: str) -> list[str]:
+    """Names of the refs under ``prefix`` (``refs/tags/gitmem/snapshot/``), loose and packed, read from
+    files: no git process (a reftable repository reads as having none)."""
+    cdir = os.fspath(cdir)
+    found: set[str] = set()
+    folder = os.path.join(cdir, *prefix.rstrip("/").split("/"))
+    for base, _, names in os.walk(folder):
+        rel = os.path.relpath(base, cdir).replace(os.sep, "/")
+        found.update(f"{rel}/{n}" for n in names if not n.endswith(".lock"))
+    packed = _read(os.path.join(cdir, "packed-refs")) or ""
+    for line in packed.splitlines():
+        parts = line.split(" ", 1)
+        if len(parts) == 2 and parts[1].startswith(prefix):
+            found.add(parts[1])
+    return sorted(found)
+
+
 def _read(path: str) -> str | None:
     try:
         with open(path, encoding="utf-8") as fh:
