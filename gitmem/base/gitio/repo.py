@@ -143,32 +143,10 @@ class Git:
         return entry.data if isinstance(entry, pygit2.Blob) else None
 
     def read_many(self, paths: Iterable[str], rev: str | None) -> dict[str, bytes | None]:
-        """Bytes of each of ``paths`` at ``rev`` (None when absent); each folder's tree is loaded once,
-        so reading many files of one large folder costs one pass, not one per file."""
-        import pygit2
+        """Bytes of each of ``paths`` at ``rev`` (None when absent), each folder's tree loaded once."""
+        from gitmem.base.gitio.trees import read_many
 
-        out: dict[str, bytes | None] = {}
-        folders: dict[str, list[str]] = {}
-        for path in paths:
-            folder, _, name = path.rpartition("/")
-            folders.setdefault(folder, []).append(name)
-        tree = self._commit(rev).tree if rev else None
-        for folder, names in folders.items():
-            sub: object = None
-            if tree is not None:
-                try:
-                    sub = tree[folder] if folder else tree
-                except KeyError:
-                    sub = None
-            for name in names:
-                entry = None
-                if isinstance(sub, pygit2.Tree):
-                    try:
-                        entry = sub[name]
-                    except KeyError:
-                        entry = None
-                out[f"{folder}/{name}" if folder else name] = entry.data if isinstance(entry, pygit2.Blob) else None
-        return out
+        return read_many(self._commit(rev).tree if rev else None, paths)
 
     def files(self, prefix: str, rev: str) -> Iterator[tuple[str, str]]:
         """(path, blob id) of every file under ``prefix`` at ``rev``."""

@@ -1,4 +1,5 @@
-"""Tree writing: a commit's tree rebuilt along the changed paths only (pygit2, imported lazily).
+"""Trees: a commit's tree rebuilt along the changed paths only, and many files read with one load
+of each folder (pygit2, imported lazily).
 
 A one-file commit costs the same at 1k and 100k files: untouched subtrees are
 reused by id.
@@ -10,6 +11,8 @@ from gitmem.base.errors import ConflictError, SecurityError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     import pygit2
 
 
@@ -53,3 +56,31 @@ def build(repo: pygit2.Repository, base: pygit2.Tree | None, changes: dict[tuple
         else:
             tb.insert(name, oid, FileMode.TREE)
     return tb.write()
+
+
+def read_many(tree: pygit2.Tree | None, paths: Iterable[str]) -> dict[str, bytes | None]:
+    """Bytes of each of ``paths`` in ``tree`` (None when absent). Each folder's tree is loaded once,
+    so reading many files of one large folder costs one pass, not one per file."""
+    import pygit2
+
+    out: dict[str, bytes | None] = {}
+    folders: dict[str, list[str]] = {}
+    for path in paths:
+        folder, _, name = path.rpartition("/")
+        folders.setdefault(folder, []).append(name)
+    for folder, names in folders.items():
+        sub: object = None
+        if tree is not None:
+            try:
+                sub = tree[folder] if folder else tree
+            except KeyError:
+                sub = None
+        for name in names:
+            entry = None
+            if isinstance(sub, pygit2.Tree):
+                try:
+                    entry = sub[name]
+                except KeyError:
+                    entry = None
+            out[f"{folder}/{name}" if folder else name] = entry.data if isinstance(entry, pygit2.Blob) else None
+    return out
