@@ -383,3 +383,18 @@ def test_holdout_cases_kept_aside_from_tuning_score_as_reported() -> None:
 )
 def test_code_that_merely_names_a_token_key_or_secret_is_not_a_secret(line: str) -> None:
     assert [(f.kind, line[f.start : f.end]) for f in pii.scan(line) if f.secret] == []
+
+
+@pytest.mark.parametrize("token", [
+    "xoxb-906666637258-7909781551500-ZLzNWgKvmTo9n1EPb30DobLA",   # five 6s in a row, by chance
+    "ghp_0Rc7aQ2mX9vL4pT88888W1yZ5bN3kH6jD0fG2",
+    "sk_live_qM5iFLgzcEiGe00000p23niesFc",
+])
+def test_a_vendor_token_with_a_short_run_of_equal_characters_is_still_a_secret(token: str) -> None:
+    assert any(f.secret for f in pii.scan(f"the token is {token}"))
+
+
+@pytest.mark.parametrize("mask", ["xoxb-00000000000-0000000000-xxxxxxxxxxxxxxxxxxxxxxxx",
+                                  "ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"])
+def test_a_vendor_prefix_on_a_mask_is_not_a_secret(mask: str) -> None:
+    assert not any(f.secret for f in pii.scan(f"the token is {mask}"))

@@ -247,14 +247,17 @@ def surfaces(mem: Path) -> dict[str, str]:
     listing = git("rev-list", "--all", "--objects")
     out["object names"] = listing.decode()
     ids = b"\n".join(line.split(b" ")[0] for line in listing.splitlines()) + b"\n"
-    out["objects"] = git("cat-file", "--batch=%(objecttype)", data=ids).decode("utf-8", "replace")
+    kinds = git("cat-file", "--batch-check=%(objectname) %(objecttype)", data=ids).split()
+    # a tree's entries are names (listed above) and binary ids, whose bytes read as random digits
+    texts = b"\n".join(oid for oid, kind in zip(kinds[0::2], kinds[1::2]) if kind != b"tree") + b"\n"
+    out["objects"] = git("cat-file", "--batch=%(objecttype)", data=texts).decode("utf-8", "replace")
     out["refs"] = git("for-each-ref", "--format=%(refname)").decode()
     git_dir, common = state.git_dirs(mem)
     rows, blobs = [], []
     con = sqlite3.connect(state.index_path(mem))
     for (table,) in con.execute("select name from sqlite_master where type='table'").fetchall():
         for row in con.execute(f"select * from \"{table}\""):
-            rows += [str(c) for c in row if not isinstance(c, bytes)]
+            rows += [c for c in row if isinstance(c, str)]   # numeric columns are gitmem's own scores and counts
             blobs += [c.decode("utf-8", "replace") for c in row if isinstance(c, bytes)]
     con.close()
     out["index rows"] = "\n".join(rows)
@@ -273,6 +276,9 @@ def surfaces(mem: Path) -> dict[str, str]:
 
 # Where a finding was ("aws_access_key at line 1, column 220"): gitmem's own count, not the value's.
 _LOCATION = re.compile(r"\b(?:line|column) \d+")
+# gitmem's own numbers and times on a line of their own ("importance: 0.825", "created: 2026-…",
+# "Gitmem-Files: 3"): a generated value's digit group equal to one of them is a coincidence
+_OWN_NUMBER = re.compile(r"(?m)^[ \t]*[A-Za-z_-]+:[ \t]*['\"]?[-+]?[\d.:TZ+-]+['\"]?[ \t]*$")
 _BASELINE: list[set[str]] = []
 
 
@@ -294,7 +300,7 @@ def leaks(mem: Path, v: Values) -> list[str]:
     groups = [g for g in groups if g not in baseline_runs()]
     found = []
     for where, text in surfaces(mem).items():
-        text = _LOCATION.sub(" ", _HEX_ID.sub(" ", text))
+        text = _OWN_NUMBER.sub(" ", _LOCATION.sub(" ", _HEX_ID.sub(" ", text)))
         for g in groups if not where.startswith("binary") else ():
             m = re.search(rf"(?<!\d){g}(?!\d)", text)
             if m is not None:

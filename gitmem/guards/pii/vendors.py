@@ -152,13 +152,16 @@ def _telegram(v: View, out: list[Cand], colon: int, end: int) -> None:
         add(out, d, m.end(), "generic_api_key")
 
 
+VENDOR_RUN = 8   # equal characters in a row that make a vendor token's body a mask, not chance
+
+
 def _vendor_kind(token: str, kind: str) -> str | None:
     """Confirm a vendor-format match; None for placeholders and look-alikes."""
     m = _rx.vendor_prefix.match(token)
     body = token[m.end() :] if m else token
     if kind == "jwt":
         return None if is_sample_jwt(token) or is_placeholder(token) else "jwt"
-    if is_placeholder(body) or is_placeholder(token):
+    if is_placeholder(body, VENDOR_RUN) or is_placeholder(token, VENDOR_RUN):
         return None
     if kind == "stripe_key" and "_test_" in token[:8]:
         return None  # test-mode keys reach no money and fill Stripe's own documentation
