@@ -4,7 +4,7 @@ and the reinforce-or-create lookup."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence
 
 from gitmem.base import config as config_mod
 from gitmem.base.config import Config
@@ -18,6 +18,7 @@ from gitmem.store import formats, store
 
 if TYPE_CHECKING:
     from gitmem.base.gitio.project import Project
+    from gitmem.store.documents import Pattern
 
 Progress = Callable[[int, int], None]
 """A progress callback: (done, total)."""
@@ -71,6 +72,19 @@ class Context:
         cands = [(h.id, h.row.content) for h in hits if h.row.tier != "archive"]
         found = similarity.find_duplicate(text, cands, self._threshold())
         return store.load(self.git, rev, found, include_archive=False) if found else None
+
+    def _claude_md(self, rev: str, patterns: Iterable[Pattern]) -> tuple[bytes | None, bytes | None]:
+        """(CLAUDE.md at ``rev``, the same with Layers 2 and 3 regenerated from ``patterns`` and the
+        episodes at ``rev``); (None, None) when there is no CLAUDE.md."""
+        from gitmem.engines import render
+
+        claude = self.git.read("CLAUDE.md", rev)
+        if claude is None:
+            return None, None
+        episodes = [render.EpisodeLine(*row) for row in store.episode_rows(self.git, rev)]
+        text = render.claude_md(claude.decode("utf-8", "replace"), render.pattern_lines(patterns), episodes,
+                                self.cfg.budgets.claude_md_lines)
+        return claude, text.encode("utf-8")
 
     def project_of(self, directory: str | Path | None) -> Project | None:
         """The project of the git repository holding ``directory`` (its name PII-stripped), or None."""

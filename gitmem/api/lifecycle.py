@@ -119,21 +119,15 @@ class Lifecycle(Memories):
 
     def sync_core(self, now: datetime | None = None) -> Written[None]:
         """Write HIPPOCAMPUS_CORE.md and regenerate Layers 2 and 3 of CLAUDE.md (one commit)."""
-        from gitmem.engines import render
-
         now = now or clock.now()
         core = self.load_core()
 
         def plan(parent: str | None) -> Plan[None] | None:
-            claude = self.git.read("CLAUDE.md", parent) if parent else None
-            if claude is None:
+            pats = store.all_patterns(self.git, parent) if parent else []
+            _, text = self._claude_md(parent, pats) if parent else (None, None)
+            if text is None:
                 raise NotFoundError("CLAUDE.md is missing from the repository", hint="restore it from a fresh `gitmem init`")
-            pats = [render.PatternLine(p.slug, p.title, p.weight, p.stage, p.lessons)
-                    for p in store.all_patterns(self.git, parent) if p.stage != "core"]   # CORE lives in Layer 1
-            episodes = [render.EpisodeLine(*row) for row in store.episode_rows(self.git, parent)]
-            text = render.claude_md(claude.decode("utf-8"), pats, episodes,
-                                    self.cfg.budgets.claude_md_lines)
-            changes = {"HIPPOCAMPUS_CORE.md": core.text.encode("utf-8"), "CLAUDE.md": text.encode("utf-8")}
+            changes = {"HIPPOCAMPUS_CORE.md": core.text.encode("utf-8"), "CLAUDE.md": text}
             return Plan(changes, f"gitmem: sync core ({len(core.included)} core memories, {len(pats)} patterns)",
                         "render.sync_core", auto=True)
 

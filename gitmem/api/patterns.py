@@ -17,7 +17,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitmem.engines.analyze import Analysis
     from gitmem.engines.hebbian import Row, WeightsPlan
-    from gitmem.guards.writepath import Plan, Planner
     from gitmem.store.documents import Pattern
 
 AUTO_STREAK = "auto_streak"          # .gitmem/state.yaml: weight/stage commits applied without review
@@ -117,16 +116,8 @@ class Patterns(Context):
 
     def _layer2(self, rev: str, patterns: builtins.list[Pattern]) -> dict[str, bytes | None]:
         """CLAUDE.md at ``rev`` with Layer 2 regenerated from ``patterns`` (nothing when it would not change)."""
-        from gitmem.engines import render
-
-        claude = self.git.read("CLAUDE.md", rev)
-        if claude is None:
-            return {}
-        pats = sorted((p for p in patterns if p.stage != "core"), key=lambda p: (-p.weight, p.slug))
-        lines = [render.PatternLine(p.slug, p.title, p.weight, p.stage, p.lessons) for p in pats]
-        episodes = [render.EpisodeLine(*row) for row in store.episode_rows(self.git, rev)]
-        text = render.claude_md(claude.decode("utf-8", "replace"), lines, episodes, self.cfg.budgets.claude_md_lines)
-        return {"CLAUDE.md": text.encode("utf-8")} if text.encode("utf-8") != claude else {}
+        old, new = self._claude_md(rev, patterns)
+        return {"CLAUDE.md": new} if new is not None and new != old else {}
 
     def _diff(self, rev: str | None, changes: dict[str, bytes | None]) -> str:
         import difflib
@@ -145,8 +136,7 @@ class Patterns(Context):
         head = self.head
         update = self._weights_plan(head)
         changes = self._weights_changes(head, update)
-        return WeightsReport(update.rows, self._diff(head, changes), sessions=max((r.counted for r in update.rows),
-                                                                                   default=0))
+        return WeightsReport(update.rows, self._diff(head, changes), sessions=update.sessions)
 
     def open_weights_review(self) -> str | None:
         """The open weights review branch, if any."""
@@ -158,7 +148,6 @@ class Patterns(Context):
     def propose_weights(self, now: datetime | None = None) -> WeightsReport:
         """Commit the weight update as ONE commit on a new review branch; it supersedes the open one."""
         from gitmem.engines import review
-        from gitmem.guards.writepath import Plan
 
         now = now or clock.now()
         main = self.store.default_branch()
@@ -172,12 +161,29 @@ class Patterns(Context):
         superseded = tuple(self._supersede(b, now) for b in self.git.branches(review.REVIEW)
                            if review.kind(b) == "weights")
         branch = review.weights_branch(now)
+        commit = self._open_review(branch, base, changes, _subject(update, "propose"), "hebbian.weights.propose",
+                                   _table(update.rows), now)
+        return WeightsReport(update.rows, self._diff(base, changes), branch, commit, superseded, update.sessions)
+
+    def _open_review(self, branch: str, base: str, changes: dict[str, bytes | None], subject: str, event: str,
+                     body: str, now: datetime) -> str | None:
+        """A new review branch at ``base`` holding ONE commit of ``changes`` (automated, never on main);
+        the commit, or None (and no branch) when ``base`` moved before it was written."""
+        from gitmem.guards.writepath import Plan
+
         self.git.set_ref(f"refs/heads/{branch}", base, None)
-        plan: Plan[None] = Plan(changes, _subject(update, "propose"), "hebbian.weights.propose", auto=True,
-                                body=_table(update.rows), trailers=(("Gitmem-Review", branch),))
-        written = self.store.write(_only_on(base, plan), now, branch=branch)
-        return WeightsReport(update.rows, self._diff(base, changes), branch, written.commit, superseded,
-                             max((r.counted for r in update.rows), default=0))
+        plan: Plan[None] = Plan(changes, subject, event, auto=True, body=body, trailers=(("Gitmem-Review", branch),))
+        written = self.store.write(lambda parent: plan if parent == base else None, now, branch=branch)
+        if written.commit is None:
+            self.git.delete_ref(f"refs/heads/{branch}")
+        return written.commit
+
+    def _proposed(self, prefix: str) -> set[str]:
+        """Names under ``prefix`` with an open review branch or a rejected one: never proposed again."""
+        from gitmem.engines import review
+
+        return ({b[len(prefix):] for b in self.git.branches(prefix)}
+                | {r[len(review.REJECTED + prefix):] for r in self.git.refs(review.REJECTED + prefix)})
 
     def _supersede(self, branch: str, now: datetime) -> str:
         from gitmem.base import state
@@ -205,7 +211,7 @@ class Patterns(Context):
 
         def plan(parent: str | None) -> Plan[None] | None:
             state = self.git.read(formats.STATE_FILE, parent) if parent else None
-            streak = _count(formats.read_state(state).get(AUTO_STREAK))
+            streak = formats.counter(formats.read_state(state), AUTO_STREAK)
             update = self._weights_plan(parent)
             info["update"] = update
             changes = self._weights_changes(parent, update)
@@ -222,9 +228,8 @@ class Patterns(Context):
         if written.commit:
             self.promote(now)
         update = info.get("update")
-        rows = update.rows if update else ()
-        return WeightsReport(rows, "", self.store.default_branch(), written.commit,
-                             sessions=max((r.counted for r in rows), default=0))
+        return WeightsReport(update.rows if update else (), "", self.store.default_branch(), written.commit,
+                             sessions=update.sessions if update else 0)
 
     def analyze(self, cluster_threshold: float | None = None, merge_threshold: float | None = None) -> Analysis:
         """Co-activation of patterns: Jaccard over the sessions that activate them, clusters, merge candidates."""
@@ -239,62 +244,47 @@ class Patterns(Context):
     def atrophy(self, now: datetime | None = None) -> builtins.list[str]:
         """Open one branch ``gitmem/atrophy/<slug>`` per pattern long under ``delete_below``; never twice."""
         from gitmem.engines import review
-        from gitmem.guards.writepath import Plan
 
         now = now or clock.now()
-        main = self.store.default_branch()
-        base = self.git.tip(main)
+        base = self.git.tip(self.store.default_branch())
         if base is None:
             return []
-        blocked = {b[len(review.ATROPHY):] for b in self.git.branches(review.ATROPHY)}
-        blocked |= {r[len(review.REJECTED + review.ATROPHY):] for r in self.git.refs(review.REJECTED + review.ATROPHY)}
         opened = []
         patterns = store.all_patterns(self.git, base)
-        for cand in review.atrophy_candidates(patterns, now, self.cfg.hebbian, blocked):
-            branch = review.atrophy_branch(cand.pattern.slug)
-            self.git.set_ref(f"refs/heads/{branch}", base, None)
-            changes = self._without(base, cand.pattern, patterns)
-            plan: Plan[None] = Plan(changes, f"gitmem: atrophy: delete pattern {cand.pattern.slug}", "hebbian.atrophy",
-                                    auto=True, body=cand.evidence, trailers=(("Gitmem-Review", branch),))
-            self.store.write(_only_on(base, plan), now, branch=branch)
-            opened.append(branch)
+        for cand in review.atrophy_candidates(patterns, now, self.cfg.hebbian, self._proposed(review.ATROPHY)):
+            gone = cand.pattern
+            changes: dict[str, bytes | None] = {gone.path: None}
+            changes.update(self._layer2(base, [p for p in patterns if p.slug != gone.slug]))
+            branch = review.atrophy_branch(gone.slug)
+            if self._open_review(branch, base, changes, f"gitmem: atrophy: delete pattern {gone.slug}",
+                                 "hebbian.atrophy", cand.evidence, now):
+                opened.append(branch)
         return opened
 
     def promote(self, now: datetime | None = None) -> builtins.list[str]:
         """Open one branch ``gitmem/review/promote-<slug>`` per core-candidate pattern; accepting it moves the
         rule into Layer 1. Never twice for a pattern while its branch is open or after a rejection."""
         from gitmem.engines import review
-        from gitmem.guards.writepath import Plan
         from gitmem.store.documents import render_pattern
 
         now = now or clock.now()
         base = self.git.tip(self.store.default_branch())
         if base is None:
             return []
-        prefix = review.REVIEW + "promote-"
-        blocked = {b[len(prefix):] for b in self.git.branches(prefix)}
-        blocked |= {r[len(review.REJECTED + prefix):] for r in self.git.refs(review.REJECTED + prefix)}
+        blocked = self._proposed(review.promote_branch(""))
         opened = []
         patterns = store.all_patterns(self.git, base)
         for p in patterns:
             if p.stage != "core-candidate" or p.slug in blocked:
                 continue
-            branch = review.promote_branch(p.slug)
-            self.git.set_ref(f"refs/heads/{branch}", base, None)
             promoted = replace(p, stage="core")
             changes: dict[str, bytes | None] = {p.path: render_pattern(promoted)}
             changes.update(self._layer2(base, [promoted if q.slug == p.slug else q for q in patterns]))
-            plan: Plan[None] = Plan(changes, f"gitmem: promote pattern {p.slug} to CORE (Layer 1)", "hebbian.promote",
-                                    auto=True, body=f"rule: {p.title}\nweight {p.weight:.6g}, stage {p.stage}",
-                                    trailers=(("Gitmem-Review", branch),))
-            self.store.write(_only_on(base, plan), now, branch=branch)
-            opened.append(branch)
+            branch = review.promote_branch(p.slug)
+            if self._open_review(branch, base, changes, f"gitmem: promote pattern {p.slug} to CORE (Layer 1)",
+                                 "hebbian.promote", f"rule: {p.title}\nweight {p.weight:.6g}, stage {p.stage}", now):
+                opened.append(branch)
         return opened
-
-    def _without(self, rev: str, gone: Pattern, patterns: builtins.list[Pattern]) -> dict[str, bytes | None]:
-        changes: dict[str, bytes | None] = {gone.path: None}
-        changes.update(self._layer2(rev, [p for p in patterns if p.slug != gone.slug]))
-        return changes
 
 def _subject(update: WeightsPlan, how: str) -> str:
     moves = len(update.stage_moves)
@@ -318,18 +308,4 @@ def _slug(text: str, limit: int = 48) -> str:
             break
         slug = f"{slug}-{w}" if slug else w[:limit]
     return slug or "pattern"
-
-
-def _only_on(base: str, plan: Plan[None]) -> Planner[None]:
-    """A planner that writes ``plan`` only onto ``base`` (a branch just made there; if it moved, nothing)."""
-    return lambda parent: plan if parent == base else None
-
-
-def _count(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 0
-    try:
-        return max(0, int(value))
-    except (ValueError, OverflowError):   # nan, inf
-        return 0
 

@@ -21,9 +21,6 @@ from gitmem.base import clock
 from gitmem.base.errors import ConflictError, NotFoundError, UsageError
 from gitmem.store import formats, store
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from gitmem.guards.writepath import Plan
 
 
 @dataclass(frozen=True)
@@ -146,7 +143,7 @@ class Reviews(Patterns):
             state = self.git.read(formats.STATE_FILE, parent)
             counts = formats.read_state(state)
             changes[formats.STATE_FILE] = formats.update_state(state, {
-                AUTO_STREAK: 0, "approve_streak": _int(counts.get("approve_streak")) + 1, "veto_streak": 0,
+                AUTO_STREAK: 0, "approve_streak": formats.counter(counts, "approve_streak") + 1, "veto_streak": 0,
             }).encode("utf-8")
             return Plan(changes, f"gitmem: accept review {branch}", "review.accept", approved_by=who,
                         trailers=(("Gitmem-Review", branch),), merge_parents=(tip,))
@@ -239,7 +236,7 @@ class Reviews(Patterns):
             state = self.git.read(formats.STATE_FILE, parent) if parent else None
             counts = formats.read_state(state)
             changes: dict[str, bytes | None] = {formats.STATE_FILE: formats.update_state(state, {
-                AUTO_STREAK: 0, "veto_streak": _int(counts.get("veto_streak")) + 1, "approve_streak": 0,
+                AUTO_STREAK: 0, "veto_streak": formats.counter(counts, "veto_streak") + 1, "approve_streak": 0,
             }).encode("utf-8")}
             return Plan(changes, f"gitmem: reject review {branch}", "review.reject", approved_by=who,
                         body=f"reason: {reason}\nkept at: {kept} ({tip})",
@@ -258,8 +255,3 @@ class Reviews(Patterns):
         push(self.root, remote, [f"refs/heads/{n}:refs/heads/{n}" for n in names])
         return names
 
-
-def _int(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 0
-    return max(0, value)

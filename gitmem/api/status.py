@@ -54,17 +54,14 @@ class Observed(Timeline, Reviews):
         now = now or clock.now()
         head = self.head
         pats = store.all_patterns(self.git, head)
-        blocked = {b[len(review.ATROPHY):] for b in self.git.branches(review.ATROPHY)}
-        blocked |= {r[len(review.REJECTED + review.ATROPHY):] for r in self.git.refs(review.REJECTED + review.ATROPHY)}
-        candidates = review.atrophy_candidates(pats, now, self.cfg.hebbian, blocked)
+        candidates = review.atrophy_candidates(pats, now, self.cfg.hebbian, self._proposed(review.ATROPHY))
         counts = formats.read_state(self.git.read(formats.STATE_FILE, head) if head else None)
-        streak = counts.get(AUTO_STREAK)
         errors = [e for e in state.read(state.events_path(self.root)) if e.get("event") in ERROR_EVENTS]
         return Status(
             tuple({"slug": p.slug, "weight": p.weight, "stage": p.stage} for p in pats),
             tuple(c.pattern.slug for c in candidates),
             tuple(r.to_json() for r in self.reviews()),
-            streak if isinstance(streak, int) and not isinstance(streak, bool) else 0,
+            formats.counter(counts, AUTO_STREAK),
             self.cfg.hebbian.forced_review_after,
             self.drift().to_json(),
             snapshots.latest(self.git),

@@ -193,6 +193,11 @@ class WeightsPlan:
     patterns: tuple[Pattern, ...] = ()
 
     @property
+    def sessions(self) -> int:
+        """The most sessions counted for one pattern: how many new sessions this update takes in."""
+        return max((r.counted for r in self.rows), default=0)
+
+    @property
     def stage_moves(self) -> tuple[Row, ...]:
         """The rows whose stage changed."""
         return tuple(r for r in self.rows if r.stage_before != r.stage_after)

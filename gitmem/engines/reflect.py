@@ -377,8 +377,6 @@ def plan_run(existing: Sequence[Pattern], live: Sequence[Memory], state: bytes |
     by_slug = {p.slug: p for p in existing}
     for path, data in result.changes.items():
         by_slug[path.rsplit("/", 1)[-1][:-3]] = read_pattern(path, data or b"")
-    lines = [render.PatternLine(p.slug, p.title, p.weight, p.stage, p.lessons)
-             for p in sorted(by_slug.values(), key=lambda p: (-p.weight, p.slug))]
-    changes["patterns.md"] = render.patterns_md(lines).encode("utf-8")
+    changes["patterns.md"] = render.patterns_md(render.pattern_lines(by_slug.values(), with_core=True)).encode("utf-8")
     changes[STATE_FILE] = state_file(now, runs + 1)
     return Run(ReflectPlan(changes, result.created, result.updated, result.consumed), count)

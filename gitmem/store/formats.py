@@ -56,6 +56,15 @@ def read_state(state: bytes | str | None) -> dict[str, object]:
     return dict(data) if isinstance(data, dict) else {}
 
 
+def counter(state: dict[str, object], key: str) -> int:
+    """A count kept in ``.gitmem/state.yaml`` (streaks, the forced-review counter); 0 when missing or not
+    a whole number of 0 or more (a hand edit never breaks a count)."""
+    value = state.get(key)
+    if isinstance(value, bool) or not isinstance(value, int):
+        return 0
+    return max(0, value)
+
+
 def update_state(state: bytes | str | None, changes: dict[str, object]) -> str:
     """``.gitmem/state.yaml`` with ``changes`` set, its comments and other keys kept."""
     from gitmem.base import yamlio
