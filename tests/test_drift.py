@@ -92,3 +92,10 @@ def test_pin_keeps_comments_and_other_keys() -> None:
     assert drift.pinned(drift.pin(pinned, "beef")) == "beef"
     assert drift.pin("# only a comment\n", "abc") == "# only a comment\ndrift_baseline: abc\n"
     assert drift.pin(None, "abc") == "drift_baseline: abc\n"
+
+
+def test_the_baseline_is_the_pinned_commit_else_the_newest_snapshot() -> None:
+    tags = ["gitmem/snapshot/2026-09", "gitmem/snapshot/2026-11", "gitmem/snapshot/2026-10"]
+    assert drift.baseline("abc123", tags) == ("abc123", "pinned")
+    assert drift.baseline(None, tags) == ("gitmem/snapshot/2026-11", "gitmem/snapshot/2026-11")
+    assert drift.baseline(None, []) is None and drift.baseline("", []) is None

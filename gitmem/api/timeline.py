@@ -107,19 +107,16 @@ class Timeline(Context):
         from gitmem.store import formats, snapshots
 
         head = self.head
-        pinned = drift.pinned(_text(self.git.read(formats.STATE_FILE, head)) if head else None)
-        baseline, name = (pinned, "pinned") if pinned else (None, "none")
-        if baseline is None:
-            tag = snapshots.latest(self.git)
-            baseline, name = (tag, tag) if tag else (None, "none")
+        found = drift.baseline(drift.pinned(_text(self.git.read(formats.STATE_FILE, head)) if head else None),
+                               snapshots.existing(self.git))
         if now_text is None:
             path = self.root / CLAUDE_MD
             now_text = path.read_text("utf-8", "replace") if path.is_file() else (
                 _text(self.git.read(CLAUDE_MD, head)) if head else "")
-        if baseline is None:
-            return drift.measure(now_text, None, None, name, self.cfg.drift.min_cosine)
-        commit = self._resolve_tag(baseline)
-        return drift.measure(now_text, _text(self.git.read(CLAUDE_MD, commit)), commit, name,
+        if found is None:
+            return drift.measure(now_text, None, None, "none", self.cfg.drift.min_cosine)
+        commit = self._resolve_tag(found[0])
+        return drift.measure(now_text, _text(self.git.read(CLAUDE_MD, commit)), commit, found[1],
                              self.cfg.drift.min_cosine)
 
     def pin_drift_baseline(self, now: datetime | None = None) -> str | None:

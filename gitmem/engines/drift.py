@@ -17,6 +17,7 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
+from typing import Sequence
 
 LAYERS = (1, 2)
 STATE_KEY = "drift_baseline"
@@ -85,6 +86,17 @@ def layer_text(claude_md: str | None) -> str:
 def similarity(now_md: str | None, base_md: str | None) -> float:
     """The cosine between Layers 1+2 of two CLAUDE.md texts."""
     return cosine(vector(layer_text(now_md)), vector(layer_text(base_md)))
+
+
+def baseline(pinned: str | None, snapshot_tags: Sequence[str]) -> tuple[str, str] | None:
+    """(revision, name) of the baseline: the pinned commit ("pinned"), else the newest snapshot tag
+    (named by itself); None when there is neither."""
+    if pinned:
+        return pinned, "pinned"
+    if snapshot_tags:
+        newest = max(snapshot_tags)
+        return newest, newest
+    return None
 
 
 def measure(now_md: str | None, base_md: str | None, baseline: str | None, baseline_name: str,

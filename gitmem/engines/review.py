@@ -18,6 +18,7 @@ from typing import Mapping, Sequence
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitmem.base.config import Hebbian
+    from gitmem.engines.hebbian import HebbState
     from gitmem.store.documents import Pattern
 
 REVIEW = "gitmem/review/"
@@ -78,16 +79,16 @@ def visible(text: str) -> str:
     return "".join(out)
 
 
-def _history(p: Pattern) -> list[tuple[str, float]]:
+def _state(p: Pattern) -> HebbState:
     from gitmem.engines import hebbian
 
-    return list(hebbian.state_of(p.weight, p.stage, p.created, dict(p.meta)).history)
+    return hebbian.state_of(p.weight, p.stage, p.created, dict(p.meta))
 
 
-def _last_activated(p: Pattern) -> str:
-    from gitmem.engines import hebbian
-
-    return hebbian.state_of(p.weight, p.stage, p.created, dict(p.meta)).last_activated
+def _evidence(state: HebbState, entries: int) -> tuple[str, str]:
+    """(the day of the last activation or "never", the last ``entries`` of the weight history) as text."""
+    history = ", ".join(f"{at[:10]} {w:.6g}" for at, w in state.history[-entries:]) or "none"
+    return state.last_activated[:10] or "never", history
 
 
 def semantic_diff(before: Mapping[str, Pattern], after: Mapping[str, Pattern], moved: Sequence[str] = ()) -> list[str]:
@@ -96,9 +97,9 @@ def semantic_diff(before: Mapping[str, Pattern], after: Mapping[str, Pattern], m
     for slug in sorted(before.keys() | after.keys()):
         old, new = before.get(slug), after.get(slug)
         if new is None and old is not None:
-            history = ", ".join(f"{at[:10]} {w:.6g}" for at, w in _history(old)[-8:]) or "none"
+            last, history = _evidence(_state(old), 8)
             lines.append(f"delete {visible(slug)}: weight {old.weight:.6g}, stage {old.stage}, "
-                         f"last activated {_last_activated(old)[:10] or 'never'}; weight history: {history}")
+                         f"last activated {last}; weight history: {history}")
         elif old is None and new is not None:
             lines.append(f"add {visible(slug)}: weight {new.weight:.6g}, stage {new.stage}, "
                          f"title {visible(new.title)!r}")
@@ -125,12 +126,12 @@ class Atrophied:
     evidence: str
 
 
-def under_since(p: Pattern, threshold: float) -> str:
+def under_since(p: Pattern, threshold: float, state: HebbState | None = None) -> str:
     """When ``p``'s weight last went under ``threshold`` and stayed there ("" when it is not under)."""
     if p.weight >= threshold:
         return ""
     since = p.created
-    for at, w in _history(p):
+    for at, w in (state or _state(p)).history:
         if w >= threshold:
             since = ""
         elif not since:
@@ -149,20 +150,20 @@ def atrophy_candidates(patterns: Sequence[Pattern], now: datetime, cfg: Hebbian,
     for p in patterns:
         if p.slug in blocked or p.stage == "core":
             continue
-        since = under_since(p, cfg.delete_below)
+        state = _state(p)
+        since = under_since(p, cfg.delete_below, state)
         if not since:
             continue
         try:
             if parse_time(since) > limit:
                 continue
-            last = _last_activated(p)
-            if last and parse_time(last) > recent:
+            if state.last_activated and parse_time(state.last_activated) > recent:
                 continue
         except ValueError:
             continue
-        history = ", ".join(f"{at[:10]} {w:.6g}" for at, w in _history(p)[-12:]) or "none"
+        last, history = _evidence(state, 12)
         evidence = (f"weight {p.weight:.6g} under delete_below {cfg.delete_below} since {since[:10]} "
-                    f"({cfg.atrophy_weeks} weeks or more); last activated: {_last_activated(p)[:10] or 'never'}\n"
+                    f"({cfg.atrophy_weeks} weeks or more); last activated: {last}\n"
                     f"weight history: {history}")
         found.append(Atrophied(p, since, evidence))
     return found

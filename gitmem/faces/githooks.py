@@ -189,18 +189,19 @@ def check_drift(run: Run, files: Sequence[str]) -> None:
         return
     from gitmem.base import gitio
     from gitmem.engines import drift
+    from gitmem.store import formats, snapshots
 
     try:
-        with open(os.path.join(run.root, ".gitmem", "state.yaml"), encoding="utf-8", errors="replace") as fh:
-            baseline, name = drift.pinned(fh.read()), "the pinned baseline"
+        with open(os.path.join(run.root, formats.STATE_FILE), encoding="utf-8", errors="replace") as fh:
+            pinned = drift.pinned(fh.read())
     except OSError:
-        baseline = None
-    if baseline is None:
-        dirs = gitio.read_git_dirs(run.root)
-        tags = gitio.ref_names(dirs[1], "refs/tags/gitmem/snapshot/") if dirs else []
-        if not tags:
-            return
-        baseline = name = tags[-1].removeprefix("refs/tags/")
+        pinned = None
+    dirs = gitio.read_git_dirs(run.root) if pinned is None else None   # tags read from files: no git process
+    tags = gitio.ref_names(dirs[1], "refs/tags/" + snapshots.PREFIX) if dirs else []
+    chosen = drift.baseline(pinned, [t.removeprefix("refs/tags/") for t in tags])
+    if chosen is None:
+        return
+    baseline, name = chosen[0], "the pinned baseline" if pinned else chosen[0]
     (old,) = gitio.read_blobs(run.root, [f"{baseline}:CLAUDE.md"])
     min_cosine = run.settings().min_cosine
     found = drift.measure(run.read("CLAUDE.md"), old.decode("utf-8", "replace") if old else None, baseline, name,
