@@ -225,9 +225,9 @@ class Patterns(Context):
                         body=_table(update.rows))
 
         written = self.store.write(plan, now)
-        if written.commit:
-            self.promote(now)
         update = info.get("update")
+        if written.commit and update is not None and any(r.stage_after == "core-candidate" for r in update.rows):
+            self.promote(now)   # reads every pattern again: only when this update made or kept a candidate
         return WeightsReport(update.rows if update else (), "", self.store.default_branch(), written.commit,
                              sessions=update.sessions if update else 0)
 
