@@ -14,16 +14,14 @@ from pathlib import Path
 
 from gitmem.base import clock
 
-from gitmem.api.lifecycle import Lifecycle
+from gitmem.api.jobs import Jobs
 from gitmem.api.purging import Purging
-from gitmem.api.sessions import Sessions
-from gitmem.api.status import Observed
 from gitmem.engines.initrepo import InitResult, init as init_repo
 from gitmem.base.state import find_root
 
 
 
-class MemoryRepo(Lifecycle, Sessions, Observed, Purging):
+class MemoryRepo(Jobs, Purging):
     """A memory repository: every use case of gitmem as a method returning values."""
 
     @classmethod
