@@ -1,4 +1,6 @@
-"""A person's own tool, run as a filter: bytes in on stdin, bytes out on stdout, bounded.
+"""Processes other than git: a person's own tool run as a filter, gitmem itself detached, a system program.
+
+``run_tool`` runs a filter: bytes in on stdin, bytes out on stdout, bounded.
 
 gitmem starts processes only from this package; git's own are in ``command``.
 This one runs a command a person configured for their clone or account (never
@@ -14,7 +16,7 @@ import shlex
 from dataclasses import dataclass
 from typing import IO
 
-__all__ = ["ToolRun", "run_tool"]
+__all__ = ["ToolRun", "run_tool", "spawn_detached", "run_program"]
 
 
 @dataclass(frozen=True)
@@ -98,3 +100,34 @@ def run_tool(command: str, stdin: bytes, timeout: float, limit: int) -> ToolRun:
         tail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
         return ToolRun(bytes(out), f"exit code {code}" + (f": {tail[0][:200]}" if tail[0] else ""))
     return ToolRun(bytes(out))
+
+
+def spawn_detached(argv: list[str], log_path: str, env: dict[str, str] | None = None) -> int:
+    """Start ``argv`` in a new session, detached from this process (stdin closed, stdout and stderr
+    appended to ``log_path``); returns its pid at once, without waiting. It outlives the caller: when
+    the caller (a hook) exits, init adopts it."""
+    import os
+    import subprocess
+
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+                                close_fds=True, env=env)
+    return proc.pid
+
+
+def run_program(argv: list[str], stdin: bytes | None = None, timeout: float = 30.0) -> tuple[int, bytes, bytes]:
+    """Run a system program (``crontab -l``, a browser) to completion: (exit code, stdout, stderr).
+
+    A program that cannot be started gives exit code 127 and the reason on stderr; one that runs
+    past ``timeout`` seconds is killed and gives 124.
+    """
+    import subprocess
+
+    try:
+        done = subprocess.run(argv, input=stdin, capture_output=True, timeout=timeout,
+                              stdin=None if stdin is not None else subprocess.DEVNULL)
+    except OSError as exc:
+        return 127, b"", f"cannot start {argv[0]}: {exc.strerror or exc}".encode()
+    except subprocess.TimeoutExpired as exc:
+        return 124, exc.stdout or b"", f"{argv[0]} ran past {timeout:g} s".encode()
+    return done.returncode, done.stdout, done.stderr
