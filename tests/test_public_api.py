@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PUBLIC = ["GitmemError", "Memory", "MemoryRepo", "__version__"]
 METHODS = {
     "consolidate": "since, now",
+    "dashboard_data": "now",
     "core_items": "project, here",
     "decay": "now, dry_run",
     "effective_importance": "memory, now",

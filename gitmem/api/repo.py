@@ -16,12 +16,13 @@ from gitmem.base import clock
 
 from gitmem.api.jobs import Jobs
 from gitmem.api.purging import Purging
+from gitmem.api.insight import Insight
 from gitmem.engines.initrepo import InitResult, init as init_repo
 from gitmem.base.state import find_root
 
 
 
-class MemoryRepo(Jobs, Purging):
+class MemoryRepo(Jobs, Purging, Insight):
     """A memory repository: every use case of gitmem as a method returning values."""
 
     @classmethod

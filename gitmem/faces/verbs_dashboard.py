@@ -1,0 +1,60 @@
+"""``gitmem dashboard``: the memory and its review loop in one self-contained HTML file (issue 12 item 5)."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+from gitmem.faces.console import command, emit_json, json_flag, now_of, out, repo_of
+
+DEFAULT_FILE = "gitmem-dashboard.html"
+
+
+def _args(p: Any) -> None:
+    p.add_argument("-o", "--output", metavar="FILE", default=DEFAULT_FILE,
+                   help=f"where to write the page (default: ./{DEFAULT_FILE})")
+    p.add_argument("--open", action="store_true", help="open the page in the system's web browser")
+    json_flag(p)
+
+
+def write_page(path: Any, page: str) -> None:
+    """Write ``page`` to ``path`` whole or not at all (a temporary file renamed over it)."""
+    import os
+    from pathlib import Path
+
+    from gitmem.base.errors import UsageError
+
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{target} is a folder", hint=f"name a file: gitmem dashboard -o {target / DEFAULT_FILE}")
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(page, "utf-8")
+        tmp.replace(target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise UsageError(f"cannot write {target}: {exc.strerror or exc}",
+                         hint="pick a folder you can write to with -o FILE") from None
+
+
+@command("dashboard", "write the memory's dashboard: one HTML file, no network", _args)
+def cmd_dashboard(args: Any) -> int:
+    from pathlib import Path
+
+    from gitmem.faces import dashboard
+
+    data = repo_of(args).dashboard_data(now_of(args))
+    page = dashboard.render(data)
+    path = Path(args.output).expanduser().absolute()
+    write_page(path, page)
+    if args.json:
+        emit_json({"path": str(path), "bytes": len(page.encode("utf-8")), "data": data})
+    else:
+        out(f"wrote {path} ({len(page.encode('utf-8')) // 1024 + 1} KiB)")
+    if args.open:
+        import webbrowser
+
+        if not webbrowser.open(path.as_uri()):
+            out(f"no browser could be started: open {path.as_uri()} yourself")
+    return 0
