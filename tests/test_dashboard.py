@@ -124,6 +124,34 @@ def test_a_pattern_deleted_keeps_its_history_and_says_so(tmp_path: Path) -> None
     assert series["slug"] == "short-lived-rule" and not series["current"] and len(series["points"]) == 1
 
 
+@pytest.mark.parametrize("front", ["weight: abc", "weight: .inf", "weight: .nan", "weight: true", "weight: [0.5]",
+                                   "weight: 0.5\nweight: 0.6", ": : :", "weight: 1e999", "weight:"])
+def test_a_pattern_a_person_broke_is_left_out_of_the_history(tmp_path: Path, front: str) -> None:
+    repo = MemoryRepo.init(tmp_path / "mem", T, install_hooks=False)
+    repo.pattern_add("Good rule", ["good"], now=T)
+    (repo.root / "patterns" / "broken.md").write_text(f"---\n{front}\n---\n# Broken\n")
+    (repo.root / "patterns" / "nested").mkdir()
+    (repo.root / "patterns" / "nested" / "deep.md").write_text("---\nweight: 0.5\n---\n")
+    (repo.root / "patterns" / "notes.txt").write_text("weight: 0.5\n")
+    git(repo.root, "add", "-A")
+    git(repo.root, "commit", "-qm", "a person's hand edits")
+    data = repo.dashboard_data(NOW)
+    assert [s["slug"] for s in data["weights"]] == ["good-rule"]
+    json.dumps(data, allow_nan=False)
+    dashboard.render(data)
+
+
+def test_only_the_strongest_patterns_are_charted(tmp_path: Path) -> None:
+    from gitmem.api import insight
+
+    repo = MemoryRepo.init(tmp_path / "mem", T, install_hooks=False)
+    for n in range(insight.CHARTED_PATTERNS + 3):
+        repo.pattern_add(f"Rule number {n}", [f"t{n}"], weight=round(0.01 * (n + 1), 2), now=T)
+    data = repo.dashboard_data(NOW)
+    assert len(data["patterns"]) == insight.CHARTED_PATTERNS + 3
+    assert {s["slug"] for s in data["weights"]} == {p["slug"] for p in data["patterns"][:insight.CHARTED_PATTERNS]}
+
+
 # --- the page, without a browser ------------------------------------------------------------------------------
 
 class Scripts(HTMLParser):

@@ -10,6 +10,7 @@ recent events. Everything here reads: the dashboard writes no commit.
 from __future__ import annotations
 
 import builtins
+import math
 from datetime import datetime
 from typing import Any
 
@@ -18,6 +19,7 @@ from gitmem.api.status import Observed
 from gitmem.base import clock
 
 HISTORY_COMMITS = 2000    # commits of pattern, config and state history read at most (newest kept)
+CHARTED_PATTERNS = 12     # weight lines drawn: the strongest patterns (more is unreadable, and costs a parse each)
 EVENTS_SHOWN = 40
 NO_PROJECT = "(global)"
 
@@ -41,7 +43,7 @@ class Insight(Sessions, Observed):
         pats = store.all_patterns(self.git, head)
         candidates = review.atrophy_candidates(pats, now, self.cfg.hebbian, self._proposed(review.ATROPHY))
         drift = self.drift()
-        weights, streak, config = self._histories(head)
+        weights, streak, config = self._histories(head, [p.slug for p in pats[:CHARTED_PATTERNS]])
         titles = {p.slug: p.title for p in pats}
         for series in weights:
             series.update(title=titles.get(series["slug"], series["slug"]), current=series["slug"] in titles)
@@ -89,11 +91,12 @@ class Insight(Sessions, Observed):
         ranked = sorted(projects.items(), key=lambda kv: (-kv[1], kv[0]))
         return {"tier": _rows(tiers), "band": _rows(bands), "domain": _rows(domains), "project": _rows(dict(ranked))}
 
-    def _histories(self, head: str | None) -> tuple[builtins.list[dict[str, Any]], builtins.list[dict[str, Any]],
+    def _histories(self, head: str | None, charted: builtins.list[str]) -> tuple[builtins.list[dict[str, Any]], builtins.list[dict[str, Any]],
                                                     builtins.list[dict[str, Any]]]:
         """From one walk over the commits that touched patterns, gitmem.yaml or the state file (oldest first):
-        each pattern's weight after every commit that changed it, the forced-review streak whenever it
-        changed, and every number of gitmem.yaml that changed."""
+        the weight of each ``charted`` pattern after every commit that changed it (patterns since deleted
+        fill the lines left while there is room), the forced-review streak whenever it changed, and every
+        number of gitmem.yaml that changed."""
         from gitmem.base.config import CONFIG_FILE
         from gitmem.store.documents import PATTERN_DIR
         from gitmem.store.formats import STATE_FILE
@@ -107,6 +110,7 @@ class Insight(Sessions, Observed):
                 break
         infos.reverse()
         series: dict[str, builtins.list[dict[str, Any]]] = {}
+        wanted, room = set(charted), CHARTED_PATTERNS - len(charted)
         streak: builtins.list[dict[str, Any]] = []
         changes: builtins.list[dict[str, Any]] = []
         last_streak: int | None = None
@@ -116,9 +120,15 @@ class Insight(Sessions, Observed):
             touched = [c for c in self.git.diff(parent, info.id)]
             paths = {c.path for c in touched}
             for change in touched:
-                if change.status != "D" and change.path.startswith(PATTERN_DIR + "/") and change.path.endswith(".md") \
-                        and change.path.count("/") == 1:
-                    self._weight_point(series, change.path, info)
+                if change.status == "D" or not change.path.startswith(PATTERN_DIR + "/") \
+                        or not change.path.endswith(".md") or change.path.count("/") != 1:
+                    continue
+                slug = change.path[len(PATTERN_DIR) + 1:-3]
+                if slug not in wanted and room > 0:
+                    wanted.add(slug)
+                    room -= 1
+                if slug in wanted:
+                    self._weight_point(series, slug, change.path, info)
             if STATE_FILE in paths:
                 value = self._streak_at(info.id)
                 if value != last_streak:
@@ -135,18 +145,21 @@ class Insight(Sessions, Observed):
         weights = [{"slug": slug, "points": points} for slug, points in sorted(series.items())]
         return weights, streak, changes
 
-    def _weight_point(self, series: dict[str, builtins.list[dict[str, Any]]], path: str, info: CommitInfo) -> None:
+    def _weight_point(self, series: dict[str, builtins.list[dict[str, Any]]], slug: str, path: str,
+                      info: CommitInfo) -> None:
         from gitmem.base.errors import DocumentError
-        from gitmem.store.documents import read_pattern
+        from gitmem.store.documents import read_front_matter
 
         data = self.git.read(path, info.id)
         if data is None:
             return
-        try:
-            weight = read_pattern(path, data).weight
+        try:   # the front matter alone: the body's Markdown is not needed for a weight
+            raw = read_front_matter(path, data).get("weight")
         except DocumentError:
             return
-        slug = path.rsplit("/", 1)[-1].removesuffix(".md")
+        if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw):
+            return   # no weight, or none a chart can draw
+        weight = float(raw)
         points = series.setdefault(slug, [])
         if points and points[-1]["weight"] == weight:
             return   # the commit changed the document, not its weight

@@ -30,7 +30,7 @@ def write_page(path: Any, page: str) -> None:
         raise UsageError(f"{target} is a folder", hint=f"name a file: gitmem dashboard -o {target / DEFAULT_FILE}")
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_text(page, "utf-8")
+        tmp.write_bytes(page.encode("utf-8"))   # as is: the policy hashes these exact bytes
         tmp.replace(target)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
