@@ -19,7 +19,8 @@ from tests.conftest import NOW, run_cli
 SAMPLE = template_dir() / "demo"
 SECRET = "q8Rk2VtY7pLm3Zx9Wc4Nb6Hs1Jd5Fg0AeTu2Io8P"   # the fabricated key planted in the sample session
 SECTIONS = ["1. init", "2. import", "3. remember", "4. recall", "5. harvest", "6. link and why",
-            "7. reflect and sync-core", "8. decay", "9. the review loop", "10. git is the audit log", "next"]
+            "7. reflect and sync-core", "8. decay", "9. the review loop", "10. git is the audit log",
+            "11. dashboard", "12. wire it into your agent", "next"]
 
 
 def git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -84,6 +85,17 @@ def test_demo_says_what_each_step_shows(built: tuple[Path, list[str]]) -> None:
     assert said[-9:] == [f"cd {root}", "  gitmem list", "  gitmem recall --all 'export timeout'", "  gitmem why demo-8",
                          "  gitmem consolidate", "  gitmem status", "  gitmem log --events",
                          "  git log --graph --oneline -8", "  cat CLAUDE.md"]
+
+
+def test_demo_writes_the_dashboard_beside_the_repository_and_names_the_wiring(built: tuple[Path, list[str]]) -> None:
+    root, said = built
+    page = root.parent / f"{root.name}-dashboard.html"
+    assert f"wrote {page} (open it in a browser; `gitmem dashboard --open` does)" in said
+    html = page.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and "retry-flaky-network-calls-with-exponential" in html
+    assert "http://" not in html.replace("http://www.w3.org/2000/svg", "") and "https://" not in html
+    assert git(root, "status", "--porcelain").stdout == ""          # nothing written inside the work tree
+    assert f"  gitmem install claude-code --repo {root}" in said
 
 
 def test_demo_never_shows_or_stores_the_planted_secret(built: tuple[Path, list[str]]) -> None:

@@ -99,6 +99,15 @@ def run(target: str | None, say: Say) -> int:
     from gitmem.base.gitio import short_log
 
     say(short_log(root, 40))
+
+    _section(say, "11. dashboard: the memory and its review loop in one HTML file, no network")
+    page = _dashboard(repo, root, later + timedelta(hours=7))
+    say(f"wrote {page} (open it in a browser; `gitmem dashboard --open` does)")
+
+    _section(say, "12. wire it into your agent")
+    say("Claude Code (SessionStart loads the core, SessionEnd harvests the session in the background):")
+    say(f"  gitmem install claude-code --repo {root}")
+    say("any MCP client: gitmem serve --repo DIR   (pip install 'gitmem-agent[mcp]')")
     _section(say, "next")
     say(f"cd {root}")
     for cmd in ("gitmem list", "gitmem recall --all 'export timeout'", "gitmem why demo-8", "gitmem consolidate",
@@ -106,6 +115,16 @@ def run(target: str | None, say: Say) -> int:
         say(f"  {cmd}")
     return 0
 
+
+
+def _dashboard(repo: MemoryRepo, root: Path, now: datetime) -> Path:
+    """Write the dashboard beside the memory repository (never inside its work tree)."""
+    from gitmem.faces import dashboard
+    from gitmem.faces.verbs_dashboard import write_page
+
+    path = root.parent / f"{root.name}-dashboard.html"
+    write_page(path, dashboard.render(repo.dashboard_data(now)))
+    return path
 
 
 LOOP_SESSIONS = (
