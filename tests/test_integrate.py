@@ -27,7 +27,7 @@ def test_hooks_added_to_empty_settings_have_the_documented_shape() -> None:
     data = ig.add_hooks({}, HANDLERS)
     start = data["hooks"]["SessionStart"]  # type: ignore[index]
     end = data["hooks"]["SessionEnd"]  # type: ignore[index]
-    assert start == [{"matcher": "startup|resume|clear|compact",
+    assert start == [{"matcher": "startup|resume|clear|compact|fork",
                       "hooks": [{"type": "command", "command": ig.hook_command(PY, REPO, "session-start")}]}]
     assert end[0]["hooks"][0]["timeout"] >= 5 and end[0]["hooks"][0]["type"] == "command"
     assert "'/opt/py 3/bin/python3' -m gitmem hook session-end --repo /home/me/memory" == end[0]["hooks"][0]["command"]

@@ -118,6 +118,12 @@ def test_project_scope_writes_the_personal_settings_file_only(mem: Path, home: P
     assert code == 0 and json.loads((project / ".claude" / "settings.local.json").read_text()) == {}
 
 
+def test_project_scope_refuses_a_folder_that_is_not_there(mem: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(["--repo", str(mem), "install", "claude-code", "--project", str(tmp_path / "typo")], capsys)
+    assert code == 1 and "no such project folder" in err and not (tmp_path / "typo").exists()
+
+
 def test_a_symlinked_settings_file_stays_a_link_and_keeps_its_mode(mem: Path, home: Path, tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     real = tmp_path / "dotfiles" / "claude-settings.json"

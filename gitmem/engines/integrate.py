@@ -22,7 +22,7 @@ SESSION_END = "SessionEnd"
 ACTIONS = {SESSION_START: "session-start", SESSION_END: "session-end"}
 """The Claude Code events gitmem hooks, and the ``gitmem hook`` action each runs."""
 
-START_MATCHER = "startup|resume|clear|compact"
+START_MATCHER = "startup|resume|clear|compact|fork"   # fork: Claude Code 2.1.214+ (older ones say resume)
 END_TIMEOUT = 10   # seconds: enough to hand the harvest to a background process on a slow, loaded machine
 
 CRON_MARK = "# gitmem: harvest new agent sessions (gitmem cron install; remove with gitmem cron remove)"

@@ -36,7 +36,12 @@ def _settings_path(args: Any) -> Path:
     if args.settings:
         return Path(args.settings).expanduser()
     if args.project:
-        return Path(args.project).expanduser() / ".claude" / "settings.local.json"
+        project = Path(args.project).expanduser()
+        if not project.is_dir():
+            from gitmem.base.errors import UsageError
+
+            raise UsageError(f"no such project folder: {args.project}", hint="give the folder Claude Code runs in")
+        return project / ".claude" / "settings.local.json"
     return Path.home() / ".claude" / "settings.json"
 
 
