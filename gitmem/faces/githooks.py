@@ -289,6 +289,7 @@ def check_staged(run: Run, files: Sequence[str]) -> None:
     check_all(run, [p for p, data in staged.items() if data is not None])
 
 
+AGENT_HOOKS = ("session-start", "session-end", "post-session", "cron")   # not checks: see agenthooks
 MESSAGE_CHECKS = ("layers-msg", "secrets-msg", "msg")   # their one argument is the message file, not a staged path
 
 CHECKS: dict[str, Callable[[Run, Sequence[str]], None]] = {
@@ -312,8 +313,12 @@ def main(argv: list[str], repo: str | None = None) -> int:
 
     Files are relative to the current folder, or to ``repo`` (``gitmem --repo R hook``) when given.
     """
+    if argv and argv[0] in AGENT_HOOKS:   # Claude Code's and cron's actions, in agenthooks
+        from gitmem.faces.agenthooks import hook_action
+
+        return hook_action(argv[0], argv[1:], repo)
     if not argv or argv[0] not in CHECKS:
-        print(f"usage: gitmem hook {{{','.join(CHECKS)}}} [FILE...]", file=sys.stderr)
+        print(f"usage: gitmem hook {{{','.join((*CHECKS, *AGENT_HOOKS))}}} [FILE...]", file=sys.stderr)
         return 2
     name, files = argv[0], argv[1:]
     root, prefix = (os.path.abspath(repo), "") if repo else _repo_root()

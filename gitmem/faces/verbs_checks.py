@@ -61,8 +61,10 @@ def _check_drift(args: Any) -> int:
 
 
 def _hook_args(p: Any) -> None:
+    from gitmem.faces.githooks import AGENT_HOOKS
+
     p.add_argument("name", choices=("pii", "secrets", "layers", "layers-msg", "secrets-msg", "msg", "amplitude",
-                                   "drift", "config", "all", "staged"))
+                                   "drift", "config", "all", "staged", *AGENT_HOOKS))
     p.add_argument("files", nargs="*")
 
 

@@ -202,7 +202,8 @@ def cmd_status(args: Any) -> int:
                      f"cosine {drift['cosine']} to {drift['baseline_name']} ({'ok' if drift['ok'] else 'ALERT'})"))
     out(f"last snapshot: {st.last_snapshot or 'none'}")
     if st.last_error:
-        out(f"last background error: {st.last_error.get('at')} {st.last_error.get('message', '')}")
+        e = st.last_error   # a job's failure carries job and summary (run_job, the agent hooks)
+        out(f"last background error: {e.get('at')} {e.get('job') or ''}: {e.get('summary') or e.get('message', '')}")
     return 0
 
 

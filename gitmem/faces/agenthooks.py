@@ -1,0 +1,350 @@
+"""The agent hook actions: ``gitmem hook session-start | session-end | post-session | cron``.
+
+Claude Code runs the first two (SessionStart, SessionEnd, with the hook JSON on stdin), the
+detached hand-off and a person run ``post-session``, cron runs ``cron``. Nobody reads their exit
+code: a failure never blocks a session. It exits 0 and is recorded as a ``job.error`` event,
+which ``gitmem status`` shows and the next SessionStart shows once. Only wrong arguments exit 2.
+``githooks.main`` dispatches here, lazily: the pre-commit hot path never imports this module.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from gitmem.faces.console import err, out
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import datetime
+    from pathlib import Path
+    from typing import Any
+
+    from gitmem.api import MemoryRepo
+
+INPUT_LIMIT = 1 << 20        # bytes of hook JSON read at most
+INPUT_WAIT = 5.0             # seconds to wait for the hook JSON to end
+LOG_LIMIT = 1 << 20          # a background log past this size is set aside (one older copy kept)
+NOTICE_FILE = "hook-notice.json"   # per clone: the last job error a SessionStart has shown
+SETTLE = 1.0                 # seconds a transcript must be still before post-session reads it
+SETTLE_MAX = 5.0
+ERROR_EVENT = "job.error"
+
+# --- hook actions -----------------------------------------------------------------------------
+
+def hook_action(name: str, argv: list[str], repo: str | None = None) -> int:
+    """Run the agent hook action ``name`` (one of ``githooks.AGENT_HOOKS``) with its arguments; the exit code."""
+    import argparse
+
+    p = argparse.ArgumentParser(prog=f"gitmem hook {name}")
+    p.add_argument("--repo", metavar="DIR", default=repo, help="memory repository")
+    p.add_argument("--now", metavar="ISO8601", help="the clock (also GITMEM_NOW)")
+    if name == "session-start":
+        p.add_argument("--check", action="store_true", help=argparse.SUPPRESS)  # install's trial run
+    if name == "post-session":
+        p.add_argument("file", nargs="?", metavar="FILE", help="the transcript (default: the newest session log)")
+    try:
+        args = p.parse_args(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 2
+    actions = {"session-start": _session_start, "session-end": _session_end,
+               "post-session": _post_session, "cron": _cron_hook}
+    return actions[name](args)
+
+
+def _root(args: Any) -> Path | None:
+    """The memory repository the hook names, or None (said on stderr) when there is none to record in."""
+    from gitmem.base.errors import GitmemError
+    from gitmem.base.state import find_root
+
+    try:
+        return find_root(args.repo)
+    except GitmemError as exc:
+        err(f"gitmem: error: {exc.message}")
+        if exc.hint:
+            err(f"hint: {exc.hint}")
+        return None
+
+
+def _clock(args: Any) -> datetime:
+    from gitmem.base import clock
+
+    return clock.now(args.now)
+
+
+def record_error(root: str | os.PathLike[str], job: str, at: datetime, summary: str, hint: str | None = None) -> None:
+    """Record a hook's failure as a ``job.error`` event (``gitmem status``, the next SessionStart)."""
+    from gitmem.base import state
+    from gitmem.base.model import iso
+
+    fields: dict[str, str] = {"job": job, "summary": summary[:300]}
+    if hint:
+        fields["hint"] = hint
+    state.log_event(root, ERROR_EVENT, iso(at), **fields)
+
+
+def read_hook_input() -> tuple[dict[str, object], str | None]:
+    """The JSON object Claude Code writes on stdin, and ``None``; or ``{}`` and what was wrong with it.
+
+    A terminal on stdin (a person running the hook by hand) is no input and no problem. Reading waits
+    at most ``INPUT_WAIT`` seconds for the end of input and takes at most ``INPUT_LIMIT`` bytes.
+    """
+    import json
+    import select
+    import time
+
+    stream = sys.stdin
+    if stream is None:
+        return {}, "no stdin"
+    try:
+        if stream.isatty():
+            return {}, None
+        fd = stream.fileno()
+    except (OSError, ValueError):
+        return {}, "stdin cannot be read"
+    chunks: list[bytes] = []
+    size = 0
+    deadline = time.monotonic() + INPUT_WAIT
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return {}, f"the hook input did not end within {INPUT_WAIT:g} s"
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            continue
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        size += len(chunk)
+        if size > INPUT_LIMIT:
+            return {}, f"the hook input is larger than {INPUT_LIMIT} bytes"
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    if not raw.strip():
+        return {}, "the hook input on stdin is empty"
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        return {}, f"the hook input is not JSON: {type(exc).__name__}"
+    if not isinstance(data, dict):
+        return {}, "the hook input is not a JSON object"
+    return data, None
+
+
+def _session_start(args: Any) -> int:
+    from pathlib import Path
+
+    from gitmem.api import MemoryRepo
+    from gitmem.base.errors import GitmemError
+
+    root = _root(args)
+    if root is None:
+        return 0
+    now = _clock(args)
+    data, problem = read_hook_input()
+    if problem:
+        record_error(root, "session-start", now, problem, "Claude Code sends one JSON object on stdin")
+    cwd = data.get("cwd")
+    here = Path(cwd) if isinstance(cwd, str) and cwd and os.path.isdir(cwd) else Path.cwd()
+    try:
+        repo = MemoryRepo.open(root)
+        sys.stdout.write(session_start_text(repo, here, mark=not args.check))
+    except (GitmemError, OSError) as exc:
+        message = exc.message if isinstance(exc, GitmemError) else f"{type(exc).__name__}: {exc}"
+        record_error(root, "session-start", now, message, getattr(exc, "hint", None))
+        err(f"gitmem: error: {message}")
+    return 0
+
+
+def session_start_text(repo: MemoryRepo, here: Path | None, mark: bool = True) -> str:
+    """What SessionStart adds to the agent's context: a job error not shown before (once), the core memories
+    as quoted data for the project of ``here``, and one line on how to recall and remember; the whole
+    within ``budgets.core_chars``. ``mark`` records the error as shown."""
+    limit = repo.cfg.budgets.core_chars
+    how = "\n" + how_line(str(repo.root)) + "\n"
+    if len(how) > limit - 200:   # a very long repository path: the line without it
+        how = "\n" + how_line(None) + "\n"
+    notice, key = _unseen_error(repo.root)
+    if limit - len(notice) - len(how) < 200:
+        notice = ""
+    budget = limit - len(notice) - len(how)
+    core = repo.load_core(budget, here=here).text.rstrip("\n") + "\n" if budget >= 200 else ""
+    if mark and notice and key:
+        _mark_shown(repo.root, key)
+    return notice + core + how
+
+
+def how_line(root: str | None) -> str:
+    """The one line telling the agent how to recall and remember, with the interpreter and repository this runs with."""
+    import shlex
+
+    cmd = f"{shlex.quote(sys.executable)} -m gitmem" + (f" --repo {shlex.quote(root)}" if root else "")
+    return f'Memory commands: `{cmd} recall "what to look for"` finds more; `{cmd} remember "what to keep"` keeps a lesson.'
+
+
+def _unseen_error(root: Path) -> tuple[str, str]:
+    """The last job error as quoted text, and its key; ("", "") when there is none or it was shown."""
+    import json
+
+    from gitmem.base import state
+    from gitmem.engines.render import quote
+
+    last = None
+    for event in state.read(state.events_path(root)):
+        if event.get("event") == ERROR_EVENT:
+            last = event
+    if last is None:
+        return "", ""
+    key = f"{last.get('at')}|{last.get('job')}|{last.get('summary')}"
+    try:
+        shown = json.loads((state.worktree_dir(root) / NOTICE_FILE).read_text("utf-8")).get("shown")
+    except (OSError, ValueError, AttributeError):
+        shown = None
+    if shown == key:
+        return "", ""
+    text = f"{last.get('job')} failed at {last.get('at')}: {last.get('summary')}"[:400]
+    return ("gitmem reports a failed background job (details: `gitmem status`):\n" + quote(text) + "\n\n"), key
+
+
+def _mark_shown(root: Path, key: str) -> None:
+    import json
+
+    from gitmem.base import state
+
+    path = state.worktree_dir(root) / NOTICE_FILE
+    tmp = path.with_name(NOTICE_FILE + ".tmp")
+    tmp.write_text(json.dumps({"shown": key}), "utf-8")
+    os.replace(tmp, path)
+
+
+def _log(root: Path, name: str) -> Path:
+    """A background log under the clone's state folder; one past ``LOG_LIMIT`` is set aside first."""
+    from gitmem.base import state
+
+    path = state.worktree_dir(root) / name
+    try:
+        if path.stat().st_size > LOG_LIMIT:
+            os.replace(path, path.with_name(name + ".1"))
+    except OSError:
+        pass
+    return path
+
+
+def _session_end(args: Any) -> int:
+    from pathlib import Path
+
+    from gitmem.base.gitio.tool import spawn_detached
+
+    root = _root(args)
+    if root is None:
+        return 0
+    now = _clock(args)
+    data, problem = read_hook_input()
+    given = data.get("transcript_path")
+    if problem is None and not (isinstance(given, str) and given):
+        problem = "the hook input names no transcript_path"
+    path = Path(str(given)).expanduser() if problem is None else None
+    if path is not None and not path.is_file():
+        problem = f"the session's transcript is not there: {path.name}"
+    if problem or path is None:
+        record_error(root, "session-end", now, problem or "no transcript", "Claude Code sends one JSON object on stdin")
+        return 0
+    argv = [sys.executable, "-m", "gitmem", "hook", "post-session", str(path.resolve()), "--repo", str(root)]
+    if args.now:
+        argv += ["--now", args.now]
+    log = _log(root, "post-session.log")
+    try:
+        pid = spawn_detached(argv, str(log))
+    except OSError as exc:
+        record_error(root, "session-end", now, f"cannot start the background harvest: {exc.strerror or exc}")
+        return 0
+    out(f"gitmem: harvest of {path.name} handed off (pid {pid}, log {log})")
+    return 0
+
+
+def newest_session(folders: list[Path]) -> Path | None:
+    """The main transcript, in ``folders``, of the session written to last (its sub-agent files count)."""
+    from gitmem.engines.harvest import planning
+
+    existing = [f for f in folders if f.exists()]
+    if not existing:
+        return None
+    best: tuple[int, str] | None = None
+    found = None
+    for unit in planning.list_sessions(existing, "auto", 0):
+        try:
+            stamp = max(p.stat().st_mtime_ns for p in unit.files)
+        except OSError:
+            continue
+        if best is None or (stamp, str(unit.path)) > best:
+            best, found = (stamp, str(unit.path)), unit.path
+    return found
+
+
+def _open(root: Path, job: str, now: datetime) -> MemoryRepo | None:
+    """The memory repository, or None when it cannot be opened (a broken gitmem.yaml): recorded and said."""
+    from gitmem.api import MemoryRepo
+    from gitmem.base.errors import GitmemError
+
+    try:
+        return MemoryRepo.open(root)
+    except GitmemError as exc:
+        record_error(root, job, now, exc.message, exc.hint)
+        err(f"gitmem: error: {exc.message}")
+        return None
+
+
+def _settle(path: Path) -> None:
+    """Wait (at most ``SETTLE_MAX`` s) until ``path`` has not changed for ``SETTLE`` s: Claude Code writes
+    the transcript asynchronously and it may lag the session's last turn."""
+    import time
+
+    deadline = time.monotonic() + SETTLE_MAX
+    while time.monotonic() < deadline:
+        try:
+            age = time.time() - path.stat().st_mtime
+        except OSError:
+            return
+        if age >= SETTLE:
+            return
+        time.sleep(min(SETTLE - age, 0.25) + 0.01)
+
+
+def _post_session(args: Any) -> int:
+    from pathlib import Path
+
+    root = _root(args)
+    if root is None:
+        return 2
+    now = _clock(args)
+    path: Path | None = Path(args.file).expanduser() if args.file else None
+    if path is not None and not path.exists():
+        record_error(root, "harvest", now, f"post-session: no such transcript: {path.name}")
+        err(f"gitmem: error: no such file: {args.file}")
+        return 2
+    repo = _open(root, "harvest", now)
+    if repo is None:
+        return 0
+    if path is None:
+        path = newest_session(repo.session_folders())
+        if path is None:
+            out("post-session: no session log in the configured folders (daemon.session_folders)")
+            return 0
+    _settle(path)
+    run = repo.run_job("harvest", now, paths=[path])
+    out(f"post-session: {'ok' if run.ok else 'failed'}: {run.summary}")
+    return 0
+
+
+def _cron_hook(args: Any) -> int:
+    root = _root(args)
+    if root is None:
+        return 2
+    _log(root, "cron.log")
+    now = _clock(args)
+    repo = _open(root, "harvest", now)
+    if repo is None:
+        return 0
+    run = repo.run_job("harvest", now)
+    out(f"cron: {run.at} {'ok' if run.ok else 'failed'}: {run.summary}")
+    return 0
