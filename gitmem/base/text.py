@@ -24,6 +24,13 @@ run of ideographs into one token, so a run is indexed (and queried) as its
 overlapping character bigrams instead, the usual dictionary-free way to
 search CJK text.
 
+Time, as words say it: ``states_time`` (a text names a moment: "yesterday",
+"last week", "in May", "2022"), ``asks_when`` (a question asks for one) and
+``named_period`` (the calendar day, month or year a question names, as a
+pattern over ISO 8601 timestamps). Recall uses them to favour, for a "when"
+question, the memories that state a time, and the memories made in the
+period a question names.
+
 Two checks on what a person types sit here too: ``is_blank`` (a text of only
 spaces and invisible characters is empty) and ``printable_label`` (a tag,
 source or commit subject without control or bidirectional-override characters).
@@ -49,6 +56,9 @@ __all__ = [
     "fold",
     "is_blank",
     "is_stop_bigram",
+    "asks_when",
+    "named_period",
+    "states_time",
     "printable_label",
     "stem",
     "stems",
@@ -289,3 +299,70 @@ def printable_label(text: str) -> str:
         elif cat not in ("Cf", "Cs"):
             kept.append(ch)
     return " ".join("".join(kept).split())
+
+
+# ------------------------------------------------------------------ time in words
+
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+          "november", "december")
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# Folded words that place a statement in time, relative ("yesterday", "two
+# weeks ago", "last year", "lately") or on the calendar (a month, a weekday).
+# "may" and "march" stay out: as verbs they are far more common than as months.
+TIME_WORDS = frozenset((*(m for m in MONTHS if m not in ("may", "march")), *_WEEKDAYS, "yesterday", "today", "tonight", "tomorrow", "ago", "day", "days",
+                        "week", "weeks", "weekend", "month", "months", "year", "years", "last", "next", "recently",
+                        "lately", "hier", "demain", "semaine", "mois", "annee", "dernier", "derniere"))
+_YEAR = re.compile(r"(?:19|20)\d\d")
+# Question words that ask for a moment.
+_WHEN_WORDS = frozenset(("when", "quand"))
+_MONTH_NAMES = "|".join(m.capitalize() for m in MONTHS)
+# A calendar date as people write it: "October 13, 2023", "13 October 2023",
+# "in June", "June 2023"; month names are capitalised in English, which tells
+# the month "May" from the verb. ISO dates ("2023-10-13", "2023-10") too.
+_NAMED_DATE = re.compile(
+    rf"(?:\b(?P<day1>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?)?\b(?P<month>{_MONTH_NAMES})\b"
+    r"(?:\s+(?P<day2>\d{1,2})(?:st|nd|rd|th)?\b)?(?:,?\s+(?P<year>(?:19|20)\d\d)\b)?"
+)
+_ISO_DATE = re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<month>0[1-9]|1[0-2])(?:-(?P<day>0[1-9]|[12]\d|3[01]))?\b")
+# "May" and "March" are verbs too: alone they name a month only after "in"
+# ("in May"), or with a day or a year beside them.
+_AMBIGUOUS_MONTHS = frozenset(("May", "March"))
+_ANY_YEAR = "[0-9][0-9][0-9][0-9]"
+
+
+def states_time(text: str) -> bool:
+    """True when ``text`` names a moment: a relative time word, a month, a weekday or a year."""
+    return any(w in TIME_WORDS or (len(w) == 4 and _YEAR.fullmatch(w) is not None) for w in words(text))
+
+
+def asks_when(query: str) -> bool:
+    """True when ``query`` asks for a moment ("When did ...", "quand ...")."""
+    return not _WHEN_WORDS.isdisjoint(words(query))
+
+
+def named_period(query: str) -> str | None:
+    """A GLOB pattern over ISO 8601 timestamps for the first calendar date ``query`` names, or None.
+
+    "October 13, 2023" gives ``2023-10-13*``; "in June" gives June of any
+    year; "2023-10" gives ``2023-10-*``. A bare year names no period (a
+    question about "2022" is often answered by a memory of 2023 that says
+    "last year").
+    """
+    plain = unaccent(query)
+    found = _ISO_DATE.search(plain)
+    if found is not None:
+        year, month, day = found.group("year"), found.group("month"), found.group("day")
+        return f"{year}-{month}-{day}*" if day else f"{year}-{month}-*"
+    for found in _NAMED_DATE.finditer(plain):
+        day = found.group("day1") or found.group("day2")
+        year = found.group("year")
+        month_name = found.group("month")
+        if month_name in _AMBIGUOUS_MONTHS and not (day or year) and \
+                not plain[:found.start("month")].rstrip().lower().endswith(("in", "of", "since", "during")):
+            continue
+        if day is not None and not 1 <= int(day) <= 31:
+            day = None
+        month = f"{MONTHS.index(month_name.lower()) + 1:02d}"
+        stamp = f"{year or _ANY_YEAR}-{month}-"
+        return f"{stamp}{int(day):02d}*" if day else f"{stamp}*"
+    return None

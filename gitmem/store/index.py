@@ -31,12 +31,13 @@ if TYPE_CHECKING:
 
     _T = TypeVar("_T")
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 # What rows carry (the stems and stop words of the terms column included):
 # an index whose rows were made another way is rebuilt, not trusted.
 # 3: stems from PyStemmer's porter, one English and French stop list.
 # 4: episodes are rows too (type "episode"); memories carry their project.
-ROWS_VERSION = "4"
+# 5: rows say whether their text states a time (the ``dated`` column, schema 4).
+ROWS_VERSION = "5"
 # Meta keys are the caller's (the indexed commit, its own versions); this one
 # is the table layout's, named so that no caller's key collides with it.
 _SCHEMA_KEY = "gitmem.store.index.schema"
@@ -75,7 +76,8 @@ _SCHEMA = (
     seq_key TEXT,
     seq_pos INTEGER,
     project TEXT,                -- the project id, NULL for a global memory
-    project_name TEXT
+    project_name TEXT,
+    dated INTEGER NOT NULL DEFAULT 0  -- 1 when the content states a time (gitmem.base.text.states_time)
     )""",
     "CREATE INDEX memory_seq ON memory (seq_key, seq_pos)",
     "CREATE INDEX memory_type ON memory (type)",
@@ -210,13 +212,14 @@ class Index:
         cur = self._db.execute(
             "INSERT INTO memory (id, path, content, keys, cjk, terms, type, domain, tier, band,"
             " importance, created, last_accessed, accessed_ts, keywords, tags, links, source_id,"
-            " seq_key, seq_pos, project, project_name) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " seq_key, seq_pos, project, project_name, dated) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 row.id, row.path, row.content, keys, cjk, ranking.terms(content, cjk),
                 row.type, row.domain, row.tier, row.band, float(row.importance),
                 row.created, row.last_accessed, _epoch(row.last_accessed),
                 _join(row.keywords), _join(row.tags), _join(row.links), row.source_id,
                 seq[0] if seq else None, seq[1] if seq else None, row.project, row.project_name,
+                int(text.states_time(row.content)),
             ),
         )  # fmt: skip
         self._db.execute(
@@ -356,9 +359,9 @@ class Index:
             rows = self._gather(ranked, (query.fts, *m_params, limit), query, m_sql, m_params, n_sql, n_params)
         out: dict[int, ranking.Candidate] = {}
         followers = []
-        for rid, importance, ts, lexical, ok, n_rid, n_importance, n_ts in rows:
+        for rid, importance, ts, lexical, ok, n_rid, n_importance, n_ts, asks in rows:
             if ok:
-                out[rid] = ranking.Candidate(importance, ts, lexical, n_rid)
+                out[rid] = ranking.Candidate(importance, ts, lexical, n_rid, bool(asks))
                 if n_rid is not None:
                     followers.append((n_rid, ranking.Candidate(n_importance, n_ts, 0.0, None)))
         for rid, c in followers:
@@ -373,7 +376,8 @@ class Index:
         lexical, lexical_params = ranking.lexical_sql(query)
         return self._call(
             self._db.execute,
-            f"SELECT m.rid, m.importance, m.accessed_ts, {lexical}, (1{m_sql}), n.rid, n.importance, n.accessed_ts"
+            f"SELECT m.rid, m.importance, m.accessed_ts, {lexical}, (1{m_sql}), n.rid, n.importance, n.accessed_ts,"
+            " instr(m.content, '?') > 0"
             f" FROM ({ranked}) AS f JOIN memory AS m ON m.rid = f.rowid"
             # the next number of the same source, not just +1: harvested
             # memories carry transcript line numbers, with gaps between them

@@ -25,12 +25,19 @@ Lexical relevance, computed for the top ``CANDIDATES`` FTS5 matches:
    and ``1 + 0.3 * adjacency`` (the share of neighbouring query-term pairs that
    are neighbours in the memory too): a memory that answers the whole question
    beats one that repeats a single word of it many times;
-3. plus context from the memory's neighbours in its source. Memories harvested
+3. times ``1 + 0.5`` for a memory that states a time ("yesterday", "last
+   week", a month, a year) when the question asks "when": the answer to a
+   "when" question is the turn that names the moment;
+4. times 2 for a memory made in the calendar period the question names
+   ("on October 13, 2023", "in June"): the memory's ``created`` date is the
+   evidence the question points at, as strong as its words;
+5. plus context from the memory's neighbours in its source. Memories harvested
    from one session or imported from one file are numbered (``…#L120``,
    ``conv-26:D1:3``); a turn that answers a question rarely repeats the
    question's words, so a memory gains half the score of the memory before
    it in the same source (the nearest lower number), and a tenth of the one
-   after it.
+   after it; when the memory before it asks something (holds a "?"), the
+   memory is its answer and gains all of that memory's score.
 
 The MATCH expression carries folded words, never stems: FTS5's porter stems
 what it is given. Stems only serve the coverage and adjacency bonuses, which
@@ -69,7 +76,11 @@ BM25 = f"bm25(memory_fts, {', '.join(map(str, _BM25_WEIGHTS))})"
 _COVERAGE_WEIGHT = 1.0
 _ADJACENCY_WEIGHT = 0.3
 _CONTEXT_FROM_PREVIOUS = 0.5
+_CONTEXT_FROM_QUESTION = 1.0
 _CONTEXT_FROM_NEXT = 0.1
+# A "when" question favours memories that state a time; a named period, those made in it.
+_TIME_STATED_WEIGHT = 0.5
+_PERIOD_WEIGHT = 1.0
 
 _HIDDEN_TIERS = ("archive",)
 _HIDDEN_BANDS = ("background", "fading")
@@ -95,11 +106,13 @@ class Filters(namedtuple("Filters", "type domain tier band include_archive inclu
 
 
 # fts: the FTS5 MATCH expression; terms: distinct stems and bigrams, for coverage;
-# pairs: neighbouring query stems (a frozenset of pairs); prefixes: lone CJK characters
-Query = namedtuple("Query", "fts terms pairs prefixes")
-# importance; accessed_ts (epoch seconds or None); lexical: bm25 x coverage x adjacency
-# (0 for a context-only follower); next_rid: the next memory of the same source, when known
-Candidate = namedtuple("Candidate", "importance accessed_ts lexical next_rid")
+# pairs: neighbouring query stems (a frozenset of pairs); prefixes: lone CJK characters;
+# when: the query asks for a moment; period: a GLOB pattern over ``created`` the query names, or None
+Query = namedtuple("Query", "fts terms pairs prefixes when period", defaults=(False, None))
+# importance; accessed_ts (epoch seconds or None); lexical: bm25 x coverage x adjacency x time
+# (0 for a context-only follower); next_rid: the next memory of the same source, when known;
+# asks: the memory asks something (its follower is the answer)
+Candidate = namedtuple("Candidate", "importance accessed_ts lexical next_rid asks", defaults=(False,))
 
 
 def terms(content: str, cjk: str) -> str:
@@ -131,7 +144,8 @@ def parse_query(query: str) -> Query | None:
         return None
     stems = [text.stem(w) for w in words]
     terms = tuple(dict.fromkeys(stems + grams + prefixes))
-    return Query(" OR ".join(parts), terms, frozenset(zip(stems, stems[1:])), tuple(dict.fromkeys(prefixes)))
+    return Query(" OR ".join(parts), terms, frozenset(zip(stems, stems[1:])), tuple(dict.fromkeys(prefixes)),
+                 text.asks_when(query), text.named_period(query))
 
 
 def lexical_sql(query: Query) -> tuple[str, tuple[str, ...]]:
@@ -148,16 +162,21 @@ def lexical_sql(query: Query) -> tuple[str, tuple[str, ...]]:
         needles += [f" {a} {b} " for a, b in sorted(query.pairs)]
         adjacent = " + ".join("(instr(m.terms, ?) > 0)" for _ in query.pairs)
         sql += f" * (1.0 + {_ADJACENCY_WEIGHT / len(query.pairs)!r} * ({adjacent}))"
+    if query.when and _TIME_STATED_WEIGHT:
+        sql += f" * (1.0 + {_TIME_STATED_WEIGHT!r} * m.dated)"
+    if query.period is not None and _PERIOD_WEIGHT:
+        sql += f" * (1.0 + {_PERIOD_WEIGHT!r} * (m.created GLOB ?))"
+        needles.append(query.period)
     return sql + ")", tuple(needles)
 
 
 def relevance(candidates: dict[int, Candidate]) -> dict[int, float]:
-    """Lexical score plus context from the neighbours in the source (step 3)."""
+    """Lexical score plus context from the neighbours in the source (step 5)."""
     out = {rid: c.lexical for rid, c in candidates.items()}
     for rid, c in candidates.items():
         follower = candidates.get(c.next_rid) if c.next_rid is not None else None
         if follower is not None:
-            out[c.next_rid] += _CONTEXT_FROM_PREVIOUS * c.lexical
+            out[c.next_rid] += (_CONTEXT_FROM_QUESTION if c.asks else _CONTEXT_FROM_PREVIOUS) * c.lexical
             out[rid] += _CONTEXT_FROM_NEXT * follower.lexical
     return out
 
