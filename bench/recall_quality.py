@@ -135,6 +135,8 @@ METHODS: dict[str, dict[str, float]] = {
     "question answered by the next turn": {"_CONTEXT_FROM_QUESTION": 0.5},
     "'when' favours turns stating a time": {"_TIME_STATED_WEIGHT": 0.0},
     "named date favours turns made then": {"_PERIOD_WEIGHT": 0.0},
+    "coverage weighs terms by rarity": {"_RARITY_WEIGHTED": False},
+    "compounds asked and indexed closed": {"_JOIN_COMPOUNDS": False},
 }
 
 

@@ -484,3 +484,27 @@ def test_an_index_of_the_previous_layout_is_refused_for_a_rebuild(tmp_path: Path
     db.close()
     with pytest.raises(IndexCorrupt):
         Index(path)
+
+
+def test_a_rare_name_counts_for_more_than_a_common_one_in_the_coverage() -> None:
+    with Index(":memory:") as ix:
+        ix.upsert([row(f"m-{n}", f"Caroline: note {n} about the weather and the garden") for n in range(20)]
+                  + [row("m-common", "Caroline: the keeper of the garden shed, Caroline said"),
+                     row("m-rare", "Melanie: Nicole keeps the lighthouse garden shed")])
+        assert ids(ix, "What did Caroline say about Nicole and the shed?")[0] == "m-rare"
+
+
+def test_a_compound_is_found_open_hyphenated_or_closed() -> None:
+    with Index(":memory:") as ix:
+        ix.upsert([row("m-trip", "That roadtrip this past weekend was wild"),
+                   row("m-stress", "Running farther helps me de-stress"),
+                   row("m-road", "The road to the trip planner was closed")])
+        assert "m-trip" in ids(ix, "What happened on the road trip?")   # found at all; words first
+        assert ids(ix, "How does she destress?") == ["m-stress"]
+        assert ids(ix, "How does she de-stress?")[0] == "m-stress"
+
+
+def test_a_compound_never_drowns_the_exact_words() -> None:
+    with Index(":memory:") as ix:
+        ix.upsert([row("m-exact", "Our road trip to the coast"), row("m-closed", "A roadtrip, once")])
+        assert ids(ix, "road trip to the coast")[0] == "m-exact"

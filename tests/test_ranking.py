@@ -153,6 +153,22 @@ def test_a_named_period_weighs_memories_made_in_it() -> None:
     assert found == [pytest.approx(4.0), pytest.approx(4.0 * (1 + ranking._PERIOD_WEIGHT)), pytest.approx(4.0)]
 
 
+def test_rarity_weighs_rare_terms_more_and_absent_terms_nothing() -> None:
+    common, rare, absent = ranking.rarity([500, 3, 0], 1000)
+    assert rare > common > 0 and absent == 0.0
+
+
+def test_coverage_weighed_by_rarity() -> None:
+    query = Query('"a"', ("alpha", "beta"), frozenset(), ())
+    sql, needles = ranking.lexical_sql(query, [3.0, 1.0])
+    db = sqlite3.connect(":memory:")
+    got = [db.execute(f"SELECT {sql} FROM (SELECT -2.0 AS b) AS f, (SELECT ? AS terms) AS m",
+                      (*needles, terms)).fetchone()[0] for terms in (" alpha ", " beta ")]
+    assert got == [pytest.approx(2.0 * 1.75), pytest.approx(2.0 * 1.25)]
+    # no weight at all (no term in the store): every term counts alike
+    assert ranking.lexical_sql(query, [0.0, 0.0]) == ranking.lexical_sql(query)
+
+
 def test_parse_query_reads_when_and_the_named_period() -> None:
     parsed = ranking.parse_query("When did Melanie go camping in June?")
     assert parsed is not None and parsed.when and parsed.period == "[0-9][0-9][0-9][0-9]-06-*"

@@ -303,3 +303,19 @@ def test_a_question_names_a_period(question: str, period: str | None) -> None:
 ])
 def test_verbs_years_and_impossible_dates_name_no_period(question: str) -> None:
     assert text.named_period(question) is None
+
+
+def test_hyphenated_compounds_are_joined() -> None:
+    assert text.closed_compounds("Running to de-stress; e-mail my Co-Worker") == ["destress", "email", "coworker"]
+    # numbers, single letters on both sides and chains are no compounds
+    assert text.closed_compounds("pages 3-4, x-y axis, a well-to-do family") == []
+    assert text.closed_compounds("plain words only") == []
+
+
+def test_a_query_joins_short_open_neighbours_too() -> None:
+    assert text.closed_compounds("What happened on their road trip?", open_pairs=True) == ["roadtrip"]
+    assert text.closed_compounds("sun set at the camp fire", open_pairs=True) == ["sunset", "campfire"]
+    # long words are no parts of a compound; stop words and numbers are never joined
+    assert text.closed_compounds("deploy staging database", open_pairs=True) == []
+    assert text.closed_compounds("the road 66 trip", open_pairs=True) == []
+    assert text.closed_compounds("road trip", open_pairs=False) == []

@@ -53,6 +53,7 @@ __all__ = [
     "bigrams",
     "cjk_runs",
     "cjk_terms",
+    "closed_compounds",
     "fold",
     "is_blank",
     "is_stop_bigram",
@@ -220,6 +221,32 @@ def cjk_terms(text: str) -> str:
     return " ".join(out)
 
 
+# Two words joined by one hyphen: "de-stress", "e-mail", "co-worker" (not "well-to-do").
+_HYPHENATED = re.compile(r"(?<![\w-])([^\W\d_]+)-([^\W\d_]+)(?![\w-])")
+# Open compounds ("road trip", "sun set") are joined when both parts are short
+# root words, as the parts of closed English compounds are ("roadtrip", "sunset").
+_COMPOUND_PART = 5
+
+
+def closed_compounds(text: str, open_pairs: bool = False) -> list[str]:
+    """The closed forms of the compounds ``text`` writes hyphenated ("de-stress" -> "destress"), folded.
+
+    People write one compound closed, open or hyphenated; unicode61 splits
+    the hyphenated and open forms into two words, so the closed form is
+    indexed and asked too. With ``open_pairs`` (a query), two neighbouring
+    short words are joined as well ("road trip" -> "roadtrip").
+    """
+    folded = fold(text)
+    found = [a + b for a, b in _HYPHENATED.findall(folded) if not (len(a) == 1 and len(b) == 1)] \
+        if "-" in folded else []
+    if open_pairs:
+        said = words(folded)
+        found.extend(a + b for a, b in zip(said, said[1:])
+                     if len(a) <= _COMPOUND_PART and len(b) <= _COMPOUND_PART and a not in STOP_WORDS
+                     and b not in STOP_WORDS and not (a.isdigit() or b.isdigit()) and len(a) + len(b) > 3)
+    return list(dict.fromkeys(found))
+
+
 def is_stop_bigram(gram: str) -> bool:
     """True when every character of a CJK bigram is a grammar character."""
     return all(ch in CJK_STOP_CHARS for ch in gram)
@@ -312,7 +339,6 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 TIME_WORDS = frozenset((*(m for m in MONTHS if m not in ("may", "march")), *_WEEKDAYS, "yesterday", "today", "tonight", "tomorrow", "ago", "day", "days",
                         "week", "weeks", "weekend", "month", "months", "year", "years", "last", "next", "recently",
                         "lately", "hier", "demain", "semaine", "mois", "annee", "dernier", "derniere"))
-_YEAR = re.compile(r"(?:19|20)\d\d")
 # Question words that ask for a moment.
 _WHEN_WORDS = frozenset(("when", "quand"))
 _MONTH_NAMES = "|".join(m.capitalize() for m in MONTHS)
@@ -332,7 +358,8 @@ _ANY_YEAR = "[0-9][0-9][0-9][0-9]"
 
 def states_time(text: str) -> bool:
     """True when ``text`` names a moment: a relative time word, a month, a weekday or a year."""
-    return any(w in TIME_WORDS or (len(w) == 4 and _YEAR.fullmatch(w) is not None) for w in words(text))
+    said = words(text)
+    return not TIME_WORDS.isdisjoint(said) or any(len(w) == 4 and w[:2] in ("19", "20") and w.isdigit() for w in said)
 
 
 def asks_when(query: str) -> bool:

@@ -36,7 +36,8 @@ SCHEMA_VERSION = "4"
 # an index whose rows were made another way is rebuilt, not trusted.
 # 3: stems from PyStemmer's porter, one English and French stop list.
 # 4: episodes are rows too (type "episode"); memories carry their project.
-# 5: rows say whether their text states a time (the ``dated`` column, schema 4).
+# 5: rows say whether their text states a time (the ``dated`` column, schema 4);
+#    keys hold the closed forms of hyphenated compounds.
 ROWS_VERSION = "5"
 # Meta keys are the caller's (the indexed commit, its own versions); this one
 # is the table layout's, named so that no caller's key collides with it.
@@ -58,7 +59,7 @@ _SCHEMA = (
     id TEXT NOT NULL UNIQUE,
     path TEXT NOT NULL,
     content TEXT NOT NULL,
-    keys TEXT NOT NULL,          -- keywords and tags, for the FTS keys column
+    keys TEXT NOT NULL,          -- keywords, tags, closed compounds: the FTS keys column
     cjk TEXT NOT NULL,           -- CJK bigrams, for the FTS cjk column
     terms TEXT NOT NULL,         -- " stem stem … ": no stop words, space padded, for the reranker
     type TEXT NOT NULL,
@@ -87,6 +88,8 @@ _SCHEMA = (
     content='memory', content_rowid='rid',
     tokenize='porter unicode61 remove_diacritics 2'
     )""",
+    # how many memories hold each term: the rarity that weighs a query term's coverage
+    "CREATE VIRTUAL TABLE memory_vocab USING fts5vocab (memory_fts, 'row')",
     f"INSERT INTO meta VALUES ('{_SCHEMA_KEY}', '{SCHEMA_VERSION}')",
 )
 
@@ -205,8 +208,8 @@ class Index:
 
     def _upsert_one(self, row: IndexRow) -> None:
         self._unindex(row.id)
-        keys = " ".join((*row.keywords, *row.tags))
-        content = f"{row.content}\n{keys}"
+        content = f"{row.content}\n{' '.join((*row.keywords, *row.tags))}"
+        keys = ranking.fts_keys(row.keywords, row.tags, row.content)
         cjk = text.cjk_terms(content)
         seq = None if row.type == EPISODE else _sequence(row.source_id or row.id)
         cur = self._db.execute(
@@ -349,14 +352,16 @@ class Index:
         m_sql, m_params = ranking.filter_sql(filters, "m")
         n_sql, n_params = ranking.filter_sql(filters, "n")
         ranked = f"SELECT rowid, {ranking.BM25} AS b FROM memory_fts WHERE memory_fts MATCH ? ORDER BY b LIMIT ?"
-        rows = self._gather(ranked, (query.fts, limit), query, m_sql, m_params, n_sql, n_params)
+        weights = self._rarity(query)
+        rows = self._gather(ranked, (query.fts, limit), query, weights, m_sql, m_params, n_sql, n_params)
         # two memories may claim one source position, so count distinct matches
         if len({row[0] for row in rows}) == limit and not all(row[_OK] for row in rows):
             ranked = (
                 f"SELECT m.rid AS rowid, {ranking.BM25} AS b FROM memory_fts JOIN memory AS m ON m.rid = memory_fts.rowid"
                 f" WHERE memory_fts MATCH ?{m_sql} ORDER BY b LIMIT ?"
             )
-            rows = self._gather(ranked, (query.fts, *m_params, limit), query, m_sql, m_params, n_sql, n_params)
+            rows = self._gather(ranked, (query.fts, *m_params, limit), query, weights, m_sql, m_params, n_sql,
+                                n_params)
         out: dict[int, ranking.Candidate] = {}
         followers = []
         for rid, importance, ts, lexical, ok, n_rid, n_importance, n_ts, asks in rows:
@@ -368,12 +373,21 @@ class Index:
             out.setdefault(rid, c)
         return out
 
+    def _rarity(self, query: ranking.Query) -> list[float]:
+        """Each query term's weight in the coverage bonus, from how many memories hold it."""
+        marks = ",".join("?" * len(query.terms))
+        # the highest row number stands for the row count: exact until rows are deleted, and O(1)
+        found = self._call(self._db.execute, f"SELECT term, doc, (SELECT max(rid) FROM memory) FROM memory_vocab"
+                                             f" WHERE term IN ({marks})", query.terms).fetchall()
+        docs = {term: int(n) for term, n, _ in found}
+        return ranking.rarity([docs.get(t, 0) for t in query.terms], int(found[0][2]) if found else 0)
+
     def _gather(
-        self, ranked: str, ranked_params: tuple[object, ...], query: ranking.Query,
+        self, ranked: str, ranked_params: tuple[object, ...], query: ranking.Query, weights: list[float],
         m_sql: str, m_params: tuple[object, ...], n_sql: str, n_params: tuple[object, ...],
     ) -> list[tuple[Any, ...]]:  # fmt: skip
         """The ``ranked`` matches' lexical scores, whether each passes the filters, and followers."""
-        lexical, lexical_params = ranking.lexical_sql(query)
+        lexical, lexical_params = ranking.lexical_sql(query, weights)
         return self._call(
             self._db.execute,
             f"SELECT m.rid, m.importance, m.accessed_ts, {lexical}, (1{m_sql}), n.rid, n.importance, n.accessed_ts,"

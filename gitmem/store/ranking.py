@@ -20,8 +20,13 @@ Lexical relevance, computed for the top ``CANDIDATES`` FTS5 matches:
 1. FTS5 bm25 (k1 1.2, b 0.75) over the query's content words, OR semantics,
    stop words dropped (they cost most of the query time and carry no topic),
    porter stemming, over three equally weighted columns: content, keywords
-   and tags, CJK bigrams;
-2. times ``1 + coverage`` (the share of distinct query terms the memory holds)
+   and tags, CJK bigrams; a compound is asked and indexed closed too (a
+   query's "road trip" and "de-stress" ask "roadtrip" and "destress"; a
+   memory's "de-stress" is found by "destress"), never counted in step 2;
+2. times ``1 + coverage`` (the share of distinct query terms the memory holds,
+   each term weighed by its rarity in the store, its inverse document
+   frequency: a name or a rare topic word counts for more than a word found
+   in half the memories, such as a speaker's name in a conversation)
    and ``1 + 0.3 * adjacency`` (the share of neighbouring query-term pairs that
    are neighbours in the memory too): a memory that answers the whole question
    beats one that repeats a single word of it many times;
@@ -54,7 +59,7 @@ from gitmem.base import text
 
 TYPE_CHECKING = False  # typing costs milliseconds of every recall process: annotations only
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Sequence
 
 # Weights of the final score; they sum to 1 so a score reads as 0..1.
 W_RELEVANCE = 0.75
@@ -81,6 +86,10 @@ _CONTEXT_FROM_NEXT = 0.1
 # A "when" question favours memories that state a time; a named period, those made in it.
 _TIME_STATED_WEIGHT = 0.5
 _PERIOD_WEIGHT = 1.0
+# Coverage counts each query term by its rarity in the store (names, rare topics) rather than alike.
+_RARITY_WEIGHTED = True
+# Compounds written hyphenated or open are indexed and asked closed too ("de-stress", "road trip").
+_JOIN_COMPOUNDS = True
 
 _HIDDEN_TIERS = ("archive",)
 _HIDDEN_BANDS = ("background", "fading")
@@ -123,6 +132,12 @@ def terms(content: str, cjk: str) -> str:
     return f" {stems} {cjk} " if cjk else f" {stems} "
 
 
+def fts_keys(keywords: Sequence[str], tags: Sequence[str], content: str) -> str:
+    """The ``keys`` column FTS5 indexes: keywords, tags, and the closed forms of the content's compounds."""
+    joined = text.closed_compounds(content) if _JOIN_COMPOUNDS else []
+    return " ".join((*keywords, *tags, *joined))
+
+
 def parse_query(query: str) -> Query | None:
     """The FTS5 expression and rerank terms of a free-text query, or None.
 
@@ -142,22 +157,39 @@ def parse_query(query: str) -> Query | None:
     parts = [f'"{w}"' for w in words + grams] + [f'"{p}"*' for p in dict.fromkeys(prefixes)]
     if not parts:
         return None
+    if _JOIN_COMPOUNDS:  # asked, never counted in the coverage: they stand for words already there
+        parts += [f'"{c}"' for c in text.closed_compounds(query, open_pairs=True) if c not in words]
     stems = [text.stem(w) for w in words]
     terms = tuple(dict.fromkeys(stems + grams + prefixes))
     return Query(" OR ".join(parts), terms, frozenset(zip(stems, stems[1:])), tuple(dict.fromkeys(prefixes)),
                  text.asks_when(query), text.named_period(query))
 
 
-def lexical_sql(query: Query) -> tuple[str, tuple[str, ...]]:
+def rarity(doc_counts: Sequence[int], rows: int) -> list[float]:
+    """The weight of each query term in the coverage bonus: its inverse document frequency.
+
+    A term no memory holds weighs nothing (no candidate can cover it); one in
+    every memory (a speaker's name in a conversation) weighs little.
+    """
+    return [math.log(1.0 + rows / (n + 0.5)) if n > 0 else 0.0 for n in doc_counts]
+
+
+def lexical_sql(query: Query, weights: Sequence[float] | None = None) -> tuple[str, tuple[str, ...]]:
     """SQL for bm25 times the coverage and adjacency bonuses (module doc, step 2).
 
     Evaluated by SQLite over the padded ``terms`` column, so the candidates'
-    text never has to become Python strings.
+    text never has to become Python strings. ``weights`` (one per query
+    term, see ``rarity``) weigh the coverage; without them every term counts alike.
     """
     # a lone CJK character matches every term it starts; other terms whole
     needles = [f" {t}" if t in query.prefixes else f" {t} " for t in query.terms]
-    covered = " + ".join("(instr(m.terms, ?) > 0)" for _ in needles)
-    sql = f"(-f.b * (1.0 + {_COVERAGE_WEIGHT / len(needles)!r} * ({covered}))"
+    total = sum(weights) if weights is not None and _RARITY_WEIGHTED else 0.0
+    if weights is not None and total > 0:
+        covered = " + ".join(f"{w / total!r} * (instr(m.terms, ?) > 0)" for w in weights)
+        sql = f"(-f.b * (1.0 + {_COVERAGE_WEIGHT!r} * ({covered}))"
+    else:
+        covered = " + ".join("(instr(m.terms, ?) > 0)" for _ in needles)
+        sql = f"(-f.b * (1.0 + {_COVERAGE_WEIGHT / len(needles)!r} * ({covered}))"
     if query.pairs:
         needles += [f" {a} {b} " for a, b in sorted(query.pairs)]
         adjacent = " + ".join("(instr(m.terms, ?) > 0)" for _ in query.pairs)
