@@ -87,6 +87,8 @@ _ASCII_WORD = re.compile("[a-z0-9]+")
 def _unicode_pattern(kind: str) -> re.Pattern[str]:
     if kind == "word":
         return re.compile(f"[^\\W_{_CJK_RANGES}]+")
+    if kind == "hyphenated":
+        return re.compile(r"(?<![\w-])([^\W\d_]+)-([^\W\d_]+)(?![\w-])")
     return re.compile(f"[{_CJK_RANGES}]+")
 
 
@@ -222,7 +224,8 @@ def cjk_terms(text: str) -> str:
 
 
 # Two words joined by one hyphen: "de-stress", "e-mail", "co-worker" (not "well-to-do").
-_HYPHENATED = re.compile(r"(?<![\w-])([^\W\d_]+)-([^\W\d_]+)(?![\w-])")
+# The Unicode pattern costs milliseconds to compile: made for the first text outside ASCII.
+_ASCII_HYPHENATED = re.compile(r"(?<![\w-])([a-z]+)-([a-z]+)(?![\w-])")
 # Open compounds ("road trip", "sun set") are joined when both parts are short
 # root words, as the parts of closed English compounds are ("roadtrip", "sunset").
 _COMPOUND_PART = 5
@@ -237,8 +240,10 @@ def closed_compounds(text: str, open_pairs: bool = False) -> list[str]:
     short words are joined as well ("road trip" -> "roadtrip").
     """
     folded = fold(text)
-    found = [a + b for a, b in _HYPHENATED.findall(folded) if not (len(a) == 1 and len(b) == 1)] \
-        if "-" in folded else []
+    found: list[str] = []
+    if "-" in folded:
+        pattern = _ASCII_HYPHENATED if folded.isascii() else _unicode_pattern("hyphenated")
+        found = [a + b for a, b in pattern.findall(folded) if not (len(a) == 1 and len(b) == 1)]
     if open_pairs:
         said = words(folded)
         found.extend(a + b for a, b in zip(said, said[1:])
@@ -345,15 +350,21 @@ _MONTH_NAMES = "|".join(m.capitalize() for m in MONTHS)
 # A calendar date as people write it: "October 13, 2023", "13 October 2023",
 # "in June", "June 2023"; month names are capitalised in English, which tells
 # the month "May" from the verb. ISO dates ("2023-10-13", "2023-10") too.
-_NAMED_DATE = re.compile(
+_NAMED_DATE = (
     rf"(?:\b(?P<day1>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?)?\b(?P<month>{_MONTH_NAMES})\b"
     r"(?:\s+(?P<day2>\d{1,2})(?:st|nd|rd|th)?\b)?(?:,?\s+(?P<year>(?:19|20)\d\d)\b)?"
 )
-_ISO_DATE = re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<month>0[1-9]|1[0-2])(?:-(?P<day>0[1-9]|[12]\d|3[01]))?\b")
+_ISO_DATE = r"\b(?P<year>(?:19|20)\d\d)-(?P<month>0[1-9]|1[0-2])(?:-(?P<day>0[1-9]|[12]\d|3[01]))?\b"
+_MONTH_CAPITALS = tuple(m.capitalize() for m in MONTHS)
 # "May" and "March" are verbs too: alone they name a month only after "in"
 # ("in May"), or with a day or a year beside them.
 _AMBIGUOUS_MONTHS = frozenset(("May", "March"))
 _ANY_YEAR = "[0-9][0-9][0-9][0-9]"
+
+
+@lru_cache(maxsize=2)
+def _date_pattern(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 def states_time(text: str) -> bool:
@@ -376,11 +387,13 @@ def named_period(query: str) -> str | None:
     "last year").
     """
     plain = unaccent(query)
-    found = _ISO_DATE.search(plain)
+    if not any(ch.isdigit() for ch in plain) and not any(m in plain for m in _MONTH_CAPITALS):
+        return None   # the usual question names no date: no pattern compiled in a recall process
+    found = _date_pattern(_ISO_DATE).search(plain)
     if found is not None:
         year, month, day = found.group("year"), found.group("month"), found.group("day")
         return f"{year}-{month}-{day}*" if day else f"{year}-{month}-*"
-    for found in _NAMED_DATE.finditer(plain):
+    for found in _date_pattern(_NAMED_DATE).finditer(plain):
         day = found.group("day1") or found.group("day2")
         year = found.group("year")
         month_name = found.group("month")
