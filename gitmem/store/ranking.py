@@ -174,7 +174,7 @@ def rarity(doc_counts: Sequence[int], rows: int) -> list[float]:
     return [math.log(1.0 + rows / (n + 0.5)) if n > 0 else 0.0 for n in doc_counts]
 
 
-def lexical_sql(query: Query, weights: Sequence[float] | None = None) -> tuple[str, tuple[str, ...]]:
+def lexical_sql(query: Query, weights: Sequence[float] | None = None) -> tuple[str, tuple[object, ...]]:
     """SQL for bm25 times the coverage and adjacency bonuses (module doc, step 2).
 
     Evaluated by SQLite over the padded ``terms`` column, so the candidates'
@@ -182,10 +182,12 @@ def lexical_sql(query: Query, weights: Sequence[float] | None = None) -> tuple[s
     term, see ``rarity``) weigh the coverage; without them every term counts alike.
     """
     # a lone CJK character matches every term it starts; other terms whole
-    needles = [f" {t}" if t in query.prefixes else f" {t} " for t in query.terms]
+    needles: list[object] = [f" {t}" if t in query.prefixes else f" {t} " for t in query.terms]
     total = sum(weights) if weights is not None and _RARITY_WEIGHTED else 0.0
     if weights is not None and total > 0:
-        covered = " + ".join(f"{w / total!r} * (instr(m.terms, ?) > 0)" for w in weights)
+        # the weights are bound, not written in: the SQL text, and so SQLite's prepared statement, stays the same
+        covered = " + ".join("? * (instr(m.terms, ?) > 0)" for _ in weights)
+        needles = [x for w, needle in zip(weights, needles) for x in (w / total, needle)]
         sql = f"(-f.b * (1.0 + {_COVERAGE_WEIGHT!r} * ({covered}))"
     else:
         covered = " + ".join("(instr(m.terms, ?) > 0)" for _ in needles)
