@@ -30,7 +30,7 @@ from types import ModuleType
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from gitmem.store import index  # noqa: E402
+from gitmem.store import index, ranking  # noqa: E402
 
 # From the benchmark's README: SQLite FTS5 with the porter tokenizer, the best.
 BASELINE = {
@@ -119,15 +119,25 @@ def evaluate(
 
 @contextmanager
 def patched(**values: float) -> Iterator[None]:
-    """Temporarily change ranking constants of gitmem.store.index (ablations only)."""
-    old = {name: getattr(index, name) for name in values}
+    """Temporarily change ranking constants of gitmem.store.ranking (ablations only)."""
+    old = {name: getattr(ranking, name) for name in values}
     for name, value in values.items():
-        setattr(index, name, value)
+        setattr(ranking, name, value)
     try:
         yield
     finally:
         for name, value in old.items():
-            setattr(index, name, value)
+            setattr(ranking, name, value)
+
+
+# The recall methods of issue 13, each switched off by these values.
+METHODS: dict[str, dict[str, float]] = {
+    "question answered by the next turn": {"_CONTEXT_FROM_QUESTION": 0.5},
+    "'when' favours turns stating a time": {"_TIME_STATED_WEIGHT": 0.0},
+    "named date favours turns made then": {"_PERIOD_WEIGHT": 0.0},
+    "coverage weighs terms by rarity": {"_RARITY_WEIGHTED": False},
+    "compounds asked and indexed closed": {"_JOIN_COMPOUNDS": False},
+}
 
 
 def flat(n: int) -> float:
@@ -183,6 +193,18 @@ def main(argv: list[str] | None = None) -> int:
     for label, values in ablations:
         with patched(**values):
             report(label, evaluate(common, convs, flat, True), convs)
+    print("methods (import-like run: encode keywords + importance)")
+    none: dict[str, float] = {k: v for values in METHODS.values() for k, v in values.items()}
+    with patched(**none):
+        report("  none of them (before)", evaluate(common, convs, flat, True, True), convs)
+    for label, values in METHODS.items():
+        others = {k: v for k, v in none.items() if k not in values}
+        with patched(**others):
+            report(f"  alone: {label}", evaluate(common, convs, flat, True, True), convs)
+    for label, values in METHODS.items():
+        with patched(**values):
+            report(f"  all but: {label}", evaluate(common, convs, flat, True, True), convs)
+    report("  all of them", evaluate(common, convs, flat, True, True), convs)
     return 0
 
 

@@ -405,3 +405,106 @@ def test_upsert_replaces_the_terms_of_a_changed_memory(empty: Index) -> None:
 def test_full_width_text_is_found_as_fts5_tokenizes_it(empty: Index) -> None:
     empty.upsert([row("m-1", "ＡＢＣ release")])
     assert ids(empty, "ａｂｃ") == ["m-1"]  # unicode61 folds case, not width
+
+
+# ---------------------------------------------------------------- time, questions, names (issue 13 item 4)
+
+
+def turn(mid: str, content: str, day: str, source: str | None = None) -> IndexRow:
+    return row(mid, content, created=f"{day}T10:00:00Z", source_id=source)
+
+
+def test_a_named_date_finds_the_turn_of_that_date() -> None:
+    with Index(":memory:") as ix:
+        ix.upsert([turn("m-june", "We went camping with the kids", "2023-06-20"),
+                   turn("m-july", "We went camping with the kids", "2023-07-01"),
+                   turn("m-aug", "We went camping with the kids", "2023-08-10")])
+        assert ids(ix, "Where did we go camping on July 1, 2023?")[0] == "m-july"
+        assert ids(ix, "What about camping in August?")[0] == "m-aug"
+        assert ids(ix, "camping in 2023-06")[0] == "m-june"
+
+
+def test_a_named_date_lifts_but_never_replaces_the_words() -> None:
+    with Index(":memory:") as ix:
+        ix.upsert([turn("m-words", "The pottery class was wonderful", "2023-05-02"),
+                   turn("m-date", "Just an ordinary day at work", "2023-10-13")])
+        assert ids(ix, "How was the pottery class on October 13, 2023?") == ["m-words"]
+
+
+def test_a_when_question_favours_the_turn_that_states_a_time() -> None:
+    with Index(":memory:") as ix:
+        ix.upsert([row("m-plain", "Pottery class, so much fun"),
+                   row("m-dated", "I signed up for the pottery class yesterday, with a friend of mine")])
+        assert ids(ix, "pottery class")[0] == "m-plain"   # the shorter match, as bm25 says
+        assert ids(ix, "When did she sign up for the pottery class?")[0] == "m-dated"
+        assert ids(ix, "When was the pottery class?")[0] == "m-dated"
+
+
+def test_the_answer_follows_the_question_it_answers() -> None:
+    with Index(":memory:") as ix:
+        ix.upsert([
+            row("t1", "Caroline: I loved the book about the lighthouse keeper", source_id="c:D1:1"),
+            row("t2", "Melanie: What did you take away from the lighthouse book?", source_id="c:D1:2"),
+            row("t3", "Caroline: It taught me patience and how to ask for help", source_id="c:D1:3"),
+            row("t4", "Melanie: The lighthouse was closed, the book shop too", source_id="c:D1:4"),
+            row("t5", "Caroline: Right, we saw it from the boat", source_id="c:D1:5"),
+        ])
+        found = ids(ix, "What did Caroline take away from the lighthouse book?")
+        # the answer outranks a statement that shares the question's words, and the memory after it
+        assert found.index("t3") < found.index("t4") < found.index("t5")
+
+
+def test_an_entity_name_outranks_common_words() -> None:
+    with Index(":memory:") as ix:
+        ix.upsert([row(f"m-{n}", f"The project meeting ran long again, note {n}") for n in range(12)]
+                  + [row("m-nicole", "Nicole said the budget is fine")])
+        assert ids(ix, "What did Nicole say about the project meeting?")[0] == "m-nicole"
+
+
+def test_an_exact_match_stays_first_against_every_boost() -> None:
+    with Index(":memory:") as ix:
+        ix.upsert([
+            turn("m-exact", "We rotate the deploy key after each release", "2023-03-01"),
+            turn("m-dated", "Yesterday the key was on my desk", "2023-10-13", "s:L1"),
+            turn("m-ask", "Which deploy do you mean?", "2023-10-13", "s:L2"),
+            turn("m-answer", "The one before lunch", "2023-10-13", "s:L3"),
+        ])
+        assert ids(ix, "When did we rotate the deploy key on October 13, 2023?")[0] == "m-exact"
+        assert ids(ix, "rotate the deploy key")[0] == "m-exact"
+
+
+def test_an_index_of_the_previous_layout_is_refused_for_a_rebuild(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite"
+    with Index(path) as ix:
+        ix.upsert([row("m-1", "made by an older gitmem")])
+    db = sqlite3.connect(path)
+    db.execute("ALTER TABLE memory DROP COLUMN dated")
+    db.execute("UPDATE meta SET value = '3' WHERE key LIKE '%schema%'")
+    db.commit()
+    db.close()
+    with pytest.raises(IndexCorrupt):
+        Index(path)
+
+
+def test_a_rare_name_counts_for_more_than_a_common_one_in_the_coverage() -> None:
+    with Index(":memory:") as ix:
+        ix.upsert([row(f"m-{n}", f"Caroline: note {n} about the weather and the garden") for n in range(20)]
+                  + [row("m-common", "Caroline: the keeper of the garden shed, Caroline said"),
+                     row("m-rare", "Melanie: Nicole keeps the lighthouse garden shed")])
+        assert ids(ix, "What did Caroline say about Nicole and the shed?")[0] == "m-rare"
+
+
+def test_a_compound_is_found_open_hyphenated_or_closed() -> None:
+    with Index(":memory:") as ix:
+        ix.upsert([row("m-trip", "That roadtrip this past weekend was wild"),
+                   row("m-stress", "Running farther helps me de-stress"),
+                   row("m-road", "The road to the trip planner was closed")])
+        assert "m-trip" in ids(ix, "What happened on the road trip?")   # found at all; words first
+        assert ids(ix, "How does she destress?") == ["m-stress"]
+        assert ids(ix, "How does she de-stress?")[0] == "m-stress"
+
+
+def test_a_compound_never_drowns_the_exact_words() -> None:
+    with Index(":memory:") as ix:
+        ix.upsert([row("m-exact", "Our road trip to the coast"), row("m-closed", "A roadtrip, once")])
+        assert ids(ix, "road trip to the coast")[0] == "m-exact"

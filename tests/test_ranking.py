@@ -132,6 +132,50 @@ def test_lexical_sql_computes_coverage_in_sqlite() -> None:
     assert rows[0][0] == pytest.approx(2.0 * 1.5)  # half the terms covered
 
 
+def test_a_when_question_weighs_memories_that_state_a_time() -> None:
+    query = Query('"a"', ("alpha",), frozenset(), (), when=True)
+    sql, needles = ranking.lexical_sql(query)
+    db = sqlite3.connect(":memory:")
+    found = [db.execute(f"SELECT {sql} FROM (SELECT -2.0 AS b) AS f, (SELECT ? AS terms, ? AS dated) AS m",
+                        (*needles, " alpha ", dated)).fetchone()[0] for dated in (0, 1)]
+    assert found == [pytest.approx(4.0), pytest.approx(4.0 * (1 + ranking._TIME_STATED_WEIGHT))]
+    assert "dated" not in ranking.lexical_sql(query._replace(when=False))[0]
+
+
+def test_a_named_period_weighs_memories_made_in_it() -> None:
+    query = Query('"a"', ("alpha",), frozenset(), (), period="2023-10-*")
+    sql, needles = ranking.lexical_sql(query)
+    assert needles == (" alpha ", "2023-10-*")
+    db = sqlite3.connect(":memory:")
+    found = [db.execute(f"SELECT {sql} FROM (SELECT -2.0 AS b) AS f, (SELECT ? AS terms, ? AS created) AS m",
+                        (*needles, " alpha ", created)).fetchone()[0]
+             for created in ("2023-09-30T23:59:59Z", "2023-10-13T10:00:00Z", "2024-10-01T00:00:00Z")]
+    assert found == [pytest.approx(4.0), pytest.approx(4.0 * (1 + ranking._PERIOD_WEIGHT)), pytest.approx(4.0)]
+
+
+def test_rarity_weighs_rare_terms_more_and_absent_terms_nothing() -> None:
+    common, rare, absent = ranking.rarity([500, 3, 0], 1000)
+    assert rare > common > 0 and absent == 0.0
+
+
+def test_coverage_weighed_by_rarity() -> None:
+    query = Query('"a"', ("alpha", "beta"), frozenset(), ())
+    sql, needles = ranking.lexical_sql(query, [3.0, 1.0])
+    db = sqlite3.connect(":memory:")
+    got = [db.execute(f"SELECT {sql} FROM (SELECT -2.0 AS b) AS f, (SELECT ? AS terms) AS m",
+                      (*needles, terms)).fetchone()[0] for terms in (" alpha ", " beta ")]
+    assert got == [pytest.approx(2.0 * 1.75), pytest.approx(2.0 * 1.25)]
+    # no weight at all (no term in the store): every term counts alike
+    assert ranking.lexical_sql(query, [0.0, 0.0]) == ranking.lexical_sql(query)
+
+
+def test_parse_query_reads_when_and_the_named_period() -> None:
+    parsed = ranking.parse_query("When did Melanie go camping in June?")
+    assert parsed is not None and parsed.when and parsed.period == "[0-9][0-9][0-9][0-9]-06-*"
+    parsed = ranking.parse_query("camping trip")
+    assert parsed is not None and not parsed.when and parsed.period is None
+
+
 # ------------------------------------------------------------------ relevance
 
 
@@ -140,6 +184,14 @@ def test_a_follower_gains_half_of_its_predecessor_and_gives_a_tenth_back() -> No
     assert ranking.relevance(candidates) == {1: 10.0, 2: 5.0}
     candidates = {1: Candidate(0.5, None, 10.0, 2), 2: Candidate(0.5, None, 4.0, None)}
     assert ranking.relevance(candidates) == {1: pytest.approx(10.4), 2: pytest.approx(9.0)}
+
+
+def test_the_answer_to_a_question_gains_all_of_its_score() -> None:
+    # a memory that asks something is answered by the next one: all its score passes on, not half
+    candidates = {1: Candidate(0.5, None, 10.0, 2, True), 2: Candidate(0.5, None, 0.0, None)}
+    assert ranking.relevance(candidates) == {1: 10.0, 2: 10.0}
+    candidates = {1: Candidate(0.5, None, 10.0, 2, True), 2: Candidate(0.5, None, 4.0, None)}
+    assert ranking.relevance(candidates) == {1: pytest.approx(10.4), 2: pytest.approx(14.0)}
 
 
 def test_a_follower_outside_the_candidates_changes_nothing() -> None:

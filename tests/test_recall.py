@@ -139,6 +139,24 @@ def test_open_index_rebuilds_rows_of_another_version(repo: Any, repo_dir: Path) 
         ix.close()
 
 
+def test_an_index_built_by_the_previous_layout_is_rebuilt(repo: Any, repo_dir: Path) -> None:
+    import sqlite3
+
+    from gitmem.base import state
+
+    mid = remember(repo, "We went camping yesterday")
+    remember(repo, "Camping gear list: tent, stove, camping mats", minutes=1)
+    recall.open_index(repo_dir).close()
+    db = sqlite3.connect(state.index_path(repo_dir))   # as the previous gitmem left it: no dated column, schema 3, rows 4
+    db.execute("ALTER TABLE memory DROP COLUMN dated")
+    db.execute("UPDATE meta SET value = '3' WHERE key = 'gitmem.store.index.schema'")
+    db.execute("UPDATE meta SET value = '4' WHERE key = 'schema'")
+    db.commit()
+    db.close()
+    found = recall.recall(repo_dir, "When did we go camping?", now=NOW, log=False)
+    assert [r.id for r in found][:1] == [mid]
+
+
 def test_open_index_follows_a_new_commit(repo: Any, repo_dir: Path) -> None:
     remember(repo, "before")
     recall.open_index(repo_dir).close()

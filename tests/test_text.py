@@ -251,3 +251,71 @@ def test_content_stems_leave_out_stop_words_and_add_cjk_bigrams() -> None:
     assert text.content_stems("Deploy the services to staging") == ["deploi", "servic", "stage"]
     assert "数据" in text.content_stems("数据库的配置")
     assert text.content_stems("the and of") == []
+
+
+# ------------------------------------------------------------------ time in words
+
+
+@pytest.mark.parametrize("said", [
+    "I went to the pottery class yesterday", "We went camping two weeks ago", "Back in October we moved",
+    "I painted that lake sunrise last year", "See you on Friday!", "It was 2022, I think", "Hier, on a fini",
+    "We did it last weekend", "I've been painting lately",
+])
+def test_a_text_that_names_a_moment_states_a_time(said: str) -> None:
+    assert text.states_time(said)
+
+
+@pytest.mark.parametrize("said", [
+    "It may rain, but we march on", "I love painting landscapes", "Port 5432 is open", "", "the 1800 bus",
+    "我每天早上喝咖啡",
+])
+def test_a_text_without_a_moment_states_no_time(said: str) -> None:
+    assert not text.states_time(said)
+
+
+def test_when_questions_ask_for_a_moment() -> None:
+    assert text.asks_when("When did Caroline go to the support group?")
+    assert text.asks_when("Quand a-t-elle déménagé ?")
+    assert text.asks_when("and when was that")
+    assert not text.asks_when("What did Caroline paint?")
+    assert not text.asks_when("Whenever it rains, what do we do?")
+
+
+@pytest.mark.parametrize(("question", "period"), [
+    ("What painting did she show on October 13, 2023?", "2023-10-13*"),
+    ("What happened on 13th of October 2023?", "2023-10-13*"),
+    ("What did we decide on 2 March?", "[0-9][0-9][0-9][0-9]-03-02*"),
+    ("When did Melanie go camping in June?", "[0-9][0-9][0-9][0-9]-06-*"),
+    ("What setback did she face in October 2023?", "2023-10-*"),
+    ("What happened in May?", "[0-9][0-9][0-9][0-9]-05-*"),
+    ("notes of 2024-02-29 please", "2024-02-29*"),
+    ("the 2024-02 release", "2024-02-*"),
+    ("Qu'a-t-on fait en Août 2023 ?", None),  # French month names are lower-case words: not read as dates
+    ("Anything from October 45?", "[0-9][0-9][0-9][0-9]-10-*"),
+])
+def test_a_question_names_a_period(question: str, period: str | None) -> None:
+    assert text.named_period(question) == period
+
+
+@pytest.mark.parametrize("question", [
+    "May I ask what you painted?", "March forward, what then?", "what did you do in 2022?", "how may we help",
+    "version 2023-13-01 of the file", "", "The june bug",
+])
+def test_verbs_years_and_impossible_dates_name_no_period(question: str) -> None:
+    assert text.named_period(question) is None
+
+
+def test_hyphenated_compounds_are_joined() -> None:
+    assert text.closed_compounds("Running to de-stress; e-mail my Co-Worker") == ["destress", "email", "coworker"]
+    # numbers, single letters on both sides and chains are no compounds
+    assert text.closed_compounds("pages 3-4, x-y axis, a well-to-do family") == []
+    assert text.closed_compounds("plain words only") == []
+
+
+def test_a_query_joins_short_open_neighbours_too() -> None:
+    assert text.closed_compounds("What happened on their road trip?", open_pairs=True) == ["roadtrip"]
+    assert text.closed_compounds("sun set at the camp fire", open_pairs=True) == ["sunset", "campfire"]
+    # long words are no parts of a compound; stop words and numbers are never joined
+    assert text.closed_compounds("deploy staging database", open_pairs=True) == []
+    assert text.closed_compounds("the road 66 trip", open_pairs=True) == []
+    assert text.closed_compounds("road trip", open_pairs=False) == []

@@ -31,12 +31,14 @@ if TYPE_CHECKING:
 
     _T = TypeVar("_T")
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 # What rows carry (the stems and stop words of the terms column included):
 # an index whose rows were made another way is rebuilt, not trusted.
 # 3: stems from PyStemmer's porter, one English and French stop list.
 # 4: episodes are rows too (type "episode"); memories carry their project.
-ROWS_VERSION = "4"
+# 5: rows say whether their text states a time (the ``dated`` column, schema 4);
+#    keys hold the closed forms of hyphenated compounds.
+ROWS_VERSION = "5"
 # Meta keys are the caller's (the indexed commit, its own versions); this one
 # is the table layout's, named so that no caller's key collides with it.
 _SCHEMA_KEY = "gitmem.store.index.schema"
@@ -57,7 +59,7 @@ _SCHEMA = (
     id TEXT NOT NULL UNIQUE,
     path TEXT NOT NULL,
     content TEXT NOT NULL,
-    keys TEXT NOT NULL,          -- keywords and tags, for the FTS keys column
+    keys TEXT NOT NULL,          -- keywords, tags, closed compounds: the FTS keys column
     cjk TEXT NOT NULL,           -- CJK bigrams, for the FTS cjk column
     terms TEXT NOT NULL,         -- " stem stem … ": no stop words, space padded, for the reranker
     type TEXT NOT NULL,
@@ -75,7 +77,8 @@ _SCHEMA = (
     seq_key TEXT,
     seq_pos INTEGER,
     project TEXT,                -- the project id, NULL for a global memory
-    project_name TEXT
+    project_name TEXT,
+    dated INTEGER NOT NULL DEFAULT 0  -- 1 when the content states a time (gitmem.base.text.states_time)
     )""",
     "CREATE INDEX memory_seq ON memory (seq_key, seq_pos)",
     "CREATE INDEX memory_type ON memory (type)",
@@ -85,6 +88,8 @@ _SCHEMA = (
     content='memory', content_rowid='rid',
     tokenize='porter unicode61 remove_diacritics 2'
     )""",
+    # how many memories hold each term: the rarity that weighs a query term's coverage
+    "CREATE VIRTUAL TABLE memory_vocab USING fts5vocab (memory_fts, 'row')",
     f"INSERT INTO meta VALUES ('{_SCHEMA_KEY}', '{SCHEMA_VERSION}')",
 )
 
@@ -203,20 +208,21 @@ class Index:
 
     def _upsert_one(self, row: IndexRow) -> None:
         self._unindex(row.id)
-        keys = " ".join((*row.keywords, *row.tags))
-        content = f"{row.content}\n{keys}"
+        content = f"{row.content}\n{' '.join((*row.keywords, *row.tags))}"
+        keys = ranking.fts_keys(row.keywords, row.tags, row.content)
         cjk = text.cjk_terms(content)
         seq = None if row.type == EPISODE else _sequence(row.source_id or row.id)
         cur = self._db.execute(
             "INSERT INTO memory (id, path, content, keys, cjk, terms, type, domain, tier, band,"
             " importance, created, last_accessed, accessed_ts, keywords, tags, links, source_id,"
-            " seq_key, seq_pos, project, project_name) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " seq_key, seq_pos, project, project_name, dated) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 row.id, row.path, row.content, keys, cjk, ranking.terms(content, cjk),
                 row.type, row.domain, row.tier, row.band, float(row.importance),
                 row.created, row.last_accessed, _epoch(row.last_accessed),
                 _join(row.keywords), _join(row.tags), _join(row.links), row.source_id,
                 seq[0] if seq else None, seq[1] if seq else None, row.project, row.project_name,
+                int(text.states_time(row.content)),
             ),
         )  # fmt: skip
         self._db.execute(
@@ -346,34 +352,46 @@ class Index:
         m_sql, m_params = ranking.filter_sql(filters, "m")
         n_sql, n_params = ranking.filter_sql(filters, "n")
         ranked = f"SELECT rowid, {ranking.BM25} AS b FROM memory_fts WHERE memory_fts MATCH ? ORDER BY b LIMIT ?"
-        rows = self._gather(ranked, (query.fts, limit), query, m_sql, m_params, n_sql, n_params)
+        weights = self._rarity(query)
+        rows = self._gather(ranked, (query.fts, limit), query, weights, m_sql, m_params, n_sql, n_params)
         # two memories may claim one source position, so count distinct matches
         if len({row[0] for row in rows}) == limit and not all(row[_OK] for row in rows):
             ranked = (
                 f"SELECT m.rid AS rowid, {ranking.BM25} AS b FROM memory_fts JOIN memory AS m ON m.rid = memory_fts.rowid"
                 f" WHERE memory_fts MATCH ?{m_sql} ORDER BY b LIMIT ?"
             )
-            rows = self._gather(ranked, (query.fts, *m_params, limit), query, m_sql, m_params, n_sql, n_params)
+            rows = self._gather(ranked, (query.fts, *m_params, limit), query, weights, m_sql, m_params, n_sql,
+                                n_params)
         out: dict[int, ranking.Candidate] = {}
         followers = []
-        for rid, importance, ts, lexical, ok, n_rid, n_importance, n_ts in rows:
+        for rid, importance, ts, lexical, ok, n_rid, n_importance, n_ts, asks in rows:
             if ok:
-                out[rid] = ranking.Candidate(importance, ts, lexical, n_rid)
+                out[rid] = ranking.Candidate(importance, ts, lexical, n_rid, bool(asks))
                 if n_rid is not None:
                     followers.append((n_rid, ranking.Candidate(n_importance, n_ts, 0.0, None)))
         for rid, c in followers:
             out.setdefault(rid, c)
         return out
 
+    def _rarity(self, query: ranking.Query) -> list[float]:
+        """Each query term's weight in the coverage bonus, from how many memories hold it."""
+        marks = ",".join("?" * len(query.terms))
+        # the highest row number stands for the row count: exact until rows are deleted, and O(1)
+        found = self._call(self._db.execute, f"SELECT term, doc, (SELECT max(rid) FROM memory) FROM memory_vocab"
+                                             f" WHERE term IN ({marks})", query.terms).fetchall()
+        docs = {term: int(n) for term, n, _ in found}
+        return ranking.rarity([docs.get(t, 0) for t in query.terms], int(found[0][2]) if found else 0)
+
     def _gather(
-        self, ranked: str, ranked_params: tuple[object, ...], query: ranking.Query,
+        self, ranked: str, ranked_params: tuple[object, ...], query: ranking.Query, weights: list[float],
         m_sql: str, m_params: tuple[object, ...], n_sql: str, n_params: tuple[object, ...],
     ) -> list[tuple[Any, ...]]:  # fmt: skip
         """The ``ranked`` matches' lexical scores, whether each passes the filters, and followers."""
-        lexical, lexical_params = ranking.lexical_sql(query)
+        lexical, lexical_params = ranking.lexical_sql(query, weights)
         return self._call(
             self._db.execute,
-            f"SELECT m.rid, m.importance, m.accessed_ts, {lexical}, (1{m_sql}), n.rid, n.importance, n.accessed_ts"
+            f"SELECT m.rid, m.importance, m.accessed_ts, {lexical}, (1{m_sql}), n.rid, n.importance, n.accessed_ts,"
+            " instr(m.content, '?') > 0"
             f" FROM ({ranked}) AS f JOIN memory AS m ON m.rid = f.rowid"
             # the next number of the same source, not just +1: harvested
             # memories carry transcript line numbers, with gaps between them

@@ -20,17 +20,29 @@ Lexical relevance, computed for the top ``CANDIDATES`` FTS5 matches:
 1. FTS5 bm25 (k1 1.2, b 0.75) over the query's content words, OR semantics,
    stop words dropped (they cost most of the query time and carry no topic),
    porter stemming, over three equally weighted columns: content, keywords
-   and tags, CJK bigrams;
-2. times ``1 + coverage`` (the share of distinct query terms the memory holds)
+   and tags, CJK bigrams; a compound is asked and indexed closed too (a
+   query's "road trip" and "de-stress" ask "roadtrip" and "destress"; a
+   memory's "de-stress" is found by "destress"), never counted in step 2;
+2. times ``1 + coverage`` (the share of distinct query terms the memory holds,
+   each term weighed by its rarity in the store, its inverse document
+   frequency: a name or a rare topic word counts for more than a word found
+   in half the memories, such as a speaker's name in a conversation)
    and ``1 + 0.3 * adjacency`` (the share of neighbouring query-term pairs that
    are neighbours in the memory too): a memory that answers the whole question
    beats one that repeats a single word of it many times;
-3. plus context from the memory's neighbours in its source. Memories harvested
+3. times ``1 + 0.5`` for a memory that states a time ("yesterday", "last
+   week", a month, a year) when the question asks "when": the answer to a
+   "when" question is the turn that names the moment;
+4. times 2 for a memory made in the calendar period the question names
+   ("on October 13, 2023", "in June"): the memory's ``created`` date is the
+   evidence the question points at, as strong as its words;
+5. plus context from the memory's neighbours in its source. Memories harvested
    from one session or imported from one file are numbered (``…#L120``,
    ``conv-26:D1:3``); a turn that answers a question rarely repeats the
    question's words, so a memory gains half the score of the memory before
    it in the same source (the nearest lower number), and a tenth of the one
-   after it.
+   after it; when the memory before it asks something (holds a "?"), the
+   memory is its answer and gains all of that memory's score.
 
 The MATCH expression carries folded words, never stems: FTS5's porter stems
 what it is given. Stems only serve the coverage and adjacency bonuses, which
@@ -47,7 +59,7 @@ from gitmem.base import text
 
 TYPE_CHECKING = False  # typing costs milliseconds of every recall process: annotations only
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Sequence
 
 # Weights of the final score; they sum to 1 so a score reads as 0..1.
 W_RELEVANCE = 0.75
@@ -69,7 +81,15 @@ BM25 = f"bm25(memory_fts, {', '.join(map(str, _BM25_WEIGHTS))})"
 _COVERAGE_WEIGHT = 1.0
 _ADJACENCY_WEIGHT = 0.3
 _CONTEXT_FROM_PREVIOUS = 0.5
+_CONTEXT_FROM_QUESTION = 1.0
 _CONTEXT_FROM_NEXT = 0.1
+# A "when" question favours memories that state a time; a named period, those made in it.
+_TIME_STATED_WEIGHT = 0.5
+_PERIOD_WEIGHT = 1.0
+# Coverage counts each query term by its rarity in the store (names, rare topics) rather than alike.
+_RARITY_WEIGHTED = True
+# Compounds written hyphenated or open are indexed and asked closed too ("de-stress", "road trip").
+_JOIN_COMPOUNDS = True
 
 _HIDDEN_TIERS = ("archive",)
 _HIDDEN_BANDS = ("background", "fading")
@@ -95,11 +115,13 @@ class Filters(namedtuple("Filters", "type domain tier band include_archive inclu
 
 
 # fts: the FTS5 MATCH expression; terms: distinct stems and bigrams, for coverage;
-# pairs: neighbouring query stems (a frozenset of pairs); prefixes: lone CJK characters
-Query = namedtuple("Query", "fts terms pairs prefixes")
-# importance; accessed_ts (epoch seconds or None); lexical: bm25 x coverage x adjacency
-# (0 for a context-only follower); next_rid: the next memory of the same source, when known
-Candidate = namedtuple("Candidate", "importance accessed_ts lexical next_rid")
+# pairs: neighbouring query stems (a frozenset of pairs); prefixes: lone CJK characters;
+# when: the query asks for a moment; period: a GLOB pattern over ``created`` the query names, or None
+Query = namedtuple("Query", "fts terms pairs prefixes when period", defaults=(False, None))
+# importance; accessed_ts (epoch seconds or None); lexical: bm25 x coverage x adjacency x time
+# (0 for a context-only follower); next_rid: the next memory of the same source, when known;
+# asks: the memory asks something (its follower is the answer)
+Candidate = namedtuple("Candidate", "importance accessed_ts lexical next_rid asks", defaults=(False,))
 
 
 def terms(content: str, cjk: str) -> str:
@@ -108,6 +130,12 @@ def terms(content: str, cjk: str) -> str:
     stems = " ".join([stem(w) for w in text.words(content) if w not in stop])
     # padded so that instr(terms, ' word ') finds whole terms
     return f" {stems} {cjk} " if cjk else f" {stems} "
+
+
+def fts_keys(keywords: Sequence[str], tags: Sequence[str], content: str) -> str:
+    """The ``keys`` column FTS5 indexes: keywords, tags, and the closed forms of the content's compounds."""
+    joined = text.closed_compounds(content) if _JOIN_COMPOUNDS else []
+    return " ".join((*keywords, *tags, *joined))
 
 
 def parse_query(query: str) -> Query | None:
@@ -129,35 +157,60 @@ def parse_query(query: str) -> Query | None:
     parts = [f'"{w}"' for w in words + grams] + [f'"{p}"*' for p in dict.fromkeys(prefixes)]
     if not parts:
         return None
+    if _JOIN_COMPOUNDS:  # asked, never counted in the coverage: they stand for words already there
+        parts += [f'"{c}"' for c in text.closed_compounds(query, open_pairs=True) if c not in words]
     stems = [text.stem(w) for w in words]
     terms = tuple(dict.fromkeys(stems + grams + prefixes))
-    return Query(" OR ".join(parts), terms, frozenset(zip(stems, stems[1:])), tuple(dict.fromkeys(prefixes)))
+    return Query(" OR ".join(parts), terms, frozenset(zip(stems, stems[1:])), tuple(dict.fromkeys(prefixes)),
+                 text.asks_when(query), text.named_period(query))
 
 
-def lexical_sql(query: Query) -> tuple[str, tuple[str, ...]]:
+def rarity(doc_counts: Sequence[int], rows: int) -> list[float]:
+    """The weight of each query term in the coverage bonus: its inverse document frequency.
+
+    A term no memory holds weighs nothing (no candidate can cover it); one in
+    every memory (a speaker's name in a conversation) weighs little.
+    """
+    return [math.log(1.0 + rows / (n + 0.5)) if n > 0 else 0.0 for n in doc_counts]
+
+
+def lexical_sql(query: Query, weights: Sequence[float] | None = None) -> tuple[str, tuple[object, ...]]:
     """SQL for bm25 times the coverage and adjacency bonuses (module doc, step 2).
 
     Evaluated by SQLite over the padded ``terms`` column, so the candidates'
-    text never has to become Python strings.
+    text never has to become Python strings. ``weights`` (one per query
+    term, see ``rarity``) weigh the coverage; without them every term counts alike.
     """
     # a lone CJK character matches every term it starts; other terms whole
-    needles = [f" {t}" if t in query.prefixes else f" {t} " for t in query.terms]
-    covered = " + ".join("(instr(m.terms, ?) > 0)" for _ in needles)
-    sql = f"(-f.b * (1.0 + {_COVERAGE_WEIGHT / len(needles)!r} * ({covered}))"
+    needles: list[object] = [f" {t}" if t in query.prefixes else f" {t} " for t in query.terms]
+    total = sum(weights) if weights is not None and _RARITY_WEIGHTED else 0.0
+    if weights is not None and total > 0:
+        # the weights are bound, not written in: the SQL text, and so SQLite's prepared statement, stays the same
+        covered = " + ".join("? * (instr(m.terms, ?) > 0)" for _ in weights)
+        needles = [x for w, needle in zip(weights, needles) for x in (w / total, needle)]
+        sql = f"(-f.b * (1.0 + {_COVERAGE_WEIGHT!r} * ({covered}))"
+    else:
+        covered = " + ".join("(instr(m.terms, ?) > 0)" for _ in needles)
+        sql = f"(-f.b * (1.0 + {_COVERAGE_WEIGHT / len(needles)!r} * ({covered}))"
     if query.pairs:
         needles += [f" {a} {b} " for a, b in sorted(query.pairs)]
         adjacent = " + ".join("(instr(m.terms, ?) > 0)" for _ in query.pairs)
         sql += f" * (1.0 + {_ADJACENCY_WEIGHT / len(query.pairs)!r} * ({adjacent}))"
+    if query.when and _TIME_STATED_WEIGHT:
+        sql += f" * (1.0 + {_TIME_STATED_WEIGHT!r} * m.dated)"
+    if query.period is not None and _PERIOD_WEIGHT:
+        sql += f" * (1.0 + {_PERIOD_WEIGHT!r} * (m.created GLOB ?))"
+        needles.append(query.period)
     return sql + ")", tuple(needles)
 
 
 def relevance(candidates: dict[int, Candidate]) -> dict[int, float]:
-    """Lexical score plus context from the neighbours in the source (step 3)."""
+    """Lexical score plus context from the neighbours in the source (step 5)."""
     out = {rid: c.lexical for rid, c in candidates.items()}
     for rid, c in candidates.items():
         follower = candidates.get(c.next_rid) if c.next_rid is not None else None
         if follower is not None:
-            out[c.next_rid] += _CONTEXT_FROM_PREVIOUS * c.lexical
+            out[c.next_rid] += (_CONTEXT_FROM_QUESTION if c.asks else _CONTEXT_FROM_PREVIOUS) * c.lexical
             out[rid] += _CONTEXT_FROM_NEXT * follower.lexical
     return out
 
