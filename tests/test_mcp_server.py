@@ -37,7 +37,7 @@ from tests.conftest import ROOT, run_cli  # noqa: E402
 TOOLS: dict[str, tuple[tuple[str, ...], tuple[str, ...], bool, bool | None]] = {
     "remember": (("text", "type", "domain", "importance", "source", "tags", "project"), ("text",), False, False),
     "recall": (("query", "k", "type", "domain", "tier", "band", "include_archive", "include_background", "at",
-                "expand", "project"), ("query",), True, None),
+                "expand", "project", "all_projects"), ("query",), True, None),
     "why": (("memory_id",), ("memory_id",), True, None),
     "harvest": (("paths",), (), False, False),
     "weight_update": (("dry_run",), (), False, False),
@@ -166,7 +166,7 @@ def test_the_core_resource_is_what_load_core_prints(repo_dir: Path) -> None:
     async def body(c: Client) -> Any:
         return await c.read_resource("gitmem://core")
     read = talk(repo_dir, body)
-    assert read.contents[0].text == MemoryRepo.open(repo_dir).load_core().text
+    assert read.contents[0].text == MemoryRepo.open(repo_dir).load_core(here=Path.cwd()).text
     assert "never force-push" in read.contents[0].text
 
 
@@ -323,6 +323,19 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def wait_until_listening(proc: subprocess.Popen[bytes], port: int) -> str:
+    """The server's URL once ``proc`` accepts connections on ``port``."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return f"http://127.0.0.1:{port}/mcp"
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError("gitmem serve --http did not start")
+
+
 @pytest.fixture
 def serving(repo_dir: Path) -> Iterator[Callable[..., str]]:
     """Start ``gitmem serve --http`` in a subprocess; returns its URL once it answers."""
@@ -334,15 +347,7 @@ def serving(repo_dir: Path) -> Iterator[Callable[..., str]]:
                                  "--port", str(port), *extra], cwd=ROOT, env={**os.environ, **(env or {})},
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         procs.append(proc)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            assert proc.poll() is None, proc.communicate()
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                return f"http://127.0.0.1:{port}/mcp"
-            except OSError:
-                time.sleep(0.1)
-        raise AssertionError("gitmem serve --http did not start")
+        return wait_until_listening(proc, port)
     yield start
     for proc in procs:
         proc.terminate()
@@ -404,3 +409,60 @@ def test_stdio_keeps_stdout_for_the_protocol(repo_dir: Path) -> None:
             return await c.call_tool("recall", {"query": "linter push"})
     found = ok(anyio.run(main))["results"]
     assert found and "linter" in found[0]["content"]
+
+
+# --- the README, tried as written ----------------------------------------------------------
+
+def _readme_part() -> str:
+    readme = (ROOT / "README.md").read_text()
+    return readme.split("### Any MCP client", 1)[1].split("\n## ", 1)[0]
+
+
+def _stdio_recall(command: str, args: list[str]) -> Any:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    params = StdioServerParameters(command=command, args=args, env=env)
+
+    async def main() -> Any:
+        async with Client(params) as c:
+            names = {t.name for t in (await c.list_tools()).tools}
+            return names, await c.call_tool("recall", {"query": "release train"})
+    return anyio.run(main)
+
+
+def test_the_readme_client_config_and_claude_mcp_add_work_as_written(isolated_env: Path) -> None:
+    import shlex
+
+    MemoryRepo.init(isolated_env / "memory", install_hooks=False).remember("the release train leaves on thursdays")
+    part = _readme_part()
+    config = json.loads(part.split("```json\n", 1)[1].split("```", 1)[0])
+    server = config["mcpServers"]["gitmem"]
+    names, found = _stdio_recall(server["command"], server["args"])
+    assert names == set(TOOLS) and "thursdays" in ok(found)["results"][0]["content"]
+    add = next(line for line in part.splitlines() if line.startswith("claude mcp add --scope user"))
+    command = shlex.split(add.split(" -- ", 1)[1])
+    assert command[:2] == ["gitmem", "serve"]
+    names, found = _stdio_recall(command[0], command[1:])
+    assert "thursdays" in ok(found)["results"][0]["content"]
+
+
+def test_the_readme_http_command_serves_the_url_it_names(isolated_env: Path) -> None:
+    import shlex
+
+    MemoryRepo.init(isolated_env / "memory", install_hooks=False).remember("the release train leaves on thursdays")
+    line = next(line for line in _readme_part().splitlines() if line.startswith("gitmem serve --repo ~/memory --http"))
+    args = shlex.split(line.split("#", 1)[0])
+    assert "http://127.0.0.1:8012/mcp" in line
+    port = free_port()   # 8012 may be taken on a shared machine: the same command on a free port
+    proc = subprocess.Popen([sys.executable, "-m", "gitmem", *args[1:], "--port", str(port)],
+                            env={**os.environ, "HOME": str(isolated_env)}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        url = wait_until_listening(proc, port)
+
+        async def main() -> Any:
+            async with Client(url) as c:
+                return await c.call_tool("recall", {"query": "release train"})
+        assert "thursdays" in ok(anyio.run(main))["results"][0]["content"]
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)

@@ -71,17 +71,20 @@ def build_server(root: Path) -> MCPServer:
     @server.tool(annotations=READ)
     def recall(query: str, k: int = 10, type: str | None = None, domain: str | None = None, tier: str | None = None,
                band: str | None = None, include_archive: bool = False, include_background: bool = False,
-               at: str | None = None, expand: bool = False, project: str | None = None) -> dict[str, Any]:
+               at: str | None = None, expand: bool = False, project: str | None = None,
+               all_projects: bool = False) -> dict[str, Any]:
         """Memories ranked by relevance, importance and recency (up to 3 matching episodes follow the k memories).
 
         type "episode" searches harvested sessions only; at is a tag or commit to recall as of;
-        expand follows links one hop; project keeps to global memories and that project's.
+        expand follows links one hop; project keeps to global memories and that project's (default:
+        the project of the server's working folder, when known; all_projects: every project).
         """
         def run(r: MemoryRepo) -> dict[str, Any]:
             if not 1 <= k <= 1000:
                 raise UsageError("k must be between 1 and 1000")
             found = r.recall(query, k, type=type, domain=domain, tier=tier, band=band, include_archive=include_archive,
-                             include_background=include_background, at=at, expand=expand, project=project)
+                             include_background=include_background, at=at, expand=expand, project=project,
+                             here=None if project or all_projects else Path.cwd())
             return {"results": [m.to_json() for m in found]}
         return call(run)
 
@@ -171,7 +174,7 @@ def build_server(root: Path) -> MCPServer:
     @server.resource("gitmem://core", name="core", mime_type="text/markdown",
                      description="The core memories for a session start (what `gitmem load-core` prints).")
     def core() -> str:
-        return call(lambda r: r.load_core().text)
+        return call(lambda r: r.load_core(here=Path.cwd()).text)
 
     return server
 
