@@ -210,16 +210,19 @@ def test_harvest_reads_only_inside_the_session_folders(repo_dir: Path, tmp_path:
     outside = tmp_path / "elsewhere"
     write_transcripts(outside, ["ship the outside session"], START + timedelta(days=3))
     (folder / "link").symlink_to(outside)
+    (folder / "linked-file.jsonl").symlink_to(next(outside.rglob("*.jsonl")))
     with_session_folder(repo_dir, folder)
     git(repo_dir, "commit", "-qam", "session folder")
     before = refs(repo_dir)
     for bad in (outside, outside / os.listdir(outside)[0], folder / ".." / "elsewhere", folder / "link",
-                f"{folder}-evil", "/", "~", str(tmp_path)):
+                folder / "linked-file.jsonl", f"{folder}-evil", "/", "~", str(tmp_path)):
         text = error_text(call(repo_dir, "harvest", {"paths": [str(folder), str(bad)]}))
         assert "outside the configured session folders" in text and "hint:" in text, bad
     assert refs(repo_dir) == before
     done = ok(call(repo_dir, "harvest", {"paths": [str(folder)]}))
     assert done["ok"] is True and done["harvested"] == 1
+    assert done["outside"] == [str(folder / "linked-file.jsonl")]    # a link in the folder is not followed out
+    assert "outside session" not in git(repo_dir, "log", "-p", "--all")
     assert refs(repo_dir) != before
     assert ok(call(repo_dir, "harvest", {}))["harvested"] == 0      # incremental: read once
 

@@ -100,17 +100,28 @@ def build_server(root: Path) -> MCPServer:
         paths (files or folders) must lie inside the configured session folders (daemon.session_folders);
         omitted: every configured folder. Incremental: a transcript already read is not read again.
         """
+        from gitmem.engines.harvest.sources import discover
+
         def run(r: MemoryRepo) -> dict[str, Any]:
             for p in paths or ():
                 if not r.inside_session_folders(p):
                     raise SecurityError(f"{p} is outside the configured session folders",
                                         hint="harvest only reads daemon.session_folders of gitmem.yaml: "
                                              + ", ".join(str(f) for f in r.session_folders()))
-            done = r.run_job("harvest", paths=list(paths) if paths else None)
+            given = [Path(p).expanduser() for p in paths] if paths else [f for f in r.session_folders() if f.exists()]
+            # a folder inside may hold a symbolic link to a transcript outside: left out, and said so
+            files: list[Path] = []
+            outside: list[Path] = []
+            for f in discover(given):
+                (files if r.inside_session_folders(f) else outside).append(f)
+            skipped = {"outside": [str(f) for f in outside]} if outside else {}
+            if not files:
+                return {"job": "harvest", "ok": True, "summary": "no transcripts found", "harvested": 0, **skipped}
+            done = r.run_job("harvest", paths=files)
             if not done.ok:
                 hint = done.details.get("hint")
                 raise GitmemError(done.summary, hint=str(hint) if hint else None)
-            return done.to_json()
+            return {**done.to_json(), **skipped}
         return call(run)
 
     @server.tool(annotations=WRITE)
