@@ -369,9 +369,9 @@ def test_recall_over_real_http(repo_dir: Path, serving: Callable[..., str]) -> N
     assert found and "02:00" in found[0]["content"]
 
 
-def _post(url: str, headers: dict[str, str]) -> int:
+def _post(url: str, headers: dict[str, str], method: str = "POST") -> int:
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}).encode()
-    request = urllib.request.Request(url, body, method="POST", headers={
+    request = urllib.request.Request(url, body if method == "POST" else None, method=method, headers={
         "Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers})
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
@@ -393,6 +393,11 @@ def test_a_remote_bound_server_wants_the_bearer_token_on_every_request(repo_dir:
     assert _post(url, {"Authorization": f"Bearer {token}x"}) == 401
     assert _post(url, {"Authorization": token}) == 401
     assert _post(url + "/../other", {}) == 401
+    assert _post(url, {"Authorization": f"Bearer  {token}"}) == 401
+    assert _post(url, {"Authorization": f"Basic {token}"}) == 401
+    for method in ("GET", "DELETE", "OPTIONS", "PUT"):
+        assert _post(url, {}, method) == 401, method
+    assert _post(url, {"Authorization": f"bearer {token}"}) != 401      # past the token (the scheme has no case)
 
     async def main() -> Any:
         async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http:

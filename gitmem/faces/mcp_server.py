@@ -208,17 +208,20 @@ def serve_http(root: Path, host: str, port: int, token: str | None) -> None:
 
 
 class Bearer:
-    """ASGI middleware: an HTTP request without ``Authorization: Bearer <token>`` gets 401."""
+    """ASGI middleware: a request without ``Authorization: Bearer <token>`` gets 401 (a websocket is closed)."""
 
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.token = token.encode()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        """Check the token of an HTTP request, then hand it on."""
-        if scope["type"] == "http":
-            given = dict(scope.get("headers") or ()).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
+        """Check the token of every request (only the server's own lifespan events pass), then hand it on."""
+        if scope["type"] != "lifespan":
+            scheme, _, given = dict(scope.get("headers") or ()).get(b"authorization", b"").partition(b" ")
+            if scheme.lower() != b"bearer" or not hmac.compare_digest(given, self.token):   # the scheme has no case
+                if scope["type"] != "http":
+                    await send({"type": "websocket.close", "code": 1008})
+                    return
                 body = b'{"error": "unauthorized", "hint": "send Authorization: Bearer <GITMEM_MCP_TOKEN>"}'
                 await send({"type": "http.response.start", "status": 401,
                             "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer"),
