@@ -474,3 +474,17 @@ def test_the_readme_http_command_serves_the_url_it_names(isolated_env: Path) -> 
     finally:
         proc.terminate()
         proc.communicate(timeout=30)
+
+
+def test_recall_keeps_to_a_project_when_asked(repo_dir: Path) -> None:
+    for project, text in (("alpha", "the alpha deploy runs make release on the build host"),
+                          ("beta", "the beta deploy runs a helm upgrade on the build host")):
+        ok(call(repo_dir, "remember", {"text": text, "domain": "project", "project": project}))
+    ok(call(repo_dir, "remember", {"text": "I prefer a deploy on the build host before noon", "domain": "user"}))
+
+    def contents(args: dict[str, Any]) -> set[str]:
+        return {r["content"].split()[1] for r in ok(call(repo_dir, "recall", {"query": "deploy build host", **args}))
+                ["results"]}
+    assert contents({"project": "alpha"}) == {"alpha", "prefer"}
+    assert contents({"project": "beta"}) == {"beta", "prefer"}
+    assert contents({"all_projects": True}) == {"alpha", "beta", "prefer"}
