@@ -277,7 +277,7 @@ def test_concurrent_calls_each_open_their_own_repository(repo_dir: Path) -> None
 
 @pytest.mark.parametrize(("host", "loopback"), [
     ("127.0.0.1", True), ("127.0.0.2", True), ("localhost", True), ("::1", True), ("[::1]", True),
-    ("0.0.0.0", False), ("::", False), ("10.0.0.1", False), ("192.168.1.2", False), ("example.com", False),
+    ("0.0.0.0", False), ("::", False), ("127.1", False), ("0x7f.1", False), ("127.0.0.1 ", False), ("10.0.0.1", False), ("192.168.1.2", False), ("example.com", False),
     ("127.0.0.1.nip.io", False), ("localhost.example.com", False), ("", False),
 ])
 def test_which_hosts_are_loopback(host: str, loopback: bool) -> None:
@@ -286,6 +286,7 @@ def test_which_hosts_are_loopback(host: str, loopback: bool) -> None:
 
 @pytest.mark.parametrize(("args", "says"), [
     (["--http", "--host", "0.0.0.0"], "add --allow-remote"),
+    (["--http", "--host", ""], "add --allow-remote"),    # an empty host binds every interface
     (["--http", "--host", "192.168.1.2", "--token", "s3cret-token"], "add --allow-remote"),
     (["--http", "--host", "0.0.0.0", "--allow-remote"], "GITMEM_MCP_TOKEN"),
     (["--http", "--host", "example.com", "--allow-remote"], "GITMEM_MCP_TOKEN"),
@@ -298,6 +299,48 @@ def test_serve_refuses_at_start(args: list[str], says: str, repo_dir: Path, caps
     monkeypatch.delenv("GITMEM_MCP_TOKEN", raising=False)
     code, out, err = run_cli(["serve", "--repo", str(repo_dir), *args], capsys)
     assert code == 1 and out == "" and err.startswith("gitmem: error:") and says in err
+
+
+@pytest.mark.parametrize("host", ["\x00", "no-such-host.invalid", "a" * 300, "256.1.1.1", "-1", "::g", "\u202e1.2.3.4",
+                                  "127.0.0.1 ", "host:8012", "..", "xn--zz.invalid"])
+def test_serve_refuses_a_host_it_cannot_listen_on(host: str, repo_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(["serve", "--repo", str(repo_dir), "--http", "--host", host, "--allow-remote",
+                              "--token", "t" * 32], capsys)
+    assert code == 1 and out == "" and "Traceback" not in err and "cannot listen on" in err, err
+
+
+def test_serve_refuses_a_port_in_use(repo_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, out, err = run_cli(["serve", "--repo", str(repo_dir), "--http", "--port", str(port)], capsys)
+    assert code == 1 and out == "" and f"cannot listen on 127.0.0.1:{port}" in err and "hint: choose another" in err
+
+
+def test_serve_survives_hostile_arguments_that_must_be_refused(repo_dir: Path, capsys: pytest.CaptureFixture[str],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never a traceback, never stdout; each run here is one the verb must refuse, so none starts serving."""
+    from hypothesis import HealthCheck, assume, given, settings
+    from hypothesis import strategies as st
+
+    monkeypatch.delenv("GITMEM_MCP_TOKEN", raising=False)
+    hostile = st.one_of(st.text(max_size=40), st.sampled_from(["0.0.0.0", "::", "10.1.2.3", "-h", "--http", "%s",
+                                                               "1e400", "\u202e", "localhost.", "[::1]:80"]))
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+    @given(host=hostile, port=st.one_of(st.none(), st.integers(-5, 70000).map(str), st.text(max_size=8)),
+           remote=st.booleans(), token=st.one_of(st.none(), st.text(max_size=20)))
+    def run(host: str, port: str | None, remote: bool, token: str | None) -> None:
+        assume(not is_loopback(host) and not (remote and token))
+        args = ["serve", "--repo", str(repo_dir), "--http", f"--host={host}"]
+        args += [f"--port={port}"] if port is not None else []
+        args += ["--allow-remote"] if remote else []
+        args += [f"--token={token}"] if token is not None else []
+        code, out, err = run_cli(args, capsys)
+        assert code in (1, 2) and out == "" and "Traceback" not in err, (args, err)
+
+    run()
 
 
 def test_serve_without_the_sdk_names_the_extra(repo_dir: Path, capsys: pytest.CaptureFixture[str],

@@ -45,7 +45,7 @@ def cmd_serve(args: Any) -> int:
     if not args.http and (args.host or args.port is not None or args.allow_remote or args.token):
         raise UsageError("--host, --port, --allow-remote and --token apply to --http only",
                          hint="gitmem serve --http --port 8012")
-    host = args.host or DEFAULT_HOST
+    host = DEFAULT_HOST if args.host is None else args.host
     port = DEFAULT_PORT if args.port is None else args.port
     if not 0 < port < 65536:
         raise UsageError(f"--port {port}: give a port between 1 and 65535")
@@ -59,11 +59,28 @@ def cmd_serve(args: Any) -> int:
     root = find_root(getattr(args, "repo", None))
     server = _server_module()
     if args.http:
+        _can_listen(host, port)
         server.serve_http(root, host, port, token)
     else:
         err(f"gitmem: MCP server on stdio for {root}")
         server.serve_stdio(root)
     return 0
+
+
+def _can_listen(host: str, port: int) -> None:
+    """A UsageError when ``host:port`` cannot be listened on (an unknown host, a port in use), before serving."""
+    import socket
+
+    from gitmem.base.errors import UsageError
+
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.bind(address)
+    except (OSError, UnicodeError, ValueError) as exc:   # gaierror is an OSError; a NUL or a bad label is not
+        reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        raise UsageError(f"cannot listen on {host[:100]}:{port}: {reason}",
+                         hint="choose another --port, or a --host of this machine") from None
 
 
 def _server_module() -> Any:
