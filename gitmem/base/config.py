@@ -47,6 +47,11 @@ def env_amplitude_override() -> bool:
     return os.environ.get("GITMEM_ALLOW_GROWTH", "") not in ("", "0", "false", "no")
 
 
+def env_mcp_token() -> str | None:
+    """GITMEM_MCP_TOKEN: the bearer token ``gitmem serve --http`` asks of every request (unset or empty: none)."""
+    return os.environ.get("GITMEM_MCP_TOKEN") or None
+
+
 def _f(default: Any, lo: float | None = None, hi: float | None = None, doc: str = "") -> Any:
     return field(default=default, metadata={"lo": lo, "hi": hi, "doc": doc})
 
