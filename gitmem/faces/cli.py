@@ -27,6 +27,7 @@ def load_verbs() -> dict[str, tuple[Callable[[Any], int], str, Callable[[Any], N
     """
     from gitmem.faces import verbs_memory, verbs_recall, verbs_checks, verbs_timeline, verbs_review  # noqa: F401,I001
     from gitmem.faces import verbs_purge  # noqa: F401
+    from gitmem.faces import verbs_daemon  # noqa: F401
 
     return COMMANDS
 
