@@ -323,3 +323,30 @@ def test_hostile_daemon_arguments_are_usage_errors_or_harmless(repo_dir: Path, a
     code, _, err = run_cli(["--repo", str(repo_dir), "daemon", *args], capsys)
     assert code in (1, 2) and "Traceback" not in err
     assert not daemon.pid_path(repo_dir).exists()
+
+
+def test_stop_reports_a_daemon_that_does_not_exit_in_time(root: Path) -> None:
+    """The loop finishes its current job before exiting; stop waits --timeout seconds, then says what to do."""
+    stubborn = subprocess.Popen([sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+                                 "print('ready', flush=True); time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert stubborn.stdout is not None and stubborn.stdout.readline().strip() == "ready"
+        daemon.pid_path(root).write_text(json.dumps({"pid": stubborn.pid, "start": process_start(stubborn.pid),
+                                                     "since": "2026-11-29T12:00:00Z"}))
+        done = _gitmem(root, "daemon", "stop", "--timeout", "0.5")
+        assert done.returncode == 1 and f"(pid {stubborn.pid}) did not stop within 0.5 s" in done.stderr
+        assert f"kill {stubborn.pid}" in done.stderr and stubborn.poll() is None
+        assert _gitmem(root, "daemon", "start").returncode == 1      # still counted as running
+    finally:
+        stubborn.kill()
+        stubborn.wait()
+    assert _gitmem(root, "daemon", "status").returncode == 1 and not daemon.pid_path(root).exists()
+
+
+def test_start_hands_the_clock_to_the_jobs(root: Path) -> None:
+    assert _gitmem(root, "daemon", "start", "--now", "2026-11-30T08:00:00Z", "--every", "harvest=0.3").returncode == 0
+    pid = _pid(root)
+    assert pid is not None
+    _wait_for("a harvest run", lambda: "harvest" in _runs(root))
+    assert _runs(root)["harvest"]["at"] == "2026-11-30T08:00:00Z"
+    _stop_cleanly(root, pid)
