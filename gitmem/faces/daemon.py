@@ -14,6 +14,8 @@ harvest's pace; retried there after a failure). Jobs run one at a time in this
 process; a failure is recorded by the job (``job.error``) and the loop goes on;
 SIGTERM and SIGINT stop it between jobs. Intervals are measured on the monotonic
 clock, so ``--now``/GITMEM_NOW (the clock the jobs see) never freezes the schedule.
+The intervals are read when the daemon starts (a changed gitmem.yaml needs a restart);
+each job opens the repository afresh, so it sees the current session folders and HEAD.
 """
 
 from __future__ import annotations
