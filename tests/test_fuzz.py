@@ -41,7 +41,8 @@ hostile = st.one_of(st.sampled_from(HOSTILE_TEXT), st.text(st.characters(exclude
                     st.floats(allow_nan=True, allow_infinity=True).map(repr))
 
 SKIPPED_VERBS = {"demo",    # builds a whole sample repository: covered by test_demo
-                 "serve"}   # serves until stopped: its refusals are fuzzed in test_mcp_server
+                 "serve",   # serves until stopped: its refusals are fuzzed in test_mcp_server
+                 "daemon"}  # `daemon run` loops until stopped and `start` leaves a process: test_daemon
 
 
 def _verb_parsers() -> dict[str, argparse.ArgumentParser]:

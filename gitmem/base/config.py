@@ -1,7 +1,7 @@
 """gitmem.yaml and the environment.
 
 Each ``GITMEM_*`` variable is read in one place, by the module that owns its
-concept: ``GITMEM_ALLOWED_DIRS`` and ``GITMEM_ALLOW_GROWTH`` here,
+concept: ``GITMEM_ALLOWED_DIRS``, ``GITMEM_ALLOW_GROWTH`` and ``GITMEM_DAEMON_TICK`` here,
 ``GITMEM_NOW`` in ``gitmem.base.clock``, ``GITMEM_DIR`` in ``gitmem.base.state``
 (finding the repository must not load this schema: recall starts in milliseconds).
 
@@ -50,6 +50,20 @@ def env_amplitude_override() -> bool:
 def env_mcp_token() -> str | None:
     """GITMEM_MCP_TOKEN: the bearer token ``gitmem serve --http`` asks of every request (unset or empty: none)."""
     return os.environ.get("GITMEM_MCP_TOKEN") or None
+
+
+def env_daemon_tick() -> float | None:
+    """GITMEM_DAEMON_TICK=SECONDS runs every interval job of ``gitmem daemon run`` that often (tests, demos)."""
+    raw = os.environ.get("GITMEM_DAEMON_TICK", "").strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"GITMEM_DAEMON_TICK={raw!r} is not a number of seconds", hint="e.g. GITMEM_DAEMON_TICK=2") from None
+    if not 0.05 <= value <= 31_536_000:
+        raise ConfigError(f"GITMEM_DAEMON_TICK={raw!r} is out of range [0.05..31536000] seconds", hint="e.g. GITMEM_DAEMON_TICK=2")
+    return value
 
 
 def _f(default: Any, lo: float | None = None, hi: float | None = None, doc: str = "") -> Any:
@@ -135,6 +149,7 @@ class Review:
 
 @dataclass(frozen=True)
 class Daemon:
+    harvest_minutes: int = _f(5, 1, 10080, "the daemon harvests the session folders every N minutes")
     reflect_minutes: int = _f(30, 1, 10080, "reflect every N minutes, only after new writes")
     decay_hours: int = _f(24, 1, 8760, "run decay every N hours")
     session_folders: tuple[str, ...] = _lf(("~/.claude/projects", "~/.openclaw/agents"),
