@@ -44,11 +44,11 @@ def check_path(path: str, allowed: Iterable[str], narrowed: Iterable[str] | None
 
 
 def _check_symlinks(root: Path, parts: list[str], path: str, start: int = 0) -> None:
-    real_root = os.path.realpath(root)
     current = root.joinpath(*parts[:start])
     for part in parts[start:]:
         current = current / part
         if current.is_symlink():
+            real_root = os.path.realpath(root)
             target = os.path.realpath(current)
             if not (target == real_root or target.startswith(real_root + os.sep)):
                 raise SecurityError(f"refusing to write through a symlink leading out of the repository: {path!r}",

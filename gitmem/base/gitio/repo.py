@@ -272,7 +272,13 @@ class Git:
 
     # --- writing -----------------------------------------------------------
     def build_tree(self, base_rev: str | None, changes: Mapping[str, bytes | None]) -> str:
-        """Tree id of ``base_rev``'s tree with ``changes`` applied (None deletes)."""
+        """Tree id of ``base_rev``'s tree with ``changes`` applied (None deletes).
+
+        From ``PACK_THRESHOLD`` changed files on, the new objects are written as one pack."""
+        from gitmem.base.gitio.packing import PACK_THRESHOLD, build as build_packed
+
+        if len(changes) >= PACK_THRESHOLD:
+            return build_packed(self.root, self.repo, str(self._commit(base_rev).id) if base_rev else None, changes)
         base = self._commit(base_rev).tree if base_rev else None
         return str(build(self.repo, base, {tuple(p.split("/")): d for p, d in changes.items()}))
 
