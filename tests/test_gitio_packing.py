@@ -10,10 +10,10 @@ import signal
 import subprocess
 import time
 from collections.abc import Mapping
+from typing import Any
 from datetime import timedelta
 from pathlib import Path
 
-import pygit2
 import pytest
 
 from gitmem.api import MemoryRepo
@@ -28,6 +28,13 @@ from tests.conftest import NOW
 T = clock.parse_time(NOW)
 
 
+def tree_of(g: Git, rev: str) -> Any:
+    """The pygit2 tree of ``rev`` (pygit2 imported here: importing it reads $HOME once, so never at collection)."""
+    import pygit2
+
+    return g.repo[rev].peel(pygit2.Tree)
+
+
 def git(root: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
 
@@ -39,7 +46,7 @@ def loose_count(root: Path) -> int:
 
 def both_ways(g: Git, parent: str | None, changes: Mapping[str, bytes | None]) -> tuple[str, str]:
     """(tree id built loose by trees.build, tree id built by fast-import) of one change."""
-    base = g.repo[parent].peel(pygit2.Tree) if parent else None
+    base = tree_of(g, parent) if parent else None
     loose = str(trees.build(g.repo, base, {tuple(p.split("/")): d for p, d in changes.items()}))
     return loose, packing.build(g.root, g.repo, parent, changes)
 
@@ -95,12 +102,14 @@ def test_packed_tree_from_no_parent_equals_the_loose_tree(plain: tuple[Git, str]
 def test_packed_write_refuses_what_the_loose_write_refuses(plain: tuple[Git, str], changes: dict[str, bytes | None],
                                                            error: type[Exception]) -> None:
     g, head = plain
-    tb = g.repo.TreeBuilder(g.repo[head].peel(pygit2.Tree))
-    tb.insert("link", g.repo.create_blob(b"/etc"), pygit2.enums.FileMode.LINK)
+    tb = g.repo.TreeBuilder(tree_of(g, head))
+    from pygit2.enums import FileMode
+
+    tb.insert("link", g.repo.create_blob(b"/etc"), FileMode.LINK)
     with_link = g.create_commit("main", str(tb.write()), head, "a symlink", T)
     for parent in (with_link,):
         with pytest.raises(error):
-            trees.build(g.repo, g.repo[parent].peel(pygit2.Tree), {tuple(p.split("/")): d for p, d in changes.items()})
+            trees.build(g.repo, tree_of(g, parent), {tuple(p.split("/")): d for p, d in changes.items()})
         with pytest.raises(error):
             packing.build(g.root, g.repo, parent, changes)
 
@@ -159,7 +168,7 @@ def test_importing_three_hundred_memories_writes_one_pack_and_a_clean_work_tree(
 def test_a_packed_write_gives_the_tree_the_loose_write_gives(repo: MemoryRepo, repo_dir: Path) -> None:
     changes = _memories(300, "p")
     parent = git(repo_dir, "rev-parse", "HEAD").strip()
-    base = repo.git.repo[parent].peel(pygit2.Tree)
+    base = tree_of(repo.git, parent)
     expected = str(trees.build(repo.git.repo, base, {tuple(p.split("/")): d for p, d in changes.items()}))
     written = repo.store.write(lambda p: Plan(changes, "import", "memory.import"), T)
     assert repo.git.tree_id(str(written.commit)) == expected
@@ -191,7 +200,7 @@ def test_a_decay_archiving_two_hundred_memories_is_packed_and_leaves_the_rest_al
     # the same change built loose gives the same tree
     changes = {c.path: repo.git.read(c.path, str(report.commit)) if c.status != "D" else None
                for c in repo.git.diff(parent, str(report.commit))}
-    base = repo.git.repo[parent].peel(pygit2.Tree)
+    base = tree_of(repo.git, parent)
     assert str(trees.build(repo.git.repo, base, {tuple(p.split("/")): d for p, d in changes.items()})) \
         == repo.git.tree_id(str(report.commit))
 

@@ -170,35 +170,40 @@ def write_files(root: Path, git_dir: Path, changes: Mapping[str, bytes | None], 
     into place, so a reader (or a crash) never sees half a file. Folders left
     empty are removed.
     """
-    tmp_dir = git_dir / "gitmem" / "tmp"
-    tmp_dir.mkdir(parents=True, exist_ok=True)
-    made: set[Path] = set()
-    emptied: set[Path] = set()
+    # plain strings and os calls: a decay moves 100k files, and pathlib's objects cost more than the calls
+    tmp_dir = os.path.join(git_dir, "gitmem", "tmp")
+    os.makedirs(tmp_dir, exist_ok=True)
+    top = str(root)
+    prefix = os.path.join(tmp_dir, f"{os.getpid()}-")
+    made: set[str] = set()
+    emptied: set[str] = set()
     for path, data in changes.items():
         if path in skip:
             continue
-        full = root / path
+        full = os.path.join(top, path)
+        folder, _, name = full.rpartition("/")
         if data is None:
             try:
-                full.unlink()
+                os.unlink(full)
             except FileNotFoundError:
                 pass
-            emptied.add(full.parent)
+            emptied.add(folder)
             continue
-        if full.parent not in made:
-            full.parent.mkdir(parents=True, exist_ok=True)
-            made.add(full.parent)
-        tmp = tmp_dir / f"{os.getpid()}-{full.name}"
-        tmp.write_bytes(data)
+        if folder not in made:
+            os.makedirs(folder, exist_ok=True)
+            made.add(folder)
+        tmp = prefix + name
+        with open(tmp, "wb") as fh:
+            fh.write(data)
         os.replace(tmp, full)
-    for folder in sorted(emptied - made, key=lambda f: len(f.parts), reverse=True):
-        _prune_empty(folder, root)
+    for folder in sorted(emptied - made, key=lambda f: f.count("/"), reverse=True):
+        _prune_empty(folder, top)
 
 
-def _prune_empty(folder: Path, root: Path) -> None:
-    while folder != root and folder.is_dir():
+def _prune_empty(folder: str, root: str) -> None:
+    while folder != root and os.path.isdir(folder):
         try:
-            folder.rmdir()
+            os.rmdir(folder)
         except OSError:
             return
-        folder = folder.parent
+        folder = folder.rpartition("/")[0]
