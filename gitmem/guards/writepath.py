@@ -353,7 +353,7 @@ class Store:
         """Refuse when a person edited or staged one of the paths; else each path's blob id at ``parent``."""
         paths = sorted(changes)
         staged = self.git.staged_changes(parent, paths)
-        before = {p: self.git.tree_entry_hash(parent, p) for p in paths}
+        before = self.git.tree_entry_hashes(parent, paths)
         dirty = [p for p in paths if p in staged or self.git.worktree_hash(p) != before[p]]
         if dirty:
             raise ConflictError(

@@ -23,7 +23,8 @@ from gitmem.base.errors import IndexLocked
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any
     from pathlib import Path
 
 LOCK = "index.lock"
@@ -174,30 +175,55 @@ def write_files(root: Path, git_dir: Path, changes: Mapping[str, bytes | None], 
     tmp_dir = os.path.join(git_dir, "gitmem", "tmp")
     os.makedirs(tmp_dir, exist_ok=True)
     top = str(root)
-    prefix = os.path.join(tmp_dir, f"{os.getpid()}-")
+    todo = [(os.path.join(top, path), data) for path, data in changes.items() if path not in skip]
+    gone = [full for full, data in todo if data is None]
+    _each(_unlink, gone)   # deletions first: a file may give way to a folder of its name
     made: set[str] = set()
-    emptied: set[str] = set()
-    for path, data in changes.items():
-        if path in skip:
-            continue
-        full = os.path.join(top, path)
-        folder, _, name = full.rpartition("/")
+    placed = []
+    prefix = os.path.join(tmp_dir, f"{os.getpid()}-")
+    for n, (full, data) in enumerate(todo):
         if data is None:
-            try:
-                os.unlink(full)
-            except FileNotFoundError:
-                pass
-            emptied.add(folder)
             continue
+        folder = full.rpartition("/")[0]
         if folder not in made:
             os.makedirs(folder, exist_ok=True)
             made.add(folder)
-        tmp = prefix + name
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, full)
+        placed.append((full, data, f"{prefix}{n}.tmp"))
+    _each(_place, placed)
+    emptied = {full.rpartition("/")[0] for full in gone}
     for folder in sorted(emptied - made, key=lambda f: f.count("/"), reverse=True):
         _prune_empty(folder, top)
+
+
+PARALLEL_FROM = 256   # files from which a change is written by several threads
+WORKERS = 8           # the waits are the file system's (journal, block bitmaps), not the CPU's
+
+
+def _each(fn: Callable[[Any], None], items: Sequence[Any]) -> None:
+    """``fn`` over ``items``; a large change by a few threads, whose system calls overlap their waits."""
+    if len(items) < PARALLEL_FROM:
+        for item in items:
+            fn(item)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(WORKERS) as pool:
+        for _ in pool.map(fn, items, chunksize=64):   # the first error is raised here
+            pass
+
+
+def _unlink(full: str) -> None:
+    try:
+        os.unlink(full)
+    except FileNotFoundError:
+        pass
+
+
+def _place(job: tuple[str, bytes, str]) -> None:
+    full, data, tmp = job
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+    os.replace(tmp, full)
 
 
 def _prune_empty(folder: str, root: str) -> None:
