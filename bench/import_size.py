@@ -9,6 +9,8 @@ index follow), times:
   pack starts to pay is ``gitio.packing.PACK_THRESHOLD``);
 - ``import``: ``MemoryRepo.import_file`` of N JSONL rows (parse, redact, plan,
   commit), as a person runs ``gitmem import``;
+- ``tree loose`` / ``tree packed``: the objects alone (blobs and trees of the
+  same change, no commit, no work tree), loose and as one pack;
 - ``fast-import``: ``git fast-import`` writing the resulting tree into an
   empty repository (every file inline: the same tree id, checked).
 Medians in ms and the ratios to fast-import, measured in the same run.
@@ -29,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from gitmem.api import MemoryRepo  # noqa: E402
 from gitmem.base import clock  # noqa: E402
-from gitmem.base.gitio import Git, packing  # noqa: E402
+from gitmem.base.gitio import Git, packing, trees  # noqa: E402
 from gitmem.base.model import Memory, memory_path  # noqa: E402
 from gitmem.guards.writepath import Plan  # noqa: E402
 from gitmem.store import store  # noqa: E402
@@ -78,6 +80,20 @@ def one(n: int, work: Path, run: int) -> dict[str, float]:
         repo.store.write(lambda parent: Plan(changes, "bench import", "memory.import"), NOW)
         out[label] = time.perf_counter() - t0
     packing.PACK_THRESHOLD = PACK_THRESHOLD
+    # the objects alone: the same change's tree built loose and as one pack, on a fresh repository each
+    for label in ("tree_loose", "tree_packed"):
+        root = work / f"t-{label}-{n}-{run}"
+        MemoryRepo.init(root, NOW, install_hooks=False)
+        g = Git(root)
+        parent = str(g.tip("main"))
+        changes = memories(n, "t")
+        t0 = time.perf_counter()
+        if label == "tree_loose":
+            trees.build(g.repo, g.repo.revparse_single(parent).tree,
+                        {tuple(p.split("/")): d for p, d in changes.items()})
+        else:
+            packing.build(g.root, g.repo, parent, changes)
+        out[label] = time.perf_counter() - t0
     root = work / f"imp-{n}-{run}"
     MemoryRepo.init(root, NOW, install_hooks=False)
     repo = MemoryRepo.open(root)
@@ -103,13 +119,13 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
     print(f"pack threshold today: {PACK_THRESHOLD} changed files")
-    print(f"{'memories':>9} {'loose ms':>9} {'packed ms':>10} {'import ms':>10} {'fast-import ms':>15} "
-          f"{'import / fast-import':>21} {'packed write / fast-import':>27}")
+    print(f"{'memories':>9} {'tree loose':>11} {'tree packed':>12} {'loose ms':>9} {'packed ms':>10} {'import ms':>10} "
+          f"{'fast-import ms':>15} {'import / fast-import':>21} {'packed write / fast-import':>27}")
     with tempfile.TemporaryDirectory(prefix="gitmem-bench-") as tmp:
         for n in (int(s) for s in args.sizes.split(",")):
             runs = [one(n, Path(tmp), r) for r in range(args.runs)]
             med = {k: statistics.median(r[k] for r in runs) * 1000 for k in runs[0]}
-            print(f"{n:>9} {med['loose']:>9.1f} {med['packed']:>10.1f} {med['import']:>10.1f} {med['fast_import']:>15.1f} "
+            print(f"{n:>9} {med['tree_loose']:>11.1f} {med['tree_packed']:>12.1f} {med['loose']:>9.1f} {med['packed']:>10.1f} {med['import']:>10.1f} {med['fast_import']:>15.1f} "
                   f"{med['import'] / med['fast_import']:>21.2f} {med['packed'] / med['fast_import']:>27.2f}")
 
 

@@ -205,13 +205,15 @@ def test_a_decay_archiving_two_hundred_memories_is_packed_and_leaves_the_rest_al
         == repo.git.tree_id(str(report.commit))
 
 
-def test_a_change_that_leaves_files_as_they_were_rewrites_only_the_others(repo: MemoryRepo, repo_dir: Path) -> None:
-    first = _memories(100, "s")
+@pytest.mark.parametrize("size", [20, packing.PACK_THRESHOLD + 20])
+def test_a_change_that_leaves_files_as_they_were_rewrites_only_the_others(repo: MemoryRepo, repo_dir: Path,
+                                                                          size: int) -> None:
+    first = _memories(size, "s")
     repo.store.write(lambda p: Plan(first, "first", "memory.import"), T)
     before = {p: (repo_dir / p).stat().st_mtime_ns for p in first}
     time.sleep(0.01)
     changes: dict[str, bytes | None] = dict(first)
-    changed = sorted(first)[:30]
+    changed = sorted(first)[:10]
     changes.update({p: first[p] + b"more\n" for p in changed})
     repo.store.write(lambda p: Plan(changes, "second", "memory.import"), T)
     for path, mtime in before.items():

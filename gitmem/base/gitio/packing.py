@@ -28,9 +28,10 @@ if TYPE_CHECKING:
     import pygit2
 
 # Changed files from which one pack beats loose objects. A loose object costs a
-# file create and rename (0.1-0.4 ms on disk, ~20 us on tmpfs); starting
-# fast-import costs ~5-10 ms: measured by bench/import_size.py.
-PACK_THRESHOLD = 64
+# file create and rename; starting fast-import ~10-25 ms. bench/import_size.py
+# (objects alone, 2-core machine, ext4): loose 25 / packed 29 ms at 64 files,
+# 50 / 52 ms at 128, 310 / 205 ms at 1,000.
+PACK_THRESHOLD = 128
 PACK_REF = "refs/gitmem/packing"
 _COMMITTER = b"gitmem <gitmem@localhost> 0 +0000"
 
