@@ -95,8 +95,7 @@ def rebuild_file(git: Git, rev: str | None) -> Index:
 
 def _rows(git: Git, rev: str, paths: Iterable[str]) -> tuple[list[IndexRow], list[str]]:
     rows, problems = [], []
-    for path in paths:
-        data = git.read(path, rev)
+    for path, data in git.read_many(paths, rev).items():   # each folder's tree loaded once
         if data is None:
             continue
         try:
