@@ -197,3 +197,15 @@ def test_strip_message_follows_the_comment_char(repo: Path) -> None:
 def test_commit_trailers_of_unknown_commits_is_an_error(repo: Path) -> None:
     with pytest.raises(GitError):
         command.commit_trailers(repo, ["0" * 40])
+
+
+def test_changed_in_index_of_more_paths_than_a_command_line_holds(repo: Path) -> None:
+    head = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "a.md").write_text("staged\n")
+    (repo / "b.md").write_text("staged too, but not asked about\n")
+    (repo / "new dir").mkdir()
+    (repo / "new dir" / "ü c.md").write_text("added\n")
+    git(repo, "add", "-A")
+    long = [f"memory/user/{'x' * 60}-{i}.md" for i in range(60_000)]   # ~4 MB of names: past ARG_MAX
+    assert command.changed_in_index(repo, head, ["a.md", "new dir/ü c.md", *long]) == ["a.md", "new dir/ü c.md"]
+    assert command.changed_in_index(repo, "no-such-rev", long) is None

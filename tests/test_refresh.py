@@ -236,3 +236,79 @@ def test_open_at_accepts_a_tag(repo: Any, repo_dir: Path) -> None:
         assert [r.content for r in ix.rows()] == ["tagged memory"]
     finally:
         ix.close()
+
+
+# ------------------------------------------------------------------ rebuilt equals kept up
+
+
+def _commit_files(root: Path, files: dict[str, str | None], message: str) -> None:
+    for path, text in files.items():
+        full = root / path
+        if text is None:
+            full.unlink()
+        else:
+            full.parent.mkdir(parents=True, exist_ok=True)
+            full.write_text(text, encoding="utf-8")
+    git_cli(root, "add", "-A")
+    git_cli(root, "commit", "-q", "--no-verify", "-m", message)
+
+
+def test_a_rebuilt_index_equals_the_index_kept_up_commit_by_commit(repo: Any, repo_dir: Path, tmp_path: Path) -> None:
+    import json
+
+    def search_all(ix: Index) -> list[list[tuple[float, str]]]:
+        # equal scores are ordered by row number, which follows the order rows were written in
+        return [sorted((-round(h.score, 9), h.id) for h in ix.search(q, k=50, now=NOW))
+                for q in ("deploy", "kafka retry", "staging", "déploiement", "会议")]
+
+    kept = Index(tmp_path / "kept.sqlite")
+    refresh.sync(kept, repo.git, repo.head)
+    steps = []
+    first = [remember(repo, f"deploy step {i} of the staging cluster needs kafka retry {i}", minutes=i,
+                      tags=("infra",) if i % 2 else ()) for i in range(6)]
+    steps.append(repo.head)
+    rows = tmp_path / "rows.jsonl"   # a numbered source orders its memories
+    rows.write_text("".join(json.dumps({"content": c}) + "\n" for c in
+                            ("déploiement du vendredi", "会议 在 周一", "the staging deploy is manual", "kafka retry backoff")))
+    repo.import_file(rows, now=NOW + timedelta(minutes=30))
+    steps.append(repo.head)
+    repo.link(first[0], first[1], now=NOW + timedelta(minutes=40))
+    steps.append(repo.head)
+    repo.forget(first[2], now=NOW + timedelta(minutes=50))
+    steps.append(repo.head)
+    folder = repo_dir / repo.show(first[3]).path
+    _commit_files(repo_dir, {str(folder.relative_to(repo_dir)): None,
+                             "memory/project/ab/m-broken.md": "---\nid: [unclosed\n---\nbody\n",
+                             "memory/world/m-hand-written.md": "---\n# a person's note\nid: m-hand-written\n"
+                                                               "type: fact\ntags: [staging]\n---\nstaging deploy by hand\n",
+                             "episodes/2026/s-1.md": "---\ntitle: a staging deploy\nstarted: 2026-11-29T10:00:00Z\n---\n"
+                                                     "## Summary\n\nWe fixed the kafka retry.\n"}, "a person's edits")
+    steps.append(git_cli(repo_dir, "rev-parse", "HEAD"))
+    for i in range(2):   # the same memory written again: reinforced in place
+        remember(repo, "deploy step 0 of the staging cluster needs kafka retry 0", minutes=60 + i)
+    steps.append(repo.head)
+    for rev in steps:
+        refresh.sync(kept, repo.git, rev)
+    rebuilt = Index(tmp_path / "rebuilt.sqlite")
+    refresh.rebuild(rebuilt, repo.git, steps[-1])
+    try:
+        assert list(rebuilt.rows()) == list(kept.rows())
+        assert len(list(kept.rows())) >= 11
+        assert search_all(rebuilt) == search_all(kept)
+        for key in (refresh.META_COMMIT, "schema"):
+            assert rebuilt.get_meta(key) == kept.get_meta(key)
+    finally:
+        kept.close()
+        rebuilt.close()
+
+
+def test_fill_refuses_an_index_that_holds_rows(tmp_path: Path) -> None:
+    from gitmem.store.index import IndexRow
+
+    row = IndexRow("m-1", "memory/user/m-1.md", "text", "fact", "user", "short", "active", 0.5,
+                   "2026-11-29T12:00:00Z", "2026-11-29T12:00:00Z")
+    with Index(tmp_path / "ix.sqlite") as ix:
+        assert ix.fill([row, row._replace(content="the last one wins")]) == 1
+        assert ix.get("m-1") == row._replace(content="the last one wins")
+        with pytest.raises(ValueError):
+            ix.fill([row])

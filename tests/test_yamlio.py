@@ -391,3 +391,67 @@ def test_nesting_deeper_than_the_limit_is_a_problem_for_every_loader(text: str) 
 def test_a_time_off_the_range_beside_an_unusual_node_is_a_problem() -> None:
     with pytest.raises(YamlProblem, match="out of range"):
         yamlio.load_plain("a: 0001-01-01T00:00:00+01:00\nb: !!str tagged\n")
+
+
+# --- gitmem's own shape read back without the parser ------------------------------
+
+def _either(fn: Any, text: str) -> Any:
+    """What ``fn(text)`` gives, or the problem it raises (type, message, line)."""
+    try:
+        return ("value", fn(text))
+    except YamlProblem as exc:
+        return ("problem", str(exc), exc.line)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(keys, values, min_size=1, max_size=8))
+def test_the_canonical_reading_agrees_with_the_parser_or_declines(data: dict[str, Any]) -> None:
+    text = yamlio.dump_plain(data)
+    fast = yamlio._canonical(text)
+    assert fast is None or fast == yamlio._load_events(text)
+    assert yamlio.load_plain(text) == yamlio._load_events(text)
+
+
+def test_a_memory_front_matter_takes_the_canonical_reading() -> None:
+    data = {"id": "m-2026-11-29-3f9a12", "type": "fact", "importance": 0.5, "created": "2026-11-29T12:00:00Z",
+            "reinforced": 0, "keywords": ["kafka", "retry", "été"], "tags": [], "source": "", "flag": True,
+            "none": None, "count": -3}
+    assert yamlio._canonical(yamlio.dump_plain(data)) == data
+
+
+BASE = 'id: m-1\ntype: fact\nimportance: 0.5\ncreated: 2026-11-29T12:00:00Z\nkeywords: [a, b]\nsource: ""\n'
+# one text in four is kept aside: the mutation kinds are tuned on the others
+MUTATIONS = [
+    BASE + "# a comment\n", BASE.replace("\n", "\r\n"), BASE[:-1], BASE + "id: m-2\n", BASE.replace("a, b", "a, b,"),
+    BASE.replace("[a, b]", "[a,\n  b]"), BASE.replace("0.5", "0.5 # why"), BASE + "<<: {x: 1}\n",
+    BASE.replace("fact", "&x fact") + "other: *x\n", "%YAML 1.2\n---\n" + BASE, BASE + "--- x\n",
+    BASE.replace("source: \"\"", "source: 'q'"), BASE.replace("type: fact", "type:  fact"),
+    BASE.replace("type: fact", "type: fact "), BASE.replace("type: fact", "type:fact"), BASE + "  more\n",
+    BASE + "\tx: 1\n", BASE + "- item\n", BASE + "{a: 1}\n", BASE + "? k\n", BASE + "x: |\n", BASE + "x: >\n",
+    BASE.replace("0.5", "1_000"), BASE.replace("0.5", "0o17"), BASE.replace("0.5", ".inf"),
+    BASE.replace("[a, b]", "[a, [b]]"), BASE.replace("[a, b]", "[{to: x}]"), BASE.replace("[a, b]", "[]"),
+    BASE.replace("[a, b]", "[ ]"), BASE.replace("[a, b]", "[a,b]"), BASE + "x: y: z\n", BASE + "x: \"a\\nb\"\n",
+    BASE + "x: !!str 1\n", BASE + "x: 2026-11-29\n", BASE + "x: yes\n", BASE + "x: ~\n", BASE + "x: \u2028\n",
+    BASE + "x: \ufeffy\n", BASE + "x: a\x85b\n", BASE + ": x\n", BASE + "x:\n", BASE + "x: -\n", BASE + "x: #\n",
+    BASE + "\n", "\n" + BASE, BASE + "x: " + "[" * 70 + "]" * 70 + "\n", BASE + "é: 1\n", BASE + "\"q\": 1\n",
+]
+HELD_OUT = MUTATIONS[3::4]
+
+
+@pytest.mark.parametrize("text", [t for t in MUTATIONS if t not in HELD_OUT])
+def test_text_a_person_shaped_reads_as_the_parser_reads_it(text: str) -> None:
+    assert _either(yamlio.load_plain, text) == _either(yamlio._load_events, text)
+
+
+@pytest.mark.parametrize("text", HELD_OUT)
+def test_held_out_shapes_read_as_the_parser_reads_them(text: str) -> None:
+    assert _either(yamlio.load_plain, text) == _either(yamlio._load_events, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(BASE.splitlines(keepends=True) + [
+    "# c\n", "x: [a, \n", "y: \"\n", "  z: 1\n", "id: m-9\n", "k: [p, q]\n", "k2: \"quoted\"\n", "\n", "- i\n",
+    "n: 0x1f\n", "t: 2026-11-29 13:40:00\n", "e: ''\n"]), max_size=8))
+def test_any_mix_of_lines_reads_as_the_parser_reads_it(lines: list[str]) -> None:
+    text = "".join(lines)
+    assert _either(yamlio.load_plain, text) == _either(yamlio._load_events, text)

@@ -34,6 +34,7 @@ from gitmem.guards import guard, sandbox
 from gitmem.base.config import Config
 from gitmem.base.errors import CheckFailed, ConflictError, SecretError
 from gitmem.base.errors import CasFailed, CommitInProgress, IndexLocked
+from gitmem.base.gitio.command import blob_id
 from gitmem.base.gitio.reflocks import git_commit_in
 from gitmem.base.gitio import Git
 from gitmem.guards.lock import exclusive
@@ -201,12 +202,14 @@ class Store:
             person = git_commit_in(self.root)
             if person is not None:
                 raise CommitInProgress(person)
-            self._refuse_dirty(parent, changes)   # under the lock: nobody stages meanwhile
-            self._journal(branch, parent, changes)
-            self.git.stage_index(tree, changes)
+            before = self._refuse_dirty(parent, changes)   # under the lock: nobody stages meanwhile
+            # a file the change leaves as it was is neither staged nor rewritten (its mtime stays)
+            todo = {p: d for p, d in changes.items() if (None if d is None else blob_id(d)) != before[p]}
+            self._journal(branch, parent, todo)
+            self.git.stage_index(tree, todo)
             commit = self.git.create_commit(branch, tree, parent, text, now, merged)
             moved = True
-            self.git.write_files(changes)
+            self.git.write_files(todo)
             self.git.publish_index()
         except BaseException:
             if not moved:
@@ -346,14 +349,17 @@ class Store:
                               hint="Layers 1 and 4 change only by a person, or with Gitmem-Approved-By")
 
     # --- work tree ---------------------------------------------------------
-    def _refuse_dirty(self, parent: str | None, changes: Mapping[str, bytes | None]) -> None:
+    def _refuse_dirty(self, parent: str | None, changes: Mapping[str, bytes | None]) -> dict[str, str | None]:
+        """Refuse when a person edited or staged one of the paths; else each path's blob id at ``parent``."""
         paths = sorted(changes)
         staged = self.git.staged_changes(parent, paths)
-        dirty = [p for p in paths if p in staged or self.git.worktree_hash(p) != self.git.tree_entry_hash(parent, p)]
+        before = self.git.tree_entry_hashes(parent, paths)
+        dirty = [p for p in paths if p in staged or self.git.worktree_hash(p) != before[p]]
         if dirty:
             raise ConflictError(
                 "uncommitted changes in " + ", ".join(dirty[:5]) + (" …" if len(dirty) > 5 else "") + "; nothing was written",
                 hint="commit or stash your edits to those files (git status), then run the command again")
+        return before
 
     def _journal_path(self) -> Path:
         return self.state / state.JOURNAL_FILE

@@ -206,25 +206,26 @@ class Index:
                 self.set_meta(key, value)
         return n
 
+    def fill(self, rows: Iterable[IndexRow], meta: dict[str, str] | None = None) -> int:
+        """Load ``rows`` into an index that holds none (a rebuild), in one transaction; returns how many.
+
+        The rows go in by one bulk insert and the full-text table is built
+        from them once, instead of row by row; a row whose id repeats keeps
+        the last one, as ``upsert`` does.
+        """
+        values = {row.id: _values(row) for row in rows}
+        with self.transaction():
+            if self._call(self._db.execute, "SELECT EXISTS (SELECT 1 FROM memory)").fetchone()[0]:
+                raise ValueError("fill() loads an empty index; use upsert()")
+            self._call(self._db.executemany, _INSERT, values.values())
+            self._call(self._db.execute, "INSERT INTO memory_fts (memory_fts) VALUES ('rebuild')")
+            for key, value in (meta or {}).items():
+                self.set_meta(key, value)
+        return len(values)
+
     def _upsert_one(self, row: IndexRow) -> None:
         self._unindex(row.id)
-        content = f"{row.content}\n{' '.join((*row.keywords, *row.tags))}"
-        keys = ranking.fts_keys(row.keywords, row.tags, row.content)
-        cjk = text.cjk_terms(content)
-        seq = None if row.type == EPISODE else _sequence(row.source_id or row.id)
-        cur = self._db.execute(
-            "INSERT INTO memory (id, path, content, keys, cjk, terms, type, domain, tier, band,"
-            " importance, created, last_accessed, accessed_ts, keywords, tags, links, source_id,"
-            " seq_key, seq_pos, project, project_name, dated) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                row.id, row.path, row.content, keys, cjk, ranking.terms(content, cjk),
-                row.type, row.domain, row.tier, row.band, float(row.importance),
-                row.created, row.last_accessed, _epoch(row.last_accessed),
-                _join(row.keywords), _join(row.tags), _join(row.links), row.source_id,
-                seq[0] if seq else None, seq[1] if seq else None, row.project, row.project_name,
-                int(text.states_time(row.content)),
-            ),
-        )  # fmt: skip
+        cur = self._db.execute(_INSERT, _values(row))
         self._db.execute(
             "INSERT INTO memory_fts (rowid, content, keys, cjk) SELECT rid, content, keys, cjk"
             " FROM memory WHERE rid = ?",
@@ -416,6 +417,29 @@ class Index:
 
 
 # ------------------------------------------------------------------ helpers
+
+_INSERT = (
+    "INSERT INTO memory (id, path, content, keys, cjk, terms, type, domain, tier, band,"
+    " importance, created, last_accessed, accessed_ts, keywords, tags, links, source_id,"
+    " seq_key, seq_pos, project, project_name, dated) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+
+
+def _values(row: IndexRow) -> tuple[Any, ...]:
+    """The ``memory`` table's values for ``row`` (what the full-text and reranker columns derive)."""
+    content = f"{row.content}\n{' '.join((*row.keywords, *row.tags))}"
+    keys = ranking.fts_keys(row.keywords, row.tags, row.content)
+    cjk = text.cjk_terms(content)
+    seq = None if row.type == EPISODE else _sequence(row.source_id or row.id)
+    return (
+        row.id, row.path, row.content, keys, cjk, ranking.terms(content, cjk),
+        row.type, row.domain, row.tier, row.band, float(row.importance),
+        row.created, row.last_accessed, _epoch(row.last_accessed),
+        _join(row.keywords), _join(row.tags), _join(row.links), row.source_id,
+        seq[0] if seq else None, seq[1] if seq else None, row.project, row.project_name,
+        int(text.states_time(row.content)),
+    )  # fmt: skip
+
 
 
 def _tables(db: sqlite3.Connection) -> set[str]:

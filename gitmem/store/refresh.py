@@ -95,8 +95,7 @@ def rebuild_file(git: Git, rev: str | None) -> Index:
 
 def _rows(git: Git, rev: str, paths: Iterable[str]) -> tuple[list[IndexRow], list[str]]:
     rows, problems = [], []
-    for path in paths:
-        data = git.read(path, rev)
+    for path, data in git.read_many(paths, rev).items():   # each folder's tree loaded once
         if data is None:
             continue
         try:
@@ -107,9 +106,14 @@ def _rows(git: Git, rev: str, paths: Iterable[str]) -> tuple[list[IndexRow], lis
 
 
 def rebuild(index: Index, git: Git, rev: str | None) -> int:
-    """Empty the index and fill it from the tree at ``rev``."""
-    index.clear()
+    """Empty the index and fill it from the tree at ``rev``.
+
+    Every document is read and parsed first, then the rows replace the old
+    ones in one transaction by one bulk insert (readers see the old rows until
+    it commits).
+    """
     if rev is None:
+        index.clear()
         index.set_meta(META_COMMIT, "")
         return 0
     rows = [row(m) for m, _ in store.read_memories(git, rev, include_archive=True)]
@@ -120,8 +124,9 @@ def rebuild(index: Index, git: Git, rev: str | None) -> int:
             rows.append(_read_row(path, data))
         except DocumentError:
             continue  # an unreadable episode is not recallable; `gitmem list` reports memories
-    index.upsert(rows, meta={META_COMMIT: rev, "schema": SCHEMA})
-    return len(rows)
+    with index.transaction():
+        index.clear()
+        return index.fill(rows, meta={META_COMMIT: rev, "schema": SCHEMA})
 
 
 def sync(index: Index, git: Git, rev: str | None) -> int:

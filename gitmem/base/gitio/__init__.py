@@ -7,6 +7,8 @@
 - ``tool``: a person's own filter command (the harvest encoder), bounded by
   a timeout and an output cap;
 - ``trees``: a commit's tree rewritten along the changed paths only;
+- ``packing``: a large change (``PACK_THRESHOLD`` files on) written as one
+  pack by ``git fast-import``, its tree built there from the parent's;
 - ``heads``: the git dir, the common git dir and HEAD, read from files;
 - ``trailers``: the one trailer reader, git's own parser, for a message
   being committed and for commits already made;

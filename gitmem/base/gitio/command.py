@@ -112,6 +112,10 @@ def staged_patch(root: Path | str, paths: Sequence[str]) -> str:
 
 def changed_in_index(root: Path | str, rev: str, paths: Sequence[str]) -> list[str] | None:
     """Paths whose index entry differs from ``rev``; None when git fails."""
+    if len(paths) > 1000:   # more would overflow the command line: ask about every path, keep these
+        out = attempt(root, "diff-index", "--cached", "--name-only", "-z", "--no-renames", rev)
+        wanted = set(paths)
+        return None if out is None else [p for p in split_nul(out) if p in wanted]
     out = attempt(root, "diff-index", "--cached", "--name-only", "-z", rev, "--", *paths)
     return None if out is None else split_nul(out)
 

@@ -272,7 +272,11 @@ class Git:
 
     # --- writing -----------------------------------------------------------
     def build_tree(self, base_rev: str | None, changes: Mapping[str, bytes | None]) -> str:
-        """Tree id of ``base_rev``'s tree with ``changes`` applied (None deletes)."""
+        """Tree id of ``base_rev``'s tree with ``changes`` applied (None deletes); from ``PACK_THRESHOLD`` files, one pack."""
+        from gitmem.base.gitio.packing import PACK_THRESHOLD, build as build_packed
+
+        if len(changes) >= PACK_THRESHOLD:
+            return build_packed(self.root, self.repo, str(self._commit(base_rev).id) if base_rev else None, changes)
         base = self._commit(base_rev).tree if base_rev else None
         return str(build(self.repo, base, {tuple(p.split("/")): d for p, d in changes.items()}))
 
@@ -355,13 +359,16 @@ class Git:
     # --- work tree -----------------------------------------------------------
     def worktree_hash(self, path: str) -> str | None:
         """Blob id of the work tree file at ``path`` (None when absent)."""
+        import os
+
         import pygit2
 
-        full = self.root / path
+        full = os.path.join(self.root, path)   # a string: a large change hashes 100k files
         try:
-            if full.is_symlink():
+            if os.path.islink(full):
                 return "symlink"
-            return str(pygit2.hash(full.read_bytes()))
+            with open(full, "rb") as fh:
+                return str(pygit2.hash(fh.read()))
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             return None
 
@@ -388,6 +395,12 @@ class Git:
             return str(self._commit(rev).tree[path].id)
         except KeyError:
             return None
+
+    def tree_entry_hashes(self, rev: str | None, paths: Iterable[str]) -> dict[str, str | None]:
+        """:meth:`tree_entry_hash` of each of ``paths``, each folder's tree loaded once."""
+        from gitmem.base.gitio.trees import entry_ids
+
+        return entry_ids(self._commit(rev).tree if rev else None, paths)
 
     def write_files(self, changes: Mapping[str, bytes | None], skip: frozenset[str] = frozenset()) -> None:
         """Write changed paths into the work tree (None deletes; ``skip``: already right), each by rename."""

@@ -23,7 +23,8 @@ from gitmem.base.errors import IndexLocked
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any
     from pathlib import Path
 
 LOCK = "index.lock"
@@ -170,35 +171,65 @@ def write_files(root: Path, git_dir: Path, changes: Mapping[str, bytes | None], 
     into place, so a reader (or a crash) never sees half a file. Folders left
     empty are removed.
     """
-    tmp_dir = git_dir / "gitmem" / "tmp"
-    tmp_dir.mkdir(parents=True, exist_ok=True)
-    made: set[Path] = set()
-    emptied: set[Path] = set()
-    for path, data in changes.items():
-        if path in skip:
-            continue
-        full = root / path
+    # plain strings and os calls: a decay moves 100k files, and pathlib's objects cost more than the calls
+    tmp_dir = os.path.join(git_dir, "gitmem", "tmp")
+    os.makedirs(tmp_dir, exist_ok=True)
+    top = str(root)
+    todo = [(os.path.join(top, path), data) for path, data in changes.items() if path not in skip]
+    gone = [full for full, data in todo if data is None]
+    _each(_unlink, gone)   # deletions first: a file may give way to a folder of its name
+    made: set[str] = set()
+    placed = []
+    prefix = os.path.join(tmp_dir, f"{os.getpid()}-")
+    for n, (full, data) in enumerate(todo):
         if data is None:
-            try:
-                full.unlink()
-            except FileNotFoundError:
-                pass
-            emptied.add(full.parent)
             continue
-        if full.parent not in made:
-            full.parent.mkdir(parents=True, exist_ok=True)
-            made.add(full.parent)
-        tmp = tmp_dir / f"{os.getpid()}-{full.name}"
-        tmp.write_bytes(data)
-        os.replace(tmp, full)
-    for folder in sorted(emptied - made, key=lambda f: len(f.parts), reverse=True):
-        _prune_empty(folder, root)
+        folder = full.rpartition("/")[0]
+        if folder not in made:
+            os.makedirs(folder, exist_ok=True)
+            made.add(folder)
+        placed.append((full, data, f"{prefix}{n}.tmp"))
+    _each(_place, placed)
+    emptied = {full.rpartition("/")[0] for full in gone}
+    for folder in sorted(emptied - made, key=lambda f: f.count("/"), reverse=True):
+        _prune_empty(folder, top)
 
 
-def _prune_empty(folder: Path, root: Path) -> None:
-    while folder != root and folder.is_dir():
+PARALLEL_FROM = 256   # files from which a change is written by several threads
+WORKERS = 8           # the waits are the file system's (journal, block bitmaps), not the CPU's
+
+
+def _each(fn: Callable[[Any], None], items: Sequence[Any]) -> None:
+    """``fn`` over ``items``; a large change by a few threads, whose system calls overlap their waits."""
+    if len(items) < PARALLEL_FROM:
+        for item in items:
+            fn(item)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(WORKERS) as pool:
+        for _ in pool.map(fn, items, chunksize=64):   # the first error is raised here
+            pass
+
+
+def _unlink(full: str) -> None:
+    try:
+        os.unlink(full)
+    except FileNotFoundError:
+        pass
+
+
+def _place(job: tuple[str, bytes, str]) -> None:
+    full, data, tmp = job
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+    os.replace(tmp, full)
+
+
+def _prune_empty(folder: str, root: str) -> None:
+    while folder != root and os.path.isdir(folder):
         try:
-            folder.rmdir()
+            os.rmdir(folder)
         except OSError:
             return
-        folder = folder.parent
+        folder = folder.rpartition("/")[0]

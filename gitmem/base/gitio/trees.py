@@ -84,3 +84,24 @@ def read_many(tree: pygit2.Tree | None, paths: Iterable[str]) -> dict[str, bytes
                     entry = None
             out[f"{folder}/{name}" if folder else name] = entry.data if isinstance(entry, pygit2.Blob) else None
     return out
+
+
+def entry_ids(tree: pygit2.Tree | None, paths: Iterable[str]) -> dict[str, str | None]:
+    """The id of each of ``paths`` in ``tree`` (None when absent), each folder's tree loaded once."""
+    import pygit2
+
+    out: dict[str, str | None] = {}
+    folders: dict[str, object] = {}
+    for path in paths:
+        folder, _, name = path.rpartition("/")
+        if folder not in folders:
+            try:
+                folders[folder] = (tree[folder] if folder else tree) if tree is not None else None
+            except KeyError:
+                folders[folder] = None
+        sub = folders[folder]
+        found = None
+        if isinstance(sub, pygit2.Tree) and name in sub:
+            found = str(sub[name].id)
+        out[path] = found
+    return out

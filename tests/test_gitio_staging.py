@@ -1,0 +1,43 @@
+"""gitmem.base.gitio.staging: the work tree of a change written, small and large (by threads) alike."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from gitmem.base.gitio import staging
+
+
+@pytest.mark.parametrize("size", [3, staging.PARALLEL_FROM + 50])
+def test_write_files_deletes_writes_and_prunes_alike_at_any_size(tmp_path: Path, size: int) -> None:
+    root, git_dir = tmp_path / "w", tmp_path / "w" / ".git"
+    git_dir.mkdir(parents=True)
+    old = {f"memory/d{i % 4}/{i % 9:02x}/m{i}.md": f"old {i}\n".encode() for i in range(size)}
+    old["keep/k.md"] = b"kept\n"
+    old["was-a-file"] = b"becomes a folder\n"
+    staging.write_files(root, git_dir, old, frozenset())
+    kept = os.stat(root / "keep/k.md").st_mtime_ns
+    changes: dict[str, bytes | None] = {p: None for p in old if p.startswith("memory/")}
+    changes |= {p.replace("memory/", "archive/", 1): b"archived\n" for p in old if p.startswith("memory/")}
+    changes["was-a-file"] = None
+    changes = {"was-a-file/inside.md": b"now a folder\n", **changes}   # listed before the deletion it needs
+    staging.write_files(root, git_dir, changes, frozenset({"archive/d0/00/m0.md"}))
+    assert not (root / "memory").exists()        # every emptied folder is pruned
+    assert (root / "was-a-file/inside.md").read_bytes() == b"now a folder\n"
+    assert not (root / "archive/d0/00/m0.md").exists()   # skipped: already right, not written
+    written = sorted(str(p.relative_to(root)) for p in (root / "archive").rglob("*.md"))
+    assert len(written) == size - 1 and all((root / p).read_bytes() == b"archived\n" for p in written)
+    assert os.stat(root / "keep/k.md").st_mtime_ns == kept
+    assert os.listdir(git_dir / "gitmem" / "tmp") == []
+
+
+def test_a_failed_write_of_a_large_change_raises(tmp_path: Path) -> None:
+    root, git_dir = tmp_path / "w", tmp_path / "w" / ".git"
+    git_dir.mkdir(parents=True)
+    (root / "blocked").mkdir()
+    (root / "blocked" / "m5.md").mkdir()   # a folder where a file must go
+    changes: dict[str, bytes | None] = {f"blocked/m{i}.md": b"x\n" for i in range(staging.PARALLEL_FROM + 10)}
+    with pytest.raises(IsADirectoryError):
+        staging.write_files(root, git_dir, changes, frozenset())
