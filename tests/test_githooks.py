@@ -701,3 +701,27 @@ def test_documents_hook_passes_a_file_gitmem_wrote(tmp_path: Path, capsys: pytes
     assert hooks.main(["documents", "memory/user/m-ok.md"], repo=str(tmp_path)) == 0
     assert hooks.main(["documents", "patterns/p.md"], repo=str(tmp_path)) == 1
     assert "gitmem-documents: patterns/p.md:3: weight: nan is not a finite number" in capsys.readouterr().out
+
+
+def test_a_rendered_claude_md_is_checked_without_markdown_it(inrepo: Path) -> None:
+    """A commit staging CLAUDE.md in gitmem's rendered form does not pay for importing markdown-it;
+    one that is not in that form is read by markdown-it, and a forgery is still refused."""
+    from gitmem.base import config
+
+    shutil.copy(TEMPLATES / "gitmem.yaml", inrepo / "gitmem.yaml")
+    config.load(inrepo)
+    template = (TEMPLATES / "CLAUDE.md").read_text()
+    code = ("import sys; from gitmem.faces import githooks; code = githooks.main(['staged']); "
+            "print('RESULT', code, 'markdown_it' in sys.modules)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    for text, expected in [
+        (template.replace("_No patterns yet.", "- **Test first** (weight 0.50, episodic) — patterns/t.md\n"
+                                               "  - run the tests\n_No patterns yet."), ["0", "False"]),
+        (template.replace("_No patterns yet.", "> quoted\n_No patterns yet."), ["0", "True"]),
+        (template.replace("_No patterns yet.", "> # Core\n_No patterns yet."), ["1", "True"]),
+        (template.replace("_No patterns yet.", "- x\n  # CORE\n_No patterns yet."), ["1", "True"]),
+    ]:
+        (inrepo / "CLAUDE.md").write_text(text)
+        subprocess.run(["git", "add", "CLAUDE.md", "gitmem.yaml"], cwd=inrepo, check=True)
+        done = subprocess.run([sys.executable, "-c", code], cwd=inrepo, capture_output=True, text=True, env=env)
+        assert done.stdout.split("RESULT")[-1].split() == expected, done.stdout + done.stderr

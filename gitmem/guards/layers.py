@@ -137,8 +137,72 @@ def parse(text: str) -> list[Layer]:
     return layers
 
 
+# --- the rendered form: a CLAUDE.md proved valid without markdown-it ----------------
+#
+# A commit that stages CLAUDE.md would otherwise pay for importing markdown-it (tens of
+# milliseconds; the parse itself takes under one). ``_valid_as_rendered`` accepts only
+# texts whose every line has one of a few shapes gitmem renders and a person's plain
+# prose uses, shapes whose block structure no context can change; it says only "valid",
+# and every other text (and every problem) comes from markdown-it.
+
+_RENDERED_MARKERS = [marker(1), CLOSE_MARKER, marker(2), CLOSE_MARKER, marker(3), CLOSE_MARKER,
+                     marker(4), CLOSE_MARKER]
+_OPENS_GENERATED = {marker(n): n for n in GENERATED}   # a marker line -> the generated layer it opens
+# What may open a plain line or a bullet's content: characters that open no block in
+# CommonMark (a letter, a backslash escape, prose punctuation), emphasis or a code span
+# on a word, or a number no `.` or `)` follows (not an ordered list).
+_PLAIN = r"(?:[^\W\d_]|[\\(\"'!?.,:;@$%&/]|[_*`][A-Za-z0-9]|\*\*[^\s*]|\d+[^\d.)\s])"
+# Optionally two spaces (a list item's continuation: never code, which needs four),
+# an optional bullet `- `, then a plain start; or an ATX heading at the margin.
+_PLAIN_LINE = re.compile(rf"(?:  )?(?:- )?{_PLAIN}")
+_ATX_LINE = re.compile(r"#{1,6} \S")
+# \r and the breaks markdown-it reads as characters (U+2028 …), NUL, and any comment
+# other than an exact marker line: such texts go to markdown-it.
+_NOT_RENDERED = re.compile("[\r\0\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _valid_as_rendered(text: str) -> bool:
+    """True when ``text`` is proved valid without markdown-it; False means "ask markdown-it".
+
+    Every line is blank (empty), an exact marker at the margin, an ATX heading at the
+    margin outside layers 2 and 3, or a plain line (``_PLAIN_LINE``): no code block,
+    block quote, HTML block, setext underline or thematic break can start, so each
+    marker is a top-level HTML block of its own line, as markdown-it would find it.
+    The markers are exactly the four layers in order, each closed, and no line of
+    layers 2 and 3 holds a marker look-alike or a layer-like HTML heading
+    (``_forgery``, the check ``find_problems`` makes there).
+    """
+    if _NOT_RENDERED.search(text):
+        return False
+    seen: list[str] = []
+    generated = 0   # the generated layer the line is in, else 0
+    for i, line in enumerate(_lines(text), 1):
+        if not line:
+            continue
+        if line.startswith("<!--"):
+            seen.append(line)
+            if seen != _RENDERED_MARKERS[:len(seen)]:
+                return False   # not an exact marker, or not in its place
+            generated = _OPENS_GENERATED.get(line, 0)
+        elif "<!--" in line:
+            return False
+        elif generated:
+            if not _PLAIN_LINE.match(line) or _forgery(line, i, None, i, generated):
+                return False
+        elif not (_PLAIN_LINE.match(line) or _ATX_LINE.match(line)):
+            return False
+    return seen == _RENDERED_MARKERS
+
+
 def find_problems(text: str) -> list[tuple[int | None, str]]:
     """Structure problems as (line or None, message), in file order then missing layers."""
+    if _valid_as_rendered(text):
+        return []
+    return _parsed_problems(text)
+
+
+def _parsed_problems(text: str) -> list[tuple[int | None, str]]:
+    """``find_problems`` from markdown-it's reading of the text."""
     problems: list[tuple[int | None, str]] = []
     found = _structure(text)
     seen: dict[int, int] = {}
