@@ -725,3 +725,22 @@ def test_a_rendered_claude_md_is_checked_without_markdown_it(inrepo: Path) -> No
         subprocess.run(["git", "add", "CLAUDE.md", "gitmem.yaml"], cwd=inrepo, check=True)
         done = subprocess.run([sys.executable, "-c", code], cwd=inrepo, capture_output=True, text=True, env=env)
         assert done.stdout.split("RESULT")[-1].split() == expected, done.stdout + done.stderr
+
+
+def test_checking_a_memory_file_loads_neither_the_config_schema_nor_hashlib_nor_socket(inrepo: Path) -> None:
+    """The documents check reads a memory like every reader, without the config schema (its dataclasses
+    cost more than the check) or hashlib (OpenSSL)."""
+    from gitmem.base import config
+
+    shutil.copy(TEMPLATES / "gitmem.yaml", inrepo / "gitmem.yaml")
+    config.load(inrepo)
+    write(inrepo, "memory/project/m-1.md", "---\nid: m-2026-11-29-000001\ntype: fact\ndomain: project\n"
+                                           "created: 2026-11-29T13:40:00Z\n---\n\nThe cache is warmed first.\n")
+    write(inrepo, "memory/project/m-2.md", "---\nid: m-2026-11-29-000002\nimportance: .inf\n---\n\nToo much.\n")
+    code = ("import sys; from gitmem.faces import githooks; code = githooks.main(['staged']); "
+            "print('RESULT', code, *(m in sys.modules for m in ('gitmem.base.config', 'hashlib', 'markdown_it', 'socket')))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    for staged, expected in [("memory/project/m-1.md", "0"), ("memory/project/m-2.md", "1")]:
+        subprocess.run(["git", "add", staged], cwd=inrepo, check=True)   # gitmem.yaml unstaged: its check loads config
+        done = subprocess.run([sys.executable, "-c", code], cwd=inrepo, capture_output=True, text=True, env=env)
+        assert done.stdout.split("RESULT")[-1].split() == [expected, "False", "False", "False", "False"], done.stdout
