@@ -91,7 +91,8 @@ def _recall_process(repo_dir: Path, *args: str) -> tuple[list[str], str, list[st
     """Run ``gitmem --repo R recall ARGS`` in a fresh interpreter; (stdout lines, stderr, libraries loaded)."""
     probe = ("import sys\nfrom gitmem.faces.cli import main\n"
              f"code = main(['--repo', {str(repo_dir)!r}, 'recall', *{list(args)!r}])\n"
-             "heavy = ('pygit2', 'ruamel', 'markdown_it', 'unidiff', 'logging', 'shutil', 'gitmem.faces.verbs_memory')\n"
+             "heavy = ('pygit2', 'ruamel', 'markdown_it', 'unidiff', 'logging', 'shutil', 'gitmem.faces.verbs_memory',\n"
+             "         'gitmem.base.gitio.repo')\n"
              "print('LOADED', code, *sorted(m for m in heavy if m in sys.modules))")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     # outside any git work tree: a recall there has no project to scope to (finding one asks git)
