@@ -711,6 +711,10 @@ def test_a_rendered_claude_md_is_checked_without_markdown_it(inrepo: Path) -> No
     shutil.copy(TEMPLATES / "gitmem.yaml", inrepo / "gitmem.yaml")
     config.load(inrepo)
     template = (TEMPLATES / "CLAUDE.md").read_text()
+    (inrepo / "CLAUDE.md").write_text(template)
+    subprocess.run(["git", "add", "CLAUDE.md", "gitmem.yaml"], cwd=inrepo, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "init", "--no-verify"],
+                   cwd=inrepo, check=True)   # a HEAD version: the amplitude check measures Layers 1 and 4 too
     code = ("import sys; from gitmem.faces import githooks; code = githooks.main(['staged']); "
             "print('RESULT', code, 'markdown_it' in sys.modules)")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}

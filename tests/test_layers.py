@@ -408,8 +408,8 @@ def _rendered() -> list[str]:
 
 def test_rendered_texts_take_the_fast_path() -> None:
     for text in _rendered():
-        assert layers._parsed_problems(text) == []
         assert layers._valid_as_rendered(text), text
+        _markdown_it_agrees(text)
 
 
 # Lines a person or a forged memory could put anywhere: each is either a plain line the
@@ -449,6 +449,13 @@ def _mutate(text: str, edits: list[tuple[int, int, int]]) -> str:
     return "\n".join(lines)
 
 
+def _markdown_it_agrees(text: str) -> None:
+    """What the fast path accepted, markdown-it finds valid, with the same markers (so ``parse`` agrees)."""
+    assert layers._parsed_problems(text) == [], text
+    found = layers._structure(text)
+    assert layers._markers(text) == (found.lines, found.opens, found.closes), text
+
+
 _EDITS = st.lists(st.tuples(st.integers(0, 5), st.integers(0, 200), st.integers(0, 200)), min_size=1, max_size=4)
 
 
@@ -457,7 +464,7 @@ _EDITS = st.lists(st.tuples(st.integers(0, 5), st.integers(0, 200), st.integers(
 def test_fast_path_never_accepts_what_markdown_it_rejects(base: int, edits: list[tuple[int, int, int]]) -> None:
     text = _mutate(_rendered()[base], edits)
     if layers._valid_as_rendered(text):
-        assert layers._parsed_problems(text) == [], text
+        _markdown_it_agrees(text)
 
 
 @settings(max_examples=300, deadline=None)
@@ -467,7 +474,7 @@ def test_fast_path_agrees_on_arbitrary_text_in_a_layer(base: int, at: int, junk:
     lines.insert(at % (len(lines) + 1), junk)
     text = "\n".join(lines)
     if layers._valid_as_rendered(text):
-        assert layers._parsed_problems(text) == [], text
+        _markdown_it_agrees(text)
 
 
 def test_fast_path_on_every_tricky_line_at_every_place() -> None:
@@ -482,5 +489,5 @@ def test_fast_path_on_every_tricky_line_at_every_place() -> None:
                 total += 1
                 if layers._valid_as_rendered(text):
                     fast += 1
-                    assert layers._parsed_problems(text) == [], text
+                    _markdown_it_agrees(text)
     assert 0.2 < fast / total < 0.9

@@ -108,13 +108,24 @@ def _structure(text: str) -> _Structure:
     return _Structure(lines, opens, closes, headings, code)
 
 
+def _markers(text: str) -> tuple[list[str], dict[int, tuple[int, str]], set[int]]:
+    """The lines, the opening markers (0-based line -> (number, name)) and the closing markers;
+    read from the lines alone when the text is in the rendered form (``_valid_as_rendered``: there
+    every marker-shaped line is a top-level marker), else from markdown-it."""
+    if not _valid_as_rendered(text):
+        found = _structure(text)
+        return found.lines, found.opens, found.closes
+    lines = _lines(text)
+    opens = {n: (int(m[1]), m[2].lower()) for n, line in enumerate(lines) if (m := _OPEN.match(line))}
+    return lines, opens, {n for n, line in enumerate(lines) if _CLOSE.match(line)}
+
+
 def parse(text: str) -> list[Layer]:
     """Every layer found, in file order; never raises (``validate`` reports problems).
 
     An unclosed layer runs until the next opening marker or the end of the file.
     """
-    found = _structure(text)
-    lines = found.lines
+    lines, opens, closes = _markers(text)
     layers: list[Layer] = []
     current: tuple[int, str, int] | None = None
 
@@ -123,12 +134,12 @@ def parse(text: str) -> list[Layer]:
         number, name, start = current
         layers.append(Layer(number, name, start, end, "\n".join(lines[start:content_end])))
 
-    for n in sorted(found.opens.keys() | found.closes):
+    for n in sorted(opens.keys() | closes):
         i = n + 1
-        if n in found.opens:
+        if n in opens:
             if current:
                 close(i - 1, i - 1)
-            current = (*found.opens[n], i)
+            current = (*opens[n], i)
         elif current:
             close(i, i - 1)
             current = None
