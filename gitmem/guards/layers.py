@@ -23,7 +23,9 @@ line transform on purpose: it must neutralize whatever could become a heading
 in any context the text is later placed in, so it escapes every candidate.
 
 This module runs inside the pre-commit hooks: markdown-it is imported only
-when a CLAUDE.md is actually read (``unicodedata`` for the rare non-ASCII line). The
+when a CLAUDE.md is actually read (``unicodedata`` for the rare non-ASCII line),
+and not even then for a CLAUDE.md in the form gitmem renders (plain lines, exact
+markers): ``_valid_as_rendered`` proves such a text valid from its lines alone. The
 escaper itself is ``gitmem.base.mdio.escape``, the one escaper of generated Markdown.
 """
 
@@ -167,8 +169,7 @@ _PLAIN = r"(?:[^\W\d_]|[\\(\"'!?.,:;@$%&/]|[_*`][A-Za-z0-9]|\*\*[^\s*]|\d+[^\d.)
 # an optional bullet `- `, then a plain start; or an ATX heading at the margin.
 _PLAIN_LINE = re.compile(rf"(?:  )?(?:- )?{_PLAIN}")
 _ATX_LINE = re.compile(r"#{1,6} \S")
-# \r and the breaks markdown-it reads as characters (U+2028 …), NUL, and any comment
-# other than an exact marker line: such texts go to markdown-it.
+# \r, NUL and the breaks markdown-it reads as characters (U+2028 …): such texts go to markdown-it.
 _NOT_RENDERED = re.compile("[\r\0\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
@@ -179,9 +180,12 @@ def _valid_as_rendered(text: str) -> bool:
     margin outside layers 2 and 3, or a plain line (``_PLAIN_LINE``): no code block,
     block quote, HTML block, setext underline or thematic break can start, so each
     marker is a top-level HTML block of its own line, as markdown-it would find it.
-    The markers are exactly the four layers in order, each closed, and no line of
-    layers 2 and 3 holds a marker look-alike or a layer-like HTML heading
-    (``_forgery``, the check ``find_problems`` makes there).
+    No other line holds ``<!--``, so none is a malformed marker. A plain line is no
+    heading to a raw reader either (``_raw_heading``): it starts with neither ``#`` nor
+    ``=``, and a bullet's text is never a setext underline. The markers are exactly the
+    four layers in order, each closed, and no line of layers 2 and 3 holds a marker
+    look-alike or a layer-like HTML heading (``_forgery``, the check ``find_problems``
+    makes there). tests/test_layers.py checks this against markdown-it on mutated texts.
     """
     if _NOT_RENDERED.search(text):
         return False
