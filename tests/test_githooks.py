@@ -748,3 +748,28 @@ def test_checking_a_memory_file_loads_neither_the_config_schema_nor_hashlib_nor_
         subprocess.run(["git", "add", staged], cwd=inrepo, check=True)   # gitmem.yaml unstaged: its check loads config
         done = subprocess.run([sys.executable, "-c", code], cwd=inrepo, capture_output=True, text=True, env=env)
         assert done.stdout.split("RESULT")[-1].split() == [expected, "False", "False", "False", "False"], done.stdout
+
+
+def test_a_commit_staging_claude_md_and_a_bank_file_starts_two_git_processes(inrepo: Path) -> None:
+    """The staged list, then one `cat-file` for both versions of every file the amplitude limit measures
+    (each git process is milliseconds of every commit)."""
+    from gitmem.base import config
+
+    shutil.copy(TEMPLATES / "gitmem.yaml", inrepo / "gitmem.yaml")
+    config.load(inrepo)
+    template = (TEMPLATES / "CLAUDE.md").read_text()
+    write(inrepo, "CLAUDE.md", template)
+    write(inrepo, "bank/x.md", lines(40))
+    subprocess.run(["git", "add", "-A"], cwd=inrepo, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "init", "--no-verify"],
+                   cwd=inrepo, check=True)
+    write(inrepo, "CLAUDE.md", template.replace("_No patterns yet.", "- **A** (weight 0.50, episodic)\n_No patterns yet."))
+    write(inrepo, "bank/x.md", lines(41))
+    subprocess.run(["git", "add", "-A"], cwd=inrepo, check=True)
+    code = ("import subprocess, sys\nstarted = []\nopen_ = subprocess.Popen.__init__\n"
+            "def counted(self, args, *a, **k):\n    started.append(' '.join(args[1:3]))\n    open_(self, args, *a, **k)\n"
+            "subprocess.Popen.__init__ = counted\n"
+            "from gitmem.faces import githooks\ncode = githooks.main(['staged'])\nprint('RESULT', code, *started)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, "-c", code], cwd=inrepo, capture_output=True, text=True, env=env)
+    assert done.stdout.split("RESULT")[-1].split() == ["0", "diff", "--cached", "cat-file", "--batch"], done.stdout
