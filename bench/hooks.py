@@ -18,7 +18,10 @@ without the hooks: goal <= 150 ms.
 
 Run from the project root, bytecode compiled as an install has it:
     env -u PYTHONDONTWRITEBYTECODE python -m compileall -q gitmem
-    python bench/hooks.py [--runs 15]
+    python bench/hooks.py [--runs 15] [--before CHECKOUT]
+``--before`` adds a variant ``before``: the hooks `gitmem init` of another checkout
+(an earlier commit, extracted with ``git archive``, its bytecode compiled) installs,
+timed in the same run.
 It needs git and pre-commit (>= 4.4) and imports gitmem from this checkout.
 """
 
@@ -91,7 +94,7 @@ def sh(cwd: Path, env: dict[str, str], *args: str) -> None:
     subprocess.run(args, cwd=cwd, env=env, check=True, capture_output=True)
 
 
-def make_repo(path: Path, env: dict[str, str], variant: str) -> None:
+def make_repo(path: Path, env: dict[str, str], variant: str, before: str | None = None) -> None:
     path.mkdir()
     sh(path, env, "git", "init", "-q", "-b", "main")
     for name in ("CLAUDE.md", "gitmem.yaml"):
@@ -105,6 +108,11 @@ def make_repo(path: Path, env: dict[str, str], variant: str) -> None:
     sh(path, env, "git", "add", "-A")
     sh(path, env, "git", "commit", "-q", "-m", "init")
     if variant == "none":
+        return
+    if variant == "before":   # that checkout's install_git_hooks writes hooks that import that checkout
+        code = (f"import sys; sys.path.insert(0, {os.path.abspath(str(before))!r}); from pathlib import Path; "
+                f"from gitmem.engines.initrepo import install_git_hooks; install_git_hooks(Path({str(path)!r}))")
+        sh(Path(tempfile.gettempdir()), env, sys.executable, "-c", code)
         return
     from gitmem.engines.initrepo import install_git_hooks
 
@@ -145,13 +153,14 @@ def sample_ms(env: dict[str, str], cwd: Path, commands: dict[str, list[str]], ru
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=15, help="timed commits per scenario and variant")
+    parser.add_argument("--before", metavar="CHECKOUT", help="also time the hooks of this checkout, in the same run")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="gitmem-bench-") as tmp_name:
         tmp = Path(tmp_name)
         env = environment(tmp)
-        repos = {v: tmp / v for v in VARIANTS}
+        repos = {v: tmp / v for v in VARIANTS + (("before",) if args.before else ())}
         for variant, path in repos.items():
-            make_repo(path, env, variant)
+            make_repo(path, env, variant, args.before)
         results: dict[tuple[str, str], list[float]] = {}
         cpu: dict[tuple[str, str], list[float]] = {}
         for scenario in SCENARIOS:
@@ -174,12 +183,15 @@ def report_commits(results: dict[tuple[str, str], list[float]], runs: int) -> No
     med = {key: statistics.median(values) for key, values in results.items()}
     low = {key: min(values) for key, values in results.items()}
     print(f"git commit, {runs} interleaved runs (ms): median of each variant; added = minus none (median, min)\n")
-    print(f"{'scenario':<24}" + "".join(f"{v:>10}" for v in VARIANTS)
-          + f"{'framework+':>11}{'gitmem+':>9}{'min':>7}{'ratio':>7}   goal")
+    variants = list(dict.fromkeys(v for _, v in results))
+    before = "before" in variants
+    print(f"{'scenario':<24}" + "".join(f"{v:>10}" for v in variants)
+          + f"{'framework+':>11}" + (f"{'before+':>9}" if before else "") + f"{'gitmem+':>9}{'min':>7}{'ratio':>7}   goal")
     for scenario in SCENARIOS:
         none = med[scenario, "none"]
-        print(f"{scenario:<24}" + "".join(f"{med[scenario, v]:10.1f}" for v in VARIANTS)
-              + f"{med[scenario, 'framework'] - none:+11.1f}{med[scenario, 'gitmem'] - none:+9.1f}"
+        print(f"{scenario:<24}" + "".join(f"{med[scenario, v]:10.1f}" for v in variants)
+              + f"{med[scenario, 'framework'] - none:+11.1f}"
+              + (f"{med[scenario, 'before'] - none:+9.1f}" if before else "") + f"{med[scenario, 'gitmem'] - none:+9.1f}"
               + f"{low[scenario, 'gitmem'] - low[scenario, 'none']:+7.1f}"
               + f"{med[scenario, 'gitmem'] / none:7.1f}   <= +150")
     print("\nframework+ / gitmem+ = that variant's whole commit minus a hookless one; ratio = gitmem / none")

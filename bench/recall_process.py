@@ -1,11 +1,14 @@
 """Whole-process `gitmem recall` next to `python -c "import sqlite3"`.
 
-    python bench/recall_process.py [--size 100000] [--runs 30]
+    python bench/recall_process.py [--size 100000] [--runs 30] [--before CHECKOUT]
 
 Builds a memory repository of --size memories, brings its index up to date,
 then times one `gitmem recall` process per query (interpreter start-up
 included), with and without a common word, next to the bare interpreter
-importing sqlite3, interleaved in the same run.
+importing sqlite3, interleaved in the same run. ``--before CHECKOUT`` adds the
+same recalls by the gitmem of another checkout (an earlier commit, extracted
+with ``git archive``) started as the console script starts it: a before/after
+in one run.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ def main() -> None:
     ap.add_argument("--size", type=int, default=100_000)
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--module", action="store_true", help="run `python -m gitmem`, not the console script")
+    ap.add_argument("--before", metavar="CHECKOUT", help="also time the gitmem of this checkout, in the same run")
     args = ap.parse_args()
     script = Path(sys.executable).parent / "gitmem"
     use_script = script.exists() and not args.module
@@ -59,6 +63,11 @@ def main() -> None:
             "gitmem recall (words of one memory)": [*gitmem, "--repo", str(root), "recall", rare],
             "gitmem recall (plus a stop word)": [*gitmem, "--repo", str(root), "recall", f"the {rare}"],
         }
+        if args.before:   # what the console script runs (`import re` included), from the other checkout
+            before = [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(Path(args.before).resolve())!r}); "
+                      "import re; from gitmem.faces.cli import main; sys.exit(main())"]
+            commands["before: recall (words of one memory)"] = [*before, "--repo", str(root), "recall", rare]
+            commands["before: recall (plus a stop word)"] = [*before, "--repo", str(root), "recall", f"the {rare}"]
         for cmd in commands.values():   # warm-up (bytecode, page cache)
             subprocess.run(cmd, capture_output=True, env=env, check=False)
         times: dict[str, list[float]] = {k: [] for k in commands}
@@ -72,7 +81,7 @@ def main() -> None:
         for name, values in times.items():
             med = statistics.median(values)
             p95 = sorted(values)[int(0.95 * (len(values) - 1))]
-            print(f"{name:<36} p50 {med:7.1f} ms  p95 {p95:7.1f} ms  ratio {med / base:5.2f}")
+            print(f"{name:<40} p50 {med:7.1f} ms  p95 {p95:7.1f} ms  ratio {med / base:5.2f}")
         shutil.rmtree(root, ignore_errors=True)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -84,3 +85,65 @@ def test_demo_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     for step in ("import", "reinforced", "recall", "harvest", "rejected", "why", "decay", "git is the audit log"):
         assert step in out
+
+
+def _recall_process(repo_dir: Path, *args: str) -> tuple[list[str], str, list[str]]:
+    """Run ``gitmem --repo R recall ARGS`` in a fresh interpreter; (stdout lines, stderr, libraries loaded)."""
+    probe = ("import sys\nfrom gitmem.faces.cli import main\n"
+             f"code = main(['--repo', {str(repo_dir)!r}, 'recall', *{list(args)!r}])\n"
+             "heavy = ('pygit2', 'ruamel', 'markdown_it', 'unidiff', 'logging', 'shutil', 'gitmem.faces.verbs_memory',\n"
+             "         'gitmem.base.gitio.repo')\n"
+             "print('LOADED', code, *sorted(m for m in heavy if m in sys.modules))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    # outside any git work tree: a recall there has no project to scope to (finding one asks git)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=repo_dir.parent, env=env)
+    out, _, loaded = done.stdout.rpartition("LOADED")
+    return out.splitlines(), done.stderr, loaded.split()
+
+
+def test_recall_on_a_fresh_index_loads_only_the_standard_library_and_the_index(repo_dir: Path) -> None:
+    """A recall served by an index that reflects HEAD imports none of the heavy libraries, nor
+    logging or shutil; the answer is the one a recall in this process gives."""
+    from gitmem.api import MemoryRepo
+
+    MemoryRepo.open(repo_dir).remember("the staging database listens on port 5432")
+    first, _, _ = _recall_process(repo_dir, "staging database")    # brings the index up to date
+    again, err, loaded = _recall_process(repo_dir, "staging database")
+    assert loaded == ["0"], err
+    assert again == first and "staging database" in again[1]
+    _, err, loaded = _recall_process(repo_dir, "staging database", "--json", "-k", "3", "--all")
+    assert loaded == ["0"], err
+
+
+def test_warnings_still_print_when_logging_is_imported_after_the_start(repo_dir: Path) -> None:
+    """The warning handler waits for the first import of logging: a recall that rebuilds its index
+    from a repository with an unreadable file still says so, once, as a `warning:` line."""
+    from gitmem.api import MemoryRepo
+
+    repo = MemoryRepo.open(repo_dir)
+    repo.remember("the staging database listens on port 5432")
+    bad = repo_dir / "memory" / "project" / "m-bad.md"
+    bad.write_text("---\nid: [unclosed\n---\nstaging bad file\n")
+    subprocess.run(["git", "add", "-A"], cwd=repo_dir, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "bad", "--no-verify"],
+                   cwd=repo_dir, check=True)
+    for derived in (repo_dir / ".git").rglob("*.sqlite*"):
+        derived.unlink()
+    out, err, loaded = _recall_process(repo_dir, "staging")
+    assert loaded[0] == "0" and "logging" in loaded
+    assert err.count("warning: skipped unreadable file memory/project/m-bad.md") == 1, err
+    assert "staging database" in "\n".join(out)
+
+
+def test_help_piped_is_formatted_as_shutil_would_size_it() -> None:
+    """Without a terminal and without COLUMNS, help is formatted for 80 columns (shutil's answer) without
+    importing shutil; with COLUMNS, shutil sizes it as before."""
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+
+    def helps(columns: str | None) -> str:
+        run_env = env if columns is None else {**env, "COLUMNS": columns}
+        return subprocess.run([sys.executable, "-m", "gitmem", "recall", "--help"], capture_output=True, text=True,
+                              cwd=ROOT, env=run_env, check=True).stdout
+
+    piped = helps(None)
+    assert piped == helps("80") != helps("60")

@@ -701,3 +701,75 @@ def test_documents_hook_passes_a_file_gitmem_wrote(tmp_path: Path, capsys: pytes
     assert hooks.main(["documents", "memory/user/m-ok.md"], repo=str(tmp_path)) == 0
     assert hooks.main(["documents", "patterns/p.md"], repo=str(tmp_path)) == 1
     assert "gitmem-documents: patterns/p.md:3: weight: nan is not a finite number" in capsys.readouterr().out
+
+
+def test_a_rendered_claude_md_is_checked_without_markdown_it(inrepo: Path) -> None:
+    """A commit staging CLAUDE.md in gitmem's rendered form does not pay for importing markdown-it;
+    one that is not in that form is read by markdown-it, and a forgery is still refused."""
+    from gitmem.base import config
+
+    shutil.copy(TEMPLATES / "gitmem.yaml", inrepo / "gitmem.yaml")
+    config.load(inrepo)
+    template = (TEMPLATES / "CLAUDE.md").read_text()
+    (inrepo / "CLAUDE.md").write_text(template)
+    subprocess.run(["git", "add", "CLAUDE.md", "gitmem.yaml"], cwd=inrepo, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "init", "--no-verify"],
+                   cwd=inrepo, check=True)   # a HEAD version: the amplitude check measures Layers 1 and 4 too
+    code = ("import sys; from gitmem.faces import githooks; code = githooks.main(['staged']); "
+            "print('RESULT', code, 'markdown_it' in sys.modules)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    for text, expected in [
+        (template.replace("_No patterns yet.", "- **Test first** (weight 0.50, episodic) — patterns/t.md\n"
+                                               "  - run the tests\n_No patterns yet."), ["0", "False"]),
+        (template.replace("_No patterns yet.", "> quoted\n_No patterns yet."), ["0", "True"]),
+        (template.replace("_No patterns yet.", "> # Core\n_No patterns yet."), ["1", "True"]),
+        (template.replace("_No patterns yet.", "- x\n  # CORE\n_No patterns yet."), ["1", "True"]),
+    ]:
+        (inrepo / "CLAUDE.md").write_text(text)
+        subprocess.run(["git", "add", "CLAUDE.md", "gitmem.yaml"], cwd=inrepo, check=True)
+        done = subprocess.run([sys.executable, "-c", code], cwd=inrepo, capture_output=True, text=True, env=env)
+        assert done.stdout.split("RESULT")[-1].split() == expected, done.stdout + done.stderr
+
+
+def test_checking_a_memory_file_loads_neither_the_config_schema_nor_hashlib_nor_socket(inrepo: Path) -> None:
+    """The documents check reads a memory like every reader, without the config schema (its dataclasses
+    cost more than the check) or hashlib (OpenSSL)."""
+    from gitmem.base import config
+
+    shutil.copy(TEMPLATES / "gitmem.yaml", inrepo / "gitmem.yaml")
+    config.load(inrepo)
+    write(inrepo, "memory/project/m-1.md", "---\nid: m-2026-11-29-000001\ntype: fact\ndomain: project\n"
+                                           "created: 2026-11-29T13:40:00Z\n---\n\nThe cache is warmed first.\n")
+    write(inrepo, "memory/project/m-2.md", "---\nid: m-2026-11-29-000002\nimportance: .inf\n---\n\nToo much.\n")
+    code = ("import sys; from gitmem.faces import githooks; code = githooks.main(['staged']); "
+            "print('RESULT', code, *(m in sys.modules for m in ('gitmem.base.config', 'hashlib', 'markdown_it', 'socket')))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    for staged, expected in [("memory/project/m-1.md", "0"), ("memory/project/m-2.md", "1")]:
+        subprocess.run(["git", "add", staged], cwd=inrepo, check=True)   # gitmem.yaml unstaged: its check loads config
+        done = subprocess.run([sys.executable, "-c", code], cwd=inrepo, capture_output=True, text=True, env=env)
+        assert done.stdout.split("RESULT")[-1].split() == [expected, "False", "False", "False", "False"], done.stdout
+
+
+def test_a_commit_staging_claude_md_and_a_bank_file_starts_two_git_processes(inrepo: Path) -> None:
+    """The staged list, then one `cat-file` for both versions of every file the amplitude limit measures
+    (each git process is milliseconds of every commit)."""
+    from gitmem.base import config
+
+    shutil.copy(TEMPLATES / "gitmem.yaml", inrepo / "gitmem.yaml")
+    config.load(inrepo)
+    template = (TEMPLATES / "CLAUDE.md").read_text()
+    write(inrepo, "CLAUDE.md", template)
+    write(inrepo, "bank/x.md", lines(40))
+    subprocess.run(["git", "add", "-A"], cwd=inrepo, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "init", "--no-verify"],
+                   cwd=inrepo, check=True)
+    write(inrepo, "CLAUDE.md", template.replace("_No patterns yet.", "- **A** (weight 0.50, episodic)\n_No patterns yet."))
+    write(inrepo, "bank/x.md", lines(41))
+    subprocess.run(["git", "add", "-A"], cwd=inrepo, check=True)
+    code = ("import subprocess, sys\nstarted = []\nopen_ = subprocess.Popen.__init__\n"
+            "def counted(self, args, *a, **k):\n    started.append(' '.join(args[1:3]))\n    open_(self, args, *a, **k)\n"
+            "subprocess.Popen.__init__ = counted\n"
+            "from gitmem.faces import githooks\ncode = githooks.main(['staged'])\nprint('RESULT', code, *started)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, "-c", code], cwd=inrepo, capture_output=True, text=True, env=env)
+    assert done.stdout.split("RESULT")[-1].split() == ["0", "diff", "--cached", "cat-file", "--batch"], done.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
@@ -385,3 +386,108 @@ def test_nested_setext_and_indented_forgeries_are_refused_and_escaped(snippet: s
     assert layers.validate(text) != []
     fixed = fixture("valid.md").replace("- prefer-small-commits (weight 0.62)", layers.escape(snippet))
     assert layers.validate(fixed) == []
+
+
+# --- the rendered form: valid without markdown-it (layers._valid_as_rendered) ------------------------
+
+@functools.lru_cache(maxsize=1)
+def _rendered() -> list[str]:
+    """CLAUDE.md texts as gitmem renders them: the template, and layers 2 and 3 filled from odd titles."""
+    from gitmem.engines import render
+
+    template = TEMPLATE.read_text(encoding="utf-8")
+    patterns = [render.PatternLine("a", "# CORE <b>rules</b>", 0.5, "episodic",
+                                   ("- do x", "1. first", "<!-- gitmem:layer 1 core -->", "=== ", "plain")),
+                render.PatternLine("b", "Always test", 0.7, "consolidated", ("run `make test`",)),
+                render.PatternLine("c", "**bold** and _it_", 0.4, "episodic", ("2026-12-01 was a Tuesday",))]
+    episodes = [render.EpisodeLine("episodes/x.md", "2026-11-29", "fixed the build"),
+                render.EpisodeLine("episodes/y.md", "2026-11-30", "> quoted\n# Meta")]
+    return [template, render.claude_md(template, patterns, episodes, 200),
+            render.claude_md(template, patterns[1:], [], 200)]
+
+
+def test_rendered_texts_take_the_fast_path() -> None:
+    for text in _rendered():
+        assert layers._valid_as_rendered(text), text
+        _markdown_it_agrees(text)
+
+
+# Lines a person or a forged memory could put anywhere: each is either a plain line the
+# fast path may accept, or one that changes what markdown-it sees (code, quotes, HTML,
+# setext underlines, lazy continuations, look-alike markers, hidden line breaks).
+_TRICKY = [
+    "", "  ", "plain words", "- item", "  - nested", "    four spaces", "\tTabbed", "# CORE", "## Layer 1",
+    "CORE", "===", "---", "- - -", "***", "___", "```", "~~~", "> quoted", "> # CORE", "- # CORE",
+    "1. first", "1) first", "2026-12-01 log", "[ref]: /url", "<div>", "<h1>CORE</h1>", "<h2 id=x>meta",
+    "<!-- note -->", "<!-- gitmem:layer 2 patterns -->", "<!-- /gitmem:layer -->", " <!-- /gitmem:layer -->",
+    "<!-- gitmem:layer 2 patterns --> ", "<!--gitmem:layer 3 episodic-->", "gitmem：layer 2", "gitmem&#58;layer",
+    "gitmem%3Alayer 1", "text\u2028# CORE", "text\x85# Meta", "text\r# CORE", "\u00a0# CORE", "\\# CORE",
+    "**CORE**", "_No patterns yet._", "*x*", "`code`", "&#35; CORE", "Setext title", "-", "-x", "+ item",
+    "* item", "=", "(aside)", "   - three", "  # CORE", "#CORE", "####### seven", "# ", "-->", "<!--",
+]
+
+
+def _mutate(text: str, edits: list[tuple[int, int, int]]) -> str:
+    """Apply (operation, where, what) edits: insert a tricky line, delete, indent, swap or duplicate a line."""
+    lines = text.split("\n")
+    for op, where, what in edits:
+        at = where % (len(lines) + 1)
+        line_at = min(at, len(lines) - 1)
+        if op == 0:
+            lines.insert(at, _TRICKY[what % len(_TRICKY)])
+        elif op == 1 and len(lines) > 1:
+            del lines[line_at]
+        elif op == 2:
+            lines[line_at] = " " * (what % 5) + lines[line_at]
+        elif op == 3:
+            other = what % len(lines)
+            lines[line_at], lines[other] = lines[other], lines[line_at]
+        elif op == 4:
+            lines.insert(at, lines[what % len(lines)])
+        else:
+            lines[line_at] = lines[line_at] + _TRICKY[what % len(_TRICKY)]
+    return "\n".join(lines)
+
+
+def _markdown_it_agrees(text: str) -> None:
+    """What the fast path accepted, markdown-it finds valid, with the same markers (so ``parse`` agrees)."""
+    assert layers._parsed_problems(text) == [], text
+    found = layers._structure(text)
+    assert layers._markers(text) == (found.lines, found.opens, found.closes), text
+
+
+_EDITS = st.lists(st.tuples(st.integers(0, 5), st.integers(0, 200), st.integers(0, 200)), min_size=1, max_size=4)
+
+
+@settings(max_examples=600, deadline=None)
+@given(base=st.integers(0, 2), edits=_EDITS)
+def test_fast_path_never_accepts_what_markdown_it_rejects(base: int, edits: list[tuple[int, int, int]]) -> None:
+    text = _mutate(_rendered()[base], edits)
+    if layers._valid_as_rendered(text):
+        _markdown_it_agrees(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(base=st.integers(0, 2), at=st.integers(0, 200), junk=st.text(max_size=12))
+def test_fast_path_agrees_on_arbitrary_text_in_a_layer(base: int, at: int, junk: str) -> None:
+    lines = _rendered()[base].split("\n")
+    lines.insert(at % (len(lines) + 1), junk)
+    text = "\n".join(lines)
+    if layers._valid_as_rendered(text):
+        _markdown_it_agrees(text)
+
+
+def test_fast_path_on_every_tricky_line_at_every_place() -> None:
+    """Each tricky line at each place of each rendered text: what the fast path accepts markdown-it
+    accepts too, and the fast path still serves a part of them (else it would speed nothing up)."""
+    fast = total = 0
+    for base in _rendered():
+        lines = base.split("\n")
+        for at in range(len(lines) + 1):
+            for tricky in _TRICKY:
+                text = "\n".join([*lines[:at], tricky, *lines[at:]])
+                total += 1
+                if layers._valid_as_rendered(text):
+                    fast += 1
+                    _markdown_it_agrees(text)
+    assert 0.2 < fast / total < 0.9

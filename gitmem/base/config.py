@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from gitmem.base.errors import ConfigError
+from gitmem.base.model import MAX_CONTENT_BYTES as MAX_CONTENT_BYTES  # the readers' bound (re-exported)
 
 CONFIG_FILE = "gitmem.yaml"
-MAX_CONTENT_BYTES = 1_048_576   # the highest sediment.max_content_bytes may go: readers accept this much text
 SCHEMA_VERSION = 1
 
 

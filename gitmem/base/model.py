@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
-import secrets as _random
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal, cast
@@ -19,6 +17,10 @@ Band = Literal["core", "active", "background", "fading"]
 
 __all__ = ["BANDS", "DOMAINS", "TIERS", "TYPES"]  # re-exported: the closed sets live in gitmem.base.kinds
 
+# The most text a memory may hold, in UTF-8 bytes: every reader accepts this much, and the highest
+# sediment.max_content_bytes (gitmem.base.config) may go. Here, not in config: reading a document
+# (the pre-commit hook does) must not load the config schema.
+MAX_CONTENT_BYTES = 1_048_576
 ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,127}")
 MEMORY_DIR = "memory"
 ARCHIVE_DIR = "archive"
@@ -48,7 +50,10 @@ def check_id(value: str) -> str:
 
 def new_id(moment: datetime, seed: str | None = None) -> str:
     """``m-YYYY-MM-DD-xxxxxx``: random, or derived from ``seed`` so re-imports are idempotent."""
-    tail = hashlib.sha256(seed.encode()).hexdigest()[:10] if seed is not None else _random.token_hex(5)
+    import hashlib  # here, not at the top: hashlib loads OpenSSL, secrets random; reading a document needs neither
+    import secrets
+
+    tail = hashlib.sha256(seed.encode()).hexdigest()[:10] if seed is not None else secrets.token_hex(5)
     return f"m-{moment:%Y-%m-%d}-{tail}"
 
 
@@ -62,6 +67,8 @@ def name_key(name: str, prefix: str = "h") -> str:
     redacted text, so two names that redact alike do not collide."""
     if _UUID.match(name):
         return name.lower()
+    import hashlib
+
     return f"{prefix}-{hashlib.sha256(name.encode('utf-8', 'surrogateescape')).hexdigest()[:16]}"
 
 
@@ -73,6 +80,8 @@ def shard(memory_id: str) -> str:
     commit costs about the same at 1k and at 100k memories (as git's own
     objects/ folder does it).
     """
+    import hashlib
+
     return hashlib.sha1(memory_id.encode()).hexdigest()[:2]
 
 

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from typing import Any, Callable, Sequence
 
 GLOBAL_OPTIONS = ("--repo", "--now")
+# Verbs a process is often started for on its own (a SessionStart hook, a shell loop): only their
+# module is imported. Every other verb, and the overview, imports them all (load_verbs).
+HOT_VERBS = {"recall": "gitmem.faces.verbs_recall"}
 
 
 def load_verbs() -> dict[str, tuple[Callable[[Any], int], str, Callable[[Any], None] | None]]:
@@ -51,7 +54,7 @@ def build_parser(only: str | None = None, overview: bool = False) -> argparse.Ar
         epilog = "commands:\n" + "".join(f"  {name:<{width}}{text}\n" for name, (_, text, _) in COMMANDS.items()) \
             + "\n" + epilog
     parser = argparse.ArgumentParser(prog="gitmem", description=f"An AI agent's memory in a git repository (gitmem {__version__}).",
-                                     epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+                                     epilog=epilog, formatter_class=_sized(argparse.RawDescriptionHelpFormatter))
     parser.add_argument("--version", action="version", version=f"gitmem {__version__}")
     parser.add_argument("--repo", metavar="DIR", help="memory repository (default: GITMEM_DIR, then the nearest parent with gitmem.yaml)")
     parser.add_argument("--now", metavar="ISO8601", help="the clock, for replays and tests (also GITMEM_NOW)")
@@ -63,13 +66,32 @@ def build_parser(only: str | None = None, overview: bool = False) -> argparse.Ar
     for name, (_, help_text, configure) in COMMANDS.items():
         if only and only != name:
             continue   # each sub-parser costs ~0.6 ms (argparse looks up translations): build the one that runs
-        p = sub.add_parser(name, help=help_text, description=help_text)
+        p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=_sized(argparse.HelpFormatter))
         if only is None:
             continue   # the overview lists the verbs; their arguments are not needed
         if configure is not None:
             configure(p)
         _common_options(p)
     return parser
+
+
+def _sized(kind: type[argparse.HelpFormatter]) -> Callable[..., argparse.HelpFormatter]:
+    """argparse's formatter ``kind`` at the width argparse would take, without importing shutil
+    (~2 ms of every start: argparse makes a formatter for each argument it adds) when stdout is not
+    a terminal and COLUMNS is unset, where shutil.get_terminal_size answers its fallback of 80."""
+    import os
+
+    def make(*, prog: str) -> argparse.HelpFormatter:
+        try:
+            piped = "COLUMNS" not in os.environ and not os.isatty(sys.__stdout__.fileno())  # type: ignore[union-attr]  # None is caught
+        except (AttributeError, ValueError, OSError):
+            piped = True   # no stdout to ask: shutil takes its fallback too
+        if piped:
+            return kind(prog, width=80 - 2)   # argparse keeps 2 columns of margin
+        import shutil
+
+        return kind(prog, width=shutil.get_terminal_size().columns - 2)
+    return make
 
 
 def _common_options(p: argparse.ArgumentParser) -> None:
@@ -87,6 +109,12 @@ def _common_options(p: argparse.ArgumentParser) -> None:
 
 def _verb(args: list[str]) -> str | None:
     """The verb in ``args`` (skipping global options and their values); None when there is none."""
+    word = _word(args)
+    return word if word in COMMANDS else None
+
+
+def _word(args: list[str]) -> str | None:
+    """The first word of ``args`` that is neither an option nor a global option's value."""
     skip = False
     for arg in args:
         if skip:
@@ -94,7 +122,7 @@ def _verb(args: list[str]) -> str | None:
         elif arg in GLOBAL_OPTIONS:
             skip = True
         elif not arg.startswith("-"):
-            return arg if arg in COMMANDS else None
+            return arg
     return None
 
 
@@ -106,7 +134,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gitmem.faces.githooks import main as hook_main
 
         return guarded(lambda: hook_main(args_list[1:]))
-    load_verbs()
+    hot = HOT_VERBS.get(_word(args_list) or "")
+    if hot is not None:
+        __import__(hot)   # registers its verbs
+    else:
+        load_verbs()
     parser = build_parser(_verb(args_list), overview=args_list in ([], ["-h"], ["--help"]))
     try:
         args = parser.parse_args(args_list)

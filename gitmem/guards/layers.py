@@ -23,7 +23,9 @@ line transform on purpose: it must neutralize whatever could become a heading
 in any context the text is later placed in, so it escapes every candidate.
 
 This module runs inside the pre-commit hooks: markdown-it is imported only
-when a CLAUDE.md is actually read (``unicodedata`` for the rare non-ASCII line). The
+when a CLAUDE.md is actually read (``unicodedata`` for the rare non-ASCII line),
+and not even then for a CLAUDE.md in the form gitmem renders (plain lines, exact
+markers): ``_valid_as_rendered`` proves such a text valid from its lines alone. The
 escaper itself is ``gitmem.base.mdio.escape``, the one escaper of generated Markdown.
 """
 
@@ -108,13 +110,24 @@ def _structure(text: str) -> _Structure:
     return _Structure(lines, opens, closes, headings, code)
 
 
+def _markers(text: str) -> tuple[list[str], dict[int, tuple[int, str]], set[int]]:
+    """The lines, the opening markers (0-based line -> (number, name)) and the closing markers;
+    read from the lines alone when the text is in the rendered form (``_valid_as_rendered``: there
+    every marker-shaped line is a top-level marker), else from markdown-it."""
+    if not _valid_as_rendered(text):
+        found = _structure(text)
+        return found.lines, found.opens, found.closes
+    lines = _lines(text)
+    opens = {n: (int(m[1]), m[2].lower()) for n, line in enumerate(lines) if (m := _OPEN.match(line))}
+    return lines, opens, {n for n, line in enumerate(lines) if _CLOSE.match(line)}
+
+
 def parse(text: str) -> list[Layer]:
     """Every layer found, in file order; never raises (``validate`` reports problems).
 
     An unclosed layer runs until the next opening marker or the end of the file.
     """
-    found = _structure(text)
-    lines = found.lines
+    lines, opens, closes = _markers(text)
     layers: list[Layer] = []
     current: tuple[int, str, int] | None = None
 
@@ -123,12 +136,12 @@ def parse(text: str) -> list[Layer]:
         number, name, start = current
         layers.append(Layer(number, name, start, end, "\n".join(lines[start:content_end])))
 
-    for n in sorted(found.opens.keys() | found.closes):
+    for n in sorted(opens.keys() | closes):
         i = n + 1
-        if n in found.opens:
+        if n in opens:
             if current:
                 close(i - 1, i - 1)
-            current = (*found.opens[n], i)
+            current = (*opens[n], i)
         elif current:
             close(i, i - 1)
             current = None
@@ -137,8 +150,74 @@ def parse(text: str) -> list[Layer]:
     return layers
 
 
+# --- the rendered form: a CLAUDE.md proved valid without markdown-it ----------------
+#
+# A commit that stages CLAUDE.md would otherwise pay for importing markdown-it (tens of
+# milliseconds; the parse itself takes under one). ``_valid_as_rendered`` accepts only
+# texts whose every line has one of a few shapes gitmem renders and a person's plain
+# prose uses, shapes whose block structure no context can change; it says only "valid",
+# and every other text (and every problem) comes from markdown-it.
+
+_RENDERED_MARKERS = [marker(1), CLOSE_MARKER, marker(2), CLOSE_MARKER, marker(3), CLOSE_MARKER,
+                     marker(4), CLOSE_MARKER]
+_OPENS_GENERATED = {marker(n): n for n in GENERATED}   # a marker line -> the generated layer it opens
+# What may open a plain line or a bullet's content: characters that open no block in
+# CommonMark (a letter, a backslash escape, prose punctuation), emphasis or a code span
+# on a word, or a number no `.` or `)` follows (not an ordered list).
+_PLAIN = r"(?:[^\W\d_]|[\\(\"'!?.,:;@$%&/]|[_*`][A-Za-z0-9]|\*\*[^\s*]|\d+[^\d.)\s])"
+# Optionally two spaces (a list item's continuation: never code, which needs four),
+# an optional bullet `- `, then a plain start; or an ATX heading at the margin.
+_PLAIN_LINE = re.compile(rf"(?:  )?(?:- )?{_PLAIN}")
+_ATX_LINE = re.compile(r"#{1,6} \S")
+# \r, NUL and the breaks markdown-it reads as characters (U+2028 …): such texts go to markdown-it.
+_NOT_RENDERED = re.compile("[\r\0\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _valid_as_rendered(text: str) -> bool:
+    """True when ``text`` is proved valid without markdown-it; False means "ask markdown-it".
+
+    Every line is blank (empty), an exact marker at the margin, an ATX heading at the
+    margin outside layers 2 and 3, or a plain line (``_PLAIN_LINE``): no code block,
+    block quote, HTML block, setext underline or thematic break can start, so each
+    marker is a top-level HTML block of its own line, as markdown-it would find it.
+    No other line holds ``<!--``, so none is a malformed marker. A plain line is no
+    heading to a raw reader either (``_raw_heading``): it starts with neither ``#`` nor
+    ``=``, and a bullet's text is never a setext underline. The markers are exactly the
+    four layers in order, each closed, and no line of layers 2 and 3 holds a marker
+    look-alike or a layer-like HTML heading (``_forgery``, the check ``find_problems``
+    makes there). tests/test_layers.py checks this against markdown-it on mutated texts.
+    """
+    if _NOT_RENDERED.search(text):
+        return False
+    seen: list[str] = []
+    generated = 0   # the generated layer the line is in, else 0
+    for i, line in enumerate(_lines(text), 1):
+        if not line:
+            continue
+        if line.startswith("<!--"):
+            seen.append(line)
+            if seen != _RENDERED_MARKERS[:len(seen)]:
+                return False   # not an exact marker, or not in its place
+            generated = _OPENS_GENERATED.get(line, 0)
+        elif "<!--" in line:
+            return False
+        elif generated:
+            if not _PLAIN_LINE.match(line) or _forgery(line, i, None, i, generated):
+                return False
+        elif not (_PLAIN_LINE.match(line) or _ATX_LINE.match(line)):
+            return False
+    return seen == _RENDERED_MARKERS
+
+
 def find_problems(text: str) -> list[tuple[int | None, str]]:
     """Structure problems as (line or None, message), in file order then missing layers."""
+    if _valid_as_rendered(text):
+        return []
+    return _parsed_problems(text)
+
+
+def _parsed_problems(text: str) -> list[tuple[int | None, str]]:
+    """``find_problems`` from markdown-it's reading of the text."""
     problems: list[tuple[int | None, str]] = []
     found = _structure(text)
     seen: dict[int, int] = {}

@@ -25,9 +25,8 @@ from typing import Any, Mapping
 
 from gitmem.base import yamlio
 from gitmem.base.clock import stored_time_problem
-from gitmem.base.config import MAX_CONTENT_BYTES
 from gitmem.base.errors import DocumentError, YamlProblem
-from gitmem.base.model import KEY_ORDER, Memory, is_valid_id, memory_from
+from gitmem.base.model import KEY_ORDER, MAX_CONTENT_BYTES, Memory, is_valid_id, memory_from
 
 FENCE = "---"
 PATTERN_DIR = "patterns"

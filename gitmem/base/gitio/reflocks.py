@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import time
 
 TYPE_CHECKING = False   # pathlib: annotations only (the hooks ask is_git_commit)
@@ -36,6 +35,8 @@ def record_path(common_dir: Path, ref: str) -> Path:
 
 def record_writer(common_dir: Path, ref: str) -> Path:
     """Record this process as the writer of ``ref``; returns the record's path (the caller removes it)."""
+    import socket   # here: the hooks import this module on every commit and never need it
+
     path = record_path(common_dir, ref)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
@@ -46,6 +47,8 @@ def record_writer(common_dir: Path, ref: str) -> Path:
 def clear_stale(common_dir: Path, ref: str) -> None:
     """Remove ``<ref>.lock`` when gitmem's own record shows its writer dead; otherwise wait a
     moment (a live git holds a ref lock for milliseconds), and report a lock held too long."""
+    import socket
+
     lock = lock_path(common_dir, ref)
     try:
         rec = json.loads(record_path(common_dir, ref).read_text())
