@@ -750,6 +750,56 @@ def test_checking_a_memory_file_loads_neither_the_config_schema_nor_hashlib_nor_
         assert done.stdout.split("RESULT")[-1].split() == [expected, "False", "False", "False", "False"], done.stdout
 
 
+HEAVY = ("pygit2", "ruamel.yaml", "markdown_it", "unidiff", "Stemmer", "hashlib", "socket", "dataclasses",
+         "gitmem.base.config", "gitmem.base.model", "gitmem.store.documents", "gitmem.guards.layers",
+         "gitmem.engines.drift", "gitmem.store.snapshots")
+
+
+@pytest.mark.parametrize("staged, loaded", [
+    # a commit with no memory file: the secret and PII scan only
+    (["README.md"], []),
+    # a memory file: its front matter read by ruamel (the resolver), the reader's model
+    (["memory/project/m-1.md"], ["ruamel.yaml", "dataclasses", "gitmem.base.model", "gitmem.store.documents"]),
+    # CLAUDE.md in the rendered form, no drift baseline: layers without markdown-it, no drift or snapshots
+    (["CLAUDE.md"], ["dataclasses", "gitmem.guards.layers"]),
+    # every check at once (the bench's "10 files, every check")
+    (["memory/project/m-1.md", "CLAUDE.md", "bank/MEMORY.md", "README.md"],
+     ["ruamel.yaml", "dataclasses", "gitmem.base.model", "gitmem.store.documents", "gitmem.guards.layers"]),
+])
+def test_the_modules_a_commit_loads_in_the_hook(inrepo: Path, staged: list[str], loaded: list[str]) -> None:
+    """What the pre-commit hook imports for each kind of commit: heavy libraries and modules only where a
+    staged file needs them (gitmem.yaml read from the per-clone JSON cache; drift and snapshots only
+    when there is a baseline to compare with), and the layer checks' rarely used patterns uncompiled."""
+    from gitmem.base import config
+
+    shutil.copy(TEMPLATES / "gitmem.yaml", inrepo / "gitmem.yaml")
+    config.load(inrepo)   # fills the JSON cache, as any CLI command does
+    template = (TEMPLATES / "CLAUDE.md").read_text()
+    write(inrepo, "CLAUDE.md", template)
+    write(inrepo, "bank/MEMORY.md", "# Memory\n\n" + lines(60, "- lesson"))
+    write(inrepo, "README.md", "My memory.\n")
+    subprocess.run(["git", "add", "-A"], cwd=inrepo, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "init", "--no-verify"],
+                   cwd=inrepo, check=True)
+    edits = {"README.md": "My memory, revised.\n",
+             "memory/project/m-1.md": "---\nid: m-2026-11-29-000001\ntype: fact\ndomain: project\n"
+                                      "created: 2026-11-29T13:40:00Z\n---\n\nThe cache is warmed first.\n",
+             "CLAUDE.md": template.replace("_No patterns yet.", "- pattern-1 (weight 0.5)\n_No patterns yet."),
+             "bank/MEMORY.md": "# Memory\n\n" + lines(60, "- lesson") + "- lesson new\n"}
+    for name in staged:
+        write(inrepo, name, edits[name])
+    subprocess.run(["git", "add", *staged], cwd=inrepo, check=True)
+    code = ("import sys; from gitmem.faces import githooks; code = githooks.main(['staged']); "
+            f"print('RESULT', code, *(m for m in {HEAVY!r} if m in sys.modules)); "
+            "layers = sys.modules.get('gitmem.guards.layers'); "
+            "print('COMPILED', layers and layers._layer_title.cache_info().currsize + layers._malformed.cache_info()"
+            ".currsize + layers.mdio._opens.cache_info().currsize)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, "-c", code], cwd=inrepo, capture_output=True, text=True, env=env)
+    assert done.stdout.split("RESULT")[-1].split("COMPILED")[0].split() == ["0", *loaded], done.stdout + done.stderr
+    assert done.stdout.split("COMPILED")[-1].split() == (["0"] if "CLAUDE.md" in staged else ["None"]), done.stdout
+
+
 def test_a_commit_staging_claude_md_and_a_bank_file_starts_two_git_processes(inrepo: Path) -> None:
     """The staged list, then one `cat-file` for both versions of every file the amplitude limit measures
     (each git process is milliseconds of every commit)."""

@@ -137,33 +137,66 @@ def heading_text(text: str) -> str | None:
 
 
 # -- escaping: the one escaper of generated text --------------------------------
+#
+# The escapers' patterns are compiled on first use: the pre-commit hook imports this
+# module for a CLAUDE.md and uses none of them.
 
 # Every character str.splitlines breaks at, other than \n (\r\n first, as one break).
-_BREAKS = re.compile("\r\n|[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+@lru_cache(maxsize=None)
+def _breaks() -> re.Pattern[str]:
+    return re.compile("\r\n|[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
 # Anything a reader (person or model) could take for a gitmem layer marker: the
 # colon may be an entity, percent-encoded or full-width. "gitmem layer" with a
 # plain space is ordinary prose and is what escaping turns these into.
 MARKER_LIKE = re.compile(
     r"gitmem[ \t]*(?::|：|&#0*58;|&#x0*3a;|&colon;|%3a)[ \t]*/?[ \t]*layer", re.IGNORECASE)
-_HTML_HEADING = re.compile(r"<(/?h[1-6])\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=None)
+def _html_heading() -> re.Pattern[str]:
+    return re.compile(r"<(/?h[1-6])\b", re.IGNORECASE)
+
+
 # One container step at the start of a line: white space, a block quote's `>`,
 # or a list marker (bullet or ordered) followed by white space.
-_STEP = re.compile(r"[^\S\n]|>|[-*+](?=[^\S\n])|\d{1,9}[.)](?=[^\S\n])")
+@lru_cache(maxsize=None)
+def _step() -> re.Pattern[str]:
+    return re.compile(r"[^\S\n]|>|[-*+](?=[^\S\n])|\d{1,9}[.)](?=[^\S\n])")
+
+
 # What may open a block after the containers: an ATX heading, a thematic break,
 # a setext underline, a code fence, an HTML block.
 # (A thematic break is found by ``_rules``, in one pass over the line.)
-_OPENS = re.compile(r"#{1,6}(?:[^\S\n]|$)|=+[^\S\n]*$|-+[^\S\n]*$|```|~~~|<")
+@lru_cache(maxsize=None)
+def _opens() -> re.Pattern[str]:
+    return re.compile(r"#{1,6}(?:[^\S\n]|$)|=+[^\S\n]*$|-+[^\S\n]*$|```|~~~|<")
+
+
 # For one-line items: a first character Markdown could read as structure, or an
 # ordered-list number (whose `.`/`)` gets the backslash), or a backslash itself.
-_ITEM_LEAD = re.compile(r"[\\#>=\-+*_|<`~]|\d{1,9}(?=\\*[.)])")
-_ITEM_ENTITIES = re.compile(r"<!--|-->|&((?:amp;)*)(lt;!--)|--&((?:amp;)*)(gt;)")
-_ITEM_UNENTITIES = re.compile(r"&lt;!--|--&gt;|&amp;((?:amp;)*)(lt;!--)|--&amp;((?:amp;)*)(gt;)")
+@lru_cache(maxsize=None)
+def _item_lead() -> re.Pattern[str]:
+    return re.compile(r"[\\#>=\-+*_|<`~]|\d{1,9}(?=\\*[.)])")
+
+
+@lru_cache(maxsize=None)
+def _item_entities() -> re.Pattern[str]:
+    return re.compile(r"<!--|-->|&((?:amp;)*)(lt;!--)|--&((?:amp;)*)(gt;)")
+
+
+@lru_cache(maxsize=None)
+def _item_unentities() -> re.Pattern[str]:
+    return re.compile(r"&lt;!--|--&gt;|&amp;((?:amp;)*)(lt;!--)|--&amp;((?:amp;)*)(gt;)")
+
+
 
 
 def normalize_breaks(text: str) -> str:
     """``text`` with every line break other than ``\\n`` (``\\r\\n``, ``\\r``, ``\\v``, ``\\f``,
     ``\\x1c``-``\\x1e``, ``\\x85``, U+2028, U+2029) turned into ``\\n``."""
-    return _BREAKS.sub("\n", text)
+    return _breaks().sub("\n", text)
 
 
 def neutralize_markers(text: str) -> str:
@@ -193,13 +226,13 @@ def escape(text: str) -> str:
 
 def _escape_line(line: str) -> str:
     line = line.replace("<!--", "&lt;!--").replace("-->", "--&gt;")
-    line = neutralize_markers(_HTML_HEADING.sub(r"&lt;\1", line))
+    line = neutralize_markers(_html_heading().sub(r"&lt;\1", line))
     rules = _rules(line)
     at = 0
     while True:
-        if at in rules or _OPENS.match(line, at):
+        if at in rules or _opens().match(line, at):
             return f"{line[:at]}&lt;{line[at + 1:]}" if line[at] == "<" else f"{line[:at]}\\{line[at:]}"
-        step = _STEP.match(line, at)
+        step = _step().match(line, at)
         if not step:
             return line
         at = step.end()
@@ -234,8 +267,8 @@ def escape_item(text: str) -> str:
     that is the one change ``unescape_item`` does not undo.
     """
     line = neutralize_markers(" ".join(normalize_breaks(text).split()))
-    line = _ITEM_ENTITIES.sub(_entity, line)
-    lead = _ITEM_LEAD.match(line)
+    line = _item_entities().sub(_entity, line)
+    lead = _item_lead().match(line)
     if lead:
         at = lead.end() if line[0].isdigit() else 0
         line = f"{line[:at]}\\{line[at:]}"
@@ -256,7 +289,7 @@ def unescape_item(text: str) -> str:
     if lead:
         at = lead.end() - 1
         text = text[:at] + text[at + 1:]
-    return _ITEM_UNENTITIES.sub(_unentity, text)
+    return _item_unentities().sub(_unentity, text)
 
 
 def _unentity(m: re.Match[str]) -> str:

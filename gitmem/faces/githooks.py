@@ -188,16 +188,22 @@ def check_drift(run: Run, files: Sequence[str]) -> None:
     if "CLAUDE.md" not in files:
         return
     from gitmem.base import gitio
-    from gitmem.engines import drift
-    from gitmem.store import formats, snapshots
+    from gitmem.store import formats
 
     try:
         with open(os.path.join(run.root, formats.STATE_FILE), encoding="utf-8", errors="replace") as fh:
-            pinned = drift.pinned(fh.read())
+            state: str | None = fh.read()
     except OSError:
-        pinned = None
-    dirs = gitio.read_git_dirs(run.root) if pinned is None else None   # tags read from files: no git process
-    tags = gitio.ref_names(dirs[1], "refs/tags/" + snapshots.PREFIX) if dirs else []
+        state = None
+    dirs = gitio.read_git_dirs(run.root)   # tags read from files: no git process
+    # no state file and no tag at all (the usual case): neither drift nor snapshots is imported
+    if state is None and not (dirs and gitio.ref_names(dirs[1], "refs/tags/")):
+        return
+    from gitmem.engines import drift
+    from gitmem.store import snapshots
+
+    pinned = drift.pinned(state)
+    tags = gitio.ref_names(dirs[1], "refs/tags/" + snapshots.PREFIX) if dirs and pinned is None else []
     chosen = drift.baseline(pinned, [t.removeprefix("refs/tags/") for t in tags])
     if chosen is None:
         return

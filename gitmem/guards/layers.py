@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from gitmem.base import mdio
 
@@ -44,15 +45,26 @@ CLOSE_MARKER = "<!-- /gitmem:layer -->"
 
 _OPEN = re.compile(r"^[ \t]*<!--[ \t]*gitmem:layer[ \t]+(\d+)[ \t]+([A-Za-z]+)[ \t]*-->[ \t]*$")
 _CLOSE = re.compile(r"^[ \t]*<!--[ \t]*/gitmem:layer[ \t]*-->[ \t]*$")
-# An HTML comment that mentions a layer but is not an exact marker: a typo a
-# person should hear about, since gitmem would silently not see the layer.
-_MALFORMED = re.compile(r"<!--.*gitmem\s*:\s*/?\s*layer", re.IGNORECASE)
 _HTML_HEADING_TEXT = re.compile(r"<h[1-6][^>]*>(.*?)(?:</h[1-6]>|$)", re.IGNORECASE)
-# Heading text that claims to be a layer, or the privileged parts of one.
-_LAYER_TITLE = re.compile(
-    r"^(?:the\s+)?(?:layer\s*(?:\d+|[ivx]+|one|two|three|four)\b|core\b|meta\b|consolidated\s+patterns"
-    r"|episodic\s+index|human\s*only|read\s*only|instructions?\b|system\b|gitmem\b)",
-    re.IGNORECASE)
+
+
+# _malformed and _layer_title are compiled on first use: the pre-commit hook reads CLAUDE.md in the
+# rendered form (``_valid_as_rendered``), which needs neither.
+
+@lru_cache(maxsize=None)
+def _malformed() -> re.Pattern[str]:
+    """An HTML comment that mentions a layer but is not an exact marker: a typo a
+    person should hear about, since gitmem would silently not see the layer."""
+    return re.compile(r"<!--.*gitmem\s*:\s*/?\s*layer", re.IGNORECASE)
+
+
+@lru_cache(maxsize=None)
+def _layer_title() -> re.Pattern[str]:
+    """Heading text that claims to be a layer, or the privileged parts of one."""
+    return re.compile(
+        r"^(?:the\s+)?(?:layer\s*(?:\d+|[ivx]+|one|two|three|four)\b|core\b|meta\b|consolidated\s+patterns"
+        r"|episodic\s+index|human\s*only|read\s*only|instructions?\b|system\b|gitmem\b)",
+        re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -240,7 +252,7 @@ def _parsed_problems(text: str) -> list[tuple[int | None, str]]:
                 heading, at = _raw_heading(found.lines, i, found.opens)
             problems.extend(_forgery(line, i, heading, at, current[0]))
             problems.extend(_hidden_break(line, i, current[0]))
-        elif i - 1 not in found.code and _MALFORMED.search(line):
+        elif i - 1 not in found.code and _malformed().search(line):
             problems.append((i, "malformed layer marker; expected e.g. "
                                 f"`{marker(2)}` or `{CLOSE_MARKER}` alone on the line, at the top level"))
     if current:
@@ -293,7 +305,7 @@ def _forgery(line: str, i: int, heading: str | None, at: int, layer: int) -> lis
     if heading is None:
         html = _HTML_HEADING_TEXT.search(line)
         heading = html[1] if html else None
-    if heading is not None and _LAYER_TITLE.match(_plain(heading)):
+    if heading is not None and _layer_title().match(_plain(heading)):
         out.append((at, f"layer-like heading {heading.strip()[:60]!r} {where}"))
     return out
 
@@ -308,7 +320,7 @@ def _hidden_break(line: str, i: int, layer: int) -> list[tuple[int, str]]:
     parts = mdio.normalize_breaks(line).split("\n")
     for part in parts[1:]:
         heading = mdio.heading_text(part.strip())
-        if heading is not None and _LAYER_TITLE.match(_plain(heading)):
+        if heading is not None and _layer_title().match(_plain(heading)):
             return [(i, f"layer-like heading {heading.strip()[:60]!r} after a hidden line break "
                         f"inside generated layer {layer}")]
     return []
