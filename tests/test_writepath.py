@@ -603,6 +603,35 @@ def test_a_foreign_index_lock_is_waited_for_then_the_write_goes_through(repo: Me
     assert git(repo_dir, "status", "--porcelain") == ""
 
 
+WATCHER = textwrap.dedent("""
+    import os, sys, time
+    lock, deadline, seen = sys.argv[1], time.monotonic() + float(sys.argv[2]), 0
+    while time.monotonic() < deadline:
+        seen += os.path.exists(lock)
+    print(seen)
+""")
+
+
+@pytest.mark.parametrize("seconds", [0.5, 1.5])
+def test_a_write_never_takes_the_index_while_a_persons_commit_runs(repo_dir: Path, seconds: float) -> None:
+    """A `git commit` that has started but not yet taken index.lock would stop at gitmem's
+    ("index.lock: File exists"): the writer waits for it before taking the index, and writes after."""
+    lock = repo_dir / ".git" / "index.lock"
+    # a process git_commit_in takes for a person's `git commit` in this work tree (argv[0] "git",
+    # then "commit"); it watches for index.lock as long as it runs
+    person = subprocess.Popen(["bash", "-c", 'exec -a git "$0" -c "$1" "$2" "$3" commit', sys.executable, WATCHER,
+                               str(lock), str(seconds)], cwd=repo_dir, stdout=subprocess.PIPE, text=True)
+    time.sleep(0.2)
+    started = time.monotonic()
+    MemoryRepo.open(repo_dir).remember("the cache is warmed before the tests", now=T)
+    waited = time.monotonic() - started
+    out, _ = person.communicate(timeout=30)
+    assert out.strip() == "0"   # index.lock never appeared while the commit ran
+    assert waited > seconds - 0.5   # the write waited for it to end
+    assert not lock.exists()
+    assert len(MemoryRepo.open(repo_dir).list().memories) == 1
+
+
 def test_a_person_committing_during_a_burst_of_remember_never_races_a_ref(tmp_path: Path) -> None:
     # gitmem moves a branch only while it holds the index (as git commit does), and its hooks hold
     # gitmem's write lock: a person's commit never meets "cannot lock ref 'HEAD'", nothing is lost

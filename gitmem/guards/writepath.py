@@ -194,19 +194,24 @@ class Store:
         (``gitmem recover``, or the next write, finishes the work), never an index
         that lacks what the branch holds.
         """
+        # A person's `git commit` reads HEAD, then takes index.lock: one already running must never
+        # meet ours (it would stop at "index.lock: File exists"), so it is waited for before we take it
+        person = git_commit_in(self.root)
+        if person is not None:
+            raise CommitInProgress(person)
         self.git.lock_index()
         moved = False
         try:
-            # a person's `git commit` that started before we took the index read HEAD then,
-            # and fails if the branch moves before it ends: let it finish first
-            person = git_commit_in(self.root)
-            if person is not None:
-                raise CommitInProgress(person)
             before = self._refuse_dirty(parent, changes)   # under the lock: nobody stages meanwhile
             # a file the change leaves as it was is neither staged nor rewritten (its mtime stays)
             todo = {p: d for p, d in changes.items() if (None if d is None else blob_id(d)) != before[p]}
             self._journal(branch, parent, todo)
             self.git.stage_index(tree, todo)
+            # one that started since read HEAD before the branch moves and fails ("cannot lock ref
+            # 'HEAD'") if it moves now: looked for again at the last moment, and waited for
+            person = git_commit_in(self.root)
+            if person is not None:
+                raise CommitInProgress(person)
             commit = self.git.create_commit(branch, tree, parent, text, now, merged)
             moved = True
             self.git.write_files(todo)
