@@ -750,7 +750,7 @@ def test_checking_a_memory_file_loads_neither_the_config_schema_nor_hashlib_nor_
         assert done.stdout.split("RESULT")[-1].split() == [expected, "False", "False", "False", "False"], done.stdout
 
 
-HEAVY = ("pygit2", "ruamel.yaml", "markdown_it", "unidiff", "Stemmer", "hashlib", "socket", "dataclasses",
+HEAVY = ("pygit2", "ruamel.yaml", "markdown_it", "unidiff", "Stemmer", "hashlib", "socket", "typing", "dataclasses",
          "gitmem.base.config", "gitmem.base.model", "gitmem.store.documents", "gitmem.guards.layers",
          "gitmem.engines.drift", "gitmem.store.snapshots")
 
@@ -758,13 +758,13 @@ HEAVY = ("pygit2", "ruamel.yaml", "markdown_it", "unidiff", "Stemmer", "hashlib"
 @pytest.mark.parametrize("staged, loaded", [
     # a commit with no memory file: the secret and PII scan only
     (["README.md"], []),
-    # a memory file: its front matter read by ruamel (the resolver), the reader's model
-    (["memory/project/m-1.md"], ["ruamel.yaml", "dataclasses", "gitmem.base.model", "gitmem.store.documents"]),
+    # a memory file: its front matter read by ruamel (the resolver; it imports typing), the reader's model
+    (["memory/project/m-1.md"], ["ruamel.yaml", "typing", "dataclasses", "gitmem.base.model", "gitmem.store.documents"]),
     # CLAUDE.md in the rendered form, no drift baseline: layers without markdown-it, no drift or snapshots
     (["CLAUDE.md"], ["dataclasses", "gitmem.guards.layers"]),
     # every check at once (the bench's "10 files, every check")
     (["memory/project/m-1.md", "CLAUDE.md", "bank/MEMORY.md", "README.md"],
-     ["ruamel.yaml", "dataclasses", "gitmem.base.model", "gitmem.store.documents", "gitmem.guards.layers"]),
+     ["ruamel.yaml", "typing", "dataclasses", "gitmem.base.model", "gitmem.store.documents", "gitmem.guards.layers"]),
 ])
 def test_the_modules_a_commit_loads_in_the_hook(inrepo: Path, staged: list[str], loaded: list[str]) -> None:
     """What the pre-commit hook imports for each kind of commit: heavy libraries and modules only where a

@@ -14,7 +14,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+
+TYPE_CHECKING = False   # typing costs an import on the pre-commit hook's path; annotations only
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @dataclass(frozen=True)
