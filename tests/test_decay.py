@@ -416,3 +416,31 @@ def test_decay_skips_a_file_it_cannot_rewrite_and_says_so(repo: MemoryRepo, repo
         moved = repo_dir / memory_path("project", "m-odd", archived=True)   # forgotten: archived, key and all
         assert "warning" not in err and kept_as in moved.read_text()
     assert repo.show(kept).band != "core"   # the other memories decayed all the same
+
+
+def test_decays_line_rewrite_gives_the_bytes_of_the_full_rendering(repo: MemoryRepo) -> None:
+    """Decay replaces only the changed scalar lines of files as gitmem wrote them (issue 13 item 1):
+    every file it writes equals what the full rendering (or a person's file's round-trip) gives."""
+    from gitmem.store import documents
+
+    mems = [repo.remember(f"note {i} about kafka partition lag {i}", importance=0.3 + (i % 7) / 10, now=T) for i in range(24)]
+    hand = _doc("m-hand", 0.35, last=NOW)
+    hand = hand[0], hand[1].replace(b"band: active\n", b"band: active  # a note a person wrote\n")
+    _seed(repo, hand)
+    head = repo.head
+    assert head is not None
+    changes, moves, examined = _plan(repo, T + timedelta(days=60))
+    assert examined == len(mems) + 1 and moves
+    shaped = 0
+    for old_path, data in changes.items():
+        if data is None:
+            continue
+        mid = old_path.rsplit("/", 1)[1].removesuffix(".md")
+        source = next(p for p, d in changes.items() if d is None and p.endswith(f"/{mid}.md")) if old_path.startswith("archive/") else old_path
+        text = repo.git.read(source, head)
+        old, is_shaped = documents.read_memory_shaped(source, text)
+        shaped += is_shaped
+        new = documents.read_memory(old_path, data).with_(path=old.path)
+        assert data.decode() == documents.rewrite_memory(source, text.decode(), old, new)   # the slow way
+    assert shaped >= len(mems)   # the quick way was taken for gitmem's own files
+    assert b"# a note a person wrote" in (changes[memory_path("user", "m-hand", archived=True)] or b"")
