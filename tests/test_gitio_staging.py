@@ -41,3 +41,15 @@ def test_a_failed_write_of_a_large_change_raises(tmp_path: Path) -> None:
     changes: dict[str, bytes | None] = {f"blocked/m{i}.md": b"x\n" for i in range(staging.PARALLEL_FROM + 10)}
     with pytest.raises(IsADirectoryError):
         staging.write_files(root, git_dir, changes, frozenset())
+
+
+def test_files_of_a_large_change_get_the_mode_a_plain_write_gives(tmp_path: Path) -> None:
+    root, git_dir = tmp_path / "w", tmp_path / "w" / ".git"
+    git_dir.mkdir(parents=True)
+    changes: dict[str, bytes | None] = {f"memory/m{i}.md": (b"x" * (i % 3)) for i in range(staging.PARALLEL_FROM * 3)}
+    staging.write_files(root, git_dir, changes, frozenset())
+    plain = tmp_path / "plain"
+    plain.write_bytes(b"x")
+    for path, data in changes.items():
+        assert (root / path).read_bytes() == data
+        assert os.stat(root / path).st_mode == os.stat(plain).st_mode
