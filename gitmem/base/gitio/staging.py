@@ -191,8 +191,8 @@ def write_files(root: Path, git_dir: Path, changes: Mapping[str, bytes | None], 
         placed.append((full, data, f"{prefix}{n}.tmp"))
     _each(_place, placed)
     emptied = {full.rpartition("/")[0] for full in gone}
-    for folder in sorted(emptied - made, key=lambda f: f.count("/"), reverse=True):
-        _prune_empty(folder, top)
+    # the deepest first; by threads too: whoever empties a parent last removes it
+    _each(lambda folder: _prune_empty(folder, top), sorted(emptied - made, key=lambda f: f.count("/"), reverse=True))
 
 
 PARALLEL_FROM = 256   # files from which a change is written by several threads
