@@ -444,3 +444,23 @@ def test_decays_line_rewrite_gives_the_bytes_of_the_full_rendering(repo: MemoryR
         assert data.decode() == documents.rewrite_memory(source, text.decode(), old, new)   # the slow way
     assert shaped >= len(mems)   # the quick way was taken for gitmem's own files
     assert b"# a note a person wrote" in (changes[memory_path("user", "m-hand", archived=True)] or b"")
+
+
+@pytest.mark.parametrize("where", ["body", "front matter"])
+def test_a_secret_planted_in_a_file_that_decay_moves_is_still_refused(repo: MemoryRepo, repo_dir: Path, where: str) -> None:
+    """A file a person committed past the hooks was never scanned: decay's rewrite of it (only its
+    tier line changes on the way to archive/) is scanned whole, and the secret refuses the commit."""
+    from gitmem.base.errors import SecretError
+
+    token = "ghp_" + "R8nV2cX5zL1qW7eT4yU9iO3pA6sD0fGhJkMb"
+    path, data = _doc("m-planted", 0.2, last=NOW)
+    data = data.replace(b"memory m-planted\n", f"memory m-planted {token}\n".encode()) if where == "body" else \
+        data.replace(b"source: test\n", f"source: test\nnote: {token}\n".encode())
+    (repo_dir / path).parent.mkdir(parents=True, exist_ok=True)
+    (repo_dir / path).write_bytes(data)
+    subprocess.run(["git", "add", path], cwd=repo_dir, check=True)
+    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "by hand"], cwd=repo_dir, check=True)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo_dir, capture_output=True, text=True).stdout
+    with pytest.raises(SecretError):
+        MemoryRepo.open(repo_dir).decay(now=T + timedelta(days=400))
+    assert subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo_dir, capture_output=True, text=True).stdout == head
