@@ -416,3 +416,51 @@ def test_decay_skips_a_file_it_cannot_rewrite_and_says_so(repo: MemoryRepo, repo
         moved = repo_dir / memory_path("project", "m-odd", archived=True)   # forgotten: archived, key and all
         assert "warning" not in err and kept_as in moved.read_text()
     assert repo.show(kept).band != "core"   # the other memories decayed all the same
+
+
+def test_decays_line_rewrite_gives_the_bytes_of_the_full_rendering(repo: MemoryRepo) -> None:
+    """Decay replaces only the changed scalar lines of files as gitmem wrote them (issue 13 item 1):
+    every file it writes equals what the full rendering (or a person's file's round-trip) gives."""
+    from gitmem.store import documents
+
+    mems = [repo.remember(f"note {i} about kafka partition lag {i}", importance=0.3 + (i % 7) / 10, now=T) for i in range(24)]
+    hand = _doc("m-hand", 0.35, last=NOW)
+    hand = hand[0], hand[1].replace(b"band: active\n", b"band: active  # a note a person wrote\n")
+    _seed(repo, hand)
+    head = repo.head
+    assert head is not None
+    changes, moves, examined = _plan(repo, T + timedelta(days=60))
+    assert examined == len(mems) + 1 and moves
+    shaped = 0
+    for old_path, data in changes.items():
+        if data is None:
+            continue
+        mid = old_path.rsplit("/", 1)[1].removesuffix(".md")
+        source = next(p for p, d in changes.items() if d is None and p.endswith(f"/{mid}.md")) if old_path.startswith("archive/") else old_path
+        text = repo.git.read(source, head)
+        old, is_shaped = documents.read_memory_shaped(source, text)
+        shaped += is_shaped
+        new = documents.read_memory(old_path, data).with_(path=old.path)
+        assert data.decode() == documents.rewrite_memory(source, text.decode(), old, new)   # the slow way
+    assert shaped >= len(mems)   # the quick way was taken for gitmem's own files
+    assert b"# a note a person wrote" in (changes[memory_path("user", "m-hand", archived=True)] or b"")
+
+
+@pytest.mark.parametrize("where", ["body", "front matter"])
+def test_a_secret_planted_in_a_file_that_decay_moves_is_still_refused(repo: MemoryRepo, repo_dir: Path, where: str) -> None:
+    """A file a person committed past the hooks was never scanned: decay's rewrite of it (only its
+    tier line changes on the way to archive/) is scanned whole, and the secret refuses the commit."""
+    from gitmem.base.errors import SecretError
+
+    token = "ghp_" + "R8nV2cX5zL1qW7eT4yU9iO3pA6sD0fGhJkMb"
+    path, data = _doc("m-planted", 0.2, last=NOW)
+    data = data.replace(b"memory m-planted\n", f"memory m-planted {token}\n".encode()) if where == "body" else \
+        data.replace(b"source: test\n", f"source: test\nnote: {token}\n".encode())
+    (repo_dir / path).parent.mkdir(parents=True, exist_ok=True)
+    (repo_dir / path).write_bytes(data)
+    subprocess.run(["git", "add", path], cwd=repo_dir, check=True)
+    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "by hand"], cwd=repo_dir, check=True)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo_dir, capture_output=True, text=True).stdout
+    with pytest.raises(SecretError):
+        MemoryRepo.open(repo_dir).decay(now=T + timedelta(days=400))
+    assert subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo_dir, capture_output=True, text=True).stdout == head

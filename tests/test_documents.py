@@ -355,3 +355,74 @@ def test_a_file_at_the_content_cap_with_a_full_front_matter_reads() -> None:
     too_big = data + b"x" * (documents.MAX_FILE_BYTES - len(data) + 1)
     with pytest.raises(DocumentError, match="over the limit"):
         documents.read_memory(memory_path("user", "m-cap"), too_big)
+
+
+# -- a rewrite that only changes scalars replaces their lines (issue 13 item 1) --
+
+_ODD = st.sampled_from(["", "yes", "no", "null", "~", "1.0", "0x1f", "2026-11-28", "a: b", "#x", "- x", "[x]", "'q'", '"q"',
+                        "tab\there", "new\nline", "ünï", "x" * 300, " lead", "trail ", "2026-11-28T12:00:00Z", "@at", "%p"])
+_TEXT = st.one_of(_ODD, st.text(alphabet=string.ascii_letters + string.digits + " :#-'\"\\\t\u00e9\u2028", max_size=40))
+_STAMP = st.one_of(st.just(""), st.datetimes(min_value=datetime(1971, 1, 1), max_value=datetime(8999, 1, 1)).map(
+    lambda d: d.strftime("%Y-%m-%dT%H:%M:%SZ")), _ODD)
+_EXTRA_VALUE = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.floats(-1e6, 1e6, allow_nan=False), _TEXT)
+
+
+@st.composite
+def _memory_pair(draw: Any) -> tuple[Memory, Memory]:
+    from gitmem.base.kinds import BANDS, TIERS
+
+    extra_keys = draw(st.lists(st.sampled_from(["archived_at", "strength", "note", "x_y"]), unique=True, max_size=3))
+    old = Memory(id="m-2026-11-28-abc123", content=draw(st.sampled_from(["body", "two\n\nparagraphs", "x: y\n---\nz"])),
+                 type=draw(st.sampled_from(sorted(TYPES))), domain=draw(st.sampled_from(sorted(DOMAINS))),
+                 tier=draw(st.sampled_from(sorted(TIERS))), band=draw(st.sampled_from(sorted(BANDS))),
+                 importance=draw(st.floats(0, 1)), created=draw(_STAMP), last_accessed=draw(_STAMP),
+                 reinforced=draw(st.integers(0, 10**9)), keywords=tuple(draw(st.lists(_TEXT, max_size=3))),
+                 tags=tuple(draw(st.lists(_TEXT, max_size=2))), source=draw(_TEXT),
+                 extra=tuple((k, draw(_EXTRA_VALUE)) for k in extra_keys))
+    changes: dict[str, Any] = {}
+    for name, strategy in (("tier", st.sampled_from(sorted(TIERS))), ("band", st.sampled_from(sorted(BANDS))),
+                           ("last_accessed", _STAMP), ("importance", st.floats(0, 1)), ("reinforced", st.integers(0, 10**9)),
+                           ("keywords", st.lists(_TEXT, max_size=2).map(tuple)), ("content", st.sampled_from(["body", "other"]))):
+        if draw(st.booleans()):
+            changes[name] = draw(strategy)
+    if old.extra and draw(st.booleans()):   # a key gitmem owns besides the fields (archived_at, strength)
+        changes["extra"] = tuple((k, draw(_EXTRA_VALUE)) for k, _ in old.extra)
+    return old, old.with_(**changes)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_memory_pair())
+def test_a_rewrite_of_a_file_as_gitmem_wrote_it_equals_the_full_rendering(pair: tuple[Memory, Memory]) -> None:
+    old, new = pair
+    path = memory_path(old.domain, old.id)
+    try:
+        text = documents.render_memory(old)
+    except ValueError:
+        return
+    read, shaped = documents.read_memory_shaped(path, text.encode())
+    assert not shaped or documents.render_memory(read) == text   # never claimed wrongly (a miss only costs time)
+    assert documents.rewrite_memory(path, text, old, new, shaped=True) == documents.render_memory(new)
+    assert documents.rewrite_memory(path, text, old, new, shaped=shaped) == documents.rewrite_memory(path, text, old, new)
+
+
+def test_a_file_gitmem_wrote_is_known_as_its_own() -> None:
+    m = Memory(id="m-2026-11-28-abc123", content="body", created="2026-11-28T12:00:00Z", last_accessed="2026-11-28T12:00:00Z",
+               keywords=("kafka", "lag"), tags=("ops",), source="cli",
+               extra=(("archived_at", "2026-11-28T12:00:00Z"),))
+    path = memory_path("user", m.id)
+    assert documents.read_memory_shaped(path, documents.render_memory(m).encode())[1]
+
+
+@pytest.mark.parametrize("text", [
+    "---\nid: m-2026-11-28-abc123\ntier: short  # a note\nband: active\n---\nbody\n",   # a comment a person wrote
+    "---\nid: m-2026-11-28-abc123\nband: active\ntier: short\n---\nbody\n",             # their key order
+    "---\nid: m-2026-11-28-abc123\ntier: 'short'\n---\nbody\n",                          # their quoting
+    "---   \nid: m-2026-11-28-abc123\n...\nbody\n",                                      # other fences
+    "---\nid: m-2026-11-28-abc123\n---\n\n\nbody\n\n",                                   # blank lines around the body
+])
+def test_a_file_a_person_shaped_is_not_taken_for_gitmems_own(text: str) -> None:
+    path = memory_path("user", "m-2026-11-28-abc123")
+    old, shaped = documents.read_memory_shaped(path, text.encode())
+    assert not shaped
+    new = old.with_(tier="long", band="fading", last_accessed="2026-12-01T00:00:00Z")
+    assert documents.rewrite_memory(path, text, old, new, shaped) == documents.rewrite_memory(path, text, old, new)

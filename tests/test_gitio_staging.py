@@ -41,3 +41,28 @@ def test_a_failed_write_of_a_large_change_raises(tmp_path: Path) -> None:
     changes: dict[str, bytes | None] = {f"blocked/m{i}.md": b"x\n" for i in range(staging.PARALLEL_FROM + 10)}
     with pytest.raises(IsADirectoryError):
         staging.write_files(root, git_dir, changes, frozenset())
+
+
+def test_files_of_a_large_change_get_the_mode_a_plain_write_gives(tmp_path: Path) -> None:
+    root, git_dir = tmp_path / "w", tmp_path / "w" / ".git"
+    git_dir.mkdir(parents=True)
+    changes: dict[str, bytes | None] = {f"memory/m{i}.md": (b"x" * (i % 3)) for i in range(staging.PARALLEL_FROM * 3)}
+    staging.write_files(root, git_dir, changes, frozenset())
+    plain = tmp_path / "plain"
+    plain.write_bytes(b"x")
+    for path, data in changes.items():
+        assert (root / path).read_bytes() == data
+        assert os.stat(root / path).st_mode == os.stat(plain).st_mode
+
+
+def test_a_change_emptying_many_folders_prunes_every_one_and_keeps_the_rest(tmp_path: Path) -> None:
+    root, git_dir = tmp_path / "w", tmp_path / "w" / ".git"
+    git_dir.mkdir(parents=True)
+    n = staging.PARALLEL_FROM * 2   # more emptied folders than the serial path takes
+    files = {f"memory/d{i % 3}/{i:04x}/m{j}.md": b"x\n" for i in range(n) for j in range(2)}
+    files["memory/d0/keep/k.md"] = b"kept\n"
+    staging.write_files(root, git_dir, files, frozenset())
+    gone: dict[str, bytes | None] = {p: None for p in files if "/keep/" not in p}
+    staging.write_files(root, git_dir, gone, frozenset())
+    left = sorted(str(p.relative_to(root)) for p in root.rglob("*") if ".git" not in p.parts)
+    assert left == ["memory", "memory/d0", "memory/d0/keep", "memory/d0/keep/k.md"]

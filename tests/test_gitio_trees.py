@@ -73,3 +73,25 @@ def test_many_changes_in_one_folder_at_once(g: Git) -> None:
     half: dict[str, bytes | None] = {f"bank/f{i}.md": None for i in range(0, 300, 2)}
     second = commit(g, half)
     assert sorted(dict(g.files("bank", second))) == sorted(f"bank/f{i}.md" for i in range(1, 300, 2))
+
+
+def test_blob_entries_and_entry_ids_read_each_path_as_a_walk_from_the_top_would(tmp_path: Path) -> None:
+    import pygit2
+
+    from gitmem.base.gitio import trees as trees_mod
+
+    repo = pygit2.init_repository(str(tmp_path / "r"))
+    files = {("top.md",): b"t\n", ("a", "b", "c.md"): b"c\n", ("a", "b", "d.md"): b"d\n", ("a", "f"): b"f\n",
+             ("x", "y.md"): b"y\n"}
+    tree = repo[trees_mod.build(repo, None, files)]
+    paths = ["top.md", "a/b/c.md", "a/b/d.md", "a/b/none.md", "a/b", "a/f", "a/f/under-a-file.md", "none/z.md",
+             "x/y.md", "x/", "a//c.md", ""]
+    for path in paths:
+        try:
+            walked = tree[path] if path else None
+        except KeyError:
+            walked = None
+        want = (str(walked.id), int(walked.filemode)) if isinstance(walked, pygit2.Blob) else None
+        assert trees_mod.blob_entries(tree, [path]) == {path: want}
+    assert trees_mod.blob_entries(tree, paths) == {p: trees_mod.blob_entries(tree, [p])[p] for p in paths}
+    assert trees_mod.entry_ids(tree, ["a/b", "a/b/c.md"])["a/b"] == str(tree["a/b"].id)

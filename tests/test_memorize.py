@@ -143,3 +143,27 @@ def test_planned_and_outcome_are_plain_tuples() -> None:
     assert action == "created" and mem.id == "a"
     planned_mem, stored = batch.planned["a"]
     assert planned_mem == mem and stored is None
+
+
+@given(st.lists(st.tuples(st.sampled_from(["a b", "A  b", "a\tb ", "ab", "b a", "x"]), st.sampled_from(["user", "project"]),
+                          st.booleans()), max_size=30))
+def test_an_exact_batch_reinforces_the_first_planned_memory_with_the_same_words(rows: list[tuple[str, str, bool]]) -> None:
+    """The exact rule as a pass over the batch would apply it (issue 13 item 1: it is one look-up now)."""
+    stored = _new("stored", "Stored  TEXT", domain="user")
+    batch = memorize.Batch(lambda m: stored if memorize.exact_key(m.content) == "stored text" else None, T, CFG, exact=True)
+    expected: list[tuple[str, str]] = []
+    order: list[tuple[str, str, str]] = []   # (id, domain, key) in planned order
+    for i, (text, domain, dedupe) in enumerate(rows + [("stored text", "user", True)]):
+        out = batch.add(_new(f"m{i}", text, domain=domain), dedupe=dedupe)
+        key = memorize.exact_key(text)
+        first = next((mid for mid, d, k in order if d == domain and k == key), None) if dedupe else None
+        if first is None and dedupe and domain == "user" and key == "stored text":
+            first = "stored"
+        if first is None:
+            order.append((f"m{i}", domain, key))
+            expected.append(("created", f"m{i}"))
+        else:
+            if first == "stored" and all(mid != "stored" for mid, _, _ in order):
+                order.append(("stored", "user", "stored text"))
+            expected.append(("reinforced", first))
+        assert (out.action, out.memory.id) == expected[-1]

@@ -34,7 +34,7 @@ from gitmem.base.errors import YamlProblem
 if TYPE_CHECKING:  # pragma: no cover
     from ruamel.yaml import YAML
 
-__all__ = ["YamlProblem", "load_plain", "dump_plain", "load_safe", "load_rt", "dump_rt", "normalize", "is_canonical"]
+__all__ = ["YamlProblem", "load_plain", "load_plain_shaped", "dump_plain", "scalar_line", "load_safe", "load_rt", "dump_rt", "normalize", "is_canonical"]
 
 MAX_DEPTH = 64   # collections inside collections; front matter needs three
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -223,6 +223,27 @@ def load_plain(text: str) -> Any:
     """
     found = _canonical(text)
     return found if found is not None else _load_events(text)
+
+
+def load_plain_shaped(text: str) -> tuple[Any, bool]:
+    """``load_plain`` and whether ``text`` is exactly ``dump_plain``'s output for the result.
+
+    The second part comes free of the first: the quick reading of gitmem's own
+    shape is only kept after that very check.
+    """
+    found = _canonical(text)
+    return (found, True) if found is not None else (_load_events(text), False)
+
+
+@lru_cache(maxsize=1 << 16, typed=True)
+def scalar_line(key: str, value: str | int | float | bool | None) -> str:
+    """The line (with its newline) ``dump_plain`` writes for ``key: value`` in any mapping.
+
+    Each key of the canonical shape is one line whose text depends only on its
+    key and value, so a rewrite that changes a few scalars can replace their
+    lines; cached because decay writes the same few values again and again.
+    """
+    return dump_plain({key: value})
 
 
 _NOT_PLAIN_START = frozenset("[]{}\"'!&*|>%@`#,?")

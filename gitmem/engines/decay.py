@@ -111,10 +111,10 @@ def latest_access(paths: list[Path], now: datetime) -> dict[str, str]:
     return latest
 
 
-def _rewritten(git: Git, rev: str, old: Memory, new: Memory, data: bytes) -> bytes | None:
+def _rewritten(git: Git, rev: str, old: Memory, new: Memory, data: bytes, shaped: bool) -> bytes | None:
     """``old``'s file rewritten to hold ``new``, or None (reported) when its text cannot be rewritten."""
     try:
-        return store.rewrite(git, rev, old, new, data)
+        return store.rewrite(git, rev, old, new, data, shaped)
     except DocumentError as exc:
         store.skipped(exc)
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:
@@ -127,9 +127,9 @@ def plan_decay(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[st
     mc = cfg.memory
     folded = {s for p in store.all_patterns(git, rev) for s in p.sources}   # reflect made them long-term
     live: list[tuple[Memory, Memory, float]] = []   # (old, new, effective importance)
-    raw: dict[str, bytes] = {}
-    for old, data in store.read_memories(git, rev):
-        raw[old.id] = data
+    raw: dict[str, tuple[bytes, bool]] = {}   # file bytes, and whether gitmem rendered them as they are
+    for old, data, shaped in store.read_memories_shaped(git, rev):
+        raw[old.id] = data, shaped
         last = max(old.last_accessed, accesses.get(old.id, ""))
         tier = old.tier
         if tier == "short" and (old.reinforced >= 2 or old.id in folded):
@@ -157,7 +157,7 @@ def plan_decay(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[st
     for old, new, _ in live:
         if old.id in archive:
             new = new.with_(tier="archive")
-            moved = _rewritten(git, rev, old, new, raw[old.id])
+            moved = _rewritten(git, rev, old, new, *raw[old.id])
             if moved is None:
                 continue
             changes[old.path] = None
@@ -166,7 +166,7 @@ def plan_decay(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[st
             continue
         if new == old:
             continue
-        rewritten = _rewritten(git, rev, old, new, raw[old.id])
+        rewritten = _rewritten(git, rev, old, new, *raw[old.id])
         if rewritten is None:
             continue
         changes[old.path] = rewritten

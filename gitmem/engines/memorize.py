@@ -81,26 +81,34 @@ class Batch:
         self.cfg = cfg
         self.exact = exact   # only the same text is a duplicate (an import without --dedupe)
         self.planned: dict[str, Planned] = {}
+        # (domain, exact key) -> the first planned memory holding that text: an exact check
+        # is one look-up, not a pass over the batch (an import of 1,000 rows)
+        self._exact: dict[tuple[str, str], str] = {}
 
     def add(self, mem: Memory, dedupe: bool = True) -> Outcome:
         """Create ``mem``, or reinforce the memory it duplicates."""
         target = self._duplicate(mem) if dedupe else None
         if target is None:
-            self.planned[mem.id] = Planned(mem, None)
+            self._plan(Planned(mem, None))
             return Outcome("created", mem)
         stored = self.planned[target.id].stored if target.id in self.planned else target
         new = reinforce(target, self.now, self.cfg)
-        self.planned[new.id] = Planned(new, stored)
+        self._plan(Planned(new, stored))
         return Outcome("reinforced", new)
+
+    def _plan(self, planned: Planned) -> None:
+        mem = planned.memory
+        self.planned[mem.id] = planned
+        if self.exact:
+            self._exact.setdefault((mem.domain, exact_key(mem.content)), mem.id)
 
     def _duplicate(self, mem: Memory) -> Memory | None:
         from gitmem.engines import similarity
 
-        local = [(p.memory.id, p.memory.content) for p in self.planned.values() if p.memory.domain == mem.domain]
         if self.exact:
-            key = exact_key(mem.content)
-            found = next((mid for mid, text in local if exact_key(text) == key), None)
+            found = self._exact.get((mem.domain, exact_key(mem.content)))
         else:
+            local = [(p.memory.id, p.memory.content) for p in self.planned.values() if p.memory.domain == mem.domain]
             found = similarity.find_duplicate(mem.content, local) if local else None
         if found is not None:
             return self.planned[found].memory

@@ -145,20 +145,61 @@ def read_memory(path: str, data: bytes) -> Memory:
     Every reader (list, recall, decay, reflect, the index, the hooks) comes
     through here, so a bad file is one reported problem, never a crash.
     """
+    return _read_memory(path, data, False)[0]
+
+
+def read_memory_shaped(path: str, data: bytes) -> tuple[Memory, bool]:
+    """:func:`read_memory`, and whether the file is exactly ``render_memory`` of the result.
+
+    That second part is what lets :func:`rewrite_memory` change a few lines
+    instead of rendering the whole file; it costs a comparison beyond the
+    reading. False is only ever a missed chance (front matter the quick
+    reading of ``yamlio.load_plain_shaped`` does not cover, such as links).
+    """
+    return _read_memory(path, data, True)
+
+
+def _read_memory(path: str, data: bytes, want_shape: bool) -> tuple[Memory, bool]:
     if len(data) > MAX_FILE_BYTES:
         raise DocumentError(path, None, f"{len(data)} bytes is over the limit of {MAX_FILE_BYTES} bytes for a memory file",
                             hint="split the memory into smaller ones")
     text = decode(path, data)
     fm, body, _ = split_front_matter(text, path)
-    meta = {} if fm is None else parse_front_matter(fm, path)
+    if not want_shape:
+        meta, shaped = ({} if fm is None else parse_front_matter(fm, path)), False
+    else:
+        meta, shaped = ({}, False) if fm is None else _parse_shaped(fm, path)
     problem = _value_problem(meta)
     if problem is not None:
         key, what = problem
         raise DocumentError(path, _key_line(fm or "", key), what, hint="correct the value, or remove the key")
     try:
-        return memory_from(meta, body, path)
+        memory = memory_from(meta, body, path)
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:  # pragma: no cover - checked above
         raise DocumentError(path, None, f"unusable front matter: {exc}") from None
+    if shaped:   # the front matter is dump_plain(meta): the file is render_memory's when the rest agrees
+        shaped = (fm is not None and text.startswith(f"{FENCE}\n{fm}{FENCE}\n") and body == memory.content.strip("\n") + "\n"
+                  and _same_plain(meta, memory.front_matter()))
+    return memory, shaped
+
+
+def _parse_shaped(fm: str, path: str) -> tuple[dict[str, Any], bool]:
+    try:
+        data, shaped = yamlio.load_plain_shaped(fm)
+    except YamlProblem:
+        return parse_front_matter(fm, path), False   # reports the problem with its line
+    if not isinstance(data, dict):
+        return parse_front_matter(fm, path), False
+    return data, shaped
+
+
+def _same_plain(a: Any, b: Any) -> bool:
+    """Equal plain values of equal types (1, 1.0 and True differ; so do 0.0 and -0.0), keys in the same order.
+
+    The repr of plain values (str, int, float, bool, None, lists, dicts) says exactly that: floats'
+    repr round-trips, each type writes itself differently, dicts list their keys in order.
+    """
+    return a.__class__ is b.__class__ and repr(a) == repr(b)
 
 
 def _value_problem(meta: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -216,20 +257,58 @@ def update_text(path: str, text: str, changes: Mapping[str, Any], body: str | No
     return render_document(new_fm, old_body if body is None else body)
 
 
-def rewrite_memory(path: str, text: str, old: Memory, new: Memory) -> str:
+def rewrite_memory(path: str, text: str, old: Memory, new: Memory, shaped: bool = False) -> str:
     """The text of ``old``'s file (``text``) rewritten to hold ``new``.
 
     A file exactly as gitmem wrote it is rendered anew; a file a person
-    shaped keeps their comments, key order and quoting.
+    shaped keeps their comments, key order and quoting. ``shaped`` says the
+    caller knows ``text == render_memory(old)`` (:func:`read_memory_shaped`):
+    then a change of a few scalars replaces just their lines.
     """
+    if shaped:
+        quick = _relined(text, old, new)
+        if quick is not None:
+            return quick
     try:
-        canonical = text == render_memory(old)
+        canonical = shaped or text == render_memory(old)
     except ValueError:   # a key a person wrote that gitmem's canonical form cannot hold ("my key")
         canonical = False
     if canonical:
         return render_memory(new)
     body = None if new.content == old.content else new.content.strip("\n") + "\n"
     return update_text(path, text, memory_changes(old, new), body)
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _relined(text: str, old: Memory, new: Memory) -> str | None:
+    """``render_memory(new)`` made from ``text == render_memory(old)`` by replacing the lines of the
+    changed scalar keys, or None when the change is more than that (keys added, removed or
+    reordered, a list or the body changed). Each canonical key is one line that depends only on
+    its key and value, so the result is the full rendering's, byte for byte."""
+    if new.content != old.content:
+        return None
+    before, after = old.front_matter(), new.front_matter()
+    if list(before) != list(after):
+        return None
+    end = text.find(f"\n{FENCE}\n") + 1   # the closing fence: no canonical line is '---'
+    if end <= 0:
+        return None
+    out = text
+    for key, value in after.items():
+        was = before[key]
+        if _same_plain(was, value):
+            continue
+        if not isinstance(value, _SCALARS) or not isinstance(was, _SCALARS):
+            return None
+        old_line, new_line = yamlio.scalar_line(key, was), yamlio.scalar_line(key, value)
+        at = out.find("\n" + old_line, 0, end)
+        if at < 0 or new_line.count("\n") != 1:
+            return None
+        out = out[:at + 1] + new_line + out[at + 1 + len(old_line):]
+        end += len(new_line) - len(old_line)
+    return out
 
 
 def memory_changes(old: Memory, new: Memory) -> dict[str, Any]:

@@ -39,6 +39,18 @@ def read_memories(git: Git, rev: str | None, include_archive: bool = False) -> I
             skipped(exc)
 
 
+def read_memories_shaped(git: Git, rev: str | None) -> Iterator[tuple[Memory, bytes, bool]]:
+    """:func:`read_memories` (live ones), with whether each file is exactly as gitmem renders it
+    (see ``documents.read_memory_shaped``; :func:`rewrite` takes it)."""
+    for path, data in iter_files(git, rev):
+        try:
+            memory, shaped = documents.read_memory_shaped(path, data)
+        except DocumentError as exc:
+            skipped(exc)
+            continue
+        yield memory, data, shaped
+
+
 @dataclass(frozen=True)
 class Listing:
     """Every readable memory at a commit, and one line per file that could not be read."""
@@ -108,12 +120,14 @@ def render(memory: Memory) -> bytes:
     return documents.render_memory(memory).encode("utf-8")
 
 
-def rewrite(git: Git, rev: str | None, old: Memory, new: Memory, data: bytes | None = None) -> bytes:
-    """New file bytes for ``new``, keeping the comments and order of ``old``'s file (``data``, if known)."""
+def rewrite(git: Git, rev: str | None, old: Memory, new: Memory, data: bytes | None = None, shaped: bool = False) -> bytes:
+    """New file bytes for ``new``, keeping the comments and order of ``old``'s file (``data``, if known;
+    ``shaped`` when it is exactly as gitmem renders ``old``)."""
     if data is None and rev is not None:
         data = git.read(old.path, rev)
+        shaped = False
     text = documents.decode(old.path, data or b"")
-    return documents.rewrite_memory(old.path, text, old, new).encode("utf-8")
+    return documents.rewrite_memory(old.path, text, old, new, shaped).encode("utf-8")
 
 
 def all_patterns(git: Git, rev: str | None) -> list[Pattern]:

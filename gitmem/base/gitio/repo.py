@@ -438,16 +438,9 @@ class Git:
         """(blob id, mode) of each of ``paths`` in tree or commit ``rev`` (None: absent)."""
         import pygit2
 
-        tree = self.repo[rev].peel(pygit2.Tree)
-        out: dict[str, tuple[str, int] | None] = {}
-        for path in paths:
-            try:
-                entry = tree[path]
-            except KeyError:
-                out[path] = None
-                continue
-            out[path] = (str(entry.id), int(entry.filemode)) if isinstance(entry, pygit2.Blob) else None
-        return out
+        from gitmem.base.gitio.trees import blob_entries
+
+        return blob_entries(self.repo[rev].peel(pygit2.Tree), paths)
 
     def sync_worktree(self, changes: Mapping[str, bytes | None], index_only: frozenset[str] = frozenset()) -> bool:
         """Write changed paths into the work tree and the index (outside a commit: a new repository).

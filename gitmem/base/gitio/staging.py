@@ -191,8 +191,8 @@ def write_files(root: Path, git_dir: Path, changes: Mapping[str, bytes | None], 
         placed.append((full, data, f"{prefix}{n}.tmp"))
     _each(_place, placed)
     emptied = {full.rpartition("/")[0] for full in gone}
-    for folder in sorted(emptied - made, key=lambda f: f.count("/"), reverse=True):
-        _prune_empty(folder, top)
+    # the deepest first; by threads too: whoever empties a parent last removes it
+    _each(lambda folder: _prune_empty(folder, top), sorted(emptied - made, key=lambda f: f.count("/"), reverse=True))
 
 
 PARALLEL_FROM = 256   # files from which a change is written by several threads
@@ -207,8 +207,14 @@ def _each(fn: Callable[[Any], None], items: Sequence[Any]) -> None:
         return
     from concurrent.futures import ThreadPoolExecutor
 
+    def run(chunk: Sequence[Any]) -> None:
+        for item in chunk:
+            fn(item)
+
+    # a thread pool ignores map's chunksize: one task per slice, not per file (a task costs more than a write)
+    size = max(64, -(-len(items) // (WORKERS * 4)))
     with ThreadPoolExecutor(WORKERS) as pool:
-        for _ in pool.map(fn, items, chunksize=64):   # the first error is raised here
+        for _ in pool.map(run, [items[i:i + size] for i in range(0, len(items), size)]):   # the first error is raised here
             pass
 
 
@@ -219,10 +225,18 @@ def _unlink(full: str) -> None:
         pass
 
 
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
 def _place(job: tuple[str, bytes, str]) -> None:
     full, data, tmp = job
-    with open(tmp, "wb") as fh:
-        fh.write(data)
+    fd = os.open(tmp, _CREATE, 0o666)   # the umask applies, as for open(); no buffered file object
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
     os.replace(tmp, full)
 
 

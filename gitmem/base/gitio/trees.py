@@ -11,7 +11,8 @@ from gitmem.base.errors import ConflictError, SecurityError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
+    from typing import Any
 
     import pygit2
 
@@ -88,9 +89,21 @@ def read_many(tree: pygit2.Tree | None, paths: Iterable[str]) -> dict[str, bytes
 
 def entry_ids(tree: pygit2.Tree | None, paths: Iterable[str]) -> dict[str, str | None]:
     """The id of each of ``paths`` in ``tree`` (None when absent), each folder's tree loaded once."""
+    return {path: None if entry is None else str(entry.id) for path, entry in _entries(tree, paths)}
+
+
+def blob_entries(tree: pygit2.Tree | None, paths: Iterable[str]) -> dict[str, tuple[str, int] | None]:
+    """(blob id, mode) of each of ``paths`` in ``tree`` (None when absent or not a file), each folder's tree loaded once."""
     import pygit2
 
-    out: dict[str, str | None] = {}
+    return {path: (str(entry.id), int(entry.filemode)) if isinstance(entry, pygit2.Blob) else None
+            for path, entry in _entries(tree, paths)}
+
+
+def _entries(tree: pygit2.Tree | None, paths: Iterable[str]) -> Iterator[tuple[str, Any]]:
+    """(path, its object in ``tree`` or None) for each of ``paths``: one look-up per folder, one per name."""
+    import pygit2
+
     folders: dict[str, object] = {}
     for path in paths:
         folder, _, name = path.rpartition("/")
@@ -100,8 +113,4 @@ def entry_ids(tree: pygit2.Tree | None, paths: Iterable[str]) -> dict[str, str |
             except KeyError:
                 folders[folder] = None
         sub = folders[folder]
-        found = None
-        if isinstance(sub, pygit2.Tree) and name in sub:
-            found = str(sub[name].id)
-        out[path] = found
-    return out
+        yield path, (sub[name] if isinstance(sub, pygit2.Tree) and name and name in sub else None)
