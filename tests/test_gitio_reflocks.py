@@ -37,6 +37,49 @@ def test_a_lock_left_by_a_killed_gitmem_writer_is_cleared(repo: MemoryRepo, repo
     assert r.commit is not None and not lock.exists() and not record.exists()
 
 
+def _dead_writers_lock(repo: MemoryRepo, ref: str = "refs/heads/main") -> tuple[Path, Path]:
+    """What a writer killed inside libgit2's ref update leaves: the ref's lock and gitmem's record of it."""
+    common = repo.git.common_dir
+    lock = reflocks.lock_path(common, ref)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_text("")
+    record = reflocks.record_path(common, ref)
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps({"pid": dead_pid(), "host": socket.gethostname(), "start": "1"}))
+    return lock, record
+
+
+def test_recover_removes_a_lock_left_by_a_killed_writer_and_no_other(repo: MemoryRepo) -> None:
+    repo.remember("the cache is warmed before the tests", now=T)
+    lock, record = _dead_writers_lock(repo)
+    foreign = reflocks.lock_path(repo.git.common_dir, "refs/heads/topic")
+    foreign.write_text("")                         # no record: a person's git, never gitmem's to remove
+    assert repo.recover() is True
+    assert not lock.exists() and not record.exists() and foreign.exists()
+    assert repo.recover() is False
+
+
+def test_a_persons_commit_after_a_killed_writer_is_not_failed_by_its_ref_lock(tmp_path: Path) -> None:
+    """git locks the branch at the very end of a commit, after its hooks: gitmem's pre-commit hook
+    frees a lock its own record shows dead first, so the person's commit goes through."""
+    root = tmp_path / "mem"
+    repo = MemoryRepo.init(root, T, install_hooks=True)
+    assert repo.setup is not None and repo.setup.hooks_installed
+    repo.remember("the cache is warmed before the tests", now=T)
+    lock, record = _dead_writers_lock(repo)
+    (root / "notes.txt").write_text("a person's own file\n")
+    subprocess.run(["git", "add", "notes.txt"], cwd=root, check=True)
+    done = subprocess.run(["git", "commit", "-qm", "a person's note"], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "left by a gitmem writer that was killed" in done.stderr
+    assert not lock.exists() and not record.exists()
+    live = reflocks.lock_path(repo.git.common_dir, "refs/heads/main")
+    live.write_text("")                            # a lock gitmem has no record of stays, and git says so
+    (root / "notes.txt").write_text("changed\n")
+    refused = subprocess.run(["git", "commit", "-qam", "again"], cwd=root, capture_output=True, text=True)
+    assert refused.returncode != 0 and "main.lock" in refused.stderr and live.exists()
+
+
 def test_a_foreign_lock_is_reported_with_the_command_and_kept(repo: MemoryRepo) -> None:
     lock = reflocks.lock_path(repo.git.common_dir, "refs/heads/main")
     lock.write_text("")

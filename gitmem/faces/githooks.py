@@ -346,6 +346,7 @@ def main(argv: list[str], repo: str | None = None) -> int:
                 report.problem(name, None, None, "a gitmem write was interrupted before the work tree and "
                                "index followed its commit; committing now could delete what it wrote")
                 return report.finish({name: "run `gitmem recover`, then commit again"})
+            _free_dead_writers_refs(root)
             CHECKS[name](run, files)
             if name == "staged" and not report.failed:
                 from gitmem.base.gitio.reflocks import is_git_commit
@@ -362,6 +363,19 @@ def main(argv: list[str], repo: str | None = None) -> int:
 
 
 # --- helpers ----------------------------------------------------------------
+
+def _free_dead_writers_refs(root: str) -> None:
+    """A ref lock left by a killed gitmem writer (its own record shows it dead) would fail this commit
+    at its very end ("cannot lock ref 'HEAD'"): remove it now, and say so."""
+    from gitmem.base.gitio.heads import read_git_dirs
+    from gitmem.base.gitio.reflocks import clear_dead_writers
+
+    dirs = read_git_dirs(root)
+    if dirs is None:
+        return
+    for ref in clear_dead_writers(dirs[1]):
+        print(f"gitmem: removed {ref}.lock, left by a gitmem writer that was killed", file=sys.stderr)
+
 
 def _repo_root() -> tuple[str, str]:
     """The work tree's top and the current directory relative to it.

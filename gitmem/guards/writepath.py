@@ -150,8 +150,11 @@ class Store:
 
     def recover(self) -> bool:
         """Finish or undo a write a killed writer left half done; True when there was one."""
+        from gitmem.base.gitio.reflocks import clear_dead_writers
+
         with exclusive(self.state / state.WRITE_LOCK):
             pending = self._journal_path().exists() or self.git.index_lock_abandoned()
+            pending = bool(clear_dead_writers(self.git.common_dir)) or pending
             branch = self.git.head_branch()
             if branch is not None and not self.git.repo.is_bare:
                 self._recover_worktree(branch)

@@ -68,6 +68,48 @@ def clear_stale(common_dir: Path, ref: str) -> None:
     time.sleep(0.1)
 
 
+def clear_dead_writers(common_dir: str | os.PathLike[str]) -> list[str]:
+    """Remove each ``<ref>.lock`` whose gitmem record shows its writer dead (killed between locking
+    the ref and renaming the lock), and the dead writers' records; returns the refs whose lock went.
+
+    A lock without a record, or with a live writer's, is never touched. Callers hold gitmem's write
+    lock (``gitmem recover``, the pre-commit hook), so no gitmem writer starts meanwhile.
+    """
+    folder = os.path.join(common_dir, "gitmem", "ref-writers")
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    import socket
+
+    host = socket.gethostname()
+    freed: list[str] = []
+    for name in names:
+        if not name.endswith(".json"):
+            continue
+        record = os.path.join(folder, name)
+        try:
+            with open(record, encoding="utf-8") as fh:
+                rec = json.load(fh)
+        except (OSError, ValueError):
+            continue   # being written, or torn: a writer's own clear_stale decides later
+        if not isinstance(rec, dict) or rec.get("host") != host or alive(rec.get("pid"), rec.get("start")):
+            continue
+        lock = os.path.join(common_dir, name[:-len(".json")].replace("%", "/") + ".lock")
+        try:
+            os.unlink(lock)
+            freed.append(name[:-len(".json")].replace("%", "/"))
+        except FileNotFoundError:
+            pass
+        except OSError:
+            continue
+        try:
+            os.unlink(record)
+        except OSError:
+            pass
+    return freed
+
+
 def process_start(pid: int) -> str | None:
     """The start time of process ``pid`` as the kernel counts it (Linux), to tell a reused pid."""
     fields = _stat(pid)
