@@ -59,6 +59,15 @@ def test_recover_removes_a_lock_left_by_a_killed_writer_and_no_other(repo: Memor
     assert repo.recover() is False
 
 
+def test_a_lock_taken_long_after_a_dead_writers_record_is_not_gitmems(repo: MemoryRepo) -> None:
+    """A killed writer's record outlives it; a person's git that locks the ref much later owns that lock."""
+    lock, record = _dead_writers_lock(repo)
+    later = record.stat().st_mtime + reflocks.OURS_WITHIN + 5
+    os.utime(lock, (later, later))
+    assert reflocks.lock_owner(record, lock) is None
+    assert reflocks.clear_dead_writers(repo.git.common_dir) == [] and lock.exists()
+
+
 def test_a_persons_commit_after_a_killed_writer_is_not_failed_by_its_ref_lock(tmp_path: Path) -> None:
     """git locks the branch at the very end of a commit, after its hooks: gitmem's pre-commit hook
     frees a lock its own record shows dead first, so the person's commit goes through."""

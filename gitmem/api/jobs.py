@@ -18,7 +18,7 @@ from pathlib import Path
 
 from gitmem.api.lifecycle import Lifecycle
 from gitmem.api.sessions import Sessions
-from gitmem.api.status import ERROR_EVENTS, Observed
+from gitmem.api.status import JOB_ERROR, JOB_RUN, Observed, record_job
 from gitmem.base import clock
 from gitmem.base.errors import GitmemError, UsageError
 from gitmem.base.model import iso
@@ -26,7 +26,6 @@ from gitmem.base.model import iso
 JOBS = ("harvest", "weights", "reflect", "decay", "snapshot")
 """Every job, in the order a round of the daemon runs them."""
 
-RUN_EVENT = "job.run"
 JOBS_FILE = "jobs.json"   # per clone: the head each write-gated job last saw
 
 
@@ -84,15 +83,13 @@ class Jobs(Lifecycle, Sessions, Observed):
 
         last: dict[str, dict[str, object]] = {}
         for e in state.read(state.events_path(self.root)):
-            if e.get("event") in (RUN_EVENT, *ERROR_EVENTS) and isinstance(e.get("job"), str):
+            if e.get("event") in (JOB_RUN, JOB_ERROR) and isinstance(e.get("job"), str):
                 last[str(e["job"])] = e
         return last
 
     def _record(self, run: JobRun) -> None:
-        from gitmem.base import state
-
-        fields = {k: v for k, v in run.to_json().items() if k in ("job", "summary", "hint")}
-        state.log_event(self.root, RUN_EVENT if run.ok else ERROR_EVENTS[0], run.at, **fields)
+        hint = run.details.get("hint")
+        record_job(self.root, run.job, run.ok, run.at, run.summary, hint if isinstance(hint, str) else None)
 
     # the jobs: each returns (summary, details) or raises
     def _job_harvest(self, now: datetime, paths: Sequence[str | Path] | None) -> tuple[str, dict[str, object]]:
@@ -152,15 +149,11 @@ class Jobs(Lifecycle, Sessions, Observed):
         return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)} if isinstance(data, dict) else {}
 
     def _set_job_state(self, key: str, value: str | None) -> None:
-        from gitmem.base import state
+        from gitmem.base import files, state
 
         data = self._job_state()
         if value is None:
             data.pop(key, None)
         else:
             data[key] = value
-        path = state.worktree_dir(self.root) / JOBS_FILE
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, sort_keys=True), "utf-8")
-        os.replace(tmp, path)
+        files.write_atomic(state.worktree_dir(self.root) / JOBS_FILE, json.dumps(data, sort_keys=True))

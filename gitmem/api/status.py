@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 from dataclasses import dataclass
 from datetime import datetime
+from os import PathLike
 
 from gitmem.api.patterns import AUTO_STREAK
 from gitmem.api.reviews import Reviews
@@ -12,7 +13,27 @@ from gitmem.api.timeline import Timeline
 from gitmem.base import clock
 from gitmem.store import formats, store
 
-ERROR_EVENTS = ("job.error",)      # a background job (hook, daemon) records its failure under this kind
+JOB_RUN = "job.run"        # a background job (hook, cron, the daemon) that did its work
+JOB_ERROR = "job.error"    # one that failed: shown by `status` and once by the next SessionStart
+
+
+def record_job(root: str | PathLike[str], job: str, ok: bool, at: str, summary: str, hint: str | None = None) -> None:
+    """Record one run of a background job in the clone's event log (the one writer of job events)."""
+    from gitmem.base import state
+
+    fields = {"job": job, "summary": summary[:300], **({"hint": hint} if hint else {})}
+    state.log_event(root, JOB_RUN if ok else JOB_ERROR, at, **fields)
+
+
+def last_job_error(root: str | PathLike[str]) -> dict[str, object] | None:
+    """The last recorded failure of a background job in this clone, or None."""
+    from gitmem.base import state
+
+    last = None
+    for event in state.read(state.events_path(root)):
+        if event.get("event") == JOB_ERROR:
+            last = event
+    return last
 
 
 @dataclass(frozen=True)
@@ -47,7 +68,6 @@ class Observed(Timeline, Reviews):
     def status(self, now: datetime | None = None) -> Status:
         """Weights and stages, atrophy candidates, open reviews, the forced-review counter, drift, the last
         snapshot and the last error of a background job."""
-        from gitmem.base import state
         from gitmem.engines import review
         from gitmem.store import snapshots
 
@@ -56,7 +76,6 @@ class Observed(Timeline, Reviews):
         pats = store.all_patterns(self.git, head)
         candidates = review.atrophy_candidates(pats, now, self.cfg.hebbian, self._proposed(review.ATROPHY))
         counts = formats.read_state(self.git.read(formats.STATE_FILE, head) if head else None)
-        errors = [e for e in state.read(state.events_path(self.root)) if e.get("event") in ERROR_EVENTS]
         return Status(
             tuple({"slug": p.slug, "weight": p.weight, "stage": p.stage} for p in pats),
             tuple(c.pattern.slug for c in candidates),
@@ -65,7 +84,7 @@ class Observed(Timeline, Reviews):
             self.cfg.hebbian.forced_review_after,
             self.drift().to_json(),
             snapshots.latest(self.git),
-            errors[-1] if errors else None)
+            last_job_error(self.root))
 
     def events(self, limit: int | None = None) -> builtins.list[dict[str, object]]:
         """The structured event stream, oldest first: one event per gitmem commit (from its trailers) and

@@ -338,10 +338,10 @@ def load(root: Path) -> Config:
     try:
         if cache is None:
             return checked.config
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"sha256": digest, "schema": SCHEMA_VERSION, "data": to_data(checked.config)}))
-        tmp.replace(cache)
+        from gitmem.base.files import write_atomic
+
+        record = {"sha256": digest, "schema": SCHEMA_VERSION, "data": to_data(checked.config)}
+        write_atomic(cache, json.dumps(record), make_folders=True)
     except OSError:
         pass  # a read-only clone still works, it just parses every time
     return checked.config

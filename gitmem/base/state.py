@@ -229,10 +229,9 @@ def add_known_names(root: str | PathLike[str], hashes: frozenset[str]) -> None:
     old = known_names(root)
     if hashes <= old:
         return
-    path = shared_dir(root) / NAMES_FILE
-    tmp = path.with_name(f"{NAMES_FILE}.{os.getpid()}")
-    tmp.write_text(json.dumps(sorted(old | hashes)))
-    os.replace(tmp, path)
+    from gitmem.base.files import write_atomic
+
+    write_atomic(shared_dir(root) / NAMES_FILE, json.dumps(sorted(old | hashes)))
 
 
 # --- finding the memory repository ---------------------------------------------------

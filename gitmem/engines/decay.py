@@ -12,7 +12,7 @@ from pathlib import Path
 
 from functools import lru_cache
 
-from gitmem.store import documents, store
+from gitmem.store import store
 from gitmem.base import state
 from gitmem.base.clock import parse_time
 from gitmem.base.config import Config

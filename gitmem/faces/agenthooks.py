@@ -28,7 +28,6 @@ LOG_LIMIT = 1 << 20          # a background log past this size is set aside (one
 NOTICE_FILE = "hook-notice.json"   # per clone: the last job error a SessionStart has shown
 SETTLE = 1.0                 # seconds a transcript must be still before post-session reads it
 SETTLE_MAX = 5.0
-ERROR_EVENT = "job.error"
 
 # --- hook actions -----------------------------------------------------------------------------
 
@@ -74,13 +73,10 @@ def _clock(args: Any) -> datetime:
 
 def record_error(root: str | os.PathLike[str], job: str, at: datetime, summary: str, hint: str | None = None) -> None:
     """Record a hook's failure as a ``job.error`` event (``gitmem status``, the next SessionStart)."""
-    from gitmem.base import state
+    from gitmem.api.status import record_job
     from gitmem.base.model import iso
 
-    fields: dict[str, str] = {"job": job, "summary": summary[:300]}
-    if hint:
-        fields["hint"] = hint
-    state.log_event(root, ERROR_EVENT, iso(at), **fields)
+    record_job(root, job, False, iso(at), summary, hint)
 
 
 def read_hook_input() -> tuple[dict[str, object], str | None]:
@@ -186,13 +182,11 @@ def _unseen_error(root: Path) -> tuple[str, str]:
     """The last job error as quoted text, and its key; ("", "") when there is none or it was shown."""
     import json
 
+    from gitmem.api.status import last_job_error
     from gitmem.base import state
     from gitmem.engines.render import quote
 
-    last = None
-    for event in state.read(state.events_path(root)):
-        if event.get("event") == ERROR_EVENT:
-            last = event
+    last = last_job_error(root)
     if last is None:
         return "", ""
     key = f"{last.get('at')}|{last.get('job')}|{last.get('summary')}"
@@ -209,12 +203,9 @@ def _unseen_error(root: Path) -> tuple[str, str]:
 def _mark_shown(root: Path, key: str) -> None:
     import json
 
-    from gitmem.base import state
+    from gitmem.base import files, state
 
-    path = state.worktree_dir(root) / NOTICE_FILE
-    tmp = path.with_name(NOTICE_FILE + ".tmp")
-    tmp.write_text(json.dumps({"shown": key}), "utf-8")
-    os.replace(tmp, path)
+    files.write_atomic(state.worktree_dir(root) / NOTICE_FILE, json.dumps({"shown": key}))
 
 
 def _log(root: Path, name: str) -> Path:

@@ -110,9 +110,9 @@ def _alive(info: DaemonInfo) -> bool:
 
 
 def _write(path: Path, info: DaemonInfo) -> None:
-    tmp = path.with_name(f"{PID_FILE}.{os.getpid()}")
-    tmp.write_text(json.dumps(info.to_json(), sort_keys=True), "utf-8")
-    os.replace(tmp, path)
+    from gitmem.base import files
+
+    files.write_atomic(path, json.dumps(info.to_json(), sort_keys=True))
 
 
 def running(root: Path) -> DaemonInfo | None:
@@ -243,11 +243,13 @@ class Loop:
             _release(self.pidfile)
 
     def _start_schedule(self, last: dict[str, dict[str, object]]) -> None:
+        from gitmem.api.status import JOB_RUN
+
         now, mono = self._now(), time.monotonic()
         for job in SCHEDULED:
             if job == "snapshot":
                 run = last.get("snapshot")
-                if run is not None and run.get("event") == "job.run" and isinstance(run.get("at"), str):
+                if run is not None and run.get("event") == JOB_RUN and isinstance(run.get("at"), str):
                     self.snapshot_month = str(run["at"])[:7]
                 self.due[job] = mono
             else:

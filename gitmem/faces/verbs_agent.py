@@ -7,9 +7,9 @@ What the hooks run is in ``agenthooks``; the merging of gitmem's entries into th
 
 from __future__ import annotations
 
-import os
 import sys
 
+from gitmem.base import files
 from gitmem.faces.console import command, out, repo_of
 
 TYPE_CHECKING = False
@@ -56,22 +56,6 @@ def _read_text(path: Path) -> str:
         raise UsageError(f"{path} is not UTF-8 text", hint="fix the file by hand; gitmem does not overwrite it") from None
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` (a symlink's target, so a linked dotfile stays linked) with ``text`` in one step,
-    keeping its permissions."""
-    from pathlib import Path
-
-    target = Path(os.path.realpath(path))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.gitmem.tmp")
-    tmp.write_text(text, "utf-8")
-    try:
-        os.chmod(tmp, os.stat(target).st_mode & 0o7777)
-    except OSError:
-        pass
-    os.replace(tmp, target)
-
-
 def _verify(command: str, cwd: Path) -> str:
     """Run the SessionStart hook command once, as Claude Code would; what it printed."""
     import json
@@ -109,7 +93,7 @@ def cmd_install(args: Any) -> int:
         cwd = Path(args.project).expanduser() if args.project else Path.cwd()
         printed = _verify(str(handlers[integrate.SESSION_START]["command"]), cwd if cwd.is_dir() else Path.cwd())
     if after != data or (not path.exists() and not args.uninstall):
-        write_atomic(path, integrate.dump_settings(after, before))
+        files.write_atomic(path, integrate.dump_settings(after, before), make_folders=True)
         out(f"{'removed from' if args.uninstall else 'hooks written to'} {path}")
     else:
         out(f"{path}: {'no gitmem hooks there' if args.uninstall else 'already installed, unchanged'}")
@@ -142,7 +126,7 @@ def _claude_md(file: Path, root: Path, remove: bool) -> None:
     if after == before:
         out(f"{file}: {'no import to remove' if remove else 'imports the memory already'} ({line})")
         return
-    write_atomic(file, after)
+    files.write_atomic(file, after, make_folders=True)
     out(f"{file}: {'import removed' if remove else 'imports the memory'} ({line})")
 
 
@@ -195,7 +179,7 @@ def _write_crontab(file: str | None, text: str) -> None:
     from gitmem.base.gitio.tool import run_program
 
     if file:
-        write_atomic(Path(file).expanduser(), text)
+        files.write_atomic(Path(file).expanduser(), text, make_folders=True)
         return
     code, _, stderr = run_program(["crontab", "-"], text.encode("utf-8"))
     if code != 0:

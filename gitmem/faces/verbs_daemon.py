@@ -119,6 +119,7 @@ def _status(root: Any, args: Any) -> int:
     import time
 
     from gitmem.api import MemoryRepo
+    from gitmem.api.status import JOB_RUN
     from gitmem.faces import daemon
 
     info = daemon.running(root)
@@ -141,7 +142,7 @@ def _status(root: Any, args: Any) -> int:
     for job in daemon.SCHEDULED:
         run = last.get(job)
         result = "never ran" if run is None else \
-            f"{run.get('at')} {'ok' if run.get('event') == 'job.run' else 'FAILED'}: {run.get('summary', '')}"
+            f"{run.get('at')} {'ok' if run.get('event') == JOB_RUN else 'FAILED'}: {run.get('summary', '')}"
         pace = f"every {daemon.span(every[job])}"
         if job == "snapshot":
             pace = f"when the month turns (checked every {daemon.span(every[job])})"

@@ -20,20 +20,17 @@ def _args(p: Any) -> None:
 
 def write_page(path: Any, page: str) -> None:
     """Write ``page`` to ``path`` whole or not at all (a temporary file renamed over it)."""
-    import os
     from pathlib import Path
 
+    from gitmem.base import files
     from gitmem.base.errors import UsageError
 
     target = Path(path)
     if target.is_dir():
         raise UsageError(f"{target} is a folder", hint=f"name a file: gitmem dashboard -o {target / DEFAULT_FILE}")
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_bytes(page.encode("utf-8"))   # as is: the policy hashes these exact bytes
-        tmp.replace(target)
+        files.write_atomic(target, page.encode("utf-8"))   # as is: the policy hashes these exact bytes
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise UsageError(f"cannot write {target}: {exc.strerror or exc}",
                          hint="pick a folder you can write to with -o FILE") from None
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 from gitmem.base.errors import ConflictError
 
 STALE_AFTER = 10.0   # seconds a foreign lock may be held before it is reported
+OURS_WITHIN = 60.0   # seconds after its record that a lock of gitmem's was made (or last rewritten)
 
 
 def lock_path(common_dir: Path, ref: str) -> Path:
@@ -35,26 +36,51 @@ def record_path(common_dir: Path, ref: str) -> Path:
 
 def record_writer(common_dir: Path, ref: str) -> Path:
     """Record this process as the writer of ``ref``; returns the record's path (the caller removes it)."""
-    import socket   # here: the hooks import this module on every commit and never need it
-
     path = record_path(common_dir, ref)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
-                                "start": process_start(os.getpid())}))
+    write_record(path)
     return path
+
+
+def write_record(path: str | os.PathLike[str]) -> None:
+    """Write, whole or not at all, the record naming this process (pid, host, process start) as the
+    writer about to make the lock beside it: a kill right after the lock is made still names us."""
+    import socket   # here: the hooks import this module on every commit and never need it
+
+    tmp = f"{os.fspath(path)}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump({"pid": os.getpid(), "host": socket.gethostname(), "start": process_start(os.getpid())}, fh)
+    os.replace(tmp, path)
+
+
+def lock_owner(record: str | os.PathLike[str], lock: str | os.PathLike[str]) -> str | None:
+    """Whose ``lock`` is, by gitmem's record beside it: ``"self"`` (this process), ``"dead"`` (a gitmem
+    writer that died holding it), ``"live"`` (another running gitmem writer), or None when it is not
+    gitmem's to judge: no lock, no readable record, another host, or a lock made long after the record
+    (a person's git that took the lock after a killed writer left its record)."""
+    import socket
+
+    try:
+        with open(record, encoding="utf-8") as fh:
+            rec = json.load(fh)
+        made, locked = os.stat(record).st_mtime, os.stat(lock).st_mtime
+    except (OSError, ValueError):
+        return None
+    if not isinstance(rec, dict) or rec.get("host") != socket.gethostname():
+        return None
+    if not made - 1 <= locked <= made + OURS_WITHIN:
+        return None
+    pid, start = rec.get("pid"), rec.get("start")
+    if pid == os.getpid() and start == process_start(os.getpid()):
+        return "self"
+    return "live" if alive(pid, start) else "dead"
 
 
 def clear_stale(common_dir: Path, ref: str) -> None:
     """Remove ``<ref>.lock`` when gitmem's own record shows its writer dead; otherwise wait a
     moment (a live git holds a ref lock for milliseconds), and report a lock held too long."""
-    import socket
-
     lock = lock_path(common_dir, ref)
-    try:
-        rec = json.loads(record_path(common_dir, ref).read_text())
-    except (OSError, ValueError):
-        rec = None
-    if isinstance(rec, dict) and rec.get("host") == socket.gethostname() and not alive(rec.get("pid"), rec.get("start")):
+    if lock_owner(record_path(common_dir, ref), lock) == "dead":
         lock.unlink(missing_ok=True)
         record_path(common_dir, ref).unlink(missing_ok=True)
         return
@@ -77,36 +103,21 @@ def clear_dead_writers(common_dir: str | os.PathLike[str]) -> list[str]:
     """
     folder = os.path.join(common_dir, "gitmem", "ref-writers")
     try:
-        names = os.listdir(folder)
+        names = [n for n in os.listdir(folder) if n.endswith(".json")]
     except OSError:
         return []
-    import socket
-
-    host = socket.gethostname()
     freed: list[str] = []
     for name in names:
-        if not name.endswith(".json"):
-            continue
-        record = os.path.join(folder, name)
-        try:
-            with open(record, encoding="utf-8") as fh:
-                rec = json.load(fh)
-        except (OSError, ValueError):
-            continue   # being written, or torn: a writer's own clear_stale decides later
-        if not isinstance(rec, dict) or rec.get("host") != host or alive(rec.get("pid"), rec.get("start")):
-            continue
-        lock = os.path.join(common_dir, name[:-len(".json")].replace("%", "/") + ".lock")
+        ref = name[:-len(".json")].replace("%", "/")
+        record, lock = os.path.join(folder, name), os.path.join(common_dir, ref + ".lock")
+        if lock_owner(record, lock) != "dead":
+            continue   # no lock, a live writer's, or not gitmem's to judge
         try:
             os.unlink(lock)
-            freed.append(name[:-len(".json")].replace("%", "/"))
-        except FileNotFoundError:
-            pass
-        except OSError:
-            continue
-        try:
+            freed.append(ref)
             os.unlink(record)
         except OSError:
-            pass
+            continue
     return freed
 
 

@@ -16,10 +16,10 @@ waited for, then reported with the command to remove it.
 
 from __future__ import annotations
 
-import json
 import os
 
 from gitmem.base.errors import IndexLocked
+import gitmem.base.gitio.reflocks as reflocks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 
 LOCK = "index.lock"
 RECORD = ("gitmem", "index-writer.json")
-OURS_WITHIN = 60.0   # seconds after its record that a lock of gitmem's was made or last staged
 
 
 def lock_path(git_dir: Path) -> Path:
@@ -57,7 +56,7 @@ def take(git_dir: Path) -> Path:
             if not owner_gone(git_dir):
                 raise IndexLocked(str(lock))
             drop(git_dir)
-        _write_record(record)   # before the lock: a kill right after creating it still names us
+        reflocks.write_record(record)   # before the lock: a kill right after creating it still names us
         try:
             fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         except FileExistsError:
@@ -88,25 +87,7 @@ def owner_gone(git_dir: Path) -> bool:
     rewritten (by rename) only while it is staged, so a lock of ours dates from
     within a minute after its record; any other lock is someone else's.
     """
-    import socket
-
-    from gitmem.base.gitio.reflocks import alive, process_start   # pathlib and socket: only for a write
-
-    lock = lock_path(git_dir)
-    record = record_path(git_dir)
-    try:
-        rec = json.loads(record.read_text())
-        made, locked = record.stat().st_mtime, lock.stat().st_mtime
-    except (OSError, ValueError):
-        return False
-    if not isinstance(rec, dict) or rec.get("host") != socket.gethostname():
-        return False
-    if not made - 1 <= locked <= made + OURS_WITHIN:
-        return False
-    pid = rec.get("pid")
-    if pid == os.getpid() and rec.get("start") == process_start(os.getpid()):
-        return True
-    return not alive(pid, rec.get("start"))
+    return reflocks.lock_owner(record_path(git_dir), lock_path(git_dir)) in ("self", "dead")
 
 
 def stage(git_dir: Path, root: Path, entries: Mapping[str, tuple[str, int] | None], large: bool) -> None:
@@ -150,17 +131,6 @@ def drop(git_dir: Path) -> None:
     """Give up gitmem's own ``index.lock`` (the index stays as it was)."""
     lock_path(git_dir).unlink(missing_ok=True)
     record_path(git_dir).unlink(missing_ok=True)
-
-
-def _write_record(path: Path) -> None:
-    import socket
-
-    from gitmem.base.gitio.reflocks import process_start
-
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
-                               "start": process_start(os.getpid())}))
-    os.replace(tmp, path)
 
 
 def write_files(root: Path, git_dir: Path, changes: Mapping[str, bytes | None], skip: frozenset[str]) -> None:

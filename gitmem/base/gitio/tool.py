@@ -106,7 +106,6 @@ def spawn_detached(argv: list[str], log_path: str, env: dict[str, str] | None = 
     """Start ``argv`` in a new session, detached from this process (stdin closed, stdout and stderr
     appended to ``log_path``); returns its pid at once, without waiting. It outlives the caller: when
     the caller (a hook) exits, init adopts it."""
-    import os
     import subprocess
 
     with open(log_path, "ab") as log:

@@ -19,7 +19,6 @@ Two disguises, one function each:
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Callable
 
