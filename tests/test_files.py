@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.base.files import write_atomic
+from gitmem.base.files import temp_beside, write_atomic
 
 
 def test_text_and_bytes_replace_the_file_whole(tmp_path: Path) -> None:
@@ -40,7 +40,28 @@ def test_a_missing_folder_fails_unless_asked_to_make_it(tmp_path: Path) -> None:
 def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> None:
     path = tmp_path / "f"
     path.write_text("old")
-    (tmp_path / f".f.{os.getpid()}.tmp").mkdir()     # the temporary name is taken: the write fails
+    Path(temp_beside(path)).mkdir()     # the temporary name is taken: the write fails
     with pytest.raises(OSError):
         write_atomic(path, "new")
     assert path.read_text() == "old"
+
+
+def test_threads_of_one_process_replace_one_file_at_once(tmp_path: Path) -> None:
+    import threading
+
+    path, start, errors = tmp_path / "f.json", threading.Barrier(16), []
+
+    def one(n: int) -> None:
+        start.wait()
+        try:
+            for _ in range(20):
+                write_atomic(path, str(n))
+        except OSError as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=one, args=(n,)) for n in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and path.read_text() in {str(n) for n in range(16)} and os.listdir(tmp_path) == ["f.json"]

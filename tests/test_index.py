@@ -163,10 +163,14 @@ def test_other_schema_version_raises_index_corrupt(tmp_path: Path) -> None:
         Index(path)
 
 
-def test_empty_file_becomes_an_index(tmp_path: Path) -> None:
+def test_an_empty_file_is_no_index_and_the_opener_makes_it_anew(tmp_path: Path) -> None:
+    from gitmem.store import refresh
+
     path = tmp_path / "index.sqlite"
-    path.touch()
-    with Index(path) as ix:
+    path.touch()   # a maker killed between creating the file and its tables (an index is made whole now)
+    with pytest.raises(IndexCorrupt):
+        Index(path)
+    with refresh._open(path) as ix:
         assert ix.count() == 0
 
 
@@ -508,3 +512,31 @@ def test_a_compound_never_drowns_the_exact_words() -> None:
     with Index(":memory:") as ix:
         ix.upsert([row("m-exact", "Our road trip to the coast"), row("m-closed", "A roadtrip, once")])
         assert ids(ix, "road trip to the coast")[0] == "m-exact"
+
+
+def test_threads_opening_a_new_index_at_once_all_get_it(tmp_path: Path) -> None:
+    import threading
+
+    errors: list[Exception] = []
+    for n in range(10):
+        path, start, opened = tmp_path / f"index-{n}.sqlite", threading.Barrier(12), []
+
+        def one() -> None:
+            start.wait()
+            try:
+                index = Index(path)
+                index.upsert([row("m-1", "the staging database")])
+                opened.append(index)
+            except Exception as exc:   # noqa: BLE001 - the test reports every kind
+                errors.append(exc)
+
+        threads = [threading.Thread(target=one) for _ in range(12)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == [] and len(opened) == 12
+        assert opened[0]._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        for index in opened:
+            index.close()
+    assert [p.name for p in tmp_path.iterdir() if ".tmp" in p.name] == []

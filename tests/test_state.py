@@ -252,3 +252,24 @@ def test_known_names_keep_hashes_and_add_to_them(repo_dir: Path) -> None:
     state.add_known_names(repo_dir, frozenset({"aa", "bb"}))
     state.add_known_names(repo_dir, frozenset({"bb", "cc"}))
     assert state.known_names(repo_dir) == {"aa", "bb", "cc"}
+
+
+def test_threads_making_the_salt_at_once_all_read_the_one_salt(repo_dir: Path) -> None:
+    import threading
+
+    start, got, errors = threading.Barrier(16), [], []
+
+    def one() -> None:
+        start.wait()
+        try:
+            got.append(state.salt(repo_dir))
+        except OSError as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=one) for _ in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and len(set(got)) == 1 and len(got) == 16
+    assert sorted(os.listdir(state.shared_dir(repo_dir))) == [name for name in sorted(os.listdir(state.shared_dir(repo_dir))) if not name.endswith(".tmp")]

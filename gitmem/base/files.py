@@ -8,6 +8,14 @@ daemon's pid file, learned names, the config cache) and a person's own files
 from __future__ import annotations
 
 import os
+import threading
+
+
+def temp_beside(path: str | os.PathLike[str]) -> str:
+    """A name beside ``path`` for a file about to replace it, unique to this process and thread
+    (threads of one process, an MCP server's, write at once)."""
+    folder, name = os.path.split(os.fspath(path))
+    return os.path.join(folder, f".{name}.{os.getpid()}-{threading.get_ident():x}.tmp")
 
 
 def write_atomic(path: str | os.PathLike[str], data: str | bytes, make_folders: bool = False) -> None:
@@ -21,7 +29,7 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, make_folders: 
     target = os.path.realpath(path)
     if make_folders:
         os.makedirs(os.path.dirname(target), exist_ok=True)
-    tmp = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.{os.getpid()}.tmp")
+    tmp = temp_beside(target)
     try:
         with open(tmp, "wb") as fh:
             fh.write(data.encode("utf-8") if isinstance(data, str) else data)

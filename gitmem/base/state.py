@@ -159,11 +159,13 @@ def set_aside(log: Path, aside: Path) -> None:
     if not aside.exists():
         os.replace(log, aside)
         return
-    moving = aside.with_name(f"{aside.name}.{os.getpid()}")
+    from gitmem.base.files import temp_beside
+
+    moving = temp_beside(aside)
     os.replace(log, moving)
-    with aside.open("ab") as dst:
-        dst.write(moving.read_bytes())
-    moving.unlink()
+    with aside.open("ab") as dst, open(moving, "rb") as src:
+        dst.write(src.read())
+    os.unlink(moving)
 
 
 def read(path: Path) -> Iterator[dict[str, Any]]:
@@ -200,7 +202,9 @@ def salt(root: str | PathLike[str]) -> bytes:
         return path.read_bytes()
     except FileNotFoundError:
         pass
-    tmp = path.with_name(f"{SALT_FILE}.{os.getpid()}")
+    from gitmem.base.files import temp_beside
+
+    tmp = temp_beside(path)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         os.write(fd, os.urandom(16).hex().encode())
@@ -211,7 +215,7 @@ def salt(root: str | PathLike[str]) -> bytes:
     except FileExistsError:
         pass
     finally:
-        tmp.unlink()
+        os.unlink(tmp)
     return path.read_bytes()
 
 

@@ -33,6 +33,7 @@ from gitmem.guards import amplitude
 from gitmem.guards import guard, sandbox
 from gitmem.base.config import Config
 from gitmem.base.errors import CheckFailed, ConflictError, SecretError
+from gitmem.base.files import write_atomic
 from gitmem.base.errors import CasFailed, CommitInProgress, IndexLocked
 from gitmem.base.gitio.command import blob_id
 from gitmem.base.gitio.reflocks import git_commit_in
@@ -373,9 +374,7 @@ class Store:
         return self.state / state.JOURNAL_FILE
 
     def _journal(self, branch: str, parent: str | None, changes: Mapping[str, bytes | None]) -> None:
-        tmp = self._journal_path().with_suffix(".tmp")
-        tmp.write_text(json.dumps({"branch": branch, "parent": parent, "paths": sorted(changes)}))
-        os.replace(tmp, self._journal_path())
+        write_atomic(self._journal_path(), json.dumps({"branch": branch, "parent": parent, "paths": sorted(changes)}))
 
     def _journal_done(self) -> None:
         try:

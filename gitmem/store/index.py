@@ -10,6 +10,7 @@ and keeping the index in step with git is ``gitmem.store.refresh``.
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 from collections import namedtuple
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 
     _T = TypeVar("_T")
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 # What rows carry (the stems and stop words of the terms column included):
 # an index whose rows were made another way is rebuilt, not trusted.
 # 3: stems from PyStemmer's porter, one English and French stop list.
@@ -139,6 +140,8 @@ class Index:
         self.path = str(path)
         self._depth = 0
         try:
+            if self.path != ":memory:" and not os.path.exists(self.path):
+                _create(self.path)
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
             raise IndexCorrupt(self.path, str(exc)) from exc
@@ -158,14 +161,10 @@ class Index:
         # larger part of a search's cost once the file outgrows the page cache
         db.execute("PRAGMA mmap_size = 1073741824")
         db.execute("PRAGMA cache_size = -32768")
-        if not _tables(db):
-            if self.path != ":memory:":
-                db.execute("PRAGMA journal_mode = WAL")  # readers never wait for upkeep
-            with self.transaction():
-                if not _tables(db):  # another process may have created it meanwhile
-                    for statement in _SCHEMA:
-                        db.execute(statement)
-        tables = _tables(db)
+        if self.path == ":memory:":
+            for statement in _SCHEMA:
+                db.execute(statement)
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
         if not {"meta", "memory", "memory_fts"} <= tables:
             raise IndexCorrupt(self.path, "tables missing")
         found = db.execute("SELECT value FROM meta WHERE key = ?", (_SCHEMA_KEY,)).fetchone()
@@ -270,11 +269,8 @@ class Index:
 
     def set_meta(self, key: str, value: str) -> None:
         """Store a meta value; inside ``transaction()`` it commits with the rest."""
-        self._call(
-            self._db.execute,
-            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (key, value),
-        )
+        self._call(self._db.execute, "INSERT INTO meta (key, value) VALUES (?, ?)"
+                   " ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))
 
     def count(self) -> int:
         """How many memories the index holds (episodes are not memories)."""
@@ -297,9 +293,7 @@ class Index:
 
     def rows(self) -> Iterator[IndexRow]:
         """Every stored memory, by id."""
-        cur = self._call(self._db.execute, f"SELECT {_ROW_COLUMNS} FROM memory ORDER BY id")
-        for found in cur:
-            yield _row(found)
+        yield from map(_row, self._call(self._db.execute, f"SELECT {_ROW_COLUMNS} FROM memory ORDER BY id"))
 
     def close(self) -> None:
         """Close the database; the object is unusable afterwards."""
@@ -442,8 +436,24 @@ def _values(row: IndexRow) -> tuple[Any, ...]:
 
 
 
-def _tables(db: sqlite3.Connection) -> set[str]:
-    return {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+def _create(path: str) -> None:
+    """Make the index file whole beside ``path`` (WAL mode: readers never wait for upkeep; tables),
+    then link it into place: of racing makers the first wins and none sees a half-made file
+    (switching a shared file to WAL answers "database is locked" at once, with no wait)."""
+    from gitmem.base.files import temp_beside
+
+    tmp = temp_beside(path)
+    db = sqlite3.connect(tmp, isolation_level=None)
+    try:
+        db.executescript("PRAGMA journal_mode = WAL; BEGIN; " + "; ".join(_SCHEMA) + "; COMMIT")
+    finally:
+        db.close()
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        pass
+    finally:
+        os.unlink(tmp)
 
 
 def _is_busy(exc: sqlite3.Error) -> bool:

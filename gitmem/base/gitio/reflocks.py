@@ -47,7 +47,9 @@ def write_record(path: str | os.PathLike[str]) -> None:
     writer about to make the lock beside it: a kill right after the lock is made still names us."""
     import socket   # here: the hooks import this module on every commit and never need it
 
-    tmp = f"{os.fspath(path)}.{os.getpid()}.tmp"
+    from gitmem.base.files import temp_beside
+
+    tmp = temp_beside(path)
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump({"pid": os.getpid(), "host": socket.gethostname(), "start": process_start(os.getpid())}, fh)
     os.replace(tmp, path)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Sequence
 
 from gitmem.store import documents, store
 from gitmem.base.errors import UsageError
+from gitmem.base.files import write_atomic
 from gitmem.base.model import iso, name_key, new_id
 from gitmem.engines import memorize
 from gitmem.engines.harvest import episodes, reader, screen, subagents
@@ -322,6 +323,4 @@ class Cursors:
     def record(self, stamp: tuple[str, list[int]]) -> None:
         """Remember the file as harvested at ``stamp`` (written at once, atomically)."""
         self.marks[stamp[0]] = stamp[1]
-        tmp = self.state / (CURSOR_FILE + ".tmp")
-        tmp.write_text(json.dumps(self.marks, sort_keys=True))
-        tmp.replace(self.state / CURSOR_FILE)
+        write_atomic(self.state / CURSOR_FILE, json.dumps(self.marks, sort_keys=True))
