@@ -41,9 +41,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-TYPE_CHECKING = False  # typing costs milliseconds of every recall process: annotations only
-if TYPE_CHECKING:
-    from collections.abc import Callable
+from gitmem.base.porter import stem
 
 __all__ = [
     "CJK_STOP_CHARS",
@@ -255,42 +253,6 @@ def closed_compounds(text: str, open_pairs: bool = False) -> list[str]:
 def is_stop_bigram(gram: str) -> bool:
     """True when every character of a CJK bigram is a grammar character."""
     return all(ch in CJK_STOP_CHARS for ch in gram)
-
-
-_stem_word: Callable[[str], str] | None = None
-
-
-def _stemmer() -> Callable[[str], str]:
-    # PyStemmer is imported on first use: a recall whose index is fresh stems
-    # its few query words, a hook never stems at all.
-    global _stem_word
-    if _stem_word is None:
-        import Stemmer  # type: ignore[import-not-found]  # PyStemmer ships no type information
-
-        porter = Stemmer.Stemmer("porter")
-
-        def stem_one(word: str) -> str:
-            return str(porter.stemWord(word))
-
-        _stem_word = stem_one
-    return _stem_word
-
-
-@lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """The Porter stem of one folded word ("researching" -> "research").
-
-    Words of one or two letters and words outside ASCII are returned as they
-    are, as FTS5's porter tokenizer leaves them.
-    """
-    if len(word) <= 2 or not word.isascii():
-        return word
-    if word in _BARE_SUFFIXES:
-        return word[:-1]  # FTS5 strips "ies" and "sses" only after a stem; alone, only the "s"
-    return _stemmer()(word)
-
-
-_BARE_SUFFIXES = frozenset(("ies", "sses"))
 
 
 def stems(text: str) -> list[str]:
