@@ -81,41 +81,52 @@ def _clusters(items: Sequence[Item], threshold: float) -> list[list[int]]:
     """Average-linkage clustering; ties go to the earliest clusters, so it is deterministic.
 
     Two items link only when they share a topic word, and two clusters never
-    join when a member of one contradicts a member of the other.
+    join when a member of one contradicts a member of the other. The pairs
+    sharing a topic come from an index of topic words, and the closest pair
+    of clusters from a heap (entries made stale by a merge are skipped when
+    they come up): grouping 2,000 memories takes seconds, not minutes.
     """
+    import heapq
+
     words = [frozenset(keywords(item.text)) for item in items]
     topics = [topic_words(item.text) for item in items]
+    holders: dict[str, list[int]] = {}
+    for i, topic in enumerate(topics):
+        for word in topic:
+            holders.setdefault(word, []).append(i)
     clusters: dict[int, list[int]] = {i: [i] for i in range(len(items))}
-    # Sum of pairwise links between two clusters, keyed by their first members.
-    sums: dict[tuple[int, int], float] = {}
+    # Sum of pairwise links between two clusters, keyed by their first members, both ways.
+    links: dict[int, dict[int, float]] = {i: {} for i in range(len(items))}
     apart: set[tuple[int, int]] = set()
     for i in range(len(items)):
-        for j in range(i + 1, len(items)):
-            if not topics[i] & topics[j]:
-                continue
+        for j in sorted({j for word in topics[i] for j in holders[word] if j > i}):
             value = _link(items[i].text, items[j].text, words[i], words[j])
             if value > 0 and contradiction(items[i].text, items[j].text) is not None:
                 apart.add((i, j))
             elif value > 0:
-                sums[(i, j)] = value
-    while True:
-        best, best_pair = threshold, None
-        for (a, b), total in sorted(sums.items()):
-            average = total / (len(clusters[a]) * len(clusters[b]))
-            if average >= best and (best_pair is None or average > best) and not _kept_apart(
-                    clusters[a], clusters[b], apart):
-                best, best_pair = average, (a, b)
-        if best_pair is None:
-            return [clusters[k] for k in sorted(clusters)]
-        a, b = best_pair
+                links[i][j] = links[j][i] = value
+    heap = [(-total, i, j) for i, near in links.items() for j, total in near.items() if i < j]
+    heapq.heapify(heap)
+    while heap:
+        neg, a, b = heapq.heappop(heap)
+        total = links.get(a, {}).get(b)
+        if total is None or total / (len(clusters[a]) * len(clusters[b])) != -neg:
+            continue   # stale: a merge changed this pair since
+        if -neg < threshold:
+            break   # the closest pair left is not close enough
+        if _kept_apart(clusters[a], clusters[b], apart):
+            del links[a][b], links[b][a]   # for good: a merge only adds members
+            continue
         clusters[a].extend(clusters.pop(b))
-        merged: dict[tuple[int, int], float] = {}
-        for (x, y), total in sums.items():
-            x, y = (a if x == b else x), (a if y == b else y)
-            if x != y:
-                key = (min(x, y), max(x, y))
-                merged[key] = merged.get(key, 0.0) + total
-        sums = merged
+        for x, part in links.pop(b).items():
+            if x != a:
+                del links[x][b]
+                links[a][x] = links[x][a] = links[a].get(x, 0.0) + part
+        del links[a][b]
+        for x, total in links[a].items():
+            lo, hi = min(a, x), max(a, x)
+            heapq.heappush(heap, (-(total / (len(clusters[lo]) * len(clusters[hi]))), lo, hi))
+    return [clusters[k] for k in sorted(clusters)]
 
 
 def _kept_apart(left: list[int], right: list[int], apart: set[tuple[int, int]]) -> bool:
@@ -349,13 +360,19 @@ class Run(NamedTuple):
     pending: int
 
 
+WINDOW = 2000
+"""How many of the newest memories no pattern holds reflect groups: grouping is quadratic in them
+(2,000 take seconds, 10,000 minutes, all under the write lock), and reflect is about recent ones."""
+
+
 def plan_run(existing: Sequence[Pattern], live: Sequence[Memory], state: bytes | None, now: datetime,
-             auto: bool, trigger: int, initial_weight: float | None = None) -> Run:
+             auto: bool, trigger: int, initial_weight: float | None = None, window: int = WINDOW) -> Run:
     """Reflect over ``live`` memories no pattern holds yet: new and verified patterns, patterns.md, the state file.
 
     Only memories created since the last run are pending; a person's run
     (``auto`` False) with none pending looks at every fresh memory again; an
-    automatic run waits for ``trigger`` pending memories.
+    automatic run waits for ``trigger`` pending memories. The newest ``window``
+    fresh memories are grouped.
     """
     from gitmem.engines import render
     from gitmem.store.documents import read_pattern
@@ -369,7 +386,8 @@ def plan_run(existing: Sequence[Pattern], live: Sequence[Memory], state: bytes |
         pending = fresh
     if not pending or (auto and len(pending) < trigger):
         return Run(None, count)
-    result = plan_reflect(existing, group([Item(m.id, m.content, m.type, m.created) for m in fresh]), now,
+    recent = sorted(fresh, key=lambda m: (m.created, m.id))[-window:]
+    result = plan_reflect(existing, group([Item(m.id, m.content, m.type, m.created) for m in recent]), now,
                           initial_weight)
     changes = dict(result.changes)
     if not changes:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 
 from gitmem.engines.features import Features, describe, stem_word, zh_name
 from gitmem.engines.lexicon import ANTONYMS, QUANTIFIER_DEFAULTS, UNITS, ZH_OPPOSITES
@@ -179,8 +180,7 @@ def contradiction(a: str, b: str) -> str | None:
     """
     if not _comparable(a, b):
         return None if a == b else f"too long to compare: over {COMPARE_CHARS} characters"
-    fa, fb = describe(a), describe(b)
-    if _dice(_words(fa), _words(fb)) < _SAME_TOPIC:
+    if _dice(_words(a), _words(b)) < _SAME_TOPIC:
         return None
     return _conflict(a, b, additions=False)
 
@@ -188,8 +188,10 @@ def contradiction(a: str, b: str) -> str | None:
 _SAME_TOPIC = 0.5
 
 
-def _words(f: Features) -> frozenset[str]:
-    return frozenset(t for t in f.tokens if not t.startswith("@") and not any(c.isdigit() for c in t))
+@lru_cache(maxsize=8192)
+def _words(text: str) -> frozenset[str]:
+    """The words of ``text`` a topic is made of: no ids, no numbers (reflect asks once per pair)."""
+    return frozenset(t for t in describe(text).tokens if not t.startswith("@") and not any(c.isdigit() for c in t))
 
 
 def _values(kind: str, left: Iterable[str], right: Iterable[str], additions: bool) -> str | None:
