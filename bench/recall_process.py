@@ -5,7 +5,8 @@
 Builds a memory repository of --size memories, brings its index up to date,
 then times one `gitmem recall` process per query (interpreter start-up
 included), with and without a common word, next to the bare interpreter
-importing sqlite3, interleaved in the same run. ``--before CHECKOUT`` adds the
+importing sqlite3, interleaved in the same run; then the same while
+`gitmem daemon` runs and answers the recalls through its socket. ``--before CHECKOUT`` adds the
 same recalls by the gitmem of another checkout (an earlier commit, extracted
 with ``git archive``) started as the console script starts it: a before/after
 in one run.
@@ -68,21 +69,36 @@ def main() -> None:
                       "import re; from gitmem.faces.cli import main; sys.exit(main())"]
             commands["before: recall (words of one memory)"] = [*before, "--repo", str(root), "recall", rare]
             commands["before: recall (plus a stop word)"] = [*before, "--repo", str(root), "recall", f"the {rare}"]
-        for cmd in commands.values():   # warm-up (bytecode, page cache)
-            subprocess.run(cmd, capture_output=True, env=env, check=False)
-        times: dict[str, list[float]] = {k: [] for k in commands}
-        for _ in range(args.runs):
-            for name, cmd in commands.items():
-                t0 = time.perf_counter()
-                subprocess.run(cmd, capture_output=True, env=env, check=True)
-                times[name].append((time.perf_counter() - t0) * 1000)
-        base = statistics.median(times["python -c 'import sqlite3'"])
         print(f"{args.size} memories, {args.runs} interleaved runs")
-        for name, values in times.items():
-            med = statistics.median(values)
-            p95 = sorted(values)[int(0.95 * (len(values) - 1))]
-            print(f"{name:<40} p50 {med:7.1f} ms  p95 {p95:7.1f} ms  ratio {med / base:5.2f}")
+        _time(commands, args.runs, env)
+        # the same recalls while `gitmem daemon` runs: each process hands its query to the daemon
+        subprocess.run([*gitmem, "--repo", str(root), "daemon", "start"], capture_output=True, env=env, check=True)
+        log = next(root.joinpath(".git", "gitmem").rglob("daemon.log"))
+        while "Z snapshot " not in log.read_text():   # its first round of jobs, at start, is over
+            time.sleep(0.2)
+        try:
+            print("with `gitmem daemon` running (recall answered through its socket):")
+            _time({k: v for k, v in commands.items() if not k.startswith("before")}, args.runs, env)
+        finally:
+            stop = subprocess.run([*gitmem, "--repo", str(root), "daemon", "stop"], capture_output=True, env=env, text=True)
+            print(log.read_text()[-2000:] if stop.returncode else "", stop.stdout, stop.stderr)
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _time(commands: dict[str, list[str]], runs: int, env: dict[str, str]) -> None:
+    for cmd in commands.values():   # warm-up (bytecode, page cache)
+        subprocess.run(cmd, capture_output=True, env=env, check=False)
+    times: dict[str, list[float]] = {k: [] for k in commands}
+    for _ in range(runs):
+        for name, cmd in commands.items():
+            t0 = time.perf_counter()
+            subprocess.run(cmd, capture_output=True, env=env, check=True)
+            times[name].append((time.perf_counter() - t0) * 1000)
+    base = statistics.median(times["python -c 'import sqlite3'"])
+    for name, values in times.items():
+        med = statistics.median(values)
+        p95 = sorted(values)[int(0.95 * (len(values) - 1))]
+        print(f"{name:<40} p50 {med:7.1f} ms  p95 {p95:7.1f} ms  ratio {med / base:5.2f}")
 
 
 if __name__ == "__main__":

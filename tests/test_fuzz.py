@@ -46,7 +46,8 @@ SKIPPED_VERBS = {"demo",    # builds a whole sample repository: covered by test_
 
 
 def _verb_parsers() -> dict[str, argparse.ArgumentParser]:
-    from gitmem.faces.cli import build_parser, load_verbs
+    from gitmem.faces.cli import load_verbs
+    from gitmem.faces.parser import build_parser
 
     out = {}
     for verb in load_verbs():

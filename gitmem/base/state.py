@@ -240,39 +240,47 @@ def add_known_names(root: str | PathLike[str], hashes: frozenset[str]) -> None:
 
 # --- finding the memory repository ---------------------------------------------------
 
-def is_memory_repo(path: Path) -> bool:
+def is_memory_repo(path: str | PathLike[str]) -> bool:
     """True when ``path`` holds a gitmem.yaml."""
-    return (path / CONFIG_FILE).is_file()
+    return os.path.isfile(os.path.join(path, CONFIG_FILE))
 
 
-def find_root(explicit: str | Path | None = None, cwd: Path | None = None) -> Path:
+def find_root(explicit: str | PathLike[str] | None = None, cwd: str | PathLike[str] | None = None) -> Path:
     """The memory repository to use: ``explicit`` (--repo), then ``GITMEM_DIR``, then the nearest
     parent of ``cwd`` holding gitmem.yaml and ``.git``.
 
     NotARepoError with a hint when there is none. ``GITMEM_DIR`` is read here, where the
     repository is found, so the recall path need not load the config schema to find it.
     """
-    import os
     from pathlib import Path
 
+    return Path(root_path(explicit, cwd))
+
+
+def root_path(explicit: str | PathLike[str] | None = None, cwd: str | PathLike[str] | None = None) -> str:
+    """``find_root`` as a resolved path string, without loading pathlib (a recall handed to the daemon)."""
     given = explicit if explicit is not None else (os.environ.get("GITMEM_DIR") or None)
     if given is not None:
-        path = Path(given).expanduser()
+        path = os.path.normpath(os.path.expanduser(os.fspath(given)))
         try:
             found = is_memory_repo(path)
         except (OSError, ValueError):   # a name too long for the system, or holding a NUL
             found = False
         if not found:
-            shown = str(path)[:200]
+            shown = path[:200]
             raise NotARepoError(f"not a memory repository: {shown}", hint=f"gitmem init {shown}")
-        if not (path / ".git").exists():
+        if not os.path.exists(os.path.join(path, ".git")):
             # gitmem.yaml without its own git: writing would land in whatever repository encloses it
             raise NotARepoError(f"{path} holds gitmem.yaml but is not the top of its own git repository",
                                 hint=f"gitmem init a new folder and move the files there, or `git init {path}`")
-        return path.resolve()
-    here = (cwd or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if is_memory_repo(folder) and (folder / ".git").exists():
+        return os.path.realpath(path)
+    here = folder = os.path.realpath(os.getcwd() if cwd is None else cwd)
+    while True:
+        if is_memory_repo(folder) and os.path.exists(os.path.join(folder, ".git")):
             return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
     raise NotARepoError(f"no memory repository here or in any parent folder of {here}",
                         hint="gitmem init DIR, then run from inside it, or pass --repo DIR (or set GITMEM_DIR)")

@@ -8,11 +8,13 @@ start in a few milliseconds.
 from __future__ import annotations
 
 import sys
+from contextvars import ContextVar
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from datetime import datetime
-    from typing import Any, Callable
+    from typing import IO, Any, Callable
 
     from gitmem.api import MemoryRepo
 
@@ -30,14 +32,68 @@ def command(name: str, help_text: str, configure: Configure | None = None) -> Ca
     return register
 
 
+class Caller:
+    """Where a verb run for another process (the daemon answering a recall) prints and reads,
+    and the folder it was run from; a verb run in its own process uses sys's streams and os.getcwd()."""
+
+    def __init__(self, cwd: str, stdin: str = "") -> None:
+        import io
+
+        self.cwd, self.stdin = cwd, io.StringIO(stdin)
+        self.stdout, self.stderr = io.StringIO(), io.StringIO()
+
+
+_CALLER: ContextVar[Caller | None] = ContextVar("gitmem_caller", default=None)
+
+
+def serving(caller: Caller) -> Any:
+    """A context in which this thread's verb prints to and reads from ``caller``."""
+    from contextlib import contextmanager
+
+    @contextmanager
+    def scope() -> Iterator[Caller]:
+        token = _CALLER.set(caller)
+        try:
+            yield caller
+        finally:
+            _CALLER.reset(token)
+    return scope()
+
+
+def stdout() -> IO[str]:
+    """The verb's stdout."""
+    caller = _CALLER.get()
+    return sys.stdout if caller is None else caller.stdout
+
+
+def stderr() -> IO[str]:
+    """The verb's stderr."""
+    caller = _CALLER.get()
+    return sys.stderr if caller is None else caller.stderr
+
+
+def stdin() -> IO[str]:
+    """The verb's stdin."""
+    caller = _CALLER.get()
+    return sys.stdin if caller is None else caller.stdin
+
+
+def cwd() -> str:
+    """The folder the verb was run from."""
+    import os
+
+    caller = _CALLER.get()
+    return os.getcwd() if caller is None else caller.cwd
+
+
 def out(text: str = "") -> None:
     """Print a line on stdout."""
-    sys.stdout.write(text + "\n")
+    stdout().write(text + "\n")
 
 
 def err(text: str) -> None:
     """Print a line on stderr."""
-    sys.stderr.write(text + "\n")
+    stderr().write(text + "\n")
 
 
 _WARNED: set[str] = set()
@@ -109,7 +165,7 @@ def emit_json(value: Any) -> None:
     """Print one JSON document on one line."""
     import json
 
-    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=None) + "\n")
+    stdout().write(json.dumps(value, ensure_ascii=False, indent=None) + "\n")
 
 
 def json_flag(p: Any) -> None:
@@ -142,7 +198,7 @@ def choices(name: str) -> tuple[str, ...]:
 
 def progress_bar(label: str) -> Callable[[int, int], None] | None:
     """A one-line progress bar on stderr when it is a terminal."""
-    if not sys.stderr.isatty():
+    if not stderr().isatty():
         return None
 
     def show(done: int, total: int) -> None:
@@ -185,6 +241,6 @@ def guarded(run: Callable[[], int]) -> int:
     except Exception:  # a bug: say so, with the traceback
         import traceback
 
-        traceback.print_exc()
+        traceback.print_exc(file=stderr())
         err("gitmem: internal error (this is a bug in gitmem; please report it with the traceback above)")
         return 3

@@ -219,15 +219,18 @@ class Loop:
     def run(self) -> int:
         """Claim the pid file, run the jobs as they fall due, release it; the exit code."""
         from gitmem.api import MemoryRepo
+        from gitmem.faces import daemon_recall
 
         repo = MemoryRepo.open(self.root)
         self.every = intervals(repo.cfg, self.overrides)
         info = claim(self.root, self.every)
         old = {s: signal.signal(s, self._stop) for s in (signal.SIGTERM, signal.SIGINT)}
+        server = daemon_recall.serve(self.root)
         try:
             self._start_schedule(repo.job_runs())
             self._say(f"daemon started (pid {info.pid}) on {self.root}; every: "
-                      + ", ".join(f"{j} {span(s)}" for j, s in self.every.items()))
+                      + ", ".join(f"{j} {span(s)}" for j, s in self.every.items())
+                      + ("; answering recall" if server is not None else "; recall runs in its own processes"))
             while not self.stopping:
                 if not self._still_ours():
                     self._say("the pid file was removed or taken over: stopping")
@@ -238,6 +241,9 @@ class Loop:
             self._say("daemon stopped")
             return 0
         finally:
+            if server is not None:
+                server.shutdown()
+                server.server_close()
             for s, handler in old.items():
                 signal.signal(s, handler)
             _release(self.pidfile)

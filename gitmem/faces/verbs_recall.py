@@ -7,7 +7,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-from gitmem.faces.console import command, emit_json, err, json_flag, now_of, out, progress_bar, repo_of
+from gitmem.faces.console import command, cwd, emit_json, err, json_flag, now_of, out, progress_bar, repo_of, stdin
 from gitmem.faces.console import choices
 
 # --- recall ------------------------------------------------------------------------
@@ -44,8 +44,9 @@ def _project(args: Any) -> str | None:
     import os
 
     given: str | None = args.project or None
-    if given is None or not os.path.isdir(given):
+    if given is None or not os.path.isdir(os.path.join(cwd(), given)):
         return given
+    given = os.path.join(cwd(), given)
     from gitmem.base.gitio.project import identify
 
     found = identify(given)
@@ -56,7 +57,7 @@ def _here(args: Any) -> Any:
     """The folder whose project scopes a recall or load-core: the working one, unless a flag says otherwise."""
     from pathlib import Path
 
-    return None if args.project or args.all_projects else Path.cwd()
+    return None if args.project or args.all_projects else Path(cwd())
 
 
 def _filters(args: Any) -> Any:
@@ -71,7 +72,6 @@ def _filters(args: Any) -> Any:
 @command("recall", "find memories by relevance, importance and recency", _recall_args)
 def cmd_recall(args: Any) -> int:
     import json
-    import sys
 
     from gitmem.engines import recall
     from gitmem.base.errors import UsageError
@@ -81,7 +81,7 @@ def cmd_recall(args: Any) -> int:
         raise UsageError("-k must be between 1 and 1000")
     root = find_root(getattr(args, "repo", None))
     if args.batch:
-        queries = [line.strip() for line in sys.stdin if line.strip()]
+        queries = [line.strip() for line in stdin() if line.strip()]
         for q, found in recall.recall_many(root, queries, args.k, _filters(args), args.at, args.expand, now_of(args),
                                            _here(args)):
             out(json.dumps({"query": q, "results": [r.to_json() for r in found]}, ensure_ascii=False))
@@ -312,7 +312,7 @@ def cmd_session(args: Any) -> int:
         out(f"{leftover} working notes from an earlier session are waiting: `gitmem session end` keeps what matters")
     from pathlib import Path
 
-    out(repo.load_core(here=Path.cwd()).text.rstrip("\n"))
+    out(repo.load_core(here=Path(cwd())).text.rstrip("\n"))
     return 0
 
 
