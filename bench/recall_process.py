@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from commit import build  # noqa: E402
+from hooks import sample_ms  # noqa: E402
 from recall_latency import Corpus  # noqa: E402
 
 from gitmem.base import text  # noqa: E402
@@ -86,14 +87,9 @@ def main() -> None:
 
 
 def _time(commands: dict[str, list[str]], runs: int, env: dict[str, str]) -> None:
-    for cmd in commands.values():   # warm-up (bytecode, page cache)
-        subprocess.run(cmd, capture_output=True, env=env, check=False)
-    times: dict[str, list[float]] = {k: [] for k in commands}
-    for _ in range(runs):
-        for name, cmd in commands.items():
-            t0 = time.perf_counter()
-            subprocess.run(cmd, capture_output=True, env=env, check=True)
-            times[name].append((time.perf_counter() - t0) * 1000)
+    for cmd in commands.values():   # warm-up (bytecode, page cache); a failing command stops the bench
+        subprocess.run(cmd, capture_output=True, env=env, check=True)
+    times = sample_ms(env, Path.cwd(), commands, runs)
     base = statistics.median(times["python -c 'import sqlite3'"])
     for name, values in times.items():
         med = statistics.median(values)

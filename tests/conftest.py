@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from hypothesis import settings
@@ -13,6 +15,7 @@ from hypothesis import settings
 settings.register_profile("gitmem", deadline=None)
 settings.load_profile("gitmem")
 
+T = TypeVar("T")
 ROOT = Path(__file__).resolve().parent.parent
 NOW = "2026-11-29T12:00:00Z"
 
@@ -68,6 +71,27 @@ def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
 
 
 sys.path.insert(0, str(ROOT))
+
+
+def at_once(n: int, work: Callable[[], T]) -> tuple[list[T], list[Exception]]:
+    """Run ``work`` in ``n`` threads released together; what they returned, and what they raised."""
+    import threading
+
+    start, got, errors = threading.Barrier(n), [], []
+
+    def one() -> None:
+        start.wait()
+        try:
+            got.append(work())
+        except Exception as exc:   # noqa: BLE001 - the caller asserts on every kind
+            errors.append(exc)
+
+    threads = [threading.Thread(target=one) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return got, errors
 
 
 @pytest.fixture

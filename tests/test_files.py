@@ -47,21 +47,8 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> 
 
 
 def test_threads_of_one_process_replace_one_file_at_once(tmp_path: Path) -> None:
-    import threading
+    from tests.conftest import at_once
 
-    path, start, errors = tmp_path / "f.json", threading.Barrier(16), []
-
-    def one(n: int) -> None:
-        start.wait()
-        try:
-            for _ in range(20):
-                write_atomic(path, str(n))
-        except OSError as exc:
-            errors.append(exc)
-
-    threads = [threading.Thread(target=one, args=(n,)) for n in range(16)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == [] and path.read_text() in {str(n) for n in range(16)} and os.listdir(tmp_path) == ["f.json"]
+    path = tmp_path / "f.json"
+    _, errors = at_once(16, lambda: [write_atomic(path, str(n)) for n in range(20)])
+    assert errors == [] and path.read_text() in {str(n) for n in range(20)} and os.listdir(tmp_path) == ["f.json"]

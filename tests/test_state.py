@@ -255,21 +255,8 @@ def test_known_names_keep_hashes_and_add_to_them(repo_dir: Path) -> None:
 
 
 def test_threads_making_the_salt_at_once_all_read_the_one_salt(repo_dir: Path) -> None:
-    import threading
+    from tests.conftest import at_once
 
-    start, got, errors = threading.Barrier(16), [], []
-
-    def one() -> None:
-        start.wait()
-        try:
-            got.append(state.salt(repo_dir))
-        except OSError as exc:
-            errors.append(exc)
-
-    threads = [threading.Thread(target=one) for _ in range(16)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == [] and len(set(got)) == 1 and len(got) == 16
-    assert sorted(os.listdir(state.shared_dir(repo_dir))) == [name for name in sorted(os.listdir(state.shared_dir(repo_dir))) if not name.endswith(".tmp")]
+    got, errors = at_once(16, lambda: state.salt(repo_dir))
+    assert errors == [] and len(got) == 16 and len(set(got)) == 1
+    assert not [name for name in os.listdir(state.shared_dir(repo_dir)) if name.endswith(".tmp")]
