@@ -36,6 +36,9 @@ from gitmem.store import refresh  # noqa: E402
 from gitmem.api import MemoryRepo  # noqa: E402
 
 
+STAMP = "2026-11-28T12:00:00Z"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--size", type=int, default=100_000)
@@ -54,7 +57,12 @@ def main() -> None:
         root = Path(tmp) / "mem"
         corpus = Corpus()
         texts = [corpus.text() for _ in range(args.size)]
-        build(root, args.size, stamp="2026-11-28T12:00:00Z", text=texts.__getitem__)
+        build(root, args.size, stamp=STAMP, text=texts.__getitem__)
+        # caps that keep every memory live: the daemon's first decay (below) then leaves the store as it is
+        cfg = root / "gitmem.yaml"
+        cfg.write_text(cfg.read_text().replace("max_short_term: 100", "max_short_term: 10000000")
+                       .replace("max_long_term: 500", "max_long_term: 10000000"))
+        subprocess.run(["git", "commit", "-qam", "keep every memory live"], cwd=root, check=True)
         # three content words of one memory: a query of stop words only would find nothing and time nothing
         content = [w for w in texts[7].lower().rstrip(".").split() if w not in text.STOP_WORDS]
         rare = " ".join(content[-3:])
@@ -73,7 +81,9 @@ def main() -> None:
         print(f"{args.size} memories, {args.runs} interleaved runs")
         _time(commands, args.runs, env)
         # the same recalls while `gitmem daemon` runs: each process hands its query to the daemon
-        subprocess.run([*gitmem, "--repo", str(root), "daemon", "start"], capture_output=True, env=env, check=True)
+        # its jobs run on the build's clock, so its first decay leaves the store as the runs above saw it
+        subprocess.run([*gitmem, "--repo", str(root), "daemon", "start"], capture_output=True, check=True,
+                       env={**env, "GITMEM_NOW": STAMP})
         log = next(root.joinpath(".git", "gitmem").rglob("daemon.log"))
         while "Z snapshot " not in log.read_text():   # its first round of jobs, at start, is over
             time.sleep(0.2)
