@@ -55,10 +55,10 @@ def root(repo_dir: Path, tmp_path: Path) -> Path:
     return repo_dir
 
 
-def _start(root: Path) -> int:
+def _start(root: Path, env: dict[str, str] | None = None) -> int:
     """Start the daemon; once it has run its first round of jobs (none are due on a restart), its pid."""
     fresh = not daemon.log_path(root).exists()
-    code, out, err = _gitmem(root, "daemon", "start")
+    code, out, err = _gitmem(root, "daemon", "start", env=env)
     assert code == 0, (out, err)
     pid = int(json.loads(daemon.pid_path(root).read_text())["pid"])
     deadline = time.monotonic() + WAIT
@@ -147,18 +147,22 @@ def test_the_callers_folder_scopes_the_recall(served: Path, tmp_path: Path) -> N
     assert found(tmp_path, "--project", "./billing") == billing
 
 
-def test_the_callers_clock_is_used_never_the_daemons(served: Path) -> None:
-    # the daemon runs with the tests' fixed clock (GITMEM_NOW); the access log shows each recall's clock
-    access = state.shared_dir(served) / "access.jsonl"
-    assert _gitmem(served, "recall", QUERY, env={"GITMEM_NOW": "2027-01-05T08:00:00Z"})[0] == 0
-    assert {r["at"] for r in state.read(access)} == {"2027-01-05T08:00:00Z"}
-    env = {k: v for k, v in os.environ.items() if k != "GITMEM_NOW"}
-    before = datetime.now(timezone.utc).replace(microsecond=0)
-    done = subprocess.run([sys.executable, "-m", "gitmem", "--repo", str(served), "recall", QUERY], env=env,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    stamps = {parse_time(r["at"]) for r in state.read(access)} - {parse_time("2027-01-05T08:00:00Z")}
-    assert stamps and all(before <= t <= datetime.now(timezone.utc) for t in stamps)
+def test_the_callers_clock_is_used_never_the_daemons(root: Path) -> None:
+    # the daemon runs with a fixed clock of its own; the access log shows each recall's clock
+    pid = _start(root, env={"GITMEM_NOW": NOW})
+    try:
+        access = state.shared_dir(root) / "access.jsonl"
+        access.unlink(missing_ok=True)
+        assert _gitmem(root, "recall", QUERY, env={"GITMEM_NOW": "2027-01-05T08:00:00Z"})[0] == 0
+        assert {r["at"] for r in state.read(access)} == {"2027-01-05T08:00:00Z"}
+        before = datetime.now(timezone.utc).replace(microsecond=0)
+        assert "GITMEM_NOW" not in os.environ and _gitmem(root, "recall", QUERY)[0] == 0
+        stamps = {parse_time(r["at"]) for r in state.read(access)} - {parse_time("2027-01-05T08:00:00Z")}
+        assert stamps and all(before <= t <= datetime.now(timezone.utc) for t in stamps), stamps
+        assert parse_time(NOW) not in stamps
+    finally:
+        if _gitmem(root, "daemon", "stop")[0] != 0:
+            os.kill(pid, signal.SIGKILL)
 
 
 def test_a_request_the_daemon_will_not_serve_says_so(root: Path) -> None:

@@ -118,6 +118,17 @@ def test_project_scope_writes_the_personal_settings_file_only(mem: Path, home: P
     assert code == 0 and json.loads((project / ".claude" / "settings.local.json").read_text()) == {}
 
 
+def test_user_scope_follows_claude_config_dir(mem: Path, home: Path, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    moved = tmp_path / "claude-config"
+    moved.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(moved))
+    code, out, err = run_cli(["--repo", str(mem), "install", "claude-code"], capsys)
+    assert code == 0, err
+    assert set(integrate.installed(json.loads((moved / "settings.json").read_text()))) == {"SessionStart", "SessionEnd"}
+    assert str(moved / "settings.json") in out and not (home / ".claude").exists()
+
+
 def test_project_scope_refuses_a_folder_that_is_not_there(mem: Path, tmp_path: Path,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run_cli(["--repo", str(mem), "install", "claude-code", "--project", str(tmp_path / "typo")], capsys)

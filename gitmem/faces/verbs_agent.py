@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def _install_args(p: Any) -> None:
     p.add_argument("target", choices=("claude-code",), help="the agent to wire the memory into")
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--user", action="store_true", help="~/.claude/settings.json (the default)")
+    where.add_argument("--user", action="store_true", help="~/.claude/settings.json, or settings.json in $CLAUDE_CONFIG_DIR (the default)")
     where.add_argument("--project", metavar="DIR", help="DIR/.claude/settings.local.json (personal, not committed)")
     where.add_argument("--settings", metavar="FILE", help="this Claude Code settings file")
     p.add_argument("--claude-md", metavar="FILE",
@@ -42,7 +42,10 @@ def _settings_path(args: Any) -> Path:
 
             raise UsageError(f"no such project folder: {args.project}", hint="give the folder Claude Code runs in")
         return project / ".claude" / "settings.local.json"
-    return Path.home() / ".claude" / "settings.json"
+    import os
+
+    moved = os.environ.get("CLAUDE_CONFIG_DIR")   # Claude Code's own setting for where its files live
+    return (Path(moved).expanduser() if moved else Path.home() / ".claude") / "settings.json"
 
 
 def _read_text(path: Path) -> str:
