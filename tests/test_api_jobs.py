@@ -10,6 +10,7 @@ import pytest
 from gitmem.api import MemoryRepo
 from gitmem.api.jobs import JOBS
 from gitmem.base.errors import UsageError
+from gitmem.base.model import iso
 from loop_helpers import START, write_transcripts
 
 T = START + timedelta(days=2)
@@ -55,6 +56,32 @@ def test_reflect_runs_only_after_new_writes(repo: MemoryRepo) -> None:
     assert first.ok and "new patterns" in first.summary
     second = repo.run_job("reflect", now=T + timedelta(minutes=30))
     assert second.ok and second.summary == "no new writes since the last reflect"
+
+
+def test_only_runs_that_change_something_or_fail_go_to_the_event_log(repo: MemoryRepo, tmp_path: Path) -> None:
+    from gitmem.base import state
+
+    def job_events() -> list[tuple[str, str]]:
+        return [(str(e["job"]), str(e["event"])) for e in state.read(state.events_path(repo.root))
+                if str(e.get("event", "")).startswith("job.")]
+
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    repo = _configure_folders(repo, folder)
+    for n in range(50):   # the daemon's checks every few minutes: a file rewritten, not a growing log
+        assert repo.run_job("harvest", now=T + timedelta(minutes=5 * n)).ok
+    assert job_events() == []
+    last = repo.job_runs()["harvest"]
+    assert last["event"] == "job.run" and last["summary"] == "no transcripts found"
+    assert last["at"] == iso(T + timedelta(minutes=5 * 49))   # the latest check
+    write_transcripts(folder, ["the deploy failed, retry it with backoff please"], START + timedelta(days=3))
+    assert repo.run_job("harvest", now=T + timedelta(days=1)).details["harvested"] == 1
+    assert job_events() == [("harvest", "job.run")]
+    assert not repo.run_job("harvest", now=T + timedelta(days=1, minutes=5), paths=[tmp_path / "gone.jsonl"]).ok
+    assert job_events() == [("harvest", "job.run"), ("harvest", "job.error")]
+    assert repo.job_runs()["harvest"]["event"] == "job.error"   # the later of the log and the last check
+    assert repo.run_job("harvest", now=T + timedelta(days=1, minutes=10)).ok
+    assert repo.job_runs()["harvest"]["event"] == "job.run" and len(job_events()) == 2
 
 
 def test_an_unknown_job_is_a_usage_error(repo: MemoryRepo) -> None:

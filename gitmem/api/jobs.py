@@ -18,7 +18,7 @@ from pathlib import Path
 
 from gitmem.api.lifecycle import Lifecycle
 from gitmem.api.sessions import Sessions
-from gitmem.api.status import JOB_ERROR, JOB_RUN, Observed, record_job
+from gitmem.api.status import Observed, last_job_runs, record_job
 from gitmem.base import clock
 from gitmem.base.errors import GitmemError, UsageError
 from gitmem.base.model import iso
@@ -79,17 +79,12 @@ class Jobs(Lifecycle, Sessions, Observed):
 
     def job_runs(self) -> dict[str, dict[str, object]]:
         """The last recorded run of each job that ran in this clone, by job name."""
-        from gitmem.base import state
-
-        last: dict[str, dict[str, object]] = {}
-        for e in state.read(state.events_path(self.root)):
-            if e.get("event") in (JOB_RUN, JOB_ERROR) and isinstance(e.get("job"), str):
-                last[str(e["job"])] = e
-        return last
+        return last_job_runs(self.root)
 
     def _record(self, run: JobRun) -> None:
         hint = run.details.get("hint")
-        record_job(self.root, run.job, run.ok, run.at, run.summary, hint if isinstance(hint, str) else None)
+        record_job(self.root, run.job, run.ok, run.at, run.summary, hint if isinstance(hint, str) else None,
+                   changed=_changed(run))
 
     # the jobs: each returns (summary, details) or raises
     def _job_harvest(self, now: datetime, paths: Sequence[str | Path] | None) -> tuple[str, dict[str, object]]:
@@ -157,3 +152,10 @@ class Jobs(Lifecycle, Sessions, Observed):
         else:
             data[key] = value
         files.write_atomic(state.worktree_dir(self.root) / JOBS_FILE, json.dumps(data, sort_keys=True))
+
+
+def _changed(run: JobRun) -> bool:
+    """Whether a run changed something (a commit, a tag, a review branch, harvested sessions): only such
+    runs, and failures, go to the event log."""
+    d = run.details
+    return bool(d.get("harvested") or d.get("review") or d.get("commit") or d.get("created"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import json
 from dataclasses import dataclass
 from datetime import datetime
 from os import PathLike
@@ -17,12 +18,51 @@ JOB_RUN = "job.run"        # a background job (hook, cron, the daemon) that did 
 JOB_ERROR = "job.error"    # one that failed: shown by `status` and once by the next SessionStart
 
 
-def record_job(root: str | PathLike[str], job: str, ok: bool, at: str, summary: str, hint: str | None = None) -> None:
-    """Record one run of a background job in the clone's event log (the one writer of job events)."""
+CHECKS_FILE = "job-checks.json"   # per clone: each job's last run that found nothing to do
+
+
+def record_job(root: str | PathLike[str], job: str, ok: bool, at: str, summary: str, hint: str | None = None,
+               changed: bool = True) -> None:
+    """Record one run of a background job (the one writer of job events): a failure, or a run that
+    changed something, in the clone's event log; a run that found nothing to do only as the job's last
+    check (a file rewritten, not a log: the daemon checks every few minutes)."""
     from gitmem.base import state
 
     fields = {"job": job, "summary": summary[:300], **({"hint": hint} if hint else {})}
+    if ok and not changed:
+        from gitmem.base import files
+
+        checks = _checks(root)
+        checks[job] = {"event": JOB_RUN, "at": at, **fields}
+        files.write_atomic(state.shared_dir(root) / CHECKS_FILE, json.dumps(checks, sort_keys=True))
+        return
     state.log_event(root, JOB_RUN if ok else JOB_ERROR, at, **fields)
+
+
+def last_job_runs(root: str | PathLike[str]) -> dict[str, dict[str, object]]:
+    """Each job's last recorded run in this clone, by job name: the later of its last event and last check."""
+    from gitmem.base import state
+
+    last: dict[str, dict[str, object]] = {}
+    for e in state.read(state.events_path(root)):
+        if e.get("event") in (JOB_RUN, JOB_ERROR) and isinstance(e.get("job"), str):
+            last[str(e["job"])] = e
+    for job, check in _checks(root).items():
+        if str(check.get("at", "")) > str(last.get(job, {}).get("at", "")):
+            last[job] = check
+    return last
+
+
+def _checks(root: str | PathLike[str]) -> dict[str, dict[str, object]]:
+    from gitmem.base import state
+
+    try:
+        data = json.loads((state.shared_dir(root) / CHECKS_FILE).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, dict) and isinstance(v.get("at"), str)}
 
 
 def last_job_error(root: str | PathLike[str]) -> dict[str, object] | None:
