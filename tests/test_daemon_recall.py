@@ -133,6 +133,18 @@ def test_batch_queries_come_from_the_callers_stdin(served: Path) -> None:
     assert "invoices" in lines[0]["results"][0]["content"] and "ten minutes" in lines[1]["results"][0]["content"]
 
 
+def test_a_warning_of_the_recall_goes_to_the_caller_not_the_daemons_log(served: Path) -> None:
+    broken = served / "memory" / "project" / "zz" / "m-2026-11-29-brokenbroken.md"
+    broken.parent.mkdir(parents=True)
+    broken.write_text("---\nid: m-2026-11-29-brokenbroken\ntype: [nope\n---\nbroken\n")
+    _git(served, "add", "-A")
+    _git(served, "commit", "-qm", "a memory file gitmem cannot read")
+    code, out, err = _gitmem(served, "recall", QUERY)
+    assert code == 0 and "make release" in out
+    assert "warning: skipped unreadable file memory/project/zz/m-2026-11-29-brokenbroken.md" in err
+    assert "skipped" not in daemon.log_path(served).read_text()
+
+
 def test_the_callers_folder_scopes_the_recall(served: Path, tmp_path: Path) -> None:
     def found(where: Path, *flags: str) -> set[str]:
         code, out, err = _gitmem(served, "recall", "--json", *flags, QUERY, cwd=where)

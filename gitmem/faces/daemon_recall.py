@@ -158,6 +158,7 @@ def answer(root: Path, request: object) -> dict[str, object]:
             if getattr(args, "now", None) is None:
                 args.now = now or _wall_now()   # the caller's clock, never the daemon's GITMEM_NOW
             handler = console.COMMANDS[args.command][0]
+            console.show_warnings()   # what the layers below report goes to this caller's stderr, as in-process
             code = console.guarded(lambda: handler(args))
     return {"stdout": caller.stdout.getvalue(), "stderr": caller.stderr.getvalue(), "code": code}
 
