@@ -56,7 +56,7 @@ _BARE_SUFFIXES = frozenset(("ies", "sses"))
 #   - step 1b drops one letter of any doubled consonant but l, s, z left by "-ed"/"-ing" ("acced"
 #     -> "ac"); Snowball only of bb dd ff gg mm nn pp rr tt ("acc");
 #   - step 2 has Porter's later rules "bli" -> "ble" and "logi" -> "log" ("probably" -> "probabl",
-#     "biology" -> "biolog"; Snowball: "probabli", "biologi");
+#     "technology" -> "technolog"; Snowball: "probabli", "technologi");
 #   - the bare word "eed" loses "ed" ("e").
 # For those words FTS5's step 1 is run here (as fts5_tokenize.c writes it) and its result, with the
 # step-2 rule applied, given to Snowball, on which Snowball's step 1 does nothing: the stem is then
