@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -71,6 +72,12 @@ def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
 
 
 sys.path.insert(0, str(ROOT))
+
+
+def run_python(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python -c CODE`` in a fresh interpreter that imports this checkout's gitmem; its output as text."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, env=env)
 
 
 def at_once(n: int, work: Callable[[], T]) -> tuple[list[T], list[Exception]]:

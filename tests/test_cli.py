@@ -11,7 +11,7 @@ import pytest
 
 from gitmem import __version__
 from gitmem.faces import cli  # noqa: F401  (registers the verbs)
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, run_cli, run_python
 
 
 def test_every_command_has_help_and_a_readme_entry(capsys: pytest.CaptureFixture[str]) -> None:
@@ -94,9 +94,8 @@ def _recall_process(repo_dir: Path, *args: str) -> tuple[list[str], str, list[st
              "heavy = ('pygit2', 'ruamel', 'markdown_it', 'unidiff', 'logging', 'shutil', 'gitmem.faces.verbs_memory',\n"
              "         'gitmem.base.gitio.repo')\n"
              "print('LOADED', code, *sorted(m for m in heavy if m in sys.modules))")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     # outside any git work tree: a recall there has no project to scope to (finding one asks git)
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=repo_dir.parent, env=env)
+    done = run_python(probe, repo_dir.parent)
     out, _, loaded = done.stdout.rpartition("LOADED")
     return out.splitlines(), done.stderr, loaded.split()
 

@@ -18,6 +18,7 @@ import pytest
 
 from gitmem.faces import githooks as hooks
 from gitmem.engines.initrepo import install_git_hooks
+from tests.conftest import run_python
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"
@@ -616,8 +617,7 @@ def test_the_secrets_hook_imports_neither_pygit2_nor_pathlib(inrepo: Path) -> No
     (inrepo / "n.md").write_text("nothing to see\n")
     code = ("import sys; from gitmem.faces import githooks; code = githooks.main(['secrets', 'n.md']); "
             "print(code, 'pygit2' in sys.modules, 'pathlib' in sys.modules, 'gitmem.base.settings' in sys.modules)")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    done = subprocess.run([sys.executable, "-c", code], cwd=inrepo, capture_output=True, text=True, env=env)
+    done = run_python(code, inrepo)
     assert done.stdout.split() == ["0", "False", "False", "False"], done.stderr
 
 
@@ -717,7 +717,6 @@ def test_a_rendered_claude_md_is_checked_without_markdown_it(inrepo: Path) -> No
                    cwd=inrepo, check=True)   # a HEAD version: the amplitude check measures Layers 1 and 4 too
     code = ("import sys; from gitmem.faces import githooks; code = githooks.main(['staged']); "
             "print('RESULT', code, 'markdown_it' in sys.modules)")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     for text, expected in [
         (template.replace("_No patterns yet.", "- **Test first** (weight 0.50, episodic) — patterns/t.md\n"
                                                "  - run the tests\n_No patterns yet."), ["0", "False"]),
@@ -727,7 +726,7 @@ def test_a_rendered_claude_md_is_checked_without_markdown_it(inrepo: Path) -> No
     ]:
         (inrepo / "CLAUDE.md").write_text(text)
         subprocess.run(["git", "add", "CLAUDE.md", "gitmem.yaml"], cwd=inrepo, check=True)
-        done = subprocess.run([sys.executable, "-c", code], cwd=inrepo, capture_output=True, text=True, env=env)
+        done = run_python(code, inrepo)
         assert done.stdout.split("RESULT")[-1].split() == expected, done.stdout + done.stderr
 
 
@@ -743,10 +742,9 @@ def test_checking_a_memory_file_loads_neither_the_config_schema_nor_hashlib_nor_
     write(inrepo, "memory/project/m-2.md", "---\nid: m-2026-11-29-000002\nimportance: .inf\n---\n\nToo much.\n")
     code = ("import sys; from gitmem.faces import githooks; code = githooks.main(['staged']); "
             "print('RESULT', code, *(m in sys.modules for m in ('gitmem.base.config', 'hashlib', 'markdown_it', 'socket')))")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     for staged, expected in [("memory/project/m-1.md", "0"), ("memory/project/m-2.md", "1")]:
         subprocess.run(["git", "add", staged], cwd=inrepo, check=True)   # gitmem.yaml unstaged: its check loads config
-        done = subprocess.run([sys.executable, "-c", code], cwd=inrepo, capture_output=True, text=True, env=env)
+        done = run_python(code, inrepo)
         assert done.stdout.split("RESULT")[-1].split() == [expected, "False", "False", "False", "False"], done.stdout
 
 
@@ -794,8 +792,7 @@ def test_the_modules_a_commit_loads_in_the_hook(inrepo: Path, staged: list[str],
             "layers = sys.modules.get('gitmem.guards.layers'); "
             "print('COMPILED', layers and layers._layer_title.cache_info().currsize + layers._malformed.cache_info()"
             ".currsize + layers.mdio._opens.cache_info().currsize)")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    done = subprocess.run([sys.executable, "-c", code], cwd=inrepo, capture_output=True, text=True, env=env)
+    done = run_python(code, inrepo)
     assert done.stdout.split("RESULT")[-1].split("COMPILED")[0].split() == ["0", *loaded], done.stdout + done.stderr
     assert done.stdout.split("COMPILED")[-1].split() == (["0"] if "CLAUDE.md" in staged else ["None"]), done.stdout
 
@@ -820,6 +817,5 @@ def test_a_commit_staging_claude_md_and_a_bank_file_starts_two_git_processes(inr
             "def counted(self, args, *a, **k):\n    started.append(' '.join(args[1:3]))\n    open_(self, args, *a, **k)\n"
             "subprocess.Popen.__init__ = counted\n"
             "from gitmem.faces import githooks\ncode = githooks.main(['staged'])\nprint('RESULT', code, *started)")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    done = subprocess.run([sys.executable, "-c", code], cwd=inrepo, capture_output=True, text=True, env=env)
+    done = run_python(code, inrepo)
     assert done.stdout.split("RESULT")[-1].split() == ["0", "diff", "--cached", "cat-file", "--batch"], done.stdout

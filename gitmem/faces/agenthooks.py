@@ -65,6 +65,17 @@ def _root(args: Any) -> Path | None:
         return None
 
 
+def _begin(args: Any) -> tuple[Path, datetime, dict[str, object], str | None] | None:
+    """What a Claude Code hook starts from: the memory repository (None when there is none: said on
+    stderr, the hook exits 0), the clock, and the hook's JSON input with what was wrong with it."""
+    root = _root(args)
+    if root is None:
+        return None
+    now = _clock(args)
+    data, problem = read_hook_input()
+    return root, now, data, problem
+
+
 def _clock(args: Any) -> datetime:
     from gitmem.base import clock
 
@@ -133,11 +144,10 @@ def _session_start(args: Any) -> int:
     from gitmem.api import MemoryRepo
     from gitmem.base.errors import GitmemError
 
-    root = _root(args)
-    if root is None:
+    begun = _begin(args)
+    if begun is None:
         return 0
-    now = _clock(args)
-    data, problem = read_hook_input()
+    root, now, data, problem = begun
     if problem:
         record_error(root, "session-start", now, problem, "Claude Code sends one JSON object on stdin")
     cwd = data.get("cwd")
@@ -226,11 +236,10 @@ def _session_end(args: Any) -> int:
 
     from gitmem.base.gitio.tool import spawn_detached
 
-    root = _root(args)
-    if root is None:
+    begun = _begin(args)
+    if begun is None:
         return 0
-    now = _clock(args)
-    data, problem = read_hook_input()
+    root, now, data, problem = begun
     given = data.get("transcript_path")
     if problem is None and not (isinstance(given, str) and given):
         problem = "the hook input names no transcript_path"

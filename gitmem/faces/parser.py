@@ -7,6 +7,7 @@ process (``daemon_recall``), so both read arguments the same way.
 from __future__ import annotations
 
 import sys
+from functools import lru_cache
 
 from gitmem.faces.console import COMMANDS
 
@@ -58,6 +59,7 @@ def build_parser(only: str | None = None, overview: bool = False) -> argparse.Ar
     return parser
 
 
+@lru_cache(maxsize=1)
 def _parser_class() -> type[argparse.ArgumentParser]:
     """argparse's parser printing usage, help and errors where the verb prints (``console.stdout``,
     ``console.stderr``): the caller's buffers when the daemon parses for another process."""

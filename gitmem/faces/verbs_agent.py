@@ -200,19 +200,14 @@ def cmd_cron(args: Any) -> int:
     where = args.crontab or "your crontab"
     if args.action == "remove":
         after = integrate.remove_cron(before)
-        if after == before:
-            out(f"{where}: no gitmem entry")
-            return 0
+        said = "no gitmem entry" if after == before else "gitmem entry removed"
+    else:
+        root = str(repo_of(args).root.resolve())
+        log = str(state.worktree_dir(root) / "cron.log")
+        line = integrate.cron_command([sys.executable, "-m", "gitmem", "--repo", root, "hook", "cron"], log)
+        after = integrate.add_cron(before, integrate.schedule(args.every), line)
+        said = "already installed, unchanged" if after == before else f"{integrate.schedule(args.every)} {line}"
+    if after != before:
         _write_crontab(args.crontab, after)
-        out(f"{where}: gitmem entry removed")
-        return 0
-    root = str(repo_of(args).root.resolve())
-    log = str(state.worktree_dir(root) / "cron.log")
-    line = integrate.cron_command([sys.executable, "-m", "gitmem", "--repo", root, "hook", "cron"], log)
-    after = integrate.add_cron(before, integrate.schedule(args.every), line)
-    if after == before:
-        out(f"{where}: already installed, unchanged")
-        return 0
-    _write_crontab(args.crontab, after)
-    out(f"{where}: {integrate.schedule(args.every)} {line}")
+    out(f"{where}: {said}")
     return 0

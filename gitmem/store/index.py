@@ -443,17 +443,18 @@ def _create(path: str) -> None:
     from gitmem.base.files import temp_beside
 
     tmp = temp_beside(path)
-    db = sqlite3.connect(tmp, isolation_level=None)
     try:
-        db.executescript("PRAGMA journal_mode = WAL; BEGIN; " + "; ".join(_SCHEMA) + "; COMMIT")
+        db = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            db.executescript("PRAGMA journal_mode = WAL; BEGIN; " + "; ".join(_SCHEMA) + "; COMMIT")
+        finally:
+            db.close()
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
     finally:
-        db.close()
-    try:
-        os.link(tmp, path)
-    except FileExistsError:
-        pass
-    finally:
-        os.unlink(tmp)
+        Path(tmp).unlink(missing_ok=True)   # its -wal and -shm go with the last connection's close
 
 
 def _is_busy(exc: sqlite3.Error) -> bool:
