@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-__all__ = ["Verdict", "floor", "is_scoped_now", "is_transient", "judge", "strong_marker", "task_local"]
+__all__ = ["Verdict", "floor", "is_scoped_now", "is_transient", "judge", "pattern_sources", "strong_marker", "task_local"]
 
 Verdict = Literal["durable", "transient"]
 
@@ -53,6 +53,11 @@ _DURABLE = re.compile(
     r"|记住|記住|总是|總是|永远|永遠|以后|以後|今后|今後|从现在开始|從現在開始|每次|一律|千万|千萬|务必|務必|始终|始終|默认|默認", _I)
 
 _UNSURE = re.compile(r"\bi (?:don'?t|do not) know\b|\bnot sure\b|\bje ne sais pas\b|不知道|不确定|不確定|找不到", _I)
+
+
+def pattern_sources() -> tuple[str, ...]:
+    """The source of every pattern here: a change to one of them changes the scorer's feature spec."""
+    return _SCOPED_NOW.pattern, _TASK_LOCAL.pattern, _DURABLE.pattern, _UNSURE.pattern
 
 
 def strong_marker(sentence: str) -> bool:

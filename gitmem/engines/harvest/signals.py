@@ -21,7 +21,7 @@ from gitmem.engines.harvest import durability
 from gitmem.engines.harvest.sources import Event
 
 __all__ = ["CJK", "MAX_ITEM", "MAX_SIGNALS", "Signal", "SignalKind", "classify", "clip", "find_signals", "is_own_words",
-           "one_line", "repeated_across"]
+           "marker_sources", "markers", "one_line", "repeated_across"]
 
 SignalKind = Literal["remember", "preference", "decision", "correction", "fact", "error"]
 
@@ -157,6 +157,22 @@ def classify(sentence: str) -> SignalKind | None:
         if pattern.search(sentence):
             return kind
     return None
+
+
+def markers(sentence: str) -> tuple[str, ...]:
+    """The names of every rule pattern ``sentence`` matches: the signal kinds, and the exchange cues
+    (an acceptance, a proposal, a cause, a problem). The learned scorer reads them as features."""
+    found = [kind for kind, pattern in _PATTERNS if pattern.search(sentence)]
+    cues = (("accept", _ACCEPT.match(one_line(sentence))), ("proposal", _PROPOSAL.search(sentence)),
+            ("cause", _CAUSE.search(sentence)), ("root-cause", _ROOT_CAUSE.search(sentence)),
+            ("problem", _PROBLEM.search(sentence)))
+    return (*found, *(name for name, hit in cues if hit))
+
+
+def marker_sources() -> tuple[str, ...]:
+    """The source of every pattern ``markers`` reads: a change to one of them changes the scorer's feature spec."""
+    return (*(p.pattern for _, p in _PATTERNS), _ACCEPT.pattern, _PROPOSAL.pattern, _CAUSE.pattern,
+            _ROOT_CAUSE.pattern, _PROBLEM.pattern)
 
 
 def _signal_text(kind: SignalKind, sentence: str) -> str:
