@@ -159,18 +159,17 @@ def dev_examples(folder: Path) -> list[Example]:
         owner = path.name.split("__")[0]
         for c in extract(session.transcript):
             hit = next((g for g in gists[path.name]
-                        if (g["keys"] and all(re.search(k, c.text, re.I) for k in g["keys"]) and len(c.text) < 600)
-                        or similarity.similarity(g["gist"], c.text) >= 0.5), None)
+                        if (g["keys"] and all(re.search(k, c.text, re.I) for k in g["keys"])
+                            and similarity.similarity(g["gist"], c.text) >= 0.2)
+                        or similarity.similarity(g["gist"], c.text) >= 0.6), None)
             out.append(Example(Row(c.speaker, c.text, c.turn, c.position, c.after_error, c.then_passed, c.next_user,
                                    c.tool_before), owner, path.name, hit is not None, None))
     return out
 
 
 def candidate_extractor() -> Any:
-    try:
-        from gitmem.engines.harvest import candidates
-    except ImportError:   # until the extractor lands
-        import _standin_candidates as candidates  # type: ignore[no-redef]
+    from gitmem.engines.harvest import candidates
+
     return candidates.extract
 
 

@@ -4,7 +4,8 @@ Pure functions over ``sources.Transcript``: no git, no files. The summary
 comes from the session's title, first real request and last reply; files,
 commands and errors come from every tool call, sub-agents included, because
 a sub-agent's edits are the session's edits; signals (what to remember) are
-``signals.find_signals`` of the user's own words. The document is bounded
+the candidates of the whole exchange that the learned ``scorer`` keeps, with
+the rule signals of the user's own words (``signals.find_signals``). The document is bounded
 whatever the session's size, and its text can forge no heading or marker.
 """
 
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from gitmem.base import mdio
+from gitmem.engines.harvest import scorer
 from gitmem.engines.harvest.content import FILE_TOOLS, SHELL_TOOLS
 from gitmem.engines.harvest.signals import CJK, MAX_ITEM, MAX_SIGNALS, Signal, clip, find_signals, is_own_words
 from gitmem.engines.harvest.sources import Event, Transcript
@@ -299,7 +301,7 @@ def extract(t: Transcript) -> Episode:
     events = list(t.events)
     files = _dedup(f for e in events if e.role == "tool_call" for f in _files(e))
     commands = _dedup(c for e in events if e.role == "tool_call" and (c := _command(e)))
-    signals = find_signals(events)
+    signals = scorer.find_signals(t, find_signals(events))
     user_turns, assistant_turns = _turns(events)
     return Episode(
         session_id=t.session_id, slug=slugify(t.session_id), format=t.format, source_path=t.path, cwd=t.cwd,

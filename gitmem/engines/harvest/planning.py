@@ -232,10 +232,11 @@ def _episode_path(slug: str, started: str | None, now: datetime) -> str:
 
 
 def pick(signals: Sequence[Signal], limit: int) -> list[Signal]:
-    """The ``limit`` most important durable signals, in transcript order (transient ones stay in the episode)."""
+    """The ``limit`` most important durable signals, in transcript order (transient ones stay in the episode,
+    inbox ones go to the harvest inbox)."""
     from gitmem.engines import encode
 
-    ranked = sorted((s for s in signals if s.durable), key=lambda s: (-encode.importance(s.text)[0], s.line))[:limit]
+    ranked = sorted((s for s in signals if s.durable and not s.inbox), key=lambda s: (-encode.importance(s.text)[0], s.line))[:limit]
     return sorted(ranked, key=lambda s: s.line)
 
 

@@ -21,18 +21,23 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from array import array
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Literal, Mapping, Sequence
 
 from gitmem.engines.harvest import featurize
 from gitmem.engines.harvest.featurize import Scorable
+from gitmem.engines.harvest.signals import Signal, SignalKind
 
-__all__ = ["FILE", "FORMAT", "MAGIC", "Decision", "Model", "WeightsMismatch", "decide", "dump", "kind_of", "load",
-           "parse", "score"]
+if TYPE_CHECKING:
+    from gitmem.engines.harvest.sources import Transcript
+
+__all__ = ["FILE", "FORMAT", "MAGIC", "MAX_TEXT", "Decision", "Model", "WeightsMismatch", "concise", "decide", "dump",
+           "find_signals", "kind_of", "load", "parse", "score"]
 
 FILE = "scorer.weights"
 MAGIC = b"GMHS"
@@ -41,6 +46,14 @@ FORMAT = 1
 Decision = Literal["keep", "inbox", "drop"]
 KeptKind = Literal["preference", "decision", "fact", "lesson", "remember"]
 KINDS: tuple[KeptKind, ...] = ("preference", "decision", "fact", "lesson", "remember")
+_KIND: dict[str, KeptKind] = {k: k for k in KINDS}
+# The signal kind (and so the memory type) of a kept candidate's kind: a lesson is an error and its fix.
+SIGNAL_KIND: dict[KeptKind, SignalKind] = {"preference": "preference", "decision": "decision", "fact": "fact",
+                                           "lesson": "error", "remember": "remember"}
+MAX_TEXT = 300
+# What the rule signals of ``signals.find_signals`` become beside the scorer's: "kept" as the rules judged
+# them, or "transient" (in the episode only, never a memory). Chosen by measure (bench/harvest_eval.py).
+RULE_SIGNALS: Literal["kept", "transient"] = "kept"
 
 
 class WeightsMismatch(RuntimeError):
@@ -78,10 +91,10 @@ def _arrays(data: bytes, at: int, n: int, scale: float) -> tuple[dict[int, float
     if idx.itemsize != 4 or val.itemsize != 2:
         raise WeightsMismatch("this platform's C int is not 32 bits: the scorer's weights cannot be read")
     end = at + 4 * n
+    if len(data) < end + 2 * n:
+        raise WeightsMismatch("scorer weights truncated")
     idx.frombytes(data[at:end])
     val.frombytes(data[end:end + 2 * n])
-    if len(val) != n:
-        raise WeightsMismatch("scorer weights truncated")
     if sys.byteorder == "big":
         idx.byteswap()
         val.byteswap()
@@ -154,16 +167,73 @@ def decide(p: float, model: Model | None = None) -> Decision:
     return "keep" if p >= m.keep_at else "inbox" if p >= m.inbox_at else "drop"
 
 
-def kind_of(c: Scorable, model: Model | None = None) -> KeptKind:
+def kind_of(c: Scorable, model: Model | None = None, vector: Mapping[int, float] | None = None) -> KeptKind:
     """What a kept candidate is: the kind model's answer, else a guess from its speaker and markers."""
-    found = (model or load()).kind(featurize.features(c))
-    if found in KINDS:
-        return found  # type: ignore[return-value]  # checked against KINDS just above
+    found = (model or load()).kind(vector if vector is not None else featurize.features(c))
+    if found is not None and found in _KIND:
+        return _KIND[found]
     from gitmem.engines.harvest.signals import classify
 
     rule = classify(c.text)
-    if rule in ("remember", "preference", "decision"):
-        return rule  # type: ignore[return-value]
     if rule == "correction":
         return "preference"
+    if rule is not None and rule in _KIND:
+        return _KIND[rule]
     return "lesson" if c.after_error or rule == "error" else "fact"
+
+
+_SENTENCE_END = re.compile(r"[.!?;。！？；](?=\s|$)|[。！？；]")
+
+
+def concise(text: str, limit: int = MAX_TEXT) -> str:
+    """``text`` on one line in at most ``limit`` characters, cut at the last sentence end that fits
+    (else at a word, with an ellipsis)."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, limit)]
+    if ends and ends[-1] >= limit // 3:
+        return text[:ends[-1]].rstrip()
+    cut = text[:limit - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut[limit // 2:] else cut).rstrip(" ,;:") + "…"
+
+
+def find_signals(t: Transcript, rules: Sequence[Signal] = (), model: Model | None = None) -> tuple[Signal, ...]:
+    """A session's signals: every candidate of the exchange the scorer keeps (a memory) or is unsure of
+    (``inbox``), each a concise statement of its kind, and the rule signals (``signals.find_signals``).
+
+    A durable rule signal found inside a candidate stands for it: the rule cut the statement finer and named
+    its kind. A statement scoped to now ("for now", 先不用) is never kept. Dropped candidates leave nothing.
+    """
+    from dataclasses import replace
+
+    from gitmem.engines.harvest import candidates, durability
+    from gitmem.engines.harvest.signals import MAX_SIGNALS
+
+    m = model or load()
+    if RULE_SIGNALS == "transient":
+        rules = [replace(r, durable=False, floor=0.0) for r in rules]
+    durable: dict[int, list[str]] = {}
+    for r in rules:
+        if r.durable:
+            durable.setdefault(r.line, []).append(_folded(r.text))
+    out: list[Signal] = list(rules)
+    for c in candidates.extract(t):
+        if durability.is_scoped_now(c.text) or any(r in _folded(c.text) for r in durable.get(c.line, ())):
+            continue   # "for now" is transient whatever the score; a rule's finer cut stands for the statement
+        vector = featurize.features(c)
+        verdict = decide(m.probability(vector), m)
+        if verdict == "drop":
+            continue
+        kind = SIGNAL_KIND[kind_of(c, m, vector)]
+        text = concise(c.text)
+        floor = durability.floor(text, kind) if verdict == "keep" else 0.0
+        # the scorer's verdict replaces a rule's transient one on the same statement
+        out = [r for r in out if r.durable or r.line != c.line or _folded(r.text) != _folded(text)]
+        out.append(Signal(text, kind, c.line, True, floor, inbox=verdict == "inbox"))
+    out.sort(key=lambda s: s.line)   # stable: on one line, the rules' signals first
+    return tuple(out[:MAX_SIGNALS])
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.casefold().split()).rstrip(".!。！…")

@@ -1,0 +1,209 @@
+"""The harvest scorer: hashed features, the shipped weights, pure-Python scores, and what harvest keeps with them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zlib
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gitmem.api import MemoryRepo
+from gitmem.engines.harvest import featurize, scorer
+from gitmem.engines.harvest.candidates import Candidate
+from gitmem.engines.harvest.reader import read
+
+T = datetime(2026, 10, 5, 12, 0, tzinfo=timezone.utc)
+WEIGHTS = Path(scorer.__file__).with_name(scorer.FILE)
+
+
+def cand(text: str, speaker: str = "user", **kw: Any) -> Candidate:
+    fields: dict[str, Any] = {"line": 1, "part": 0, "turn": 1, "position": 0.2, **kw}
+    return Candidate(speaker=speaker, text=text, **fields)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- features
+
+def test_features_hash_with_crc32_not_the_salted_hash() -> None:
+    vec = featurize.features(cand("Use pnpm here."))
+    assert zlib.crc32(b"sp=user") & (featurize.BUCKETS - 1) in vec
+    assert all(0 <= b < featurize.BUCKETS for b in vec)
+    code = ("from gitmem.engines.harvest import featurize as f\nfrom gitmem.engines.harvest.candidates import Candidate\n"
+            "print(sorted(f.features(Candidate(1, 0, 'user', 'Always reply in French.', 1, 0.2)).items()))")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    assert len(outs) == 1   # the same vector whatever the interpreter's hash seed
+
+
+def test_structure_reads_speaker_context_and_the_rules() -> None:
+    plain = featurize.features(cand("The cache lives in the build folder.", "assistant"))
+    fixed = featurize.features(cand("The cache lives in the build folder.", "assistant", after_error=True,
+                                    then_passed=True, next_user="great, thanks", tool_before="Bash"))
+    extra = set(fixed) - set(plain)
+    for name in ("after_error", "then_passed", "sp=assistant&error_then_passed", "next=agree", "tool=bash"):
+        assert zlib.crc32(name.encode()) & (featurize.BUCKETS - 1) in extra, name
+    ruled = featurize.features(cand("From now on always use UTC."))
+    assert zlib.crc32(b"rule=preference") & (featurize.BUCKETS - 1) in ruled
+
+
+def test_the_spec_changes_with_a_rule_pattern() -> None:
+    code = ("import re\nfrom gitmem.engines.harvest import signals\n"
+            "signals._PROPOSAL = re.compile('x')\nfrom gitmem.engines.harvest import featurize\n"
+            "print(featurize.spec_hash())")
+    changed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert changed and changed != featurize.SPEC
+
+
+@given(st.text(max_size=300))
+@settings(max_examples=60, deadline=None)
+def test_any_text_has_a_bounded_vector_and_a_probability(text: str) -> None:
+    vec = featurize.features(cand(text))
+    assert all(0 <= b < featurize.BUCKETS for b in vec)
+    assert 0.0 <= scorer.score(cand(text)) <= 1.0
+
+
+# --------------------------------------------------------------------------- the weights file
+
+def test_shipped_weights_fit_this_code_and_stay_small() -> None:
+    data = WEIGHTS.read_bytes()
+    assert len(data) <= 1 << 20
+    model = scorer.parse(data)
+    assert model.header["spec"] == featurize.SPEC and model.header["version"]
+    assert 0.0 < model.inbox_at <= model.keep_at <= 1.0
+    assert model.keep and all(w != 0.0 for w in model.keep.values())
+
+
+def test_pure_python_scores_equal_the_trained_models() -> None:
+    model = scorer.load()
+    checks = model.header["checks"]
+    assert len(checks) >= 4
+    for check in checks:
+        c = cand(**check["candidate"])
+        assert scorer.score(c) == pytest.approx(check["score"], abs=1e-3), c.text
+
+
+def test_weights_of_another_spec_or_broken_files_are_refused() -> None:
+    data = WEIGHTS.read_bytes()
+    with pytest.raises(scorer.WeightsMismatch, match="feature spec"):
+        scorer.parse(data, spec="another")
+    with pytest.raises(scorer.WeightsMismatch):
+        scorer.parse(data[:-3])
+    with pytest.raises(scorer.WeightsMismatch):
+        scorer.parse(b"XXXX" + data[4:])
+    size = int.from_bytes(data[4:8], "little")
+    head = json.loads(data[8:8 + size])
+    head["spec"] = "0" * 24
+    forged = json.dumps(head).encode()
+    with pytest.raises(scorer.WeightsMismatch, match="retrain"):
+        scorer.parse(data[:4] + len(forged).to_bytes(4, "little") + forged + data[8 + size:])
+
+
+@given(st.dictionaries(st.integers(0, featurize.BUCKETS - 1), st.floats(-8, 8, allow_nan=False), max_size=50))
+@settings(max_examples=50, deadline=None)
+def test_dump_and_parse_keep_every_weight_within_its_quantum(weights: dict[int, float]) -> None:
+    header = {"version": "t", "spec": featurize.SPEC, "bias": 0.5, "thresholds": {"keep": 0.7, "inbox": 0.4},
+              "kind_bias": {"fact": 0.1}}
+    model = scorer.parse(scorer.dump(header, weights, {"fact": weights}))
+    top = max((abs(w) for w in weights.values()), default=1.0)
+    for i, w in weights.items():
+        assert model.keep.get(i, 0.0) == pytest.approx(w, abs=top / 32767 + 1e-12)
+    assert all(w != 0.0 for w in model.keep.values()) and set(model.kinds) == {"fact"}
+
+
+# --------------------------------------------------------------------------- decisions and texts
+
+def test_decisions_follow_the_thresholds() -> None:
+    m = scorer.load()
+    assert scorer.decide(m.keep_at) == "keep" and scorer.decide(m.inbox_at) == "inbox"
+    assert scorer.decide(max(0.0, m.inbox_at - 1e-6)) == "drop"
+
+
+def test_concise_cuts_at_a_sentence_end_never_mid_word() -> None:
+    long = "The API lives under /v2 and every client calls it there. " * 8
+    short = scorer.concise(long)
+    assert len(short) <= 300 and short.endswith("there.")
+    wordy = "word " * 100
+    cut = scorer.concise(wordy)
+    assert len(cut) <= 300 and cut.endswith("…") and cut[:-1].split()[-1] == "word"
+    assert scorer.concise("  Use   pnpm here.  ") == "Use pnpm here."
+
+
+# --------------------------------------------------------------------------- harvest with the shipped weights
+
+def _record(n: int, kind: str, content: Any, session: str) -> str:
+    return json.dumps({"type": kind, "sessionId": session, "uuid": f"u-{n}", "parentUuid": f"u-{n - 1}" if n else None,
+                       "isSidechain": False, "cwd": "/tmp/proj", "version": "2.1.41",
+                       "timestamp": f"2026-10-05T09:{n:02d}:00.000Z",
+                       "message": {"role": kind, "content": content}})
+
+
+def claude_code(path: Path, session: str, turns: list[tuple[str, Any]]) -> Path:
+    """A Claude Code transcript: ("user" | "assistant", text or content blocks) per record."""
+    path.write_text("".join(_record(n, role, content, session) + "\n" for n, (role, content) in enumerate(turns)))
+    return path
+
+
+def tool_use(n: int, command: str) -> dict[str, Any]:
+    return {"type": "tool_use", "id": f"t{n}", "name": "Bash", "input": {"command": command}}
+
+
+def tool_result(n: int, output: str, error: bool) -> dict[str, Any]:
+    return {"type": "tool_result", "tool_use_id": f"t{n}", "content": output, "is_error": error}
+
+
+SESSION: list[tuple[str, Any]] = [
+    ("user", "Je préfère que tu écrives toujours les messages de commit en français."),
+    ("assistant", "D'accord, je les écrirai en français."),
+    ("user", "We decided to keep PostgreSQL for the job queue; no Redis in this project."),
+    ("assistant", "Understood. Let me check the test suite first."),
+    ("assistant", [tool_use(1, "pytest -q")]),
+    ("user", [tool_result(1, "FAILED tests/test_dates.py::test_parse - TypeError: can't compare offset-naive "
+                             "and offset-aware datetimes", True)]),
+    ("assistant", "The test failed because the fixture built a naive datetime; making the fixture "
+                  "timezone-aware with UTC fixed the comparison."),
+    ("assistant", [tool_use(2, "pytest -q")]),
+    ("user", [tool_result(2, "42 passed in 1.20s", False)]),
+    ("assistant", "Done! All tests pass now."),
+    ("user", "thanks, looks good"),
+]
+
+
+@pytest.fixture
+def harvested(tmp_path: Path) -> dict[str, Any]:
+    root = tmp_path / "mem"
+    MemoryRepo.init(root, T)
+    src = claude_code(tmp_path / "7e8f9a0b-1111-4222-8333-444455556666.jsonl", "7e8f9a0b-1111-4222-8333-444455556666",
+                      SESSION)
+    [r] = MemoryRepo.open(root).harvest([src], now=T)
+    assert r.status == "harvested", r.reason
+    mems = MemoryRepo.open(root).list().memories
+    return {"memories": {m.content: m for m in mems}, "signals": scorer.find_signals(read(src))}
+
+
+def test_a_french_preference_is_kept_as_a_preference(harvested: dict[str, Any]) -> None:
+    [mem] = [m for text, m in harvested["memories"].items() if "français" in text]
+    assert "preference" in mem.tags and mem.type == "preference"
+
+
+def test_a_decision_is_kept_as_a_decision(harvested: dict[str, Any]) -> None:
+    [mem] = [m for text, m in harvested["memories"].items() if "PostgreSQL" in text]
+    assert "decision" in mem.tags
+
+
+def test_the_assistants_cause_and_fix_after_a_failing_test_is_kept_as_a_lesson(harvested: dict[str, Any]) -> None:
+    found = [s for s in harvested["signals"] if "naive datetime" in s.text]
+    assert found and not found[0].inbox and found[0].kind == "error"
+    assert any("naive datetime" in text for text in harvested["memories"])
+
+
+def test_chatter_and_tool_output_are_dropped(harvested: dict[str, Any]) -> None:
+    texts = " ".join(harvested["memories"]) + " ".join(s.text for s in harvested["signals"])
+    for chatter in ("Let me check", "All tests pass now", "looks good", "je les écrirai", "42 passed", "TypeError"):
+        assert chatter not in texts
