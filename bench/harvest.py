@@ -8,7 +8,9 @@ FOLDER defaults to ``$GITMEM_BENCH_DIR`` or ``../shared/bench/sessions`` (the
 real transcripts kept beside the repository, never copied into it). Each file
 is read and extracted ``--repeat`` times; the best round counts, so the figure
 is the code's speed rather than the machine's noise. Prints read-only and
-read+extract figures per format and in total.
+read+extract figures per format and in total, and the same extraction with
+the rule signals only (the learned scorer switched off: harvest as it was
+before the scorer), in the same run.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from gitmem.engines.harvest import scorer
 from gitmem.engines.harvest.episodes import extract
 from gitmem.engines.harvest.reader import read
 from gitmem.engines.harvest.sources import detect_format, discover
@@ -31,8 +34,23 @@ def default_folder() -> Path:
     return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "bench" / "sessions"
 
 
-def best_time(path: Path, fmt: str, repeat: int, with_extract: bool) -> float:
+def rules_only(t: object, rules: object = (), model: object = None) -> tuple[object, ...]:
+    """``scorer.find_signals`` switched off: the rule signals alone, as harvest had them before the scorer."""
+    return tuple(rules)  # type: ignore[call-overload]
+
+
+def best_time(path: Path, fmt: str, repeat: int, with_extract: bool, scored: bool = True) -> float:
     """Best wall time of ``repeat`` rounds of read (and extract) of one file."""
+    shipped = scorer.find_signals
+    if not scored:
+        scorer.find_signals = rules_only  # type: ignore[assignment]
+    try:
+        return _best_time(path, fmt, repeat, with_extract)
+    finally:
+        scorer.find_signals = shipped
+
+
+def _best_time(path: Path, fmt: str, repeat: int, with_extract: bool) -> float:
     best = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
@@ -53,9 +71,11 @@ def main(argv: list[str] | None = None) -> int:
     if not folder.is_dir():
         print(f"skipped: no bench transcripts at {folder} (set GITMEM_BENCH_DIR)")
         return 0
+    scorer.load()   # the weights are read once per process, before the clock runs
     sizes: dict[str, int] = defaultdict(int)
     read_s: dict[str, float] = defaultdict(float)
     both_s: dict[str, float] = defaultdict(float)
+    rules_s: dict[str, float] = defaultdict(float)
     counts: dict[str, int] = defaultdict(int)
     for path in discover([folder]):
         form = detect_format(path)
@@ -63,13 +83,16 @@ def main(argv: list[str] | None = None) -> int:
         counts[form] += 1
         read_s[form] += best_time(path, form, args.repeat, with_extract=False)
         both_s[form] += best_time(path, form, args.repeat, with_extract=True)
+        rules_s[form] += best_time(path, form, args.repeat, with_extract=True, scored=False)
     rows = sorted(sizes) + ["total"]
     sizes["total"], counts["total"] = sum(sizes.values()), sum(counts.values())
     read_s["total"], both_s["total"] = sum(read_s.values()), sum(both_s.values())
-    print(f"{'format':<12} {'files':>5} {'MB':>7} {'read MB/s':>10} {'read+extract MB/s':>18}")
+    rules_s["total"] = sum(rules_s.values())
+    print(f"{'format':<12} {'files':>5} {'MB':>7} {'read MB/s':>10} {'read+extract MB/s':>18} {'rules only MB/s':>16}")
     for row in rows:
         mb = sizes[row] / 1e6
-        print(f"{row:<12} {counts[row]:>5} {mb:>7.2f} {mb / read_s[row]:>10.1f} {mb / both_s[row]:>18.1f}")
+        print(f"{row:<12} {counts[row]:>5} {mb:>7.2f} {mb / read_s[row]:>10.1f} {mb / both_s[row]:>18.1f} "
+              f"{mb / rules_s[row]:>16.1f}")
     print(f"(best of {args.repeat} rounds per file; MB = 10^6 bytes; python {sys.version.split()[0]})")
     return 0
 

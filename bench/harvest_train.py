@@ -39,6 +39,7 @@ from typing import Any, Iterable, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 import numpy as np  # noqa: E402
 from scipy import sparse  # noqa: E402
@@ -47,6 +48,7 @@ from sklearn.metrics import roc_auc_score  # noqa: E402
 from sklearn.model_selection import GroupKFold  # noqa: E402
 
 from gitmem.engines.harvest import featurize, scorer  # noqa: E402
+from harvest_eval import sampling_rates  # noqa: E402  (beside this script)
 
 CORPUS = ROOT / "bench" / "harvest-corpus"
 OUT = ROOT / "gitmem" / "engines" / "harvest" / scorer.FILE
@@ -127,23 +129,10 @@ def corpus_examples(dumps: Path, labels_path: Path, manifest_path: Path, split: 
     return out
 
 
-def sampling_rates(recs: Sequence[dict[str, Any]]) -> dict[str, float]:
-    """Per speaker, how many candidates each sampled one stands for (a ``counts`` record, if the dump has one)."""
-    for rec in recs:
-        counts = rec.get("counts") or rec.get("sampling")
-        if isinstance(counts, dict):
-            rates: dict[str, float] = {}
-            for speaker, c in counts.items():
-                if isinstance(c, dict) and c.get("sampled"):
-                    rates[speaker] = max(1.0, float(c.get("existed") or c.get("total") or 0) / float(c["sampled"]))
-            return rates
-    return {}
-
-
 def dev_examples(folder: Path) -> list[Example]:
     """The bench sessions' candidates with weak labels: kept when one carries a labelled memory of its session."""
     from gitmem.engines import similarity
-    from gitmem.engines.harvest import planning
+    from gitmem.engines.harvest import reader
 
     extract = candidate_extractor()
     gists: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -155,9 +144,8 @@ def dev_examples(folder: Path) -> list[Example]:
     for path in sorted(folder.rglob("*.jsonl*")):
         if path.name not in gists or "__agent-" in path.name:
             continue
-        session = planning.read_session(path, "auto", None)
         owner = path.name.split("__")[0]
-        for c in extract(session.transcript):
+        for c in extract(reader.read(path)):   # not read_session: its episode needs the weights being made
             hit = next((g for g in gists[path.name]
                         if (g["keys"] and all(re.search(k, c.text, re.I) for k in g["keys"])
                             and similarity.similarity(g["gist"], c.text) >= 0.2)

@@ -33,8 +33,9 @@ from gitmem.engines.harvest import durability, signals
 __all__ = ["BUCKETS", "SPEC", "Scorable", "features", "spec_hash", "words"]
 
 BUCKETS = 1 << 18
-VERSION = "featurize-1"
-MAX_CHARS = 400          # character n-grams of a long statement come from its first MAX_CHARS characters
+_MASK = BUCKETS - 1
+VERSION = "featurize-2"
+MAX_CHARS = 400          # character n-grams and markers of a long statement come from its first MAX_CHARS characters
 CHAR_NGRAMS = (3, 4, 5)
 
 
@@ -90,17 +91,19 @@ def words(text: str) -> list[str]:
 
 
 def _bucket(name: str) -> int:
-    return zlib.crc32(name.encode("utf-8")) & (BUCKETS - 1)
+    return zlib.crc32(name.encode("utf-8")) & _MASK
 
 
-def _add_group(out: dict[int, float], names: set[str]) -> None:
-    """Add a group of n-gram features, scaled so the group has unit length."""
-    if not names:
+def _add_group(out: dict[int, float], prefix: str, grams: set[str]) -> None:
+    """Add a group of n-gram features named ``prefix + gram``, scaled so the group has unit length."""
+    if not grams:
         return
-    value = 1.0 / math.sqrt(len(names))
-    for name in names:
-        b = _bucket(name)
-        out[b] = out.get(b, 0.0) + value
+    value = 1.0 / math.sqrt(len(grams))
+    seed = zlib.crc32(prefix.encode("utf-8"))   # crc32(prefix + gram) == crc32(gram, crc32(prefix))
+    crc, get = zlib.crc32, out.get
+    for gram in grams:
+        b = crc(gram.encode("utf-8"), seed) & _MASK
+        out[b] = get(b, 0.0) + value
 
 
 def _log_bucket(n: float) -> int:
@@ -141,7 +144,7 @@ def _structure(c: Scorable, text: str, toks: list[str]) -> list[str]:
     names += [f"script={s}" for s in scripts] or ["script=none"]
     if _ACCENTED.search(text):
         names.append("script=accented")
-    names += [f"len={_log_bucket(len(text))}", f"sp={sp}&len={_log_bucket(len(text))}", f"words={_log_bucket(len(toks))}"]
+    names += [f"len={_log_bucket(len(c.text))}", f"sp={sp}&len={_log_bucket(len(c.text))}", f"words={_log_bucket(len(toks))}"]
     codey = len(_CODEY.findall(text)) / max(1, len(text))
     names.append(f"code={min(5, int(codey * 40))}")
     for name, hit in (("backtick", "`" in text), ("path", _PATH.search(text) is not None),
@@ -162,13 +165,13 @@ def features(c: Scorable) -> dict[int, float]:
     text = c.text
     toks = words(text)
     out: dict[int, float] = {}
-    sp = c.speaker
-    _add_group(out, {f"w={t}" for t in toks})
-    _add_group(out, {f"{sp}:w={t}" for t in toks})
-    _add_group(out, {f"b={a} {b}" for a, b in zip(toks, toks[1:])})
+    unigrams = set(toks)
+    _add_group(out, "w=", unigrams)
+    _add_group(out, f"{c.speaker}:w=", unigrams)
+    _add_group(out, "b=", {f"{a} {b}" for a, b in zip(toks, toks[1:])})
     low = " " + " ".join(text.casefold()[:MAX_CHARS].split()) + " "
-    _add_group(out, {f"c={low[i:i + n]}" for n in CHAR_NGRAMS for i in range(len(low) - n + 1)})
-    for name in _structure(c, text, toks):
+    _add_group(out, "c=", {low[i:i + n] for n in CHAR_NGRAMS for i in range(len(low) - n + 1)})
+    for name in _structure(c, text[:MAX_CHARS], toks):
         b = _bucket(name)
         out[b] = out.get(b, 0.0) + 1.0
     return out

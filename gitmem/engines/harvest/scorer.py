@@ -73,7 +73,9 @@ class Model:
 
     def probability(self, vector: Mapping[int, float]) -> float:
         """The model's probability that a person keeps the candidate of ``vector``."""
-        z = self.bias + sum(self.keep.get(b, 0.0) * v for b, v in vector.items())
+        z, get = self.bias, self.keep.get
+        for b, v in vector.items():
+            z += get(b, 0.0) * v
         return 1.0 / (1.0 + math.exp(-z)) if z >= -700 else 0.0
 
     def kind(self, vector: Mapping[int, float]) -> str | None:
