@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import numpy as np  # noqa: E402
 from scipy import sparse  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
-from sklearn.metrics import roc_auc_score  # noqa: E402
+from sklearn.metrics import average_precision_score, roc_auc_score  # noqa: E402
 from sklearn.model_selection import GroupKFold  # noqa: E402
 
 from gitmem.engines.harvest import featurize, scorer  # noqa: E402
@@ -155,6 +155,14 @@ def dev_examples(folder: Path) -> list[Example]:
     return out
 
 
+def rule_keeps(row: Row) -> bool:
+    """Whether the hand-written rules alone make a memory of a user candidate (its sentences read on their own)."""
+    from gitmem.engines.harvest.signals import find_signals
+    from gitmem.engines.harvest.sources import Event
+
+    return row.speaker == "user" and any(s.durable for s in find_signals([Event(1, "user", row.text, None)]))
+
+
 def candidate_extractor() -> Any:
     from gitmem.engines.harvest import candidates
 
@@ -243,7 +251,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--precision", type=float, default=0.6, help="out-of-fold precision the keep threshold needs")
     parser.add_argument("--inbox-precision", type=float, default=0.3)
-    parser.add_argument("--c", type=float, default=1.0, help="inverse regularisation strength")
+    parser.add_argument("--c", type=float, nargs="+", default=[0.3, 1.0, 3.0],
+                        help="inverse regularisation strengths to try (the best out-of-fold average precision wins)")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--prune", type=float, default=1e-3, help="keep weights of at least this magnitude")
     args = parser.parse_args(argv)
@@ -263,16 +272,30 @@ def main(argv: list[str] | None = None) -> int:
     w = np.array([e.weight for e in ex])
     print(f"{len(ex)} candidates ({int(y.sum())} keep) from {len({e.session for e in ex})} sessions, "
           f"{len({e.group for e in ex})} repositories; speakers {dict(Counter(e.row.speaker for e in ex))}")
-    oof = cross_validate(ex, x, args.c, args.folds)
+    best: tuple[float, float, np.ndarray] | None = None
+    for c in args.c:
+        trial = cross_validate(ex, x, c, args.folds)
+        ap = float(average_precision_score(y, trial, sample_weight=w))
+        print(f"  C={c:g}: out-of-fold average precision {ap:.3f}")
+        if best is None or ap > best[0]:
+            best = (ap, c, trial)
+    assert best is not None
+    _, c_best, oof = best
     auc = roc_auc_score(y, oof, sample_weight=w) if len(set(y)) > 1 else float("nan")
     keep_at = threshold(oof, y, w, args.precision)
     inbox_at = min(keep_at, threshold(oof, y, w, args.inbox_precision))
-    cv = {"auc": round(float(auc), 3), "keep": figures(oof, y, w, keep_at), "inbox": figures(oof, y, w, inbox_at)}
+    cv = {"auc": round(float(auc), 3), "C": c_best, "keep": figures(oof, y, w, keep_at), "inbox": figures(oof, y, w, inbox_at)}
     for sp in sorted({e.row.speaker for e in ex}):
         mask = np.array([e.row.speaker == sp for e in ex])
         cv[f"keep:{sp}"] = figures(oof[mask], y[mask], w[mask], keep_at)
+    rules = np.array([rule_keeps(e.row) for e in ex])
+    union = (oof >= keep_at) | rules
+    for name, kept in (("rules", rules), ("scorer+rules", union)):
+        tp = float((w * (kept & (y == 1))).sum())
+        cv[name] = {"precision": round(tp / max(1e-9, float((w * kept).sum())), 3),
+                    "recall": round(tp / max(1e-9, float((w * (y == 1)).sum())), 3), "kept": int(kept.sum())}
     print("cross-validated by repository:", json.dumps(cv))
-    final = fit(x, y, w, args.c)
+    final = fit(x, y, w, c_best)
     coef = final.coef_[0]
     keep = {int(i): float(coef[i]) for i in np.nonzero(np.abs(coef) >= args.prune)[0]}
     kinds, kind_bias = kind_weights(ex, x)

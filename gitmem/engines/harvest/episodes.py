@@ -307,8 +307,8 @@ def extract(t: Transcript) -> Episode:
         session_id=t.session_id, slug=slugify(t.session_id), format=t.format, source_path=t.path, cwd=t.cwd,
         started=t.started, ended=t.ended, summary=_summary(events), tags=_tags(events, files, commands),
         files_touched=files, commands_run=commands, errors=_errors(events),
-        decisions=_dedup(s.text for s in signals if s.kind == "decision"),
-        corrections=_dedup(s.text for s in signals if s.kind == "correction"),
+        decisions=_dedup(s.text for s in signals if s.kind == "decision" and not s.inbox),
+        corrections=_dedup(s.text for s in signals if s.kind == "correction" and not s.inbox),
         signals=signals, user_turns=user_turns, assistant_turns=assistant_turns,
         tool_calls=sum(1 for e in events if e.role == "tool_call"), **_activation(events),
     )
