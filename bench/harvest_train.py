@@ -234,7 +234,7 @@ def kind_weights(ex: list[Example], x: sparse.csr_matrix) -> tuple[dict[str, dic
         y = np.array([ex[n].kind == kind for n in keep], dtype=int)
         if y.sum() == 0:
             continue
-        m = LogisticRegression(C=1.0, penalty="l1", solver="liblinear", class_weight="balanced", max_iter=2000)
+        m = LogisticRegression(C=3.0, l1_ratio=1.0, solver="liblinear", class_weight="balanced", max_iter=2000)
         m.fit(xs, y)
         coef = m.coef_[0]
         weights[kind] = {int(i): float(coef[i]) for i in np.nonzero(coef)[0]}

@@ -3,8 +3,11 @@
 ``sources`` (the events a reader yields, discovery, format detection), one
 module per format (``claude_code``, ``openclaw``, ``generic``), ``reader``
 (bytes and resume points), ``content`` (text inside JSON values),
-``signals`` (what to remember), ``durability`` (whether it outlives the
-session), ``encoder`` (a person's own encoder command, optional),
+``candidates`` (every statement of the exchange, with its context),
+``featurize`` and ``scorer`` (a model learned offline, shipped as data,
+keeps, sends to the inbox or drops each candidate), ``signals`` (the
+hand-written rules over the user's words), ``durability`` (whether a
+statement outlives the session), ``encoder`` (a person's own encoder command, optional),
 ``episodes`` (what happened, as a document),
 ``screen`` (a secret anywhere rejects the session), ``subagents`` (a
 session's sub-agent files belong to it) and ``planning`` (files to read and
