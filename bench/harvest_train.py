@@ -52,6 +52,7 @@ from harvest_eval import sampling_rates  # noqa: E402  (beside this script)
 
 CORPUS = ROOT / "bench" / "harvest-corpus"
 OUT = ROOT / "gitmem" / "engines" / "harvest" / scorer.FILE
+MAX_BYTES = 1 << 20
 KIND_ALIASES = {"error": "lesson", "correction": "preference", "rule": "preference"}
 
 
@@ -296,15 +297,23 @@ def main(argv: list[str] | None = None) -> int:
                     "recall": round(tp / max(1e-9, float((w * (y == 1)).sum())), 3), "kept": int(kept.sum())}
     print("cross-validated by repository:", json.dumps(cv))
     final = fit(x, y, w, c_best)
-    coef = final.coef_[0]
-    keep = {int(i): float(coef[i]) for i in np.nonzero(np.abs(coef) >= args.prune)[0]}
+    coef = final.coef_[0].copy()
     kinds, kind_bias = kind_weights(ex, x)
-    checks = [{"candidate": row.__dict__, "score": float(final.predict_proba(matrix([row]))[0, 1])} for row in CHECKS]
-    header = {"version": datetime.now(timezone.utc).strftime("%Y%m%d%H%M"), "spec": featurize.SPEC,
-              "trained_on": source, "provisional": provisional, "bias": float(final.intercept_[0]),
-              "thresholds": {"keep": keep_at, "inbox": inbox_at}, "kind_bias": kind_bias, "checks": checks,
-              "figures": {"examples": len(ex), "keep": int(y.sum()), "cv": cv}}
-    data = scorer.dump(header, keep, kinds)
+    prune = args.prune
+    while True:   # the smallest weights go until the file fits; the checks are scored by the model as exported
+        coef[np.abs(coef) < prune] = 0.0
+        final.coef_[0] = coef
+        keep = {int(i): float(coef[i]) for i in np.nonzero(coef)[0]}
+        checks = [{"candidate": row.__dict__, "score": float(final.predict_proba(matrix([row]))[0, 1])}
+                  for row in CHECKS]
+        header = {"version": datetime.now(timezone.utc).strftime("%Y%m%d%H%M"), "spec": featurize.SPEC,
+                  "trained_on": source, "provisional": provisional, "bias": float(final.intercept_[0]),
+                  "thresholds": {"keep": keep_at, "inbox": inbox_at}, "kind_bias": kind_bias, "checks": checks,
+                  "figures": {"examples": len(ex), "keep": int(y.sum()), "cv": cv, "prune": prune}}
+        data = scorer.dump(header, keep, kinds)
+        if len(data) <= MAX_BYTES:
+            break
+        prune *= 1.5
     model = scorer.parse(data)
     worst = max(abs(model.probability(featurize.features(Row(**c["candidate"]))) - c["score"]) for c in checks)
     args.out.write_bytes(data)
