@@ -207,3 +207,59 @@ def test_chatter_and_tool_output_are_dropped(harvested: dict[str, Any]) -> None:
     texts = " ".join(harvested["memories"]) + " ".join(s.text for s in harvested["signals"])
     for chatter in ("Let me check", "All tests pass now", "looks good", "je les écrirai", "42 passed", "TypeError"):
         assert chatter not in texts
+
+
+# --------------------------------------------------------------------------- how scored and rule signals combine
+
+def model_with(bias: float, keep_at: float = 0.7, inbox_at: float = 0.4) -> scorer.Model:
+    header = {"version": "t", "spec": featurize.SPEC, "bias": bias, "thresholds": {"keep": keep_at, "inbox": inbox_at}}
+    return scorer.parse(scorer.dump(header, {}, {}))
+
+
+def events_transcript(*turns: tuple[str, str]) -> Any:
+    from gitmem.engines.harvest.sources import Event, Transcript
+
+    events = tuple(Event(n, role, text, None) for n, (role, text) in enumerate(turns, 1))  # type: ignore[arg-type]
+    return Transcript("s", "jsonl", "f", None, None, None, None, events, 0, len(events), 0)
+
+
+def test_a_rule_signal_inside_a_kept_candidate_stands_for_it() -> None:
+    from gitmem.engines.harvest.signals import find_signals
+
+    t = events_transcript(("user", "Let's go with Hugo for the blog. Remember that the site deploys from gh-pages."),
+                          ("assistant", "The build reads its settings from config/hugo.toml in this repository."))
+    found = scorer.find_signals(t, find_signals(t.events), model_with(5.0))
+    assert [(s.line, s.kind, s.inbox) for s in found] == [(1, "decision", False), (1, "remember", False),
+                                                         (2, "fact", False)]
+
+
+def test_unsure_candidates_go_to_the_inbox_and_dropped_ones_leave_nothing() -> None:
+    t = events_transcript(("user", "The staging database runs on the old cluster behind the VPN."))
+    [unsure] = scorer.find_signals(t, (), model_with(0.0))   # probability 0.5: between inbox and keep
+    assert unsure.inbox and unsure.durable
+    assert scorer.find_signals(t, (), model_with(-5.0)) == ()
+
+
+def test_a_statement_scoped_to_now_is_never_kept_whatever_its_score() -> None:
+    t = events_transcript(("user", "Skip the integration tests for now, they need the VPN."))
+    assert scorer.find_signals(t, (), model_with(9.0)) == ()
+
+
+def test_the_scorers_verdict_replaces_a_rules_transient_one_on_the_same_statement() -> None:
+    from gitmem.engines.harvest.signals import Signal
+
+    t = events_transcript(("user", "The API lives under /v2 on every server."))
+    rule = Signal("The API lives under /v2 on every server.", "fact", 1, durable=False)
+    [kept] = scorer.find_signals(t, (rule,), model_with(5.0))
+    assert kept.durable and not kept.inbox
+    assert scorer.find_signals(t, (rule,), model_with(-5.0)) == (rule,)
+
+
+def test_rule_signals_made_transient_never_become_memories() -> None:
+    from gitmem.engines.harvest.signals import find_signals
+
+    t = events_transcript(("user", "From now on always answer in French."))
+    rules = find_signals(t.events)
+    assert any(s.durable for s in rules)
+    assert any(s.durable for s in scorer.find_signals(t, rules, model_with(-5.0), "kept"))
+    assert not any(s.durable for s in scorer.find_signals(t, rules, model_with(-5.0), "transient"))

@@ -200,12 +200,14 @@ def concise(text: str, limit: int = MAX_TEXT) -> str:
     return (cut.rsplit(" ", 1)[0] if " " in cut[limit // 2:] else cut).rstrip(" ,;:") + "…"
 
 
-def find_signals(t: Transcript, rules: Sequence[Signal] = (), model: Model | None = None) -> tuple[Signal, ...]:
+def find_signals(t: Transcript, rules: Sequence[Signal] = (), model: Model | None = None,
+                 rule_signals: Literal["kept", "transient"] | None = None) -> tuple[Signal, ...]:
     """A session's signals: every candidate of the exchange the scorer keeps (a memory) or is unsure of
     (``inbox``), each a concise statement of its kind, and the rule signals (``signals.find_signals``).
 
     A durable rule signal found inside a candidate stands for it: the rule cut the statement finer and named
     its kind. A statement scoped to now ("for now", 先不用) is never kept. Dropped candidates leave nothing.
+    ``rule_signals``: what the rules' signals become (``RULE_SIGNALS`` unless given).
     """
     from dataclasses import replace
 
@@ -213,7 +215,7 @@ def find_signals(t: Transcript, rules: Sequence[Signal] = (), model: Model | Non
     from gitmem.engines.harvest.signals import MAX_SIGNALS
 
     m = model or load()
-    if RULE_SIGNALS == "transient":
+    if (rule_signals or RULE_SIGNALS) == "transient":
         rules = [replace(r, durable=False, floor=0.0) for r in rules]
     durable: dict[int, list[str]] = {}
     for r in rules:
