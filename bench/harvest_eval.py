@@ -119,17 +119,21 @@ def kind_of(mem: Memory) -> str:
 
 # --------------------------------------------------------------------------- the corpus
 
-def sampling_rates(recs: Sequence[dict[str, Any]]) -> dict[str, float]:
-    """Per speaker, how many candidates each sampled one stands for (a ``counts`` record, if the dump has one)."""
-    for rec in recs:
-        counts = rec.get("counts") or rec.get("sampling")
-        if isinstance(counts, dict):
-            rates: dict[str, float] = {}
-            for speaker, c in counts.items():
-                if isinstance(c, dict) and c.get("sampled"):
-                    rates[speaker] = max(1.0, float(c.get("existed") or c.get("total") or 0) / float(c["sampled"]))
-            return rates
-    return {}
+def candidate_totals(dumps: Path) -> dict[str, dict[str, int]]:
+    """Per session and speaker, how many candidates it had before sampling (the dumps' ``index.jsonl``)."""
+    index = dumps / "index.jsonl"
+    if not index.is_file():
+        print(f"  note: no {index.name} beside the dumps: every labelled candidate weighs 1")
+        return {}
+    return {rec["session"]: dict(rec.get("candidates") or {}) for rec in read_jsonl(index)}
+
+
+def weights_of(totals: dict[str, int], labelled: Iterable[str]) -> dict[str, float]:
+    """Per speaker, how many candidates of the session each labelled one stands for."""
+    counts: dict[str, int] = defaultdict(int)
+    for speaker in labelled:
+        counts[speaker] += 1
+    return {sp: max(1.0, totals.get(sp, 0) / n) for sp, n in counts.items()}
 
 
 def find_transcript(folder: Path, meta: dict[str, Any]) -> Path | None:
@@ -149,6 +153,7 @@ def corpus(dumps: Path, sessions: Path, labels_path: Path, manifest_path: Path, 
     for lab in read_jsonl(labels_path):
         if lab["key"] not in labels[lab["session"]] or lab.get("labeller") == "a":
             labels[lab["session"]][lab["key"]] = lab
+    totals = candidate_totals(dumps)
     for meta in manifest:
         sid = meta["id"]
         path, dump = find_transcript(sessions, meta), dumps / f"{sid}.jsonl"
@@ -156,8 +161,8 @@ def corpus(dumps: Path, sessions: Path, labels_path: Path, manifest_path: Path, 
             print(f"  skipped {sid}: {'no transcript' if path is None else 'no dump' if not dump.is_file() else 'no labels'}")
             continue
         recs = read_jsonl(dump)
-        rates = sampling_rates(recs)
         cands = {r["key"]: r for r in recs if "key" in r}
+        rates = weights_of(totals.get(sid, {}), (str(cands[k].get("speaker")) for k in labels[sid] if k in cands))
         mems, status, inbox = harvest_one(path)
         views = [("total", "all"), ("format", meta.get("format", "?")), ("language", meta.get("language", "?"))]
         for view, name in views:
@@ -266,7 +271,7 @@ def report(result: Result) -> None:
                   f"{inbox if sessions else float('nan'):7.2f}")
     m = scorer.load()
     print(f"(weights {m.header['version']}, trained on {m.header['trained_on']}; keep >= {m.keep_at:.3f}, "
-          f"inbox >= {m.inbox_at:.3f}; rule signals {scorer.RULE_SIGNALS}; bootstrap over repositories)")
+          f"inbox >= {m.inbox_at:.3f}, rules >= {m.rules_at:.3f}; rule signals {scorer.RULE_SIGNALS}; bootstrap over repositories)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -277,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--manifest", type=Path, default=CORPUS / "manifest.jsonl")
     parser.add_argument("--split", default="holdout", choices=("holdout", "train"))
     parser.add_argument("--bench", nargs="?", const=ROOT.parent / "shared" / "bench" / "sessions", type=Path)
-    parser.add_argument("--rules", choices=("kept", "transient"), default=scorer.RULE_SIGNALS,
+    parser.add_argument("--rules", choices=("scored", "kept", "transient"), default=scorer.RULE_SIGNALS,
                         help="what the rule signals become beside the scorer's (to compare; the default is shipped)")
     args = parser.parse_args(argv)
     scorer.RULE_SIGNALS = args.rules

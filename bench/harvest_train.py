@@ -48,7 +48,7 @@ from sklearn.metrics import average_precision_score, roc_auc_score  # noqa: E402
 from sklearn.model_selection import GroupKFold  # noqa: E402
 
 from gitmem.engines.harvest import featurize, scorer  # noqa: E402
-from harvest_eval import sampling_rates  # noqa: E402  (beside this script)
+from harvest_eval import candidate_totals, weights_of  # noqa: E402  (beside this script)
 
 CORPUS = ROOT / "bench" / "harvest-corpus"
 OUT = ROOT / "gitmem" / "engines" / "harvest" / scorer.FILE
@@ -114,12 +114,13 @@ def corpus_examples(dumps: Path, labels_path: Path, manifest_path: Path, split: 
         if key not in labels or lab.get("labeller") == "a":
             labels[key] = lab
     out: list[Example] = []
+    totals = candidate_totals(dumps)
     for sid, meta in manifest.items():
         if meta.get("split") != split or not (dumps / f"{sid}.jsonl").is_file():
             continue
         recs = read_jsonl(dumps / f"{sid}.jsonl")
         cands = [r for r in recs if "key" in r]
-        rates = sampling_rates(recs)
+        rates = weights_of(totals.get(sid, {}), (str(r.get("speaker")) for r in cands if (sid, r["key"]) in labels))
         for rec in cands:
             lab = labels.get((sid, rec["key"]))
             if lab is None:
@@ -156,12 +157,15 @@ def dev_examples(folder: Path) -> list[Example]:
     return out
 
 
-def rule_keeps(row: Row) -> bool:
-    """Whether the hand-written rules alone make a memory of a user candidate (its sentences read on their own)."""
+def rule_keeps(row: Row, strong: bool = False) -> bool:
+    """Whether the hand-written rules alone make a memory of a user candidate (its sentences read on their own);
+    ``strong``: one that says outright it is a lasting rule ("always", "from now on", 以后, "remember")."""
+    from gitmem.engines.harvest import scorer
     from gitmem.engines.harvest.signals import find_signals
     from gitmem.engines.harvest.sources import Event
 
-    return row.speaker == "user" and any(s.durable for s in find_signals([Event(1, "user", row.text, None)]))
+    found = [s for s in find_signals([Event(1, "user", row.text, None)]) if s.durable] if row.speaker == "user" else []
+    return any(scorer.outright(s) for s in found) if strong else bool(found)
 
 
 def candidate_extractor() -> Any:
@@ -189,8 +193,10 @@ def fit(x: sparse.csr_matrix, y: np.ndarray, w: np.ndarray, c: float) -> Logisti
     return model
 
 
-def threshold(p: np.ndarray, y: np.ndarray, w: np.ndarray, target: float, floor: float = 0.05) -> float:
-    """The lowest score at which weighted precision of everything scored at or above it reaches ``target``."""
+def threshold(p: np.ndarray, y: np.ndarray, w: np.ndarray, target: float, floor: float = 0.05,
+              support: int = 5) -> float:
+    """The lowest score at which weighted precision of everything scored at or above it (at least ``support``
+    candidates) reaches ``target``."""
     order = np.argsort(-p)
     tp = np.cumsum(w[order] * y[order])
     allw = np.cumsum(w[order])
@@ -198,7 +204,8 @@ def threshold(p: np.ndarray, y: np.ndarray, w: np.ndarray, target: float, floor:
     best = 1.0
     for n in range(len(order)):
         # the threshold is p at position n; the precision of the set above it must reach target
-        if prec[n] >= target and p[order[n]] >= floor and (n + 1 == len(order) or p[order[n + 1]] < p[order[n]]):
+        if prec[n] >= target and p[order[n]] >= floor and n + 1 >= support \
+                and (n + 1 == len(order) or p[order[n + 1]] < p[order[n]]):
             best = float(p[order[n]])
     return best
 
@@ -252,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--precision", type=float, default=0.6, help="out-of-fold precision the keep threshold needs")
     parser.add_argument("--inbox-precision", type=float, default=0.3)
-    parser.add_argument("--c", type=float, nargs="+", default=[0.3, 1.0, 3.0],
+    parser.add_argument("--c", type=float, nargs="+", default=[0.3, 1.0],
                         help="inverse regularisation strengths to try (the best out-of-fold average precision wins)")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--prune", type=float, default=1e-3, help="keep weights of at least this magnitude")
@@ -290,12 +297,20 @@ def main(argv: list[str] | None = None) -> int:
         mask = np.array([e.row.speaker == sp for e in ex])
         cv[f"keep:{sp}"] = figures(oof[mask], y[mask], w[mask], keep_at)
     rules = np.array([rule_keeps(e.row) for e in ex])
-    union = (oof >= keep_at) | rules
-    for name, kept in (("rules", rules), ("scorer+rules", union)):
+    strong = np.array([rule_keeps(e.row, strong=True) for e in ex])
+    rules_at = threshold(np.where(rules & ~strong, oof, 0.0), y, w, args.precision)
+    scored = oof >= keep_at
+    for name, kept in (("rules kept", rules), ("rules scored", rules & (oof >= rules_at)), ("scorer alone", scored),
+                       ("strong rules", strong), ("scorer + rules kept", scored | rules),
+                       ("scorer + rules scored", scored | (rules & (oof >= rules_at))),
+                       ("scorer + rules scored + strong rules kept (shipped)", scored | strong | (rules & (oof >= rules_at)))):
         tp = float((w * (kept & (y == 1))).sum())
         cv[name] = {"precision": round(tp / max(1e-9, float((w * kept).sum())), 3),
                     "recall": round(tp / max(1e-9, float((w * (y == 1)).sum())), 3), "kept": int(kept.sum())}
-    print("cross-validated by repository:", json.dumps(cv))
+    cv["rules threshold"] = round(rules_at, 4)
+    print("cross-validated by repository:")
+    for name, value in cv.items():
+        print(f"  {name}: {value}")
     final = fit(x, y, w, c_best)
     coef = final.coef_[0].copy()
     kinds, kind_bias = kind_weights(ex, x)
@@ -308,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
                   for row in CHECKS]
         header = {"version": datetime.now(timezone.utc).strftime("%Y%m%d%H%M"), "spec": featurize.SPEC,
                   "trained_on": source, "provisional": provisional, "bias": float(final.intercept_[0]),
-                  "thresholds": {"keep": keep_at, "inbox": inbox_at}, "kind_bias": kind_bias, "checks": checks,
+                  "thresholds": {"keep": keep_at, "inbox": inbox_at, "rules": rules_at}, "kind_bias": kind_bias, "checks": checks,
                   "figures": {"examples": len(ex), "keep": int(y.sum()), "cv": cv, "prune": prune}}
         data = scorer.dump(header, keep, kinds)
         if len(data) <= MAX_BYTES:
@@ -319,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_bytes(data)
     print(f"wrote {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}: {len(data)} bytes, "
           f"{len(keep)} keep weights, kinds {[(k, len(v)) for k, v in kinds.items()]}; "
-          f"thresholds keep {keep_at:.3f} inbox {inbox_at:.3f}; largest check drift {worst:.2e}")
+          f"thresholds keep {keep_at:.3f} inbox {inbox_at:.3f} rules {rules_at:.3f}; largest check drift {worst:.2e}")
     for c in checks:
         print(f"  check {c['score']:.3f}  {c['candidate']['speaker']:9s} {c['candidate']['text'][:70]}")
     return 0

@@ -24,7 +24,7 @@ import math
 import re
 import sys
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Literal, Mapping, Sequence
@@ -51,9 +51,11 @@ _KIND: dict[str, KeptKind] = {k: k for k in KINDS}
 SIGNAL_KIND: dict[KeptKind, SignalKind] = {"preference": "preference", "decision": "decision", "fact": "fact",
                                            "lesson": "error", "remember": "remember"}
 MAX_TEXT = 300
-# What the rule signals of ``signals.find_signals`` become beside the scorer's: "kept" as the rules judged
-# them, or "transient" (in the episode only, never a memory). Chosen by measure (bench/harvest_eval.py).
-RULE_SIGNALS: Literal["kept", "transient"] = "kept"
+# What the rule signals of ``signals.find_signals`` become beside the scorer's: "scored" (confirmed by the
+# score of their candidate), "kept" as the rules judged them, or "transient" (in the episode only, never a
+# memory). Chosen by measure on the training repositories (bench/harvest_train.py prints all three).
+RuleMode = Literal["kept", "scored", "transient"]
+RULE_SIGNALS: RuleMode = "scored"
 
 
 class WeightsMismatch(RuntimeError):
@@ -68,6 +70,7 @@ class Model:
     bias: float
     keep_at: float
     inbox_at: float
+    rules_at: float
     kinds: Mapping[str, tuple[Mapping[int, float], float]]
     header: Mapping[str, Any]
 
@@ -124,8 +127,9 @@ def parse(data: bytes, spec: str = featurize.SPEC) -> Model:
     if at != len(data):
         raise WeightsMismatch("scorer weights file has trailing bytes")
     kinds = {name: (blocks[f"kind:{name}"], float(bias)) for name, bias in header.get("kind_bias", {}).items()}
-    return Model(blocks["keep"], float(header["bias"]), float(header["thresholds"]["keep"]),
-                 float(header["thresholds"]["inbox"]), kinds, header)
+    th = header["thresholds"]
+    return Model(blocks["keep"], float(header["bias"]), float(th["keep"]), float(th["inbox"]),
+                 float(th.get("rules", th["keep"])), kinds, header)
 
 
 def _quantized(weights: Mapping[int, float]) -> tuple[bytes, int, float]:
@@ -201,32 +205,35 @@ def concise(text: str, limit: int = MAX_TEXT) -> str:
 
 
 def find_signals(t: Transcript, rules: Sequence[Signal] = (), model: Model | None = None,
-                 rule_signals: Literal["kept", "transient"] | None = None) -> tuple[Signal, ...]:
+                 rule_signals: RuleMode | None = None) -> tuple[Signal, ...]:
     """A session's signals: every candidate of the exchange the scorer keeps (a memory) or is unsure of
     (``inbox``), each a concise statement of its kind, and the rule signals (``signals.find_signals``).
 
-    A durable rule signal found inside a candidate stands for it: the rule cut the statement finer and named
-    its kind. A statement scoped to now ("for now", 先不用) is never kept. Dropped candidates leave nothing.
-    ``rule_signals``: what the rules' signals become (``RULE_SIGNALS`` unless given).
+    ``rule_signals`` (``RULE_SIGNALS`` unless given) says what a durable rule signal becomes: ``scored``, a
+    memory when it says outright that it lasts or the candidate holding it scores at least the rules'
+    threshold, an inbox item above the inbox threshold, else transient; ``kept``, as the rules judged it; ``transient``, never a memory. A durable rule
+    signal inside a candidate stands for it: the rule cut the statement finer and named its kind. A
+    statement scoped to now ("for now", 先不用) is never kept. Dropped candidates leave nothing.
     """
-    from dataclasses import replace
-
     from gitmem.engines.harvest import candidates, durability
     from gitmem.engines.harvest.signals import MAX_SIGNALS
 
     m = model or load()
-    if (rule_signals or RULE_SIGNALS) == "transient":
+    mode = rule_signals or RULE_SIGNALS
+    scored = [(c, vector, m.probability(vector)) for c in candidates.extract(t) for vector in [featurize.features(c)]]
+    if mode == "transient":
         rules = [replace(r, durable=False, floor=0.0) for r in rules]
+    elif mode == "scored":
+        rules = [_judged(r, [(c.text, p) for c, _, p in scored if c.line == r.line], m) for r in rules]
     durable: dict[int, list[str]] = {}
     for r in rules:
         if r.durable:
             durable.setdefault(r.line, []).append(_folded(r.text))
     out: list[Signal] = list(rules)
-    for c in candidates.extract(t):
+    for c, vector, p in scored:
         if durability.is_scoped_now(c.text) or any(r in _folded(c.text) for r in durable.get(c.line, ())):
             continue   # "for now" is transient whatever the score; a rule's finer cut stands for the statement
-        vector = featurize.features(c)
-        verdict = decide(m.probability(vector), m)
+        verdict = decide(p, m)
         if verdict == "drop":
             continue
         kind = SIGNAL_KIND[kind_of(c, m, vector)]
@@ -237,6 +244,27 @@ def find_signals(t: Transcript, rules: Sequence[Signal] = (), model: Model | Non
         out.append(Signal(text, kind, c.line, True, floor, inbox=verdict == "inbox"))
     out.sort(key=lambda s: s.line)   # stable: on one line, the rules' signals first
     return tuple(out[:MAX_SIGNALS])
+
+
+def outright(rule: Signal) -> bool:
+    """Whether a rule signal says outright that it lasts ("always", "from now on", 以后, "remember this"):
+    such a rule stands without the score (measured on the corpus' training repositories)."""
+    from gitmem.engines.harvest import durability
+
+    return rule.durable and (rule.kind == "remember" or durability.strong_marker(rule.text))
+
+
+def _judged(rule: Signal, on_line: Sequence[tuple[str, float]], m: Model) -> Signal:
+    """A durable rule signal as the score of its candidate (else the best of its line) confirms it."""
+    if not rule.durable or not on_line or outright(rule):
+        return rule   # no candidate holds it (a very short turn), or it says it lasts: the rule's own judgement
+    folded = _folded(rule.text)
+    p = max((p for text, p in on_line if folded in _folded(text)), default=max(p for _, p in on_line))
+    if p >= m.rules_at:
+        return rule
+    if p >= m.inbox_at:
+        return replace(rule, inbox=True)
+    return replace(rule, durable=False, floor=0.0)
 
 
 def _folded(text: str) -> str:
