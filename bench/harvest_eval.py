@@ -119,6 +119,12 @@ def kind_of(mem: Memory) -> str:
 
 # --------------------------------------------------------------------------- the corpus
 
+def line_hash(key: str) -> str:
+    """A candidate key without its part: labels match by line and text (the part may shift)."""
+    line, _, digest = key.split(":")
+    return f"{line}:{digest}"
+
+
 def candidate_totals(dumps: Path) -> dict[str, dict[str, int]]:
     """Per session and speaker, how many candidates it had before sampling (the dumps' ``index.jsonl``)."""
     index = dumps / "index.jsonl"
@@ -151,8 +157,9 @@ def corpus(dumps: Path, sessions: Path, labels_path: Path, manifest_path: Path, 
     manifest = [m for m in read_jsonl(manifest_path) if m.get("split") == split and not m.get("parent")]
     labels: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     for lab in read_jsonl(labels_path):
-        if lab["key"] not in labels[lab["session"]] or lab.get("labeller") == "a":
-            labels[lab["session"]][lab["key"]] = lab
+        key = line_hash(lab["key"])
+        if key not in labels[lab["session"]] or lab.get("labeller") == "a":
+            labels[lab["session"]][key] = lab
     totals = candidate_totals(dumps)
     for meta in manifest:
         sid = meta["id"]
@@ -161,7 +168,7 @@ def corpus(dumps: Path, sessions: Path, labels_path: Path, manifest_path: Path, 
             print(f"  skipped {sid}: {'no transcript' if path is None else 'no dump' if not dump.is_file() else 'no labels'}")
             continue
         recs = read_jsonl(dump)
-        cands = {r["key"]: r for r in recs if "key" in r}
+        cands = {line_hash(r["key"]): r for r in recs if "key" in r}
         rates = weights_of(totals.get(sid, {}), (str(cands[k].get("speaker")) for k in labels[sid] if k in cands))
         mems, status, inbox = harvest_one(path)
         views = [("total", "all"), ("format", meta.get("format", "?")), ("language", meta.get("language", "?"))]

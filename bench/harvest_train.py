@@ -48,7 +48,7 @@ from sklearn.metrics import average_precision_score, roc_auc_score  # noqa: E402
 from sklearn.model_selection import GroupKFold  # noqa: E402
 
 from gitmem.engines.harvest import featurize, scorer  # noqa: E402
-from harvest_eval import candidate_totals, weights_of  # noqa: E402  (beside this script)
+from harvest_eval import candidate_totals, line_hash, weights_of  # noqa: E402  (beside this script)
 
 CORPUS = ROOT / "bench" / "harvest-corpus"
 OUT = ROOT / "gitmem" / "engines" / "harvest" / scorer.FILE
@@ -110,7 +110,7 @@ def corpus_examples(dumps: Path, labels_path: Path, manifest_path: Path, split: 
     manifest = {m["id"]: m for m in read_jsonl(manifest_path)}
     labels: dict[tuple[str, str], dict[str, Any]] = {}
     for lab in read_jsonl(labels_path):
-        key = (lab["session"], lab["key"])
+        key = (lab["session"], line_hash(lab["key"]))
         if key not in labels or lab.get("labeller") == "a":
             labels[key] = lab
     out: list[Example] = []
@@ -120,9 +120,10 @@ def corpus_examples(dumps: Path, labels_path: Path, manifest_path: Path, split: 
             continue
         recs = read_jsonl(dumps / f"{sid}.jsonl")
         cands = [r for r in recs if "key" in r]
-        rates = weights_of(totals.get(sid, {}), (str(r.get("speaker")) for r in cands if (sid, r["key"]) in labels))
+        rates = weights_of(totals.get(sid, {}),
+                           (str(r.get("speaker")) for r in cands if (sid, line_hash(r["key"])) in labels))
         for rec in cands:
-            lab = labels.get((sid, rec["key"]))
+            lab = labels.get((sid, line_hash(rec["key"])))
             if lab is None:
                 continue
             kind = KIND_ALIASES.get(lab.get("kind") or "", lab.get("kind")) if lab["label"] == "keep" else None

@@ -283,3 +283,9 @@ def test_rule_signals_made_transient_never_become_memories() -> None:
     assert any(s.durable for s in rules)
     assert any(s.durable for s in scorer.find_signals(t, rules, model_with(-5.0), "kept"))
     assert not any(s.durable for s in scorer.find_signals(t, rules, model_with(-5.0), "transient"))
+
+
+def test_concise_leaves_out_the_stamp_a_tool_puts_before_the_users_words() -> None:
+    assert scorer.concise("[Wed 2026-02-04 14:40 GMT+11] Use pnpm in this repository.") == "Use pnpm in this repository."
+    assert scorer.concise("[message_id: 42] 以后用中文回答") == "以后用中文回答"
+    assert scorer.concise("[x] keep this list item") == "[x] keep this list item"

@@ -188,13 +188,15 @@ def kind_of(c: Scorable, model: Model | None = None, vector: Mapping[int, float]
     return "lesson" if c.after_error or rule == "error" else "fact"
 
 
+# What a tool puts before a user's words: "[Wed 2026-02-04 14:40 GMT+11] ", "[message_id: 123] ".
+_ENVELOPE = re.compile(r"^(?:\[(?:[^\]]{0,40}\d{1,2}:\d{2}[^\]]{0,24}|message_id:[^\]]{0,60})\]\s*)+")
 _SENTENCE_END = re.compile(r"[.!?;。！？；](?=\s|$)|[。！？；]")
 
 
 def concise(text: str, limit: int = MAX_TEXT) -> str:
     """``text`` on one line in at most ``limit`` characters, cut at the last sentence end that fits
     (else at a word, with an ellipsis)."""
-    text = " ".join(text.split())
+    text = _ENVELOPE.sub("", " ".join(text.split()))
     if len(text) <= limit:
         return text
     ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, limit)]
