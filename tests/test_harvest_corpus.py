@@ -58,7 +58,7 @@ def test_labels_name_manifest_sessions_by_key_and_hold_no_text() -> None:
     for lab in labels:
         assert set(lab) <= {"session", "key", "label", "kind", "labeller"}
         assert lab["session"] in ids and KEY.match(str(lab["key"]))
-        assert lab["labeller"] in ("a", "b")
+        assert lab["labeller"] in ("a", "b", "c")
         if lab["label"] == "keep":
             assert lab["kind"] in ("preference", "decision", "fact", "lesson", "remember")
         else:
