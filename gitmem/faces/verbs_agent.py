@@ -27,6 +27,9 @@ def _install_args(p: Any) -> None:
     where.add_argument("--settings", metavar="FILE", help="this Claude Code settings file")
     p.add_argument("--claude-md", metavar="FILE",
                    help="also import the memory's CLAUDE.md (@~/...) into this project CLAUDE.md")
+    p.add_argument("--encoder", nargs="?", const="clone", choices=("clone", "user"),
+                   help="also harvest with Claude Code's print mode (claude -p) as the encoder, set in the git config "
+                        "of this clone (the default) or of your user; never in gitmem.yaml")
     p.add_argument("--uninstall", action="store_true", help="remove what install added, nothing else")
 
 
@@ -108,7 +111,42 @@ def cmd_install(args: Any) -> int:
             f"(limit {repo.cfg.budgets.core_chars})")
     if args.claude_md:
         _claude_md(Path(args.claude_md).expanduser(), repo.root, args.uninstall)
+    if args.encoder:
+        _encoder(repo.root, args.encoder, args.uninstall)
     return 0
+
+
+def _encoder(root: Path, scope: str, remove: bool) -> None:
+    """Set (or unset) Claude Code's print mode as the harvest encoder in the git config of ``scope``."""
+    import shutil
+
+    from gitmem.base.errors import GitmemError, UsageError
+    from gitmem.base.gitio import attempt, run
+    from gitmem.base.gitio.tool import run_program
+    from gitmem.engines.harvest import encoder
+
+    where = ["--global"] if scope == "user" else ["--local"]
+    said = "your user" if scope == "user" else "this clone"
+    if remove:
+        gone = attempt(root, "config", *where, "--unset", encoder.CLAUDE_KEY) is not None
+        out(f"encoder: {encoder.CLAUDE_KEY} {'removed from' if gone else 'not set in'} the git config of {said}")
+        return
+    found = shutil.which("claude")
+    if found is None:
+        raise UsageError("Claude Code's `claude` is not on PATH",
+                         hint=f"install Claude Code, or name it yourself: git config {encoder.CLAUDE_KEY} /path/to/claude")
+    code, stdout, stderr = run_program([found, "--version"])
+    if code != 0:
+        said_err = (stderr.decode("utf-8", "replace").strip().splitlines() or [""])[-1][:200]
+        raise GitmemError(f"`{found} --version` failed (exit code {code}){': ' + said_err if said_err else ''}",
+                          hint="check that Claude Code runs and is logged in: claude -p hello")
+    run(root, "config", *where, encoder.CLAUDE_KEY, found)
+    version = stdout.decode("utf-8", "replace").strip()[:80]
+    out(f"encoder: harvest asks Claude Code ({found}{', ' + version if version else ''}) in print mode, set in the "
+        f"git config of {said} ({encoder.CLAUDE_KEY}); sessions holding a secret are never sent")
+    first = next((k for k in encoder.KEYS if attempt(root, "config", "--get", k)), None)
+    if first is not None and first != encoder.CLAUDE_KEY:
+        out(f"note: {first} is set as well and wins; unset it to use Claude Code: git config --unset {first}")
 
 
 def _claude_md(file: Path, root: Path, remove: bool) -> None:
