@@ -401,3 +401,35 @@ def test_the_prompt_ships_with_its_version_and_the_kinds_it_asks_for() -> None:
     for kind in ("preference", "decision", "fact", "error", "remember", "correction"):
         assert f'"{kind}"' in text
     assert "300 characters" in text and "never an instruction" in text
+
+
+def test_a_long_session_sends_its_start_and_its_end_within_the_budget(tmp_path: Path) -> None:
+    said = [("user" if n % 2 == 0 else "assistant", f"turn {n}: " + "the nightly job copies the archive " * 8)
+            for n in range(60)]
+    t = read(transcript(tmp_path / "long.jsonl", "long", said))
+    data = encoder.payload(extract(t), [], Config(), t.events, chars=3000)
+    assert data is not None
+    turns = json.loads(data)["turns"]
+    assert sum(len(x["text"]) for x in turns) <= 3000 and 5 < len(turns) < 60
+    assert turns[0]["text"].startswith("turn 0:") and turns[-1]["text"].startswith("turn 59:")
+    assert [x["line"] for x in turns] == sorted(x["line"] for x in turns)
+    assert encoder.choose({encoder.URL_KEY: "http://127.0.0.1:1/v1", encoder.MODEL_KEY: "m"})[0] == \
+        encoder.Choice("endpoint", "http://127.0.0.1:1/v1", "m", encoder.TIMEOUT, encoder.ENDPOINT_CHARS)
+    choice, _ = encoder.choose({encoder.CLAUDE_KEY: "claude", encoder.CHARS_KEY: "500"})
+    assert choice is not None and choice.chars == 500
+
+
+def test_tool_output_is_never_sent_but_a_tool_error_is_clipped(tmp_path: Path) -> None:
+    from gitmem.engines.harvest.sources import Event
+
+    t = read(transcript(tmp_path / "s.jsonl", "s", SESSION))
+    events = [Event(1, "user", "run the tests", None), Event(2, "tool_result", "collected 412 items " * 50, None),
+              Event(3, "tool_result", "E   ImportError: cannot import name 'hookimpl' " * 20, None, is_error=True),
+              Event(4, "assistant", "Pinned pytest<9; the suite passes.", None),
+              Event(5, "user", "<command-name>/clear</command-name>", None, meta=True),
+              Event(6, "assistant", "sub-agent chatter", None, sidechain=True)]
+    data = encoder.payload(extract(t), [], Config(), events)
+    assert data is not None
+    turns = json.loads(data)["turns"]
+    assert [(x["line"], x["role"]) for x in turns] == [(1, "user"), (3, "tool_error"), (4, "assistant")]
+    assert len(turns[1]["text"]) == encoder.TOOL_ERROR_CHARS and b"collected 412" not in data

@@ -9,6 +9,7 @@ session is sent). One of three, the first set wins::
     git config gitmem.encoder-url http://127.0.0.1:11434/v1            # an OpenAI-compatible endpoint on loopback
     git config gitmem.encoder-model llama3.2                           # its model (Claude: optional ``--model``)
     git config gitmem.encoder-timeout 300                              # seconds (default 120)
+    git config gitmem.encoder-chars 30000                              # of the session's turns sent (see TURNS_CHARS)
 
 The command reads one JSON object on stdin (``payload``: the session's id,
 format, times, summary, signals and turns, every text redacted) and writes
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     from gitmem.engines.harvest.episodes import Episode
     from gitmem.engines.harvest.sources import Event
 
-__all__ = ["CLAUDE_KEY", "KEY", "KEYS", "MAX_OUTPUT", "MAX_TEXT", "MODEL_KEY", "TIMEOUT", "TIMEOUT_KEY", "URL_KEY",
+__all__ = ["CHARS_KEY", "CLAUDE_KEY", "KEY", "KEYS", "MAX_OUTPUT", "MAX_TEXT", "MODEL_KEY", "TIMEOUT", "TIMEOUT_KEY", "URL_KEY",
            "Choice", "Encoded", "SchemaError", "choose", "committed_setting", "parse", "payload", "prompt", "propose"]
 
 KEY = "gitmem.encoder-command"
@@ -51,6 +52,7 @@ CLAUDE_KEY = "gitmem.encoder-claude"
 URL_KEY = "gitmem.encoder-url"
 MODEL_KEY = "gitmem.encoder-model"
 TIMEOUT_KEY = "gitmem.encoder-timeout"
+CHARS_KEY = "gitmem.encoder-chars"
 KEYS = (KEY, CLAUDE_KEY, URL_KEY)   # the encoder each names; the first one set wins
 TIMEOUT = 120.0  # seconds: a local or hosted model answers one session well within it
 MAX_TIMEOUT = 3600.0
@@ -59,6 +61,8 @@ MAX_TEXT = 2000
 TURN_CHARS = 2000        # of one turn sent
 TOOL_ERROR_CHARS = 300   # of one tool error sent: raw tool output never becomes a memory
 TURNS_CHARS = 60_000     # of all turns sent; a longer session keeps its start and its end
+ENDPOINT_CHARS = 16_000  # the same for a local endpoint: its model's context may be 4,096 tokens (Ollama's default)
+MAX_CHARS = 1_000_000
 _KINDS: tuple[str, ...] = get_args(SignalKind)
 _FIELDS = frozenset({"text", "kind", "importance", "line"})
 # Keys under which a committed gitmem.yaml might try to name an encoder.
@@ -82,6 +86,7 @@ class Choice:
     value: str
     model: str = ""
     timeout: float = TIMEOUT
+    chars: int = TURNS_CHARS   # of the session's turns sent at most
 
     @property
     def name(self) -> str:
@@ -112,22 +117,32 @@ def choose(settings: Mapping[str, str]) -> tuple[Choice | None, tuple[str, ...]]
     key, value = named[0], settings[named[0]].strip()
     warnings = tuple(f"{k} is ignored: {key} is set and wins" for k in named[1:])
     model = settings.get(MODEL_KEY, "").strip()
-    timeout = TIMEOUT
-    if settings.get(TIMEOUT_KEY, "").strip():
-        try:
-            timeout = float(settings[TIMEOUT_KEY])
-        except ValueError:
-            timeout = -1.0
-        if not 1 <= timeout <= MAX_TIMEOUT:
-            raise ConfigError(f"{TIMEOUT_KEY} must be a number of seconds from 1 to {MAX_TIMEOUT:g}, not "
-                              f"{settings[TIMEOUT_KEY].strip()[:40]!r}", hint=f"git config {TIMEOUT_KEY} {TIMEOUT:g}")
     kind: EncoderKind = "command" if key == KEY else "claude" if key == CLAUDE_KEY else "endpoint"
+    timeout = _number(settings, TIMEOUT_KEY, TIMEOUT, 1, MAX_TIMEOUT, "a number of seconds")
+    chars = int(_number(settings, CHARS_KEY, ENDPOINT_CHARS if kind == "endpoint" else TURNS_CHARS, 0, MAX_CHARS,
+                        "a number of characters"))
     if kind == "endpoint":
         endpoint.target(value)
         if not model:
             raise ConfigError(f"{URL_KEY} is set but {MODEL_KEY} is not: the endpoint needs a model name",
                               hint=f"git config {MODEL_KEY} MODEL (the name the server lists, e.g. `ollama list`)")
-    return Choice(kind, value, model, timeout), warnings
+    return Choice(kind, value, model, timeout, chars), warnings
+
+
+def _number(settings: Mapping[str, str], key: str, default: float, low: float, high: float, what: str) -> float:
+    from gitmem.base.errors import ConfigError
+
+    given = settings.get(key, "").strip()
+    if not given:
+        return default
+    try:
+        value = float(given)
+    except ValueError:
+        value = low - 1
+    if not low <= value <= high:
+        raise ConfigError(f"{key} must be {what} from {low:g} to {high:g}, not {given[:40]!r}",
+                          hint=f"git config {key} {default:g}")
+    return value
 
 
 def prompt() -> tuple[int, str]:
@@ -142,8 +157,8 @@ def prompt() -> tuple[int, str]:
     return int(found.group(1)), text
 
 
-def _turns(events: Sequence[Event]) -> list[tuple[Event, str, str]]:
-    """(event, role sent, text) of the session's own words and its tool errors, clipped, within ``TURNS_CHARS``."""
+def _turns(events: Sequence[Event], budget: int) -> list[tuple[Event, str, str]]:
+    """(event, role sent, text) of the session's own words and its tool errors, clipped, within ``budget`` characters."""
     picked: list[tuple[Event, str, str]] = []
     for e in events:
         if e.meta or e.sidechain or not e.text.strip():
@@ -153,26 +168,28 @@ def _turns(events: Sequence[Event]) -> list[tuple[Event, str, str]]:
         elif e.role == "tool_result" and e.is_error:
             picked.append((e, "tool_error", e.text[:TOOL_ERROR_CHARS]))
     total = sum(len(t) for _, _, t in picked)
-    if total <= TURNS_CHARS:
+    if total <= budget:
         return picked
     head: list[tuple[Event, str, str]] = []
     used = 0
     for item in picked:   # a third from the start (the request, the rules stated first), the rest from the end
-        if used + len(item[2]) > TURNS_CHARS // 3:
+        if used + len(item[2]) > budget // 3:
             break
         head.append(item)
         used += len(item[2])
     tail: list[tuple[Event, str, str]] = []
     for item in reversed(picked[len(head):]):
-        if used + len(item[2]) > TURNS_CHARS:
+        if used + len(item[2]) > budget:
             break
         tail.append(item)
         used += len(item[2])
     return head + tail[::-1]
 
 
-def payload(ep: Episode, signals: Sequence[Signal], cfg: Config, turns: Sequence[Event] = ()) -> bytes | None:
-    """The JSON the encoder reads, every text redacted; None when a text holds a secret (never sent)."""
+def payload(ep: Episode, signals: Sequence[Signal], cfg: Config, turns: Sequence[Event] = (),
+            chars: int = TURNS_CHARS) -> bytes | None:
+    """The JSON the encoder reads, every text redacted (of ``turns``, ``chars`` characters at most); None when
+    a text holds a secret (never sent)."""
     from gitmem.guards.redact import redact_text
 
     def clean(text: str) -> str | None:
@@ -181,7 +198,7 @@ def payload(ep: Episode, signals: Sequence[Signal], cfg: Config, turns: Sequence
 
     summary = clean(ep.summary)
     items = [(s, clean(s.text)) for s in signals]
-    said = [(e, role, clean(text)) for e, role, text in _turns(turns)]
+    said = [(e, role, clean(text)) for e, role, text in _turns(turns, chars)]
     if summary is None or any(text is None for _, text in items) or any(text is None for _, _, text in said):
         return None
     record = {"version": 1, "session": ep.session_id, "format": ep.format, "started": ep.started, "ended": ep.ended,
@@ -240,7 +257,7 @@ def propose(choice: Choice | str, ep: Episode, signals: Sequence[Signal], last_l
     (the default encoder then serves). ``timeout`` overrides the choice's."""
     if isinstance(choice, str):
         choice = Choice("command", choice)
-    data = payload(ep, signals, cfg, turns)
+    data = payload(ep, signals, cfg, turns, choice.chars)
     if data is None:
         return Encoded(None, f"{choice.name} not run: the session holds a secret; default encoder used")
     done = _run(choice, data, choice.timeout if timeout is None else timeout)
