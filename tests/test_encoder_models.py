@@ -53,6 +53,9 @@ here = os.path.dirname(os.path.abspath(__file__))
 if sys.argv[1:] == ["--version"]:
     print("9.9.9 (Claude Code)")
     sys.exit(0)
+if os.environ.get("CLAUDECODE"):   # as Claude Code does since 2.1.39
+    sys.stderr.write("Error: Claude Code cannot be launched inside another Claude Code session.\n")
+    sys.exit(1)
 prompt = sys.stdin.read()
 with open(os.path.join(here, "sent.jsonl"), "a") as f:
     f.write(json.dumps({{"argv": sys.argv[1:], "stdin": prompt}}) + "\n")
@@ -186,6 +189,7 @@ def use_endpoint(root: Path, url: str, model: str = "llama3.2") -> None:
 
 def test_install_encoder_sets_claude_for_this_clone_and_harvest_asks_it(hooked: Path, tmp_path: Path,
                                                                         fake_claude: FakeClaude,
+                                                                        monkeypatch: pytest.MonkeyPatch,
                                                                         capsys: pytest.CaptureFixture[str]) -> None:
     committed = (hooked / "gitmem.yaml").read_text()
     code, out, err = run_cli(["--repo", str(hooked), "install", "claude-code", "--settings",
@@ -196,6 +200,7 @@ def test_install_encoder_sets_claude_for_this_clone_and_harvest_asks_it(hooked: 
     assert (hooked / "gitmem.yaml").read_text() == committed and git(hooked, "status", "--porcelain") == ""
 
     src = transcript(tmp_path / "s.jsonl", "sess-claude", SESSION)
+    monkeypatch.setenv("CLAUDECODE", "1")   # a harvest a Claude Code hook started: the run is not a nested session
     code, out, err = run_cli(["--repo", str(hooked), "harvest", str(src)], capsys)
     assert code == 0 and "warning" not in err, err
     # the model's lines (inside a code fence) became the memories, not the default encoder's signals
@@ -322,7 +327,8 @@ def test_an_endpoint_that_goes_wrong_falls_back_to_the_default_encoder(hooked: P
     code, _, err = run_cli(["--repo", str(hooked), "harvest", str(src)], capsys)
     assert code == 0 and "warning: encoder endpoint" in err and why in err and "default encoder used" in err
     assert contents(hooked) == ["Always run the linter before committing."]
-    assert len(server.requests) == 1    # a redirect is not followed
+    # one request, a redirect not followed (a slow one may be cut off before the server has read it)
+    assert len(server.requests) == 1 or (mode == "slow" and not server.requests)
 
 
 def test_endpoint_candidates_are_redacted_and_deduped(hooked: Path, tmp_path: Path, server: FakeServer) -> None:

@@ -7,6 +7,9 @@ prompt asks for no tool), leaves no session behind to be harvested in turn
 (``--no-session-persistence``), starts no MCP server (``--strict-mcp-config``
 with none given) and runs no hook (``disableAllHooks``: gitmem's own
 SessionStart and SessionEnd hooks would otherwise fire inside a harvest).
+A harvest started by a Claude Code hook inherits ``CLAUDECODE``, which makes
+``claude`` refuse to start as a nested session: it is left out of the run's
+environment (the run is a separate, non-interactive session).
 """
 
 from __future__ import annotations
@@ -18,8 +21,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from gitmem.base.gitio.tool import ToolRun
 
-__all__ = ["FLAGS", "answer", "argv", "result_of"]
+__all__ = ["FLAGS", "NESTING", "answer", "argv", "result_of"]
 
+# Set by a running Claude Code for its children; the first makes a child `claude` refuse to start.
+NESTING = ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT")
 FLAGS = ("-p", "--output-format", "json", "--max-turns", "1", "--no-session-persistence", "--strict-mcp-config",
          "--settings", '{"disableAllHooks": true}')
 
@@ -31,9 +36,12 @@ def argv(executable: str, model: str = "") -> list[str]:
 
 def answer(executable: str, model: str, prompt: bytes, timeout: float, limit: int) -> ToolRun:
     """Run Claude Code once over ``prompt``: the ``result`` text as bytes, or the problem."""
+    import os
+
     from gitmem.base.gitio.tool import run_tool
 
-    done = run_tool(" ".join(shlex.quote(a) for a in argv(executable, model)), prompt, timeout, limit)
+    env = {k: v for k, v in os.environ.items() if k not in NESTING}
+    done = run_tool(" ".join(shlex.quote(a) for a in argv(executable, model)), prompt, timeout, limit, env)
     return result_of(done.stdout) if done.ok else done
 
 
