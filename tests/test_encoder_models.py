@@ -43,6 +43,8 @@ ANSWERS: dict[str, str] = {
                        for _ in range(2)),
     "email": json.dumps({"text": "Send the weekly report to alice.martin@gmail.com.", "kind": "fact"}),
     "schema": json.dumps({"text": "ok", "kind": "wish"}),
+    "secret": json.dumps({"text": f"The CI token is {GH_TOKEN}.", "kind": "fact"}) + "\n"
+              + json.dumps({"text": "CI runs on every push to main.", "kind": "fact"}),
     "prose": "Here are the memories I found: the user likes Chinese.",
 }
 
@@ -341,6 +343,15 @@ def test_endpoint_candidates_are_redacted_and_deduped(hooked: Path, tmp_path: Pa
     texts = contents(hooked)
     assert any(t.startswith("Send the weekly report to") for t in texts)
     assert not any("alice.martin@gmail.com" in t for t in texts)
+
+
+def test_a_candidate_holding_a_secret_is_dropped_and_the_rest_kept(hooked: Path, tmp_path: Path,
+                                                                     server: FakeServer) -> None:
+    use_endpoint(hooked, server.url)
+    server.mode = "secret"
+    [r] = MemoryRepo.open(hooked).harvest([transcript(tmp_path / "s.jsonl", "s", SESSION)], now=T)
+    assert r.status == "harvested" and contents(hooked) == ["CI runs on every push to main."]
+    assert r.warnings == ("encoder endpoint: 1 candidate holding a secret dropped",)
 
 
 def test_a_session_with_a_secret_never_reaches_the_endpoint(hooked: Path, tmp_path: Path, server: FakeServer) -> None:

@@ -207,4 +207,5 @@ class Sessions(Context):
                               turns=[e for e in t.events if e.line > done])
         if got.signals is None:
             return session, (got.warning,)
-        return dataclasses.replace(session, episode=dataclasses.replace(ep, signals=got.signals)), ()
+        return (dataclasses.replace(session, episode=dataclasses.replace(ep, signals=got.signals)),
+                (got.warning,) if got.warning else ())

@@ -44,8 +44,8 @@ if TYPE_CHECKING:
     from gitmem.engines.harvest.episodes import Episode
     from gitmem.engines.harvest.sources import Event
 
-__all__ = ["CHARS_KEY", "CLAUDE_KEY", "KEY", "KEYS", "MAX_OUTPUT", "MAX_TEXT", "MODEL_KEY", "TIMEOUT", "TIMEOUT_KEY", "URL_KEY",
-           "Choice", "Encoded", "SchemaError", "choose", "committed_setting", "parse", "payload", "prompt", "propose"]
+__all__ = ["CHARS_KEY", "CLAUDE_KEY", "ENDPOINT_CHARS", "KEY", "KEYS", "MAX_OUTPUT", "MAX_TEXT", "MODEL_KEY", "TIMEOUT",
+           "TIMEOUT_KEY", "TOOL_ERROR_CHARS", "TURNS_CHARS", "URL_KEY", "Choice", "Encoded", "SchemaError", "choose", "committed_setting", "parse", "payload", "prompt", "propose"]
 
 KEY = "gitmem.encoder-command"
 CLAUDE_KEY = "gitmem.encoder-claude"
@@ -80,7 +80,8 @@ class SchemaError(ValueError):
 
 @dataclass(frozen=True)
 class Choice:
-    """The encoder a clone or user chose: a command, the ``claude`` executable, or a loopback URL; its model and timeout."""
+    """The encoder a clone or user chose: a command, the ``claude`` executable, or a loopback URL; its model,
+    timeout and budget of turns."""
 
     kind: EncoderKind
     value: str
@@ -96,7 +97,8 @@ class Choice:
 
 @dataclass(frozen=True)
 class Encoded:
-    """What the encoder gave: its candidates, or None and the warning saying why the default encoder is used."""
+    """What the encoder gave: its candidates, or None and the warning saying why the default encoder is used
+    (with candidates, a warning says what was dropped)."""
 
     signals: tuple[Signal, ...] | None
     warning: str = ""
@@ -264,9 +266,19 @@ def propose(choice: Choice | str, ep: Episode, signals: Sequence[Signal], last_l
     if not done.ok:
         return Encoded(None, f"{choice.name} failed ({done.problem}); default encoder used")
     try:
-        return Encoded(parse(done.stdout if choice.kind == "command" else _unfenced(done.stdout), last_line))
+        found = parse(done.stdout if choice.kind == "command" else _unfenced(done.stdout), last_line)
     except SchemaError as exc:
         return Encoded(None, f"{choice.name} output refused ({exc}); default encoder used")
+    kept = _without_secrets(found, cfg)   # a secret the model made up would refuse the whole session's commit
+    dropped = len(found) - len(kept)
+    return Encoded(kept, f"{choice.name}: {dropped} candidate{'s' * (dropped > 1)} holding a secret dropped"
+                   if dropped else "")
+
+
+def _without_secrets(found: Sequence[Signal], cfg: Config) -> tuple[Signal, ...]:
+    from gitmem.guards.redact import redact_text
+
+    return tuple(s for s in found if not redact_text(s.text, cfg).secrets)
 
 
 def _run(choice: Choice, data: bytes, timeout: float) -> ToolRun:
