@@ -122,6 +122,9 @@ def test_the_remember_tool_says_what_is_worth_keeping_as_session_start_does(repo
     for param in ('type "preference" with domain "user"', 'domain "project" and project', "never a secret"):
         assert param in text
     assert set(tool.input_schema["properties"]) >= {"type", "domain", "project"}
+    from gitmem.faces.mcp_server import INSTRUCTIONS
+
+    assert WORTH_KEEPING in INSTRUCTIONS
 
 
 def test_no_tool_decides_a_review() -> None:
