@@ -55,6 +55,11 @@ here = os.path.dirname(os.path.abspath(__file__))
 if sys.argv[1:] == ["--version"]:
     print("9.9.9 (Claude Code)")
     sys.exit(0)
+if sys.argv[1:] == ["--help"]:
+    flags = ["-p, --print", "--output-format", "--max-turns", "--no-session-persistence", "--strict-mcp-config",
+             "--settings", "--model"]
+    print("Usage: claude [options] [prompt]\n" + "\n".join(f for f in flags if f not in os.environ.get("FAKE_OLD", "")))
+    sys.exit(0)
 if os.environ.get("CLAUDECODE"):   # as Claude Code does since 2.1.39
     sys.stderr.write("Error: Claude Code cannot be launched inside another Claude Code session.\n")
     sys.exit(1)
@@ -197,7 +202,7 @@ def test_install_encoder_sets_claude_for_this_clone_and_harvest_asks_it(hooked: 
     code, out, err = run_cli(["--repo", str(hooked), "install", "claude-code", "--settings",
                               str(tmp_path / "settings.json"), "--encoder"], capsys)
     assert code == 0, err
-    assert "encoder: harvest asks Claude Code" in out and "9.9.9" in out and "this clone" in out
+    assert "encoder: harvest asks Claude Code" in out and "9.9.9" in out and "this clone" in out and "note:" not in out
     assert git(hooked, "config", "--local", encoder.CLAUDE_KEY) == str(fake_claude.path)
     assert (hooked / "gitmem.yaml").read_text() == committed and git(hooked, "status", "--porcelain") == ""
 
@@ -219,12 +224,16 @@ def test_install_encoder_sets_claude_for_this_clone_and_harvest_asks_it(hooked: 
 
 
 def test_install_encoder_for_the_user_and_uninstall(hooked: Path, tmp_path: Path, fake_claude: FakeClaude,
-                                                    isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+                                                    isolated_env: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
     settings = str(tmp_path / "settings.json")
     code, out, _ = run_cli(["--repo", str(hooked), "install", "claude-code", "--settings", settings, "--encoder", "user"],
                            capsys)
     assert code == 0 and "your user" in out
     assert f"encoder-claude = {fake_claude.path}" in (isolated_env / ".gitconfig").read_text()
+    monkeypatch.setenv("FAKE_OLD", "--no-session-persistence")   # an older Claude Code: said, still set
+    code, out, _ = run_cli(["--repo", str(hooked), "install", "claude-code", "--settings", settings, "--encoder"], capsys)
+    assert code == 0 and "note: this claude does not list --no-session-persistence" in out
     code, out, _ = run_cli(["--repo", str(hooked), "install", "claude-code", "--settings", settings, "--encoder", "user",
                             "--uninstall"], capsys)
     assert code == 0 and "removed from the git config of your user" in out

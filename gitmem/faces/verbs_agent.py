@@ -124,6 +124,7 @@ def _encoder(root: Path, scope: str, remove: bool) -> None:
     from gitmem.base.gitio import attempt, run
     from gitmem.base.gitio.tool import run_program
     from gitmem.engines.harvest import encoder
+    from gitmem.engines.harvest.encoder import claude
 
     where = ["--global"] if scope == "user" else ["--local"]
     said = "your user" if scope == "user" else "this clone"
@@ -142,6 +143,11 @@ def _encoder(root: Path, scope: str, remove: bool) -> None:
                           hint="check that Claude Code runs and is logged in: claude -p hello")
     run(root, "config", *where, encoder.CLAUDE_KEY, found)
     version = stdout.decode("utf-8", "replace").strip()[:80]
+    code, helped, _ = run_program([found, "--help"])
+    missing = [f for f in claude.FLAGS if f.startswith("--") and f.encode() not in helped] if code == 0 else []
+    if missing:
+        out(f"note: this claude does not list {', '.join(missing)}; harvest falls back to the default encoder "
+            "until Claude Code is updated (claude update)")
     out(f"encoder: harvest asks Claude Code ({found}{', ' + version if version else ''}) in print mode, set in the "
         f"git config of {said} ({encoder.CLAUDE_KEY}); sessions holding a secret are never sent")
     first = next((k for k in encoder.KEYS if attempt(root, "config", "--get", k)), None)
