@@ -21,7 +21,7 @@ from gitmem.base import clock
 from gitmem.base.config import Config
 from gitmem.base.errors import ConfigError
 from gitmem.engines.harvest import encoder
-from gitmem.engines.harvest.encoder import claude, endpoint
+from gitmem.engines.harvest.encoders import claude, endpoint
 from gitmem.engines.harvest.episodes import extract
 from gitmem.engines.harvest.reader import read
 from tests.conftest import NOW, run_cli

@@ -124,7 +124,7 @@ def _encoder(root: Path, scope: str, remove: bool) -> None:
     from gitmem.base.gitio import attempt, run
     from gitmem.base.gitio.tool import run_program
     from gitmem.engines.harvest import encoder
-    from gitmem.engines.harvest.encoder import claude
+    from gitmem.engines.harvest.encoders import claude
 
     where = ["--global"] if scope == "user" else ["--local"]
     said = "your user" if scope == "user" else "this clone"

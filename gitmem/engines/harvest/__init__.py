@@ -4,8 +4,8 @@
 module per format (``claude_code``, ``openclaw``, ``generic``), ``reader``
 (bytes and resume points), ``content`` (text inside JSON values),
 ``signals`` (what to remember), ``durability`` (whether it outlives the
-session), ``encoder`` (a person's own model, optional: a command, Claude Code's print
-mode or a chat endpoint on loopback),
+session), ``encoder`` (a person's own model, optional: a command, or one of
+``encoders``, Claude Code's print mode and a chat endpoint on loopback),
 ``episodes`` (what happened, as a document),
 ``screen`` (a secret anywhere rejects the session), ``subagents`` (a
 session's sub-agent files belong to it) and ``planning`` (files to read and

@@ -1,32 +1,36 @@
-"""The encoder: a person's own model proposes a session's memories.
+"""The encoder command: a person's own model proposes a session's memories.
 
 Optional. Set only per clone or per user, never in the committed gitmem.yaml
 (a shared repository must not run code on whoever pulls it, nor choose where a
-session is sent). One of three, the first set wins::
+session is sent); the first of three set wins, the command, ``claude`` or a URL::
 
-    git config gitmem.encoder-command "my-model-cli --task memories"   # any command (this clone; --global: this user)
-    git config gitmem.encoder-claude claude                            # Claude Code's print mode (``claude``)
-    git config gitmem.encoder-url http://127.0.0.1:11434/v1            # an OpenAI-compatible endpoint on loopback
-    git config gitmem.encoder-model llama3.2                           # its model (Claude: optional ``--model``)
-    git config gitmem.encoder-timeout 300                              # seconds (default 120)
-    git config gitmem.encoder-chars 30000                              # of the session's turns sent (see TURNS_CHARS)
+    git config gitmem.encoder-command "my-model-cli --task memories"        # this clone
+    git config --global gitmem.encoder-command "my-model-cli --task memories"  # this user
+    git config gitmem.encoder-claude claude                  # Claude Code's print mode (encoders.claude)
+    git config gitmem.encoder-url http://127.0.0.1:11434/v1  # an OpenAI-compatible endpoint on loopback
+    git config gitmem.encoder-model llama3.2                 # its model (for claude: an optional --model)
+    git config gitmem.encoder-timeout 300                    # seconds (default 120)
+    git config gitmem.encoder-chars 30000                    # of the session's turns sent (TURNS_CHARS)
 
 The command reads one JSON object on stdin (``payload``: the session's id,
-format, times, summary, signals and turns, every text redacted) and writes
-candidate memories on stdout, one JSON object a line::
+format, times, summary, signals and turns, every text redacted) and writes candidate
+memories on stdout, one JSON object a line::
 
     {"text": "Reply in Chinese.", "kind": "preference", "importance": 0.8, "line": 12}
 
 ``text`` is required (1 to ``MAX_TEXT`` characters); ``kind`` is one of the
 signal kinds (default ``fact``); ``importance`` a number from 0 to 1;
-``line`` the transcript line it comes from (default: the session's last).
-The two built-in encoders (``claude``, ``endpoint``) send gitmem's own
-versioned prompt (``prompt.md``) with the same payload and read the same
-lines from the model's answer. A session holding a secret is never sent. A
-run that fails, times out, writes more than ``MAX_OUTPUT`` bytes or breaks
-the schema is discarded whole: the caller falls back to the default encoder
-and warns. Candidates become ``Signal`` values, so they pass the same guards,
-redaction and dedupe (``memorize.Batch``) as the default encoder's.
+``line`` the transcript line it comes from (default: the session's last). A
+session holding a secret is never sent. A run that fails, times out, writes
+more than ``MAX_OUTPUT`` bytes or breaks the schema is discarded whole: the
+caller falls back to the default encoder and warns. Candidates become
+``Signal`` values, so they pass the same guards, redaction and dedupe
+(``memorize.Batch``) as the default encoder's.
+
+The two built-in encoders (``encoders.claude``, ``encoders.endpoint``) send
+gitmem's own versioned prompt (``encoders/prompt.md``) with the same payload,
+and read the same lines from the model's answer; a candidate holding a secret
+is dropped with a warning.
 """
 
 from __future__ import annotations
@@ -45,29 +49,32 @@ if TYPE_CHECKING:
     from gitmem.engines.harvest.sources import Event
 
 __all__ = ["CHARS_KEY", "CLAUDE_KEY", "ENDPOINT_CHARS", "KEY", "KEYS", "MAX_OUTPUT", "MAX_TEXT", "MODEL_KEY", "TIMEOUT",
-           "TIMEOUT_KEY", "TOOL_ERROR_CHARS", "TURNS_CHARS", "URL_KEY", "Choice", "Encoded", "SchemaError", "choose", "committed_setting", "parse", "payload", "prompt", "propose"]
+           "TIMEOUT_KEY", "TOOL_ERROR_CHARS", "TURNS_CHARS", "URL_KEY", "Choice", "Encoded", "SchemaError", "choose",
+           "committed_setting", "parse", "payload", "prompt", "propose"]
 
 KEY = "gitmem.encoder-command"
+TIMEOUT = 120.0  # seconds: a local or hosted model answers one session well within it
+MAX_OUTPUT = 1 << 20
+MAX_TEXT = 2000
+_KINDS: tuple[str, ...] = get_args(SignalKind)
+_FIELDS = frozenset({"text", "kind", "importance", "line"})
+# Keys under which a committed gitmem.yaml might try to name a command.
+_COMMITTED_KEYS = ("encoder-command", "encoder_command", "encoder")
+
+# The built-in encoders' keys, and keys a committed gitmem.yaml might try to name one under.
 CLAUDE_KEY = "gitmem.encoder-claude"
 URL_KEY = "gitmem.encoder-url"
 MODEL_KEY = "gitmem.encoder-model"
 TIMEOUT_KEY = "gitmem.encoder-timeout"
 CHARS_KEY = "gitmem.encoder-chars"
 KEYS = (KEY, CLAUDE_KEY, URL_KEY)   # the encoder each names; the first one set wins
-TIMEOUT = 120.0  # seconds: a local or hosted model answers one session well within it
+_COMMITTED_OTHER = ("encoder-url", "encoder_url", "encoder-claude", "encoder_claude", "encoder-model", "encoder_model")
 MAX_TIMEOUT = 3600.0
-MAX_OUTPUT = 1 << 20
-MAX_TEXT = 2000
 TURN_CHARS = 2000        # of one turn sent
 TOOL_ERROR_CHARS = 300   # of one tool error sent: raw tool output never becomes a memory
 TURNS_CHARS = 60_000     # of all turns sent; a longer session keeps its start and its end
 ENDPOINT_CHARS = 8_000   # the same for a local endpoint: its model's context may be 4,096 tokens (Ollama's default)
 MAX_CHARS = 1_000_000
-_KINDS: tuple[str, ...] = get_args(SignalKind)
-_FIELDS = frozenset({"text", "kind", "importance", "line"})
-# Keys under which a committed gitmem.yaml might try to name an encoder.
-_COMMITTED_COMMAND = ("encoder-command", "encoder_command", "encoder")
-_COMMITTED_OTHER = ("encoder-url", "encoder_url", "encoder-claude", "encoder_claude", "encoder-model", "encoder_model")
 
 EncoderKind = Literal["command", "claude", "endpoint"]
 _NAMES: dict[EncoderKind, str] = {"command": "encoder command", "claude": "Claude Code encoder",
@@ -111,7 +118,7 @@ def choose(settings: Mapping[str, str]) -> tuple[Choice | None, tuple[str, ...]]
     leave the machine), one without a model, or a timeout out of range.
     """
     from gitmem.base.errors import ConfigError
-    from gitmem.engines.harvest.encoder import endpoint
+    from gitmem.engines.harvest.encoders import endpoint
 
     named = [k for k in KEYS if settings.get(k, "").strip()]
     if not named:
@@ -148,11 +155,11 @@ def _number(settings: Mapping[str, str], key: str, default: float, low: float, h
 
 
 def prompt() -> tuple[int, str]:
-    """gitmem's own prompt for the built-in encoders (``prompt.md`` beside this module) and its version."""
+    """gitmem's own prompt for the built-in encoders (``encoders/prompt.md``) and its version."""
     import re
     from importlib import resources
 
-    text = (resources.files(__name__) / "prompt.md").read_text("utf-8")
+    text = (resources.files("gitmem.engines.harvest.encoders") / "prompt.md").read_text("utf-8")
     found = re.match(r"gitmem encoder prompt, version (\d+)\n", text)
     if found is None:
         raise ValueError("prompt.md does not start with its version line")
@@ -283,7 +290,7 @@ def _without_secrets(found: Sequence[Signal], cfg: Config) -> tuple[Signal, ...]
 
 def _run(choice: Choice, data: bytes, timeout: float) -> ToolRun:
     from gitmem.base.gitio.tool import run_tool
-    from gitmem.engines.harvest.encoder import claude, endpoint
+    from gitmem.engines.harvest.encoders import claude, endpoint
 
     if choice.kind == "command":
         return run_tool(choice.value, data, timeout, MAX_OUTPUT)
@@ -312,7 +319,7 @@ def committed_setting(data: Any) -> str | None:
     def names(keys: tuple[str, ...]) -> bool:
         return any(key in section for section in sections for key in keys)
 
-    if names(_COMMITTED_COMMAND):
+    if names(_COMMITTED_KEYS):
         return (f"gitmem.yaml names an encoder command: ignored (a shared repository must not run code on whoever "
                 f"pulls it); set it for this clone with `git config {KEY} COMMAND`")
     if names(_COMMITTED_OTHER):
