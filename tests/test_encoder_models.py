@@ -466,3 +466,9 @@ def test_a_background_harvest_with_an_off_loopback_url_fails_and_says_why(hooked
     run = MemoryRepo.open(hooked).run_job("harvest", T, paths=[transcript(tmp_path / "s.jsonl", "s", SESSION)])
     assert not run.ok and "not this machine's loopback" in run.summary and "127.0.0.1" in str(run.details["hint"])
     assert not MemoryRepo.open(hooked).list().memories
+
+
+def test_the_install_use_case_names_the_key_the_encoder_reads() -> None:
+    from gitmem.api.encoders import ClaudeEncoder
+
+    assert ClaudeEncoder("clone", None, False).key == encoder.CLAUDE_KEY

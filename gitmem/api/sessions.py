@@ -118,20 +118,9 @@ class Sessions(Context):
 
     def _encoder_command(self) -> tuple[Choice | None, tuple[str, ...]]:
         """The encoder of this clone or user (git config), and warnings (gitmem.yaml naming one, two set at once)."""
-        from gitmem.base import yamlio
-        from gitmem.base.config import CONFIG_FILE
-        from gitmem.base.errors import YamlProblem
-        from gitmem.base.gitio import attempt
         from gitmem.engines.harvest import encoder
 
-        try:
-            warning = encoder.committed_setting(yamlio.load_safe((self.git.root / CONFIG_FILE).read_text("utf-8")))
-        except (OSError, UnicodeDecodeError, YamlProblem):
-            warning = None
-        out = attempt(self.git.root, "config", "--get-regexp", r"^gitmem\.encoder-")
-        settings = dict(line.partition(" ")[::2] for line in (out or b"").decode("utf-8", "replace").splitlines())
-        choice, warned = encoder.choose(settings)
-        return choice, ((warning,) if warning else ()) + warned
+        return encoder.configured(self.git.root)
 
     def _harvest_file(self, unit: Unit, fmt: str, signals: int, whole: bool, now: datetime,
                       command: Choice | None = None) -> Harvested:

@@ -117,42 +117,21 @@ def cmd_install(args: Any) -> int:
 
 
 def _encoder(root: Path, scope: str, remove: bool) -> None:
-    """Set (or unset) Claude Code's print mode as the harvest encoder in the git config of ``scope``."""
-    import shutil
+    """Set (or unset) Claude Code's print mode as the harvest encoder in the git config of ``scope``; say what was done."""
+    from gitmem.api.encoders import set_claude_encoder
 
-    from gitmem.base.errors import GitmemError, UsageError
-    from gitmem.base.gitio import attempt, run
-    from gitmem.base.gitio.tool import run_program
-    from gitmem.engines.harvest import encoder
-    from gitmem.engines.harvest.encoders import claude
-
-    where = ["--global"] if scope == "user" else ["--local"]
-    said = "your user" if scope == "user" else "this clone"
-    if remove:
-        gone = attempt(root, "config", *where, "--unset", encoder.CLAUDE_KEY) is not None
-        out(f"encoder: {encoder.CLAUDE_KEY} {'removed from' if gone else 'not set in'} the git config of {said}")
+    done = set_claude_encoder(root, "user" if scope == "user" else "clone", remove)
+    said = "your user" if done.scope == "user" else "this clone"
+    if done.executable is None:
+        out(f"encoder: {done.key} {'removed from' if done.changed else 'not set in'} the git config of {said}")
         return
-    found = shutil.which("claude")
-    if found is None:
-        raise UsageError("Claude Code's `claude` is not on PATH",
-                         hint=f"install Claude Code, or name it yourself: git config {encoder.CLAUDE_KEY} /path/to/claude")
-    code, stdout, stderr = run_program([found, "--version"])
-    if code != 0:
-        said_err = (stderr.decode("utf-8", "replace").strip().splitlines() or [""])[-1][:200]
-        raise GitmemError(f"`{found} --version` failed (exit code {code}){': ' + said_err if said_err else ''}",
-                          hint="check that Claude Code runs and is logged in: claude -p hello")
-    run(root, "config", *where, encoder.CLAUDE_KEY, found)
-    version = stdout.decode("utf-8", "replace").strip()[:80]
-    code, helped, _ = run_program([found, "--help"])
-    missing = [f for f in claude.FLAGS if f.startswith("--") and f.encode() not in helped] if code == 0 else []
-    if missing:
-        out(f"note: this claude does not list {', '.join(missing)}; harvest falls back to the default encoder "
+    out(f"encoder: harvest asks Claude Code ({done.executable}{', ' + done.version if done.version else ''}) in print "
+        f"mode, set in the git config of {said} ({done.key}); sessions holding a secret are never sent")
+    if done.missing:
+        out(f"note: this claude does not list {', '.join(done.missing)}; harvest falls back to the default encoder "
             "until Claude Code is updated (claude update)")
-    out(f"encoder: harvest asks Claude Code ({found}{', ' + version if version else ''}) in print mode, set in the "
-        f"git config of {said} ({encoder.CLAUDE_KEY}); sessions holding a secret are never sent")
-    first = next((k for k in encoder.KEYS if attempt(root, "config", "--get", k)), None)
-    if first is not None and first != encoder.CLAUDE_KEY:
-        out(f"note: {first} is set as well and wins; unset it to use Claude Code: git config --unset {first}")
+    if done.wins:
+        out(f"note: {done.wins} is set as well and wins; unset it to use Claude Code: git config --unset {done.wins}")
 
 
 def _claude_md(file: Path, root: Path, remove: bool) -> None:

@@ -43,6 +43,8 @@ from gitmem.engines.harvest import durability
 from gitmem.engines.harvest.signals import MAX_SIGNALS, Signal, SignalKind
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from gitmem.base.config import Config
     from gitmem.base.gitio.tool import ToolRun
     from gitmem.engines.harvest.episodes import Episode
@@ -50,7 +52,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CHARS_KEY", "CLAUDE_KEY", "ENDPOINT_CHARS", "KEY", "KEYS", "MAX_OUTPUT", "MAX_TEXT", "MODEL_KEY", "TIMEOUT",
            "TIMEOUT_KEY", "TOOL_ERROR_CHARS", "TURNS_CHARS", "URL_KEY", "Choice", "Encoded", "SchemaError", "choose",
-           "committed_setting", "parse", "payload", "prompt", "propose"]
+           "committed_setting", "configured", "parse", "payload", "prompt", "propose"]
 
 KEY = "gitmem.encoder-command"
 TIMEOUT = 120.0  # seconds: a local or hosted model answers one session well within it
@@ -136,6 +138,24 @@ def choose(settings: Mapping[str, str]) -> tuple[Choice | None, tuple[str, ...]]
             raise ConfigError(f"{URL_KEY} is set but {MODEL_KEY} is not: the endpoint needs a model name",
                               hint=f"git config {MODEL_KEY} MODEL (the name the server lists, e.g. `ollama list`)")
     return Choice(kind, value, model, timeout, chars), warnings
+
+
+def configured(root: Path) -> tuple[Choice | None, tuple[str, ...]]:
+    """The encoder the git config of the clone at ``root`` or of its user names (``choose``), and the warnings,
+    a committed gitmem.yaml naming one among them."""
+    from gitmem.base import yamlio
+    from gitmem.base.config import CONFIG_FILE
+    from gitmem.base.errors import YamlProblem
+    from gitmem.base.gitio import attempt
+
+    try:
+        warning = committed_setting(yamlio.load_safe((root / CONFIG_FILE).read_text("utf-8")))
+    except (OSError, UnicodeDecodeError, YamlProblem):
+        warning = None
+    out = attempt(root, "config", "--get-regexp", r"^gitmem\.encoder-")
+    settings = dict(line.partition(" ")[::2] for line in (out or b"").decode("utf-8", "replace").splitlines())
+    choice, warned = choose(settings)
+    return choice, ((warning,) if warning else ()) + warned
 
 
 def _number(settings: Mapping[str, str], key: str, default: float, low: float, high: float, what: str) -> float:
