@@ -21,10 +21,10 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
+from gitmem.faces.agenthooks import WORTH_KEEPING   # the one phrase SessionStart says too
 from gitmem import __version__
 from gitmem.api import MemoryRepo
 from gitmem.base.errors import CheckFailed, GitmemError, SecurityError, UsageError
-from gitmem.faces.agenthooks import WORTH_KEEPING
 
 T = TypeVar("T")
 
