@@ -390,6 +390,13 @@ def test_a_url_off_loopback_is_refused_before_anything_is_sent(hooked: Path, tmp
     assert MemoryRepo.open(hooked).head == head
 
 
+def test_localhost_is_loopback_and_reaches_the_endpoint(hooked: Path, tmp_path: Path, server: FakeServer) -> None:
+    use_endpoint(hooked, server.url.replace("127.0.0.1", "localhost"))
+    [r] = MemoryRepo.open(hooked).harvest([transcript(tmp_path / "s.jsonl", "s", SESSION)], now=T)
+    assert r.status == "harvested" and r.warnings == () and len(server.requests) == 1
+    assert server.requests[0]["host"] == f"localhost:{server.server.server_address[1]}"
+
+
 def test_loopback_targets() -> None:
     assert endpoint.target("http://127.0.0.1:11434/v1") == endpoint.Target("http", "127.0.0.1", 11434,
                                                                            "127.0.0.1:11434", "/v1/chat/completions")
@@ -472,3 +479,11 @@ def test_the_install_use_case_names_the_key_the_encoder_reads() -> None:
     from gitmem.api.encoders import ClaudeEncoder
 
     assert ClaudeEncoder("clone", None, False).key == encoder.CLAUDE_KEY
+
+
+def test_run_tool_gives_the_environment_it_is_told() -> None:
+    from gitmem.base.gitio.tool import run_tool
+
+    show = f"{sys.executable} -c \"import os, sys; sys.stdout.write(os.environ.get('CLAUDECODE', '-'))\""
+    assert run_tool(show, b"", 30, 100, {"CLAUDECODE": "1"}).stdout == b"1"
+    assert run_tool(show, b"", 30, 100, {}).stdout == b"-"

@@ -73,7 +73,9 @@ def target(url: str) -> Target:
     if not addresses:
         raise ConfigError(f"gitmem.encoder-url names {parts.hostname!r}, which is not this machine's loopback: "
                           "refused, a session must not leave the machine", hint=hint)
-    return Target(parts.scheme, addresses[0], port or (443 if parts.scheme == "https" else 80),
+    # localhost: every address it resolves to is loopback; the connection tries each, as a client would
+    return Target(parts.scheme, parts.hostname if len(addresses) > 1 else addresses[0],
+                  port or (443 if parts.scheme == "https" else 80),
                   parts.netloc.rpartition("@")[2], parts.path.rstrip("/") + "/chat/completions")
 
 
