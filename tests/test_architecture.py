@@ -23,7 +23,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "gitmem"
 FLOORS = {"base": 1, "store": 2, "guards": 3, "engines": 4, "api": 5, "faces": 6, "__init__": 7, "__main__": 7}
 OWNERS = {"pygit2": "gitmem.base.gitio", "ruamel": "gitmem.base.yamlio", "markdown_it": "gitmem.base.mdio",
-          "unidiff": "gitmem.base.diffs", "Stemmer": "gitmem.base.porter", "mcp": "gitmem.faces.mcp_server"}
+          "unidiff": "gitmem.base.diffs", "Stemmer": "gitmem.base.text.words", "mcp": "gitmem.faces.mcp_server"}
 GIT_RUNNER = "gitmem.base.gitio"
 MAX_LINES = 500
 

@@ -6,16 +6,13 @@ comparison of statements, roles, harvest and drift agree:
 - ``scripts``: the character ranges of the scripts written without spaces
   (``CJK`` = ``KANA`` + ``HAN`` + ``HANGUL``), one definition for every engine;
 - ``stops``: the stop lists, each named for its use;
-- ``words``: words as SQLite FTS5's ``porter unicode61 remove_diacritics 2``
-  sees them (``fold``, ``words``, ``stem``, CJK bigrams), so that a query can
-  be cleaned before it reaches FTS5, candidates reranked by which query stems
-  they hold, and the dedupe engine compares texts word by word; and the
-  tokenizers of the statement and role readings;
+- ``words``: words as SQLite FTS5's ``unicode61 remove_diacritics 2`` cuts
+  them (``fold``, ``words``), their Porter stems (``stem``, PyStemmer) and CJK
+  bigrams: the recall index stores these stems, a query asks them, the
+  reranker and the dedupe engine compare them; and the tokenizers of the
+  statement and role readings;
 - ``when``: time as words say it (``states_time``, ``asks_when``, ``named_period``);
 - ``labels``: ``is_blank`` and ``printable_label``.
-
-Stems are for Python-side comparisons only: a MATCH expression must carry
-the folded words, because FTS5's porter stems what it is given again.
 """
 
 from __future__ import annotations
