@@ -8,6 +8,10 @@ shows it pays, and a property test checks it against the library:
   C parser's events, next to ruamel's safe loader (the full library path).
   Property tests: ``tests/test_yamlio.py`` (``..._agrees_with_the_parser_or_declines``,
   ``..._agrees_with_ruamel``).
+- ``TYPE_CHECKING = False`` in the modules a recall or a hook loads: their
+  annotations name ``typing``'s names without importing ``typing`` at run
+  time (mypy reads them as usual); the figure is what importing ``typing``
+  costs a fresh interpreter.
 - ``gitio.heads`` reading HEAD and refs from git's files, next to importing
   pygit2 and asking it, each in a fresh interpreter (what a recall or a hook
   pays). Property test: ``tests/test_gitio_heads.py``
@@ -101,6 +105,15 @@ def heads_figures(runs: int) -> None:
     print(f"  gitmem's file readers              {files - bare:8.1f}   {(lib - bare) / max(files - bare, 0.1):5.1f}x less")
 
 
+def typing_figure(runs: int) -> None:
+    bare = _fresh("pass", runs)
+    typed = _fresh("import typing", runs)
+    recall = _fresh("from gitmem.faces import cli", runs)
+    print(f"typing, fresh interpreter (median of {runs}, ms)")
+    print(f"  import typing                      {typed - bare:8.1f}")
+    print(f"  import gitmem.faces.cli (no typing) {recall - bare:7.1f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--docs", type=int, default=2000)
@@ -108,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     yaml_figures(args.docs)
     heads_figures(args.runs)
+    typing_figure(args.runs)
     return 0
 
 
