@@ -28,6 +28,7 @@ import re
 import zlib
 from typing import Protocol
 
+from gitmem.base.text.scripts import HAN, HANGUL, KANA
 from gitmem.engines.harvest import durability, signals
 
 __all__ = ["BUCKETS", "SPEC", "Scorable", "features", "spec_hash", "words"]
@@ -60,12 +61,12 @@ class Scorable(Protocol):
     def tool_before(self) -> str | None: ...
 
 
-_CJK_CHAR = r"\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff"
+_CJK_CHAR = KANA + HAN
 _TOKEN = re.compile(rf"[{_CJK_CHAR}]|[^\W\d_{_CJK_CHAR}]+|\d+")
 _DIGITS = re.compile(r"\d")
-_SCRIPTS = (("cjk", re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")), ("kana", re.compile(r"[\u3040-\u30ff]")),
-            ("hangul", re.compile(r"[\uac00-\ud7af]")), ("cyrillic", re.compile(r"[\u0400-\u04ff]")),
-            ("arabic", re.compile(r"[\u0600-\u06ff]")), ("latin", re.compile(r"[A-Za-z\u00c0-\u024f]")))
+_SCRIPTS = (("cjk", re.compile(f"[{HAN}]")), ("kana", re.compile(f"[{KANA}]")), ("hangul", re.compile(f"[{HANGUL}]")),
+            ("cyrillic", re.compile(r"[\u0400-\u04ff]")), ("arabic", re.compile(r"[\u0600-\u06ff]")),
+            ("latin", re.compile(r"[A-Za-z\u00c0-\u024f]")))
 _ACCENTED = re.compile(r"[\u00c0-\u024f]")
 _CODEY = re.compile(r"[{}()\[\];=<>|\\/$`#@*_]")
 _PATH = re.compile(r"(?:^|[\s`'\"(])(?:~|\.{1,2})?/?[\w.-]+/[\w./-]+")
