@@ -9,6 +9,7 @@ composes engine planners with the one write path (``Store.write``).
 
 from __future__ import annotations
 
+import builtins
 from datetime import datetime
 from pathlib import Path
 
@@ -19,6 +20,10 @@ from gitmem.api.purging import Purging
 from gitmem.api.insight import Insight
 from gitmem.engines.initrepo import InitResult, init as init_repo
 from gitmem.base.state import find_root
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitmem.api.findings import Allowed, Refused, Shown
 
 
 
@@ -48,3 +53,23 @@ class MemoryRepo(Jobs, Purging, Insight):
         because of gitmem's ``index.lock`` runs it (``gitmem recover``).
         """
         return self.store.recover()
+
+    # --- false alarms of the secret scan (gitmem.api.findings) ---------------------------
+
+    def refused_sessions(self) -> builtins.list[Refused]:
+        """Every session a secret refused in this clone and not harvested since, with its finding ids."""
+        from gitmem.api.findings import refused
+
+        return refused(self.root)
+
+    def pii_show(self, finding: str) -> Shown:
+        """Where a refused session's finding is (file, line, kind, context), its value masked."""
+        from gitmem.api.findings import show
+
+        return show(self.root, finding)
+
+    def pii_allow(self, finding: str, reason: str = "", shared: bool = False, now: datetime | None = None) -> Allowed:
+        """Record a finding as not a secret (a salted hash of its value): per clone, or committed with ``shared``."""
+        from gitmem.api.findings import allow
+
+        return allow(self.root, self.store, self.head, finding, reason, shared, now or clock.now())
