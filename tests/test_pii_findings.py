@@ -67,9 +67,9 @@ def test_a_refused_session_lists_its_findings_with_the_commands(repo: MemoryRepo
     [r] = repo.harvest([src], now=T)
     assert r.status == "rejected" and "nothing written" in r.reason and FIXTURE_PW not in r.reason
     [f] = r.findings
-    assert (f.kind, f.file, f.line, f.allowable) == ("env_secret", str(src), 4, True)
-    assert f.commands() == (f"gitmem pii show {f.id}", f"gitmem pii allow {f.id} --reason TEXT")
-    assert f"gitmem pii allow {f.id}" in r.reason
+    assert (f.kind, f.file, f.line, f.allowable, f.with_file) == ("env_secret", str(src), 4, True, True)
+    assert f.commands() == (f"gitmem pii show {f.id} --file {src}", f"gitmem pii allow {f.id} --file {src} --reason TEXT")
+    assert f"`gitmem pii allow {f.id} --file {src} --reason TEXT`" in r.reason
     refusal = only_refusal(repo)
     assert (refusal.session, refusal.path, refusal.findings) == (name_key("sess-s1", "s"), str(src), (f,))
     stored = (state.shared_dir(repo_dir) / findings.REFUSED_FILE).read_text()
@@ -78,6 +78,25 @@ def test_a_refused_session_lists_its_findings_with_the_commands(repo: MemoryRepo
     # the id is stable: the same session harvested again refuses with the same id
     [again] = repo.harvest([src], now=T)
     assert again.findings == (f,) and len(f.id) == 11
+
+
+def test_a_transcript_path_that_names_its_user_is_kept_as_a_hash(repo: MemoryRepo, repo_dir: Path,
+                                                                 isolated_env: Path) -> None:
+    folder = isolated_env / ".claude" / "projects" / "-Users-marisol-shop"   # a session folder of the config
+    folder.mkdir(parents=True)
+    src = fixture_session(folder, "0b0e4a1c-5d7f-4a8e-9c21-7f3e2d1a6b90")
+    [r] = repo.harvest([src], now=T)
+    [f] = r.findings
+    assert f.with_file is False and f.commands()[0] == f"gitmem pii show {f.id}"   # found again by its hash
+    stored = (state.shared_dir(repo_dir) / findings.REFUSED_FILE).read_text()
+    assert "marisol" not in stored and str(folder) not in stored
+    refusal = only_refusal(repo)
+    assert refusal.path == "" and refusal.findings[0].file == ""
+    assert repo.pii_show(f.id).file == str(src)
+    with pytest.raises(UsageError, match="not the transcript"):
+        repo.pii_show(f.id, file=fixture_session(folder.parent, "other"))
+    repo.pii_allow(f.id, "fixture", now=T)
+    assert repo.harvest([src], now=T)[0].status == "harvested"
 
 
 def test_show_masks_the_value_and_names_file_line_kind(repo: MemoryRepo, tmp_path: Path) -> None:
@@ -134,7 +153,7 @@ def test_a_vendor_key_stays_refused_when_another_finding_is_allowed(repo: Memory
     by_kind = {f.kind: f for f in r.findings}
     assert set(by_kind) == {"env_secret", "github_token"} and GH_TOKEN not in r.reason
     assert by_kind["github_token"].allowable is False
-    assert by_kind["github_token"].commands() == (f"gitmem pii show {by_kind['github_token'].id}",)
+    assert by_kind["github_token"].commands() == (f"gitmem pii show {by_kind['github_token'].id} --file {src}",)
     repo.pii_allow(by_kind["env_secret"].id, "fixture", now=T)
     [again] = repo.harvest([src], now=T)
     assert again.status == "rejected" and [f.kind for f in again.findings] == ["github_token"]
@@ -198,13 +217,13 @@ def test_cli_harvest_status_show_allow(repo_dir: Path, tmp_path: Path, capsys: p
     code, out, err = run_cli([*base, "harvest", str(src)], capsys)
     assert code == 1 and out == "harvest: 1 rejected\n" and FIXTURE_PW not in err
     [fid] = {w for w in err.split() if w.startswith("f") and len(w) == 11 and w[1:].isalnum()}
-    assert f"gitmem pii show {fid}" in err and f"gitmem pii allow {fid} --reason TEXT" in err
+    assert f"gitmem pii show {fid} --file {src}" in err and f"gitmem pii allow {fid} --file {src} --reason TEXT" in err
 
     code, out, _ = run_cli([*base, "status"], capsys)
     assert code == 0 and "sessions refused for a secret: 1" in out and f"gitmem pii allow {fid}" in out
     data = json.loads(run_cli([*base, "status", "--json"], capsys)[1])
     [entry] = data["refused_sessions"]
-    assert entry["findings"][0]["id"] == fid and entry["findings"][0]["commands"][0] == f"gitmem pii show {fid}"
+    assert entry["findings"][0]["id"] == fid and entry["findings"][0]["commands"][0] == f"gitmem pii show {fid} --file {src}"
 
     code, out, _ = run_cli([*base, "pii", "show", fid], capsys)
     assert code == 0 and f"in {src}, line 4" in out and FIXTURE_PW not in out

@@ -4,9 +4,12 @@ A harvest refuses a whole session for one secret (DESIGN.md section 7). The
 scanner reads words around a value, so now and then a placeholder or an
 identifier looks like one. Each secret of a refused session gets a short
 stable id, derived from the session's key, its kind and a salted hash of the
-value; the clone keeps, per refused session, where the transcript is and
-where each finding sits (``refused-sessions.json`` under the clone's state
-folder, never committed, dropped once the session is harvested).
+value; the clone keeps, per refused session, a salted hash of the
+transcript's path (the path itself only when it names no one) and where
+each finding sits (``refused-sessions.json`` under the clone's state folder,
+never committed, dropped once the session is harvested). A transcript of the
+session folders is found again by its hash; one elsewhere is named with
+``--file``.
 
 ``gitmem pii show ID`` reads the finding again from the transcript and shows
 its context with the value masked. ``gitmem pii allow ID`` records it as not
@@ -32,11 +35,12 @@ from typing import TYPE_CHECKING, Sequence
 from gitmem.base.errors import NotFoundError, UsageError
 
 if TYPE_CHECKING:
+    from gitmem.base.config import Config
     from gitmem.base.gitio import Git
     from gitmem.engines.harvest.screen import Flagged, Found, Judge
     from gitmem.guards.writepath import Store
 
-__all__ = ["SHARED_FILE", "Allowed", "Refused", "Shown", "allow", "clear_refusal", "finding_id", "judge",
+__all__ = ["SHARED_FILE", "Allowed", "Refused", "Shown", "allow", "clear_refusal", "finding_id", "folders_of", "judge",
            "record_refusal", "refusal_reason", "refused", "show", "value_hash"]
 
 REFUSED_FILE = "refused-sessions.json"   # per clone, under the state folder
@@ -50,7 +54,7 @@ class Refused:
     """A session a secret refused, as this clone last harvested it."""
 
     session: str      # the session's key (never its id as given)
-    path: str         # the transcript file, on this machine
+    path: str         # the transcript file as this run knows it; "" when the clone keeps only its hash
     at: str
     findings: tuple[Flagged, ...]
 
@@ -121,30 +125,64 @@ def _read_json(path: Path) -> dict[str, object]:
 
 
 def _write_private(path: Path, data: object) -> None:
-    """Write JSON readable by its owner only: it names files of this machine."""
+    """Write JSON readable by its owner only."""
     from gitmem.base.files import write_atomic
 
     write_atomic(path, json.dumps(data, sort_keys=True, ensure_ascii=False))
     os.chmod(path, 0o600)
 
 
-def record_refusal(root: Path, session: str, path: Path, parts: Sequence[Path], found: Sequence[Found],
-                   at: str) -> Refused:
-    """Keep a refused session's findings (ids, kinds, lines; never values) for ``status`` and ``pii show``."""
+def folders_of(cfg: Config) -> list[Path]:
+    """The session folders of the configuration (``daemon.session_folders``), expanded."""
+    return [Path(os.path.expandvars(os.path.expanduser(f))) for f in cfg.daemon.session_folders]
+
+
+def _path_hash(salt: bytes, path: Path) -> str:
+    return hashlib.sha256(salt + b"\0path\0" + os.fsencode(os.path.realpath(path))).hexdigest()[:32]
+
+
+def _inside(path: Path, folders: Sequence[Path]) -> bool:
+    real = os.path.realpath(path)
+    return any(real.startswith(os.path.realpath(f) + os.sep) for f in folders)
+
+
+def _keepable(root: Path, path: Path) -> bool:
+    """A path the clone may keep in clear: nothing in it the scanner flags, no user name it learned."""
+    from gitmem.base import state
+    from gitmem.guards import pii
+
+    text = str(path)
+    names = pii.Names(state.salt(root), state.known_names(root))
+    return not pii.scan(text) and not pii.find_names(text, names) and not pii.find_names(
+        text, names.plus(pii.names_in([text])))
+
+
+def record_refusal(root: Path, folders: Sequence[Path], session: str, path: Path, parts: Sequence[Path],
+                   found: Sequence[Found], at: str) -> Refused:
+    """Keep a refused session's findings (ids, kinds, lines; never values) for ``status`` and ``pii show``.
+
+    A transcript's path is kept as a salted hash, in clear only when it names
+    no one; one outside the session folders is found again through ``--file``.
+    """
     from gitmem.base import state
     from gitmem.engines.harvest.screen import Flagged, allowable
 
     salt = state.salt(root)
-    files = [str(path), *map(str, parts)]
+    files = [path, *parts]
+    outside = [not _inside(f, folders) for f in files]
     flagged: dict[str, Flagged] = {}
+    rows: dict[str, dict[str, object]] = {}
     for f in found:
         fid = finding_id(salt, session, f.kind, f.value)
-        flagged.setdefault(fid, Flagged(fid, f.kind, files[f.part], f.line, allowable(f.kind, f.value)))
+        if fid not in flagged:
+            flagged[fid] = Flagged(fid, f.kind, str(files[f.part]), f.line, allowable(f.kind, f.value), outside[f.part])
+            rows[fid] = {"id": fid, "kind": f.kind, "part": f.part, "line": f.line, "allowable": flagged[fid].allowable}
     refusal = Refused(session, str(path), at, tuple(flagged.values()))
+    kept = [{"hash": _path_hash(salt, p), "outside": out, **({"path": str(p)} if _keepable(root, p) else {})}
+            for p, out in zip(files, outside)]
     store = _state(root) / REFUSED_FILE
     data = _read_json(store)
-    data[session] = {"path": refusal.path, "at": at,
-                     "findings": [{k: v for k, v in f.to_json().items() if k != "commands"} for f in refusal.findings]}
+    data[session] = {"at": at, "files": kept, "findings": list(rows.values())}
     _write_private(store, data)
     return refusal
 
@@ -153,8 +191,8 @@ def refusal_reason(secrets: Sequence[str], refusal: Refused) -> str:
     """The message of a refused session: what was found where, and the exact commands to settle each finding."""
     listing = "; ".join(
         f"{f.id}: {f.kind} at line {f.line}, " + (
-            f"`gitmem pii show {f.id}`, `gitmem pii allow {f.id} --reason TEXT` if it is not a secret"
-            if f.allowable else f"`gitmem pii show {f.id}` (a vendor key: revoke it)")
+            " then ".join(f"`{c}`" for c in f.commands()) + " if it is not a secret"
+            if f.allowable else f"`{f.commands()[0]}` (a vendor key: revoke it)")
         for f in refusal.findings[:10])
     more = f"; and {len(refusal.findings) - 10} more (`gitmem status`)" if len(refusal.findings) > 10 else ""
     return f"secret in session ({', '.join(secrets[:5])}); nothing written; findings: {listing}{more}"
@@ -168,61 +206,107 @@ def clear_refusal(root: Path, session: str) -> None:
         _write_private(store, data)
 
 
-def refused(root: Path) -> list[Refused]:
-    """Every session a secret refused in this clone and not harvested since, oldest first."""
+def _entries(root: Path) -> list[tuple[str, dict[str, object]]]:
+    return [(k, v) for k, v in _read_json(_state(root) / REFUSED_FILE).items() if isinstance(v, dict)]
+
+
+def _list(value: object) -> list[dict[str, object]]:
+    return [x for x in value if isinstance(x, dict)] if isinstance(value, list) else []
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) else 0
+
+
+def _flagged(entry: dict[str, object]) -> list[tuple[Flagged, dict[str, object]]]:
+    """Each finding of a kept refusal, with the record of its file (hash, whether outside, a clear path)."""
     from gitmem.engines.harvest.screen import Flagged
 
-    out: list[Refused] = []
-    for session, entry in _read_json(_state(root) / REFUSED_FILE).items():
-        if not isinstance(entry, dict):
-            continue
-        flagged = tuple(Flagged(str(f.get("id")), str(f.get("kind")), str(f.get("file")), int(f.get("line") or 0),
-                                bool(f.get("allowable")))
-                        for f in entry.get("findings") or () if isinstance(f, dict))
-        out.append(Refused(session, str(entry.get("path")), str(entry.get("at")), flagged))
+    files = _list(entry.get("files"))
+    out = []
+    for f in _list(entry.get("findings")):
+        part = _int(f.get("part"))
+        file = files[part] if 0 <= part < len(files) else {}
+        out.append((Flagged(str(f.get("id")), str(f.get("kind")), str(file.get("path") or ""), _int(f.get("line")),
+                            bool(f.get("allowable")), bool(file.get("outside"))), file))
+    return out
+
+
+def refused(root: Path) -> list[Refused]:
+    """Every session a secret refused in this clone and not harvested since, oldest first."""
+    out = []
+    for session, entry in _entries(root):
+        files = _list(entry.get("files"))
+        path = str(files[0].get("path") or "") if files else ""
+        out.append(Refused(session, path, str(entry.get("at")), tuple(f for f, _ in _flagged(entry))))
     return sorted(out, key=lambda r: r.at)
 
 
-def _locate(root: Path, fid: str) -> tuple[Refused, Flagged]:
-    for r in refused(root):
-        for f in r.findings:
+def _locate(root: Path, fid: str) -> tuple[str, Flagged, dict[str, object]]:
+    for session, entry in _entries(root):
+        for f, file in _flagged(entry):
             if f.id == fid:
-                return r, f
+                return session, f, file
     raise NotFoundError(f"no finding {fid[:40]!r} in a refused session of this clone",
                         hint="`gitmem status` lists the refused sessions and their finding ids")
 
 
-def _value(root: Path, refusal: Refused, flagged: Flagged) -> tuple[str, str]:
+def _transcript(root: Path, folders: Sequence[Path], file: dict[str, object], given: Path | None) -> Path:
+    """The transcript file a kept finding lies in: ``--file``, the path kept in clear, or the one of the
+    session folders with the same salted hash."""
+    from gitmem.base import state
+
+    salt = state.salt(root)
+    want = str(file.get("hash"))
+    if given is not None:
+        if _path_hash(salt, given) != want:
+            raise UsageError(f"{str(given)[:200]} is not the transcript this finding was found in",
+                             hint="pass the file that harvest refused (its path is in harvest's message)")
+        return given
+    kept = file.get("path")
+    if isinstance(kept, str) and _path_hash(salt, Path(kept)) == want:
+        return Path(kept)
+    for folder in folders:
+        for top, _dirs, names in os.walk(folder):
+            for name in names:
+                candidate = Path(top, name)
+                if ".jsonl" in name and _path_hash(salt, candidate) == want:
+                    return candidate
+    raise NotFoundError("the transcript of this finding is not in the session folders",
+                        hint="name it: add --file PATH (the file harvest refused)")
+
+
+def _value(root: Path, session: str, flagged: Flagged, path: Path) -> tuple[str, str]:
     """(the string of the record holding the finding, the value found), read again from the transcript."""
     from gitmem.base import state
     from gitmem.engines.harvest import screen
     from gitmem.guards import pii
 
     salt = state.salt(root)
+    record = None
     try:
-        with open(flagged.file, "rb") as fh:
+        with path.open("rb") as fh:
             for n, raw in enumerate(fh, 1):
                 if n == flagged.line:
                     record = json.loads(raw)
                     break
-            else:
-                record = None
     except (OSError, ValueError, RecursionError):
         record = None
     for text in screen.scanned_strings(record) if record is not None else ():
         for f in pii.scan(text):
             value = text[f.start : f.end]
-            if f.secret and f.kind == flagged.kind and finding_id(salt, refusal.session, f.kind, value) == flagged.id:
+            if f.secret and f.kind == flagged.kind and finding_id(salt, session, f.kind, value) == flagged.id:
                 return text, value
     raise NotFoundError(f"finding {flagged.id} is no longer at line {flagged.line} of its transcript",
                         hint="harvest the session again: `gitmem harvest FILE` records its findings anew")
 
 
-def show(root: Path, fid: str) -> Shown:
+def show(root: Path, folders: Sequence[Path], fid: str, file: Path | None = None) -> Shown:
     """Where finding ``fid`` is: file, line, kind and its context, the value masked."""
-    refusal, flagged = _locate(root, fid.strip())
-    text, value = _value(root, refusal, flagged)
-    return Shown(flagged.id, flagged.kind, flagged.file, flagged.line, _context(text, value, flagged.kind),
+    session, flagged, kept = _locate(root, fid.strip())
+    path = _transcript(root, folders, kept, file)
+    text, value = _value(root, session, flagged, path)
+    return Shown(flagged.id, flagged.kind, str(path), flagged.line, _context(text, value, flagged.kind),
                  flagged.allowable)
 
 
@@ -278,7 +362,8 @@ def judge(root: Path, git: Git, head: str | None) -> Judge | None:
     return settled
 
 
-def allow(root: Path, store: Store, head: str | None, fid: str, reason: str, shared: bool, now: datetime) -> Allowed:
+def allow(root: Path, store: Store, folders: Sequence[Path], fid: str, reason: str, shared: bool, now: datetime,
+          file: Path | None = None) -> Allowed:
     """Record finding ``fid`` as not a secret: per clone, or committed in ``.gitmem/`` with ``shared``.
 
     Refused for a vendor-format key. The reason is redacted like any text
@@ -289,11 +374,11 @@ def allow(root: Path, store: Store, head: str | None, fid: str, reason: str, sha
     from gitmem.base.model import iso
     from gitmem.guards.writepath import Plan
 
-    refusal, flagged = _locate(root, fid.strip())
+    session, flagged, kept = _locate(root, fid.strip())
     if not flagged.allowable:
         raise UsageError(f"finding {flagged.id} is a {flagged.kind} in a vendor's key format: a secret, which "
                          "no one can allow", hint="revoke the key, delete it from the transcript, then harvest again")
-    _, value = _value(root, refusal, flagged)
+    _, value = _value(root, session, flagged, _transcript(root, folders, kept, file))
     why = store.redact_text(reason.strip(), "reason", "pii.allowed", now)[:300] if reason.strip() else ""
     entry = {"id": flagged.id, "kind": flagged.kind, "at": iso(now), "reason": why}
     commit = None
@@ -319,5 +404,5 @@ def allow(root: Path, store: Store, head: str | None, fid: str, reason: str, sha
         if digest not in _allowed_hashes(data):
             _write_private(path, {"version": 1, "allowed": [*_rows(data), {**entry, "hash": digest}]})
     state.log_event(root, "pii.allowed", iso(now), id=flagged.id, kind=flagged.kind, shared=shared, reason=why,
-                    session=refusal.session, **({"commit": commit} if commit else {}))
-    return Allowed(flagged.id, flagged.kind, shared, commit, refusal.session)
+                    session=session, **({"commit": commit} if commit else {}))
+    return Allowed(flagged.id, flagged.kind, shared, commit, session)

@@ -62,14 +62,17 @@ class MemoryRepo(Jobs, Purging, Insight):
 
         return refused(self.root)
 
-    def pii_show(self, finding: str) -> Shown:
-        """Where a refused session's finding is (file, line, kind, context), its value masked."""
-        from gitmem.api.findings import show
+    def pii_show(self, finding: str, file: str | Path | None = None) -> Shown:
+        """Where a refused session's finding is (file, line, kind, context), its value masked; ``file`` names a
+        transcript outside the session folders."""
+        from gitmem.api.findings import folders_of, show
 
-        return show(self.root, finding)
+        return show(self.root, folders_of(self.cfg), finding, Path(file) if file else None)
 
-    def pii_allow(self, finding: str, reason: str = "", shared: bool = False, now: datetime | None = None) -> Allowed:
+    def pii_allow(self, finding: str, reason: str = "", shared: bool = False, now: datetime | None = None,
+                  file: str | Path | None = None) -> Allowed:
         """Record a finding as not a secret (a salted hash of its value): per clone, or committed with ``shared``."""
-        from gitmem.api.findings import allow
+        from gitmem.api.findings import allow, folders_of
 
-        return allow(self.root, self.store, self.head, finding, reason, shared, now or clock.now())
+        return allow(self.root, self.store, folders_of(self.cfg), finding, reason, shared, now or clock.now(),
+                     Path(file) if file else None)

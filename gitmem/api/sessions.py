@@ -135,7 +135,7 @@ class Sessions(Context):
                       command: str | None = None) -> Harvested:
         """One session (a transcript and its sub-agent files): screened, then its episode and memories in one
         commit at most."""
-        from gitmem.api.findings import clear_refusal, judge, record_refusal, refusal_reason
+        from gitmem.api.findings import clear_refusal, folders_of, judge, record_refusal, refusal_reason
         from gitmem.base import state
         from gitmem.base.errors import SecretError
         from gitmem.engines.harvest import planning, screen
@@ -151,8 +151,8 @@ class Sessions(Context):
         session = planning.read_session(unit, fmt, allowlist(self.cfg), redactor, settled)
         if session.secrets:
             state.log_event(self.git.root, "secret.rejected", iso(now), **session.alert())
-            refusal = record_refusal(self.root, session.transcript.session_id, path, unit.parts,
-                                              session.found, iso(now))
+            refusal = record_refusal(self.root, folders_of(self.cfg), session.transcript.session_id, path,
+                                     unit.parts, session.found, iso(now))
             return dataclasses.replace(session.rejected(), reason=refusal_reason(session.secrets, refusal),
                                        findings=refusal.findings)
         clear_refusal(self.root, session.transcript.session_id)

@@ -103,6 +103,7 @@ def _pii_args(p: Any) -> None:
     allow = actions.add_parser("allow", help="record a refused session's finding as not a secret (a false alarm)")
     for sub in (show, allow):
         sub.add_argument("finding", metavar="FINDING-ID", help="a finding id as `gitmem status` or harvest prints it")
+        sub.add_argument("--file", metavar="PATH", help="the refused transcript, when it lies outside the session folders")
         json_flag(sub)
     allow.add_argument("--reason", default="", metavar="TEXT", help="why it is not a secret (kept with the record)")
     allow.add_argument("--shared", action="store_true",
@@ -159,7 +160,7 @@ def _settle(args: Any) -> int:
 
     repo = repo_of(args)
     if args.action == "show":
-        shown = repo.pii_show(args.finding)
+        shown = repo.pii_show(args.finding, args.file)
         if args.json:
             emit_json(shown.to_json())
             return 0
@@ -170,7 +171,7 @@ def _settle(args: Any) -> int:
         else:
             out("a key in a vendor's format: revoke it, delete it from the transcript, then harvest again")
         return 0
-    done = repo.pii_allow(args.finding, args.reason, args.shared, now_of(args))
+    done = repo.pii_allow(args.finding, args.reason, args.shared, now_of(args), args.file)
     if args.json:
         emit_json(done.to_json())
     else:

@@ -206,7 +206,7 @@ def cmd_status(args: Any) -> int:
         out(f"last background error: {e.get('at')} {e.get('job') or ''}: {e.get('summary') or e.get('message', '')}")
     out(f"sessions refused for a secret: {len(st.refused)}")
     for refusal in st.refused:
-        out(f"  {refusal.path} ({refusal.at})")
+        out(f"  {refusal.path or 'session ' + refusal.session} ({refusal.at})")
         for f in refusal.findings:
             out(f"    {f.id}\t{f.kind} at line {f.line}\t" + "  |  ".join(f.commands()))
     return 0

@@ -97,23 +97,33 @@ def allowable(kind: str, value: str) -> bool:
 
 @dataclass(frozen=True)
 class Flagged:
-    """A secret that refused a session, as a person sees it: a short stable id, where it is, never the value."""
+    """A secret that refused a session, as a person sees it: a short stable id, where it is, never the value.
+
+    ``file`` is the transcript as this run knows it ("" when the clone did not
+    keep its path: a path that names its user is kept as a salted hash only);
+    ``with_file`` when ``pii show`` / ``pii allow`` need ``--file`` to find it
+    (it lies outside the configured session folders).
+    """
 
     id: str
     kind: str
     file: str
     line: int
     allowable: bool
+    with_file: bool = False
 
     def commands(self) -> tuple[str, ...]:
-        """The commands that show the finding and, when it may be one, settle it as a false alarm."""
-        show = f"gitmem pii show {self.id}"
-        return (show, f"gitmem pii allow {self.id} --reason TEXT") if self.allowable else (show,)
+        """The exact commands that show the finding and, when it may be one, settle it as a false alarm."""
+        import shlex
+
+        where = f" --file {shlex.quote(self.file) if self.file else 'PATH'}" if self.with_file else ""
+        show = f"gitmem pii show {self.id}{where}"
+        return (show, f"gitmem pii allow {self.id}{where} --reason TEXT") if self.allowable else (show,)
 
     def to_json(self) -> dict[str, object]:
         """The finding as ``--json`` prints it."""
         return {"id": self.id, "kind": self.kind, "file": self.file, "line": self.line, "allowable": self.allowable,
-                "commands": list(self.commands())}
+                "with_file": self.with_file, "commands": list(self.commands())}
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ _rx = Patterns(
         "hyphenated": r"[a-z]+(?:-[a-z]+)+",
         "constant": r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+",
         # a value's words: letters of any script, camelCase split ("deinTokenHier")
+        "digit": r"\d",
         "words_of": r"[A-Z]?[^\W\d_A-Z]+|[A-Z]+(?![^\W\d_A-Z])",
         "pathlike": r"(?:~|\.{1,2})?/|[A-Za-z]:[\\/]|.*\.(?:pem|key|crt|txt|json|env|ya?ml|p12|pfx|jks|gpg|asc)\Z",
     }
@@ -101,6 +102,7 @@ _NON_LATIN_FROM = 0x250
 # Rows of a keyboard: "qwertyuiop", "asdfghjkl" are runs of keys, not secrets.
 _KEY_ROWS = ("1234567890", "qwertyuiop", "asdfghjkl", "zxcvbnm", "1q2w3e4r5t6y7u8i9o0p", "1qaz2wsx3edc4rfv5tgb",
              "qazwsxedcrfvtgbyhnujm")
+_ROW_GRAMS = frozenset(row[k : k + 4] for row in _KEY_ROWS for k in range(len(row) - 3))
 
 
 def is_placeholder(value: str, run: int = 5, descending: bool = True) -> bool:
@@ -122,7 +124,7 @@ def is_placeholder(value: str, run: int = 5, descending: bool = True) -> bool:
         return True
     if len(value) >= run and _has_run(low, run):
         return True
-    return len(value) >= 6 and (sequential(low, descending) or in_words(value))
+    return len(value) >= 6 and sequential(low, descending) or in_words(value)
 
 
 def sequential(low: str, descending: bool = True) -> bool:
@@ -147,12 +149,9 @@ def sequential(low: str, descending: bool = True) -> bool:
             i = j + 1
         else:
             i += 1
-    for row in _KEY_ROWS:
-        for k in range(len(row) - 3):
-            at = low.find(row[k : k + 4])
-            while at >= 0:
-                covered[at : at + 4] = [True] * 4
-                at = low.find(row[k : k + 4], at + 1)
+    for at in range(n - 3):
+        if low[at : at + 4] in _ROW_GRAMS:
+            covered[at : at + 4] = [True] * 4
     need = n if n < 12 else (3 * n + 3) // 4
     if sum(covered) >= need:
         return True
@@ -167,11 +166,11 @@ def sequential(low: str, descending: bool = True) -> bool:
 def in_words(value: str) -> bool:
     """A placeholder written in words, in any language (``your-api-key-here``, ``votre_cle_ici``,
     ``tu-contraseña``, ``你的密钥``, ``ваш_ключ_api``), not a value."""
-    if any(ch.isalpha() and ord(ch) >= _NON_LATIN_FROM for ch in value):
+    if not value.isascii() and any(ch.isalpha() and ord(ch) >= _NON_LATIN_FROM for ch in value):
         ascii_alnum = sum(ch.isascii() and ch.isalnum() for ch in value)
         digits = sum(ch.isdigit() for ch in value)
         return ascii_alnum < 8 and digits < 2   # words of a script keys are not written in
-    if any(ch.isdigit() for ch in value):
+    if _rx.digit.search(value):
         return False
     words = [w.lower() for w in _rx.words_of.findall(value)]
     if not words or len("".join(words)) + len(words) < len(value) - len(words):
