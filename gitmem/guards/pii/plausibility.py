@@ -30,7 +30,10 @@ _rx = Patterns(
         "constant": r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+",
         # a value's words: letters of any script, camelCase split ("deinTokenHier")
         "digit": r"\d",
-        "words_of": r"[A-Z]?[^\W\d_A-Z]+|[A-Z]+(?![^\W\d_A-Z])",
+        "words_of": r"[A-Z]?[^\W\d_A-Z]+|[A-Z]+(?![^\W\d_A-Z])|\d+",
+        # an identifier in code: camelCase words of three letters or more (apiKeyFromEnv)
+        "not_separator": r"[^\w\s./:+-]",
+        "camel": r"[a-z]{2,}(?:[A-Z][a-z]{2,})+",
         "pathlike": r"(?:~|\.{1,2})?/|[A-Za-z]:[\\/]|.*\.(?:pem|key|crt|txt|json|env|ya?ml|p12|pfx|jks|gpg|asc)\Z",
     }
 )
@@ -46,7 +49,8 @@ _STOPWORDS = frozenset(
     qux secret token apikey api_key bearer basic digest oauth oauth2 jwt env environ environment config settings
     unset invalid incorrect wrong missing expired valid correct same different blank secretstr secretbytes
     optional any object dict list type hunter letmein qwerty user username login auth private public
-    credentials credential disabled enabled sensitive strong weak random generated provided""".split()
+    credentials credential disabled enabled sensitive strong weak random generated provided
+    postgres mysql mariadb mongo redis rabbitmq minioadmin oracle elastic""".split()
 )
 
 
@@ -71,7 +75,7 @@ _DOCUMENTED = frozenset({"sk_test_4eC39HqLyjWDarjtT1zdp7dc", "sk_test_BQokikJOvB
 # so does a value made only of the words of _VOCABULARY (credential nouns,
 # articles, "my", "real", "test"…): "my-secret-api-key", "this_is_not_a_real_token".
 _MARKERS = frozenset(
-    """your yours ur here insert replace paste enter put fill goes generate provide obtain
+    """your yours here insert replace paste enter put fill goes generate provide obtain
     votre vos ton ta tes ici mettez mettre insérez inserez insérer inserer remplacez remplacer remplacez-par entrez saisir
     saisissez tu tus su sus aquí aqui pon ponga coloca coloque inserta inserte reemplaza reemplace introduce ingrese
     ingresa escribe seu sua seus suas teu tua insira insere substitua digite informe dein deine deinen deiner ihr ihre
@@ -95,13 +99,15 @@ _VOCABULARY = _MARKERS | frozenset(
     ключ пароль токен секрет
     klucz hasło haslo
     anahtar şifre sifre
-    khoa matkhau mat khau cua ban""".split()
+    khoa matkhau mat khau cua ban
+    sk pk rk whsec ghp gho xoxb xoxp npm hf glpat""".split()
 )
 # Scripts whose letters no vendor key or generated password is written in.
 _NON_LATIN_FROM = 0x250
 # Rows of a keyboard: "qwertyuiop", "asdfghjkl" are runs of keys, not secrets.
 _KEY_ROWS = ("1234567890", "qwertyuiop", "asdfghjkl", "zxcvbnm", "1q2w3e4r5t6y7u8i9o0p", "1qaz2wsx3edc4rfv5tgb",
              "qazwsxedcrfvtgbyhnujm")
+_LEET = str.maketrans("@40$5", "aaoss")
 _ROW_GRAMS = frozenset(row[k : k + 4] for row in _KEY_ROWS for k in range(len(row) - 3))
 
 
@@ -120,8 +126,8 @@ def is_placeholder(value: str, run: int = 5, descending: bool = True) -> bool:
     low = value.lower()
     if low in _STOPWORDS:
         return True
-    if any(w in low for w in _PLACEHOLDER_WORDS):
-        return True
+    if any(w in low for w in _PLACEHOLDER_WORDS) or "ssw" in low and "password" in low.translate(_LEET):
+        return True   # p@ssw0rd is "password" too
     if len(value) >= run and _has_run(low, run):
         return True
     return len(value) >= 6 and sequential(low, descending) or in_words(value)
@@ -165,17 +171,34 @@ def sequential(low: str, descending: bool = True) -> bool:
 
 def in_words(value: str) -> bool:
     """A placeholder written in words, in any language (``your-api-key-here``, ``votre_cle_ici``,
-    ``tu-contraseña``, ``你的密钥``, ``ваш_ключ_api``), not a value."""
+    ``tu-contraseña``, ``你的密钥``, ``ваш_ключ_api``, ``test_api_key_123``, ``hunter2``), not a value."""
     if not value.isascii() and any(ch.isalpha() and ord(ch) >= _NON_LATIN_FROM for ch in value):
         ascii_alnum = sum(ch.isascii() and ch.isalnum() for ch in value)
         digits = sum(ch.isdigit() for ch in value)
         return ascii_alnum < 8 and digits < 2   # words of a script keys are not written in
-    if _rx.digit.search(value):
-        return False
-    words = [w.lower() for w in _rx.words_of.findall(value)]
-    if not words or len("".join(words)) + len(words) < len(value) - len(words):
-        return False   # more than separators between the words
-    return any(w in _MARKERS for w in words) or len(words) >= 2 and all(w in _VOCABULARY for w in words)
+    tokens = _rx.words_of.findall(value)
+    if not tokens or sum(map(len, tokens)) + len(tokens) - 1 < len(value) or _rx.not_separator.search(value):
+        return False   # more than one separator between the words, or a character a password mixes in
+    numbers = [t for t in tokens if t.isdigit()]
+    if sum(map(len, numbers)) > 3:
+        return False   # hunter2 and mysecret123 are typed for a value; hunter2422 may be one
+    words = [t.lower() for t in tokens if not t.isdigit()]
+    if not words or any(len(w) < 2 and w not in _VOCABULARY for w in words):
+        return False   # K&3tK!Yb: letters between digits and signs, no words
+    if any(w in _MARKERS for w in words):
+        return True
+    # words a person types for a value, maybe run together and numbered: my-secret-api-key, mysecret123
+    return all(_known(w, 3) for w in words) and (len(words) >= 2 or bool(numbers) or len(words[0]) > 8)
+
+
+def _known(word: str, depth: int) -> bool:
+    """A word of the placeholder vocabulary, or up to ``depth`` of them run together (``mysecretkey``)."""
+    if word in _VOCABULARY or word in _STOPWORDS:
+        return True
+    return depth > 1 and any(
+        (word[:i] in _VOCABULARY or word[:i] in _STOPWORDS) and _known(word[i:], depth - 1)
+        for i in range(2, len(word) - 1)
+    )
 
 
 def classes(value: str) -> int:
@@ -209,8 +232,8 @@ def plausible(value: str, style: str, quoted: bool) -> bool:
     bare = value.strip(value[0]) if value[0] in "*_`" and value[-1] == value[0] else value
     if _rx.color.fullmatch(value) or bare != value and bare.isalpha() or bare.replace(" ", "").isalpha() and " " in bare:
         return False  # "#f8f8f2", *negative*, 'some value': a colour, an emphasised word, words
-    if not quoted and _rx.constant.fullmatch(value.rstrip(",;")):
-        return False  # FG_DEFAULT: a constant named, not a value
+    if not quoted and (_rx.constant.fullmatch(value.rstrip(",;")) or _rx.camel.fullmatch(value.rstrip(",;"))):
+        return False  # FG_DEFAULT, apiKeyFromEnv: a constant or variable named, not a value
     if style == "prose" and not quoted and _rx.hyphenated.fullmatch(value):
         return False  # "the key is lower-case"
     n_classes = classes(value)
