@@ -236,3 +236,23 @@ def test_cli_harvest_status_show_allow(repo_dir: Path, tmp_path: Path, capsys: p
     assert "sessions refused for a secret: 0" in run_cli([*base, "status"], capsys)[1]
     code, _, err = run_cli([*base, "pii", "show", fid], capsys)
     assert code == 1 and "gitmem status" in err
+
+
+def test_a_false_alarm_in_a_sub_agent_file_is_shown_and_allowed(repo: MemoryRepo, tmp_path: Path) -> None:
+    main = fixture_session(tmp_path, "main", extra="")
+    sid = "sess-main"
+    agent = tmp_path / "main" / "subagents" / "agent-a1b2c3.jsonl"
+    agent.parent.mkdir(parents=True)
+    record = {"isSidechain": True, "userType": "external", "cwd": "/srv/app", "sessionId": sid, "type": "user",
+              "uuid": "sub-1", "timestamp": "2026-10-05T09:20:00Z",
+              "message": {"role": "user", "content": "export API_TOKEN=Jm4rT8vQ2xN6pL0w"}}
+    agent.write_text(json.dumps(record) + "\n")
+    [r] = repo.harvest([main], now=T)
+    by_file = {f.file: f for f in r.findings}
+    assert r.status == "rejected" and set(by_file) == {str(main), str(agent)}
+    assert "of sub-agent file 1" in r.reason
+    shown = repo.pii_show(by_file[str(agent)].id)
+    assert (shown.file, shown.line) == (str(agent), 1) and "Jm4rT8vQ2xN6pL0w" not in shown.context
+    for f in r.findings:
+        repo.pii_allow(f.id, "fixtures", now=T)
+    assert repo.harvest([main], now=T)[0].status == "harvested"
