@@ -100,11 +100,11 @@ def test_a_transcript_path_that_names_its_user_is_kept_as_a_hash(repo: MemoryRep
 
 
 def test_show_masks_the_value_and_names_file_line_kind(repo: MemoryRepo, tmp_path: Path) -> None:
-    src = fixture_session(tmp_path, extra="     3\u2192ADMIN_EMAIL=ops.lead@corp-mail.de\n")
+    src = fixture_session(tmp_path, extra="     3\u2192ADMIN_EMAIL=ops.manager@corp-mail.de\n")
     [r] = repo.harvest([src], now=T)
     shown = repo.pii_show(r.findings[0].id)
     assert (shown.kind, shown.file, shown.line, shown.allowable) == ("env_secret", str(src), 4, True)
-    assert FIXTURE_PW not in shown.context and "ops.lead" not in shown.context   # other PII redacted too
+    assert FIXTURE_PW not in shown.context and "ops.manager" not in shown.context   # other PII redacted too
     assert "DB_PASSWORD=«[SECRET:env_secret] 15 characters: Aa9aA9aA9aA9aAa»" in shown.context
     assert "[EMAIL]" in shown.context and "\n" not in shown.context
     with pytest.raises(NotFoundError):
@@ -256,3 +256,15 @@ def test_a_false_alarm_in_a_sub_agent_file_is_shown_and_allowed(repo: MemoryRepo
     for f in r.findings:
         repo.pii_allow(f.id, "fixtures", now=T)
     assert repo.harvest([main], now=T)[0].status == "harvested"
+
+
+def test_show_never_prints_part_of_another_secret_cut_by_the_context(repo: MemoryRepo, tmp_path: Path) -> None:
+    other = "Wq3zR7tY1uI5oP9aS2dF6gH0jK4lZ8xC"             # an env secret ending 40 characters before the finding
+    src = claude_session(tmp_path / "c.jsonl", "sess-c", [REDIS],
+                         f"SESSION_TOKEN={other} then {'.' * 20} DB_PASSWORD={FIXTURE_PW}\n")
+    [r] = repo.harvest([src], now=T)
+    contexts = [repo.pii_show(f.id).context for f in r.findings]
+    assert len(contexts) == 2
+    for context in contexts:
+        assert all(other[i : i + 6] not in context for i in range(len(other) - 5)), context
+        assert FIXTURE_PW not in context

@@ -315,11 +315,11 @@ def _context(text: str, value: str, kind: str) -> str:
     from gitmem.guards import pii, redact
 
     at = text.find(value)
-    before, after = text[max(0, at - CONTEXT) : at], text[at + len(value) : at + len(value) + CONTEXT]
+    # each side redacted whole, then cut: a cut could leave part of another secret unrecognised
+    before, after = (redact.replace(part, pii.scan(part)) for part in (text[:at], text[at + len(value) :]))
     shape = "".join("9" if ch.isdigit() else ("A" if ch.isupper() else "a") if ch.isalpha() else ch
                     for ch in value[:48]) + ("…" if len(value) > 48 else "")
-    clean = [redact.replace(part, pii.scan(part)) for part in (before, after)]
-    line = f"{clean[0]}«{pii.placeholder(kind)} {len(value)} characters: {shape}»{clean[1]}"
+    line = f"{before[-CONTEXT:]}«{pii.placeholder(kind)} {len(value)} characters: {shape}»{after[:CONTEXT]}"
     return " ".join(line.split())   # one line: newlines and tabs of the record as blanks
 
 
