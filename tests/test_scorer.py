@@ -192,8 +192,6 @@ def test_a_french_preference_is_kept_as_a_preference(harvested: dict[str, Any]) 
     assert "preference" in mem.tags and mem.type == "preference"
 
 
-@pytest.mark.xfail(strict=True, reason="the corpus-trained weights score this decision below the inbox threshold "
-                   "(few decisions in the corpus); it stays in the episode only")
 def test_a_decision_is_kept_as_a_decision(harvested: dict[str, Any]) -> None:
     [mem] = [m for text, m in harvested["memories"].items() if "PostgreSQL" in text]
     assert "decision" in mem.tags

@@ -55,7 +55,7 @@ MAX_TEXT = 300
 # score of their candidate), "kept" as the rules judged them, or "transient" (in the episode only, never a
 # memory). Chosen by measure on the training repositories (bench/harvest_train.py prints all three).
 RuleMode = Literal["kept", "scored", "transient"]
-RULE_SIGNALS: RuleMode = "scored"
+RULE_SIGNALS: RuleMode = "kept"
 
 
 class WeightsMismatch(RuntimeError):
@@ -241,8 +241,11 @@ def find_signals(t: Transcript, rules: Sequence[Signal] = (), model: Model | Non
         kind = SIGNAL_KIND[kind_of(c, m, vector)]
         text = concise(c.text)
         floor = durability.floor(text, kind) if verdict == "keep" else 0.0
-        # the scorer's verdict replaces a rule's transient one on the same statement
-        out = [r for r in out if r.durable or r.line != c.line or _folded(r.text) != _folded(text)]
+        same = [r for r in out if not r.durable and r.line == c.line and _folded(r.text) == _folded(text)]
+        if same and verdict == "inbox":
+            continue   # unsure either way: the rule's transient judgement stands (a later repeat may make it last)
+        # a sure verdict of the scorer replaces a rule's transient one on the same statement
+        out = [r for r in out if r not in same]
         out.append(Signal(text, kind, c.line, True, floor, inbox=verdict == "inbox"))
     out.sort(key=lambda s: s.line)   # stable: on one line, the rules' signals first
     return tuple(out[:MAX_SIGNALS])
