@@ -34,6 +34,7 @@ METHODS = {
     "job_runs": "",
     "run_job": "job, now, paths",
     "session_folders": "",
+    "session_files": "paths",
     "setup": None,
     "snapshot": "now",
     "snapshots": "",
