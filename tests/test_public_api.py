@@ -35,6 +35,8 @@ METHODS = {
     "run_job": "job, now, paths",
     "session_folders": "",
     "session_files": "paths",
+    "check": "what, rev_range",
+    "index": "rebuild",
     "setup": None,
     "snapshot": "now",
     "snapshots": "",

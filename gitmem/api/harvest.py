@@ -45,6 +45,25 @@ def inside_session_folders(ctx: Context, path: str | Path) -> bool:
     return any(target.is_relative_to(f.resolve()) for f in session_folders(ctx))
 
 
+def newest_session(folders: Sequence[Path]) -> Path | None:
+    """The main transcript, in ``folders``, of the session written to last (its sub-agent files count)."""
+    from gitmem.engines.harvest import planning
+
+    existing = [f for f in folders if f.exists()]
+    if not existing:
+        return None
+    best: tuple[int, str] | None = None
+    found = None
+    for unit in planning.list_sessions(existing, "auto", 0):
+        try:
+            stamp = max(p.stat().st_mtime_ns for p in unit.files)
+        except OSError:
+            continue
+        if best is None or (stamp, str(unit.path)) > best:
+            best, found = (stamp, str(unit.path)), unit.path
+    return found
+
+
 def session_files(ctx: Context, paths: Sequence[str | Path] | None = None) -> SessionFiles:
     """The transcripts under ``paths`` (default: every existing session folder) that an unattended harvest
     reads. A path given outside the session folders is refused (``SecurityError``); a transcript found

@@ -32,6 +32,13 @@ def show(ctx: Context, memory_id: str, at: str | None = None) -> Memory:
     return store.load(ctx.git, ctx.rev(at), memory_id)
 
 
+def render(memory: Memory) -> str:
+    """A memory as its Markdown file reads (front matter and body)."""
+    from gitmem.store import documents
+
+    return documents.render_memory(memory)
+
+
 def list_memories(ctx: Context, type: str | None = None, domain: str | None = None, include_archive: bool = False,
          at: str | None = None) -> Listing:
     """Memories (oldest first) and the files that could not be read."""

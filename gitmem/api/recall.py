@@ -8,6 +8,7 @@ the config schema or the writer. Every face builds its filters here (``filters``
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -56,10 +57,10 @@ def _project_id(project: str | None) -> str | None:
 
 def check_k(k: int) -> int:
     """``k`` when it is a sensible number of results (1 to 1000), else a usage error."""
-    from gitmem.base.errors import UsageError
+    from gitmem.base.errors import ArgumentError
 
     if k < 1 or k > 1000:
-        raise UsageError("-k must be between 1 and 1000")
+        raise ArgumentError("-k must be between 1 and 1000")
     return k
 
 
@@ -105,6 +106,30 @@ def recall(ctx: Context, query: str, k: int = 10, *, type: str | None = None, do
     return recall_at(ctx.root, query, k, found_by, at, expand, now, Path(here) if here is not None else None)
 
 
+@dataclass(frozen=True)
+class IndexInfo:
+    """The derived recall index of a work tree: rows, the commit it reflects, its file."""
+
+    rows: int
+    commit: str | None
+    path: str
+
+    def to_json(self) -> dict[str, object]:
+        """What ``index --json`` prints."""
+        return {"rows": self.rows, "commit": self.commit, "path": self.path}
+
+
+def index(ctx: Context, rebuild: bool = False) -> IndexInfo:
+    """The recall index brought up to the head (``rebuild``: made again from git), and what it holds."""
+    from gitmem.store import refresh
+
+    found = refresh.rebuild_file(ctx.git, ctx.head) if rebuild else refresh.open_synced(ctx.git, ctx.head)
+    try:
+        return IndexInfo(found.count(), found.get_meta("commit"), str(refresh.index_file(ctx.git)))
+    finally:
+        found.close()
+
+
 def core_items(ctx: Context, project: str | None = None, here: str | Path | None = None) -> builtins.list[CoreItem]:
     """Core-band memories and those at or above ``never_forget``, best first (importance, then most recently used).
 
@@ -133,12 +158,12 @@ def load_core(ctx: Context, max_chars: int | None = None, project: str | None = 
 
     ``project`` and ``here`` scope them as in ``recall``.
     """
-    from gitmem.base.errors import UsageError
+    from gitmem.base.errors import ArgumentError
     from gitmem.engines import render
 
     limit = max_chars if max_chars is not None else ctx.cfg.budgets.core_chars
     if limit < 200:
-        raise UsageError("--max-chars must be at least 200")
+        raise ArgumentError("--max-chars must be at least 200")
     return render.load_core(core_items(ctx, project, here), limit)
 
 

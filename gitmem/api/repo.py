@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitmem.api import (duplicates, harvest, insight, jobs, lifecycle, memories, patterns, projects, purging, recall,
+from gitmem.api import (checks, duplicates, harvest, insight, jobs, lifecycle, memories, patterns, projects, purging, recall,
                         reviews, sessions, status, timeline)
 from gitmem.api.context import Context, Progress
 from gitmem.base import clock
@@ -24,6 +24,7 @@ from gitmem.base.state import find_root
 from gitmem.api.harvest import SessionFiles
 from gitmem.api.jobs import JobRun
 from gitmem.api.patterns import PatternAdded, WeightsReport
+from gitmem.api.recall import IndexInfo
 from gitmem.api.reviews import ReviewDecided, ReviewInfo, ReviewShown
 from gitmem.api.status import Status
 from gitmem.api.timeline import RolledBack
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from gitmem.base.gitio.project import Project
     from gitmem.base.model import Forgotten, Imported, Memory, Reflected, Remembered
     from gitmem.engines.analyze import Analysis
+    from gitmem.engines.checks import Report
     from gitmem.engines.decay import DecayReport
     from gitmem.engines.drift import Drift
     from gitmem.engines.harvest.planning import Harvested
@@ -154,6 +156,10 @@ class MemoryRepo:
         return recall.recall(self._ctx, query, k, type=type, domain=domain, tier=tier, band=band,
                              include_archive=include_archive, include_background=include_background, at=at,
                              expand=expand, now=now, project=project, here=here)
+
+    def index(self, rebuild: bool = False) -> IndexInfo:
+        """The recall index brought up to the head (``rebuild``: made again from git), and what it holds."""
+        return recall.index(self._ctx, rebuild)
 
     def core_items(self, project: str | None = None, here: str | Path | None = None) -> builtins.list[CoreItem]:
         """Core-band memories and those at or above ``never_forget``, best first (importance, then most recently used)."""
@@ -283,6 +289,12 @@ class MemoryRepo:
     def review_push(self, remote: str = "origin") -> builtins.list[str]:
         """Push every open review branch to ``remote`` through git (never with force); the branches pushed."""
         return reviews.review_push(self._ctx, remote)
+
+    # --- checks -----------------------------------------------------------------------------------
+    def check(self, what: str, rev_range: str | None = None) -> Report:
+        """Run the check ``what`` (pii, layers, amplitude; config too); ``rev_range`` (A..B) also audits
+        those commits' layers."""
+        return checks.check(self._ctx, what, rev_range)
 
     # --- timeline ----------------------------------------------------------------------------------
     def snapshot(self, now: datetime | None = None) -> Snapshot:

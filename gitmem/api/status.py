@@ -39,6 +39,40 @@ def record_job(root: str | PathLike[str], job: str, ok: bool, at: str, summary: 
     state.log_event(root, JOB_RUN if ok else JOB_ERROR, at, **fields)
 
 
+def record_failure(root: str | PathLike[str], job: str, at: datetime, summary: str, hint: str | None = None) -> None:
+    """Record a failed run of ``job`` at ``at`` (a hook's failure, before or without a repository opened)."""
+    from gitmem.base.model import iso
+
+    record_job(root, job, False, iso(at), summary, hint)
+
+
+def unseen_job_error(root: str | PathLike[str], notice: str) -> tuple[str, str]:
+    """The last job error as quoted text for an agent's context, and its key; ("", "") when there is none
+    or it was shown already (its key is in the state file ``notice``)."""
+    from gitmem.base import state
+    from gitmem.engines.render import quote
+
+    last = last_job_error(root)
+    if last is None:
+        return "", ""
+    key = f"{last.get('at')}|{last.get('job')}|{last.get('summary')}"
+    try:
+        shown = json.loads((state.worktree_dir(root) / notice).read_text("utf-8")).get("shown")
+    except (OSError, ValueError, AttributeError):
+        shown = None
+    if shown == key:
+        return "", ""
+    text = f"{last.get('job')} failed at {last.get('at')}: {last.get('summary')}"[:400]
+    return ("gitmem reports a failed background job (details: `gitmem status`):\n" + quote(text) + "\n\n"), key
+
+
+def mark_job_error_shown(root: str | PathLike[str], notice: str, key: str) -> None:
+    """Record in the state file ``notice`` that the job error ``key`` was shown."""
+    from gitmem.base import files, state
+
+    files.write_atomic(state.worktree_dir(root) / notice, json.dumps({"shown": key}))
+
+
 def last_job_runs(root: str | PathLike[str]) -> dict[str, dict[str, object]]:
     """Each job's last recorded run in this clone, by job name: the later of its last event and last check."""
     from gitmem.base import state

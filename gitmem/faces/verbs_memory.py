@@ -67,8 +67,8 @@ def _stdin_text(cap: int) -> str:
     import io
     import sys
 
+    from gitmem.api.clone import read_capped
     from gitmem.base.errors import ValidationError
-    from gitmem.base.streams import read_capped
 
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:   # a text stream put in place of stdin (an embedding program): a character is >= 1 byte
@@ -116,7 +116,7 @@ def _show_args(p: Any) -> None:
 
 @command("show", "show one memory", _show_args)
 def cmd_show(args: Any) -> int:
-    from gitmem.store import documents
+    from gitmem.api.memories import render
 
     repo = repo_of(args)
     m = repo.show(args.id, at=args.at)
@@ -125,7 +125,7 @@ def cmd_show(args: Any) -> int:
         emit_json({**m.to_json(), "effective_importance": effective})
     else:
         out(f"# {m.path}  (importance {m.importance:.2f}, effective now {effective:.2f})")
-        out(documents.render_memory(m).rstrip("\n"))
+        out(render(m).rstrip("\n"))
     return 0
 
 

@@ -218,10 +218,10 @@ def _log_args(p: Any) -> None:
 def cmd_log(args: Any) -> int:
     import json
 
-    from gitmem.base.errors import UsageError
+    from gitmem.base.errors import ArgumentError
 
     if args.limit is not None and args.limit < 1:
-        raise UsageError(f"-n {args.limit}: give a positive number of commits", hint="gitmem log --events -n 20")
+        raise ArgumentError(f"-n {args.limit}: give a positive number of commits", hint="gitmem log --events -n 20")
     events = repo_of(args).events(args.limit)
     if args.json:
         emit_json(events)
