@@ -350,3 +350,19 @@ def test_start_hands_the_clock_to_the_jobs(root: Path) -> None:
     _wait_for("a harvest run", lambda: "harvest" in _runs(root))
     assert _runs(root)["harvest"]["at"] == "2026-11-30T08:00:00Z"
     _stop_cleanly(root, pid)
+
+
+def test_the_daemon_harvests_only_inside_its_session_folders(root: Path, sessions: Path, tmp_path: Path) -> None:
+    # the rule the MCP harvest tool follows (api.harvest.session_files): a link pointing out is left out
+    outside = write_transcripts(tmp_path / "elsewhere", ["x", "ship the outside session"], START)[1]
+    (sessions / "linked-file.jsonl").symlink_to(outside)
+    write_transcripts(sessions, ["ship the inside session with backoff"], START)
+    started = _gitmem(root, "daemon", "start", env={"GITMEM_DAEMON_TICK": "0.5", "GITMEM_NOW": "2026-11-29T12:00:00Z"})
+    assert started.returncode == 0, started
+    pid = _pid(root)
+    assert pid is not None
+    _wait_for("the harvest to be recorded", lambda: "1 harvested" in str(_runs(root).get("harvest", {}).get("summary")))
+    _stop_cleanly(root, pid)
+    assert "1 left out (outside the session folders)" in daemon.log_path(root).read_text()
+    log = git(root, "log", "-p", "--all")
+    assert "inside session" in log and "outside session" not in log

@@ -298,7 +298,7 @@ def test_serve_refuses_at_start(args: list[str], says: str, repo_dir: Path, caps
                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GITMEM_MCP_TOKEN", raising=False)
     code, out, err = run_cli(["serve", "--repo", str(repo_dir), *args], capsys)
-    assert code == 1 and out == "" and err.startswith("gitmem: error:") and says in err
+    assert code == 2 and out == "" and err.startswith("gitmem: error:") and says in err   # usage: exit 2
 
 
 @pytest.mark.parametrize("host", ["\x00", "no-such-host.invalid", "a" * 300, "256.1.1.1", "-1", "::g", "\u202e1.2.3.4",

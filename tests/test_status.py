@@ -73,4 +73,4 @@ def test_cli_status_and_log_events(repo_dir: Path, capsys: pytest.CaptureFixture
     code, out, _ = run_cli(["log", "--events", "--json", *base], capsys)
     assert code == 0 and any(e["origin"] == "commit" for e in json.loads(out))
     code, _, err = run_cli(["log", "--events", "-n", "0", *base], capsys)
-    assert code == 1 and "positive" in err
+    assert code == 2 and "positive" in err   # a usage error: exit 2

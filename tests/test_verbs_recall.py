@@ -149,9 +149,9 @@ def test_recall_batch_prints_one_json_line_per_query(filled: Path, capsys: pytes
 def test_recall_bad_inputs(filled: Path, capsys: pytest.CaptureFixture[str]) -> None:
     for k in ("0", "1001", "-3"):
         code, out, err = run_cli([*base(filled), "recall", "billing", "-k", k], capsys)
-        assert code == 1 and out == "" and one_error(err, hint=False) == "gitmem: error: -k must be between 1 and 1000"
+        assert code == 2 and out == "" and one_error(err, hint=False) == "gitmem: error: -k must be between 1 and 1000"
     code, _, err = run_cli([*base(filled), "recall"], capsys)
-    assert code == 1 and "recall needs a QUERY" in one_error(err, hint=False)
+    assert code == 2 and "recall needs a QUERY" in one_error(err, hint=False)   # usage, as argparse's own: exit 2
     code, _, err = run_cli([*base(filled), "recall", "x", "--tier", "working"], capsys)
     assert code == 2 and "invalid choice: 'working'" in err
     code, _, err = run_cli([*base(filled), "recall", "x", "--at", "nowhere"], capsys)
@@ -319,7 +319,7 @@ def test_load_core_text_json_and_budget(filled: Path, capsys: pytest.CaptureFixt
     small = run_json([*base(filled), "load-core", "--max-chars", "300"], capsys)
     assert len(small["text"]) <= 300 and small["left_out"] == 3 - len(small["included"]) > 0
     code, out, err = run_cli([*base(filled), "load-core", "--max-chars", "-5"], capsys)
-    assert code == 1 and out == "" and "--max-chars must be at least 200" in one_error(err, hint=False)
+    assert code == 2 and out == "" and "--max-chars must be at least 200" in one_error(err, hint=False)
     assert run_cli([*base(filled), "load-core", "--max-chars", "lots"], capsys)[0] == 2
 
 

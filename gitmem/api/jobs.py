@@ -92,6 +92,8 @@ def _job_harvest(ctx: Context, now: datetime, paths: Sequence[str | Path] | None
     new = counts.get("harvested", 0) + counts.get("updated", 0)
     details: dict[str, object] = {"counts": counts, "harvested": new, **_outside(outside)}
     summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "no transcripts found"
+    if outside:
+        summary += f"; {len(outside)} left out (outside the session folders)"
     if new and ctx.head is not None:
         proposed = patterns.propose_weights(ctx, now)
         if proposed.branch:

@@ -154,7 +154,7 @@ def answer(root: Path, request: object) -> dict[str, object]:
         except SystemExit as exc:   # --help, or arguments that do not parse: argparse said so to the caller
             code = exc.code if isinstance(exc.code, int) else 2
         else:
-            if not _same_repository(getattr(args, "repo", None), cwd, root):
+            if not _same_repository(getattr(args, "repo", None), _repo_option(argv), cwd, root):
                 return {"served": False, "why": "another repository"}   # --repo as parsed names another one
             args.repo = str(root)
             if getattr(args, "now", None) is None:
@@ -165,11 +165,12 @@ def answer(root: Path, request: object) -> dict[str, object]:
     return {"stdout": caller.stdout.getvalue(), "stderr": caller.stderr.getvalue(), "code": code}
 
 
-def _same_repository(given: str | None, cwd: str, root: Path) -> bool:
-    """Whether ``--repo`` as the parser read it (None: not given) names the repository at ``root``, seen
-    from the caller's ``cwd``; the caller found ``root`` from argv without the parser, so the two may differ."""
+def _same_repository(given: str | None, scanned: str | None, cwd: str, root: Path) -> bool:
+    """Whether ``--repo`` as the parser read it (``given``; None: not given) names the repository at
+    ``root`` from the caller's ``cwd``. The caller found ``root`` from ``scanned``, its own quick reading
+    of argv, which may differ (``-- --repo X`` is a query): then it is not this daemon's to answer."""
     if given is None:
-        return True
+        return scanned is None
     from gitmem.api.clone import root_path
     from gitmem.base.errors import GitmemError
 
