@@ -315,6 +315,7 @@ def test_a_recall_naming_another_repository_is_answered_from_that_one(served: Pa
     import gitmem
 
     request = {"version": gitmem.__version__, "root": str(served), "cwd": str(served), "now": NOW, "stdin": ""}
-    for argv in (["recall", "kafka", "--repo", "../B"], ["recall", "--", "--repo", str(served)]):
+    # --repo naming another repository as parsed; a query that only reads like --repo to the caller
+    for argv in (["recall", "kafka", "--repo", "../B"], ["recall", "--", f"--repo={served}"]):
         assert daemon_recall.answer(served, {**request, "argv": argv})["served"] is False, argv
     assert daemon_recall.answer(served, {**request, "argv": ["recall", "kafka", "--repo", "."]})["code"] == 0

@@ -15,8 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitmem.api import (checks, duplicates, harvest, insight, jobs, lifecycle, memories, patterns, projects, purging, recall,
-                        reviews, sessions, status, timeline)
+from gitmem.api import (checks, duplicates, harvest, indexing, insight, jobs, lifecycle, memories, patterns, projects,
+                        purging, recall, reviews, sessions, status, timeline)
 from gitmem.api.context import Context, Progress
 from gitmem.base import clock
 from gitmem.base.state import find_root
@@ -24,7 +24,7 @@ from gitmem.base.state import find_root
 from gitmem.api.harvest import SessionFiles
 from gitmem.api.jobs import JobRun
 from gitmem.api.patterns import PatternAdded, WeightsReport
-from gitmem.api.recall import IndexInfo
+from gitmem.api.indexing import IndexInfo
 from gitmem.api.reviews import ReviewDecided, ReviewInfo, ReviewShown
 from gitmem.api.status import Status
 from gitmem.api.timeline import RolledBack
@@ -159,7 +159,7 @@ class MemoryRepo:
 
     def index(self, rebuild: bool = False) -> IndexInfo:
         """The recall index brought up to the head (``rebuild``: made again from git), and what it holds."""
-        return recall.index(self._ctx, rebuild)
+        return indexing.index(self._ctx, rebuild)
 
     def core_items(self, project: str | None = None, here: str | Path | None = None) -> builtins.list[CoreItem]:
         """Core-band memories and those at or above ``never_forget``, best first (importance, then most recently used)."""
