@@ -128,6 +128,30 @@ def test_recall_archive_tier_finds_what_decay_archived(filled: Path, capsys: pyt
     assert {r["id"] for r in archived} == {"alice", "pytest"}
 
 
+def test_the_cli_and_the_api_read_recall_filters_the_one_way(filled: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The CLI builds its filters with api.recall.filters, as MemoryRepo.recall (and the MCP tool) does:
+    the same flags give the same memories."""
+    from gitmem.api import MemoryRepo
+    from gitmem.api.recall import filters
+    from gitmem.base.clock import parse_time
+    from gitmem.base.errors import UsageError
+
+    assert run_cli([*base(filled, LATER), "decay"], capsys)[0] == 0   # archives alice and pytest (see above)
+    repo = MemoryRepo.open(filled)
+    at = head(filled)   # recalled at a commit: no access is logged, so no call changes the next one's scores
+    for flags, kwargs in ((["--tier", "archive"], {"tier": "archive"}), (["--band", "fading"], {"band": "fading"}),
+                          (["--all"], {"include_archive": True, "include_background": True}), ([], {})):
+        cli = run_json([*base(filled, LATER), "recall", "billing", "--at", at, "--all-projects", *flags], capsys)
+        api = repo.recall("billing", at=at, now=parse_time(LATER), **kwargs)  # type: ignore[arg-type]
+        assert [r["id"] for r in cli] == [r.id for r in api], flags
+    archive = filters(tier="archive")
+    assert archive.include_archive and archive.include_background   # archived memories have faded: both searched
+    fading = filters(band="fading")
+    assert fading.include_background and not fading.include_archive
+    with pytest.raises(UsageError, match="type"):
+        filters(type="nope")
+
+
 def test_recall_at_a_tag(filled: Path, capsys: pytest.CaptureFixture[str]) -> None:
     git(filled, "tag", "before")
     remember(filled, capsys, "Billing invoices are sent on the first of the month.", "--id", "invoices")

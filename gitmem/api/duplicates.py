@@ -121,7 +121,7 @@ def duplicate_lookup(ctx: Context, parent: str | None, project: Project | None =
 
 
 def batch_changes(ctx: Context, batch: memorize.Batch, parent: str | None,
-             project: Project | None = None) -> dict[str, bytes | None]:
+                  project: Project | None = None) -> dict[str, bytes | None]:
     """The file changes that write a batch: new files rendered, reinforced ones rewritten in place.
 
     A new memory of a project domain carries ``project``; user, self and

@@ -90,7 +90,7 @@ def _memory_counts(ctx: Context, now: datetime) -> dict[str, builtins.list[dict[
 
 
 def _histories(ctx: Context, head: str | None, charted: builtins.list[str]) -> tuple[builtins.list[dict[str, Any]], builtins.list[dict[str, Any]],
-                                                builtins.list[dict[str, Any]]]:
+               builtins.list[dict[str, Any]]]:
     """From one walk over the commits that touched patterns, gitmem.yaml or the state file (oldest first):
     the weight of each ``charted`` pattern after every commit that changed it (patterns since deleted
     fill the lines left while there is room), the forced-review streak whenever it changed, and every

@@ -40,7 +40,7 @@ def render(memory: Memory) -> str:
 
 
 def list_memories(ctx: Context, type: str | None = None, domain: str | None = None, include_archive: bool = False,
-         at: str | None = None) -> Listing:
+                  at: str | None = None) -> Listing:
     """Memories (oldest first) and the files that could not be read."""
     check_choice("type", type, TYPES)
     check_choice("domain", domain, DOMAINS)

@@ -184,7 +184,7 @@ def propose_weights(ctx: Context, now: datetime | None = None) -> WeightsReport:
 
 
 def open_review(ctx: Context, branch: str, base: str, changes: dict[str, bytes | None], subject: str, event: str,
-                 body: str, now: datetime) -> str | None:
+                body: str, now: datetime) -> str | None:
     """A new review branch at ``base`` holding ONE commit of ``changes`` (automated, never on main);
     the commit, or None (and no branch) when ``base`` moved before it was written."""
     from gitmem.guards.writepath import Plan

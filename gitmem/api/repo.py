@@ -65,6 +65,7 @@ class MemoryRepo:
         self.cfg: Config = self._ctx.cfg
         self.git: Git = self._ctx.git
         self.store: Store = self._ctx.writer
+        self.format: int = self._ctx.format
 
     @classmethod
     def open(cls, repo: str | Path | None = None) -> MemoryRepo:
