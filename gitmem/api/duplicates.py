@@ -44,6 +44,7 @@ def similar_memory(ctx: Context, text: str, domain: str, rev: str, keywords: Seq
 
 
 def threshold(ctx: Context) -> float:
+    """The similarity at or above which a new memory reinforces a stored one (config, else the default)."""
     from gitmem.engines import similarity
 
     return ctx.cfg.memory.reinforce_similarity or similarity.DUPLICATE_THRESHOLD
@@ -54,14 +55,14 @@ def prescan(ctx: Context, text: str, domain: str, keywords: Sequence[str], rev: 
     """The duplicate of ``text`` at ``rev`` (default the tip), searched and scored without the write lock.
 
     The slow part of reinforce-or-create is read-only; a write then only
-    re-checks what changed since ``rev`` (``_rechecked``).
+    re-checks what changed since ``rev`` (``rechecked``).
     """
     rev = rev or ctx.head
     return Prescan(rev, similar_memory(ctx, text, domain, rev, keywords, project) if rev else None)
 
 
 def rechecked_each(ctx: Context, scans: dict[str, Prescan], parent: str | None) -> memorize.Lookup | None:
-    """``_rechecked`` for a batch: each memory's own prescan, by memory id."""
+    """``rechecked`` for a batch: each memory's own prescan, by memory id."""
     if parent is None:
         return None
     full = duplicate_lookup(ctx, parent)

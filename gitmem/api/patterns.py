@@ -112,6 +112,7 @@ def claude_md(ctx: Context, rev: str, patterns: Iterable[Pattern]) -> tuple[byte
 
 
 def weights_plan(ctx: Context, rev: str | None) -> WeightsPlan:
+    """The next Hebbian weight update at ``rev``: every pattern against the sessions harvested since."""
     from gitmem.engines import hebbian
 
     sessions = hebbian.signals_of(store.episodes(ctx.git, rev))

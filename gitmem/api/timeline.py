@@ -93,6 +93,7 @@ def rollback(ctx: Context, tag: str, *, yes: bool = False, interactive: bool = F
 
 
 def resolve_tag(ctx: Context, tag: str) -> str:
+    """The commit a tag (or any name git knows) points to; a usage error with a hint when there is none."""
     from gitmem.base.errors import NotFoundError
 
     try:
