@@ -6,8 +6,8 @@ Figures, for the work tree or for a commit (read from git, nothing checked out):
 - functions: the median length in lines of every function and method (``def`` to its last line);
 - test/code: lines under ``tests/`` per line under ``gitmem/``;
 - face imports below the api: imports in ``gitmem/faces/`` (lazy ones too) of a module of the floors
-  below the use cases (``base``, ``store``, ``guards``, ``engines``), apart from the errors and the
-  clock, counted apart for the git hook entry points (``githooks``, ``hookrun``), which read over the
+  below the use cases (``base``, ``store``, ``guards``, ``engines``), apart from the errors, the
+  clock and the warning sink, counted apart for the git hook entry points (``githooks``, ``hookrun``), which read over the
   guards by design.
 
     python bench/house.py            # the work tree
@@ -24,7 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BELOW = ("gitmem.base", "gitmem.store", "gitmem.guards", "gitmem.engines")
-ALLOWED = ("gitmem.base.errors", "gitmem.base.clock")
+ALLOWED = ("gitmem.base.errors", "gitmem.base.clock", "gitmem.base.notice")
 GIT_HOOKS = ("gitmem/faces/githooks.py", "gitmem/faces/hookrun.py")
 
 

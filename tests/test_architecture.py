@@ -13,7 +13,7 @@ Floors, bottom to top (a module imports its own floor or lower, never higher):
 Every import counts: module level, inside functions (lazy) and under TYPE_CHECKING.
 
 A face goes through the use cases: it imports the api and, of the floors below, only
-errors and the clock. The git hook entry points (githooks, hookrun) are the exception:
+errors, the clock and the warning sink (notice). The git hook entry points (githooks, hookrun) are the exception:
 they run on every ``git commit`` and read the staged files over the guards directly,
 without the api or the writer.
 """
@@ -28,9 +28,9 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "gitmem"
 FLOORS = {"base": 1, "store": 2, "guards": 3, "engines": 4, "api": 5, "faces": 6, "__init__": 7, "__main__": 7}
 OWNERS = {"pygit2": "gitmem.base.gitio", "ruamel": "gitmem.base.yamlio", "markdown_it": "gitmem.base.mdio",
-          "unidiff": "gitmem.base.diffs", "Stemmer": "gitmem.base.porter", "mcp": "gitmem.faces.mcp_server"}
+          "unidiff": "gitmem.base.diffs", "Stemmer": "gitmem.base.text.words", "mcp": "gitmem.faces.mcp_server"}
 GIT_RUNNER = "gitmem.base.gitio"
-FACE_MAY_IMPORT = ("gitmem.api", "gitmem.faces", "gitmem.base.errors", "gitmem.base.clock")
+FACE_MAY_IMPORT = ("gitmem.api", "gitmem.faces", "gitmem.base.errors", "gitmem.base.clock", "gitmem.base.notice")
 GIT_HOOK_ENTRY_POINTS = ("gitmem.faces.githooks", "gitmem.faces.hookrun")
 GIT_HOOKS_MAY_NOT_IMPORT = ("gitmem.api", "gitmem.guards.writepath")
 MAX_LINES = 500
@@ -218,3 +218,17 @@ def test_the_face_rule_lets_the_use_cases_through(tmp_path: Path, source: str, f
     path = tmp_path / "face.py"
     path.write_text(source + "\n", encoding="utf-8")
     assert face_problems(face, imports(path, face)) == []
+
+
+SCRIPTS = "gitmem.base.text.scripts"
+
+
+def test_the_script_ranges_are_written_once() -> None:
+    """Which characters are CJK is the text toolkit's to say (gitmem.base.text.scripts): a module that
+    writes a range of ideographs, kana or Hangul itself would make two engines disagree on one text."""
+    starts = ("\\u3040", "\\u3400", "\\u4e00", "\\uac00", "\\uf900", "\u3040-", "\u3400-", "\u4e00-", "\uac00-")
+    found = modules()
+    assert SCRIPTS in found
+    writers = sorted(name for name, path in found.items()
+                     if name != SCRIPTS and any(s in path.read_text(encoding="utf-8") for s in starts))
+    assert writers == [], f"CJK ranges written outside {SCRIPTS}: {writers}"
