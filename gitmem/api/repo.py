@@ -15,8 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitmem.api import (checks, duplicates, harvest, indexing, insight, jobs, lifecycle, memories, patterns, projects,
-                        purging, recall, reviews, sessions, status, timeline)
+from gitmem.api import (checks, duplicates, findings, harvest, indexing, insight, jobs, lifecycle, memories, patterns,
+                        projects, purging, recall, reviews, sessions, status, timeline)
 from gitmem.api.context import Context, Progress
 from gitmem.base import clock
 from gitmem.base.state import find_root
@@ -31,6 +31,7 @@ from gitmem.api.timeline import RolledBack
 
 if TYPE_CHECKING:
     from gitmem.api.duplicates import Prescan
+    from gitmem.api.findings import Allowed, Refused, Shown
     from gitmem.base.config import Config
     from gitmem.base.gitio import Git
     from gitmem.base.gitio.project import Project
@@ -290,6 +291,21 @@ class MemoryRepo:
     def review_push(self, remote: str = "origin") -> builtins.list[str]:
         """Push every open review branch to ``remote`` through git (never with force); the branches pushed."""
         return reviews.review_push(self._ctx, remote)
+
+    # --- false alarms of the secret scan ----------------------------------------------------------
+    def refused_sessions(self) -> builtins.list[Refused]:
+        """Every session a secret refused in this clone and not harvested since, with its finding ids."""
+        return findings.refused_sessions(self._ctx)
+
+    def pii_show(self, finding: str, file: str | Path | None = None) -> Shown:
+        """Where a refused session's finding is (file, line, kind, context), its value masked; ``file`` names a
+        transcript outside the session folders."""
+        return findings.pii_show(self._ctx, finding, file)
+
+    def pii_allow(self, finding: str, reason: str = "", shared: bool = False, now: datetime | None = None,
+                  file: str | Path | None = None) -> Allowed:
+        """Record a finding as not a secret (a salted hash of its value): per clone, or committed with ``shared``."""
+        return findings.pii_allow(self._ctx, finding, reason, shared, now, file)
 
     # --- checks -----------------------------------------------------------------------------------
     def check(self, what: str, rev_range: str | None = None) -> Report:

@@ -7,12 +7,16 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 from os import PathLike
+from typing import TYPE_CHECKING
 
 from gitmem.api import patterns, reviews, timeline
 from gitmem.api.context import Context
 from gitmem.api.patterns import AUTO_STREAK
 from gitmem.base import clock
 from gitmem.store import formats, store
+
+if TYPE_CHECKING:
+    from gitmem.api.findings import Refused
 
 JOB_RUN = "job.run"        # a background job (hook, cron, the daemon) that did its work
 JOB_ERROR = "job.error"    # one that failed: shown by `status` and once by the next SessionStart
@@ -122,6 +126,7 @@ class Status:
     drift: dict[str, object]
     last_snapshot: str | None
     last_error: dict[str, object] | None
+    refused: tuple[Refused, ...] = ()   # sessions a secret refused, with their finding ids (api.findings)
 
     @property
     def review_forced(self) -> bool:
@@ -133,12 +138,14 @@ class Status:
         return {"patterns": list(self.patterns), "atrophy_candidates": list(self.atrophy_candidates),
                 "reviews": list(self.reviews), "auto_streak": self.auto_streak,
                 "forced_review_after": self.forced_review_after, "review_forced": self.review_forced,
-                "drift": self.drift, "last_snapshot": self.last_snapshot, "last_error": self.last_error}
+                "drift": self.drift, "last_snapshot": self.last_snapshot, "last_error": self.last_error,
+                "refused_sessions": [r.to_json() for r in self.refused]}
 
 
 def status(ctx: Context, now: datetime | None = None) -> Status:
     """Weights and stages, atrophy candidates, open reviews, the forced-review counter, drift, the last
     snapshot and the last error of a background job."""
+    from gitmem.api.findings import refused
     from gitmem.engines import review
     from gitmem.store import snapshots
 
@@ -155,7 +162,8 @@ def status(ctx: Context, now: datetime | None = None) -> Status:
         ctx.cfg.hebbian.forced_review_after,
         timeline.drift(ctx).to_json(),
         snapshots.latest(ctx.git),
-        last_job_error(ctx.root))
+        last_job_error(ctx.root),
+        tuple(refused(ctx.root)))
 
 
 def events(ctx: Context, limit: int | None = None) -> builtins.list[dict[str, object]]:
