@@ -21,6 +21,9 @@ from gitmem.base import clock
 from gitmem.base.errors import ConflictError, NotFoundError, UsageError
 from gitmem.store import formats, store
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitmem.engines.review import InboxItem
 
 
 @dataclass(frozen=True)
@@ -48,10 +51,12 @@ class ReviewShown:
     semantic: tuple[str, ...]
     message: str
     diff: str
+    items: tuple[InboxItem, ...] = ()     # a harvest inbox's memories, numbered
 
     def to_json(self) -> dict[str, object]:
         """What ``review show --json`` prints."""
-        return {**self.info.to_json(), "semantic": list(self.semantic), "message": self.message, "diff": self.diff}
+        return {**self.info.to_json(), "semantic": list(self.semantic), "message": self.message, "diff": self.diff,
+                "items": [i.to_json() for i in self.items]}
 
 
 @dataclass(frozen=True)
@@ -64,11 +69,13 @@ class ReviewDecided:
     reason: str = ""
     recomputed: bool = False
     kept_at: str | None = None  # where a rejected branch is kept
+    kept: int = 0               # of a harvest inbox: the items kept and dropped
+    dropped: int = 0
 
     def to_json(self) -> dict[str, object]:
         """What ``review accept|reject --json`` prints."""
         return {"name": self.name, "action": self.action, "commit": self.commit, "reason": self.reason,
-                "recomputed": self.recomputed, "kept_at": self.kept_at}
+                "recomputed": self.recomputed, "kept_at": self.kept_at, "kept": self.kept, "dropped": self.dropped}
 
 
 class Reviews(Patterns):
@@ -105,6 +112,14 @@ class Reviews(Patterns):
 
         info = self._info(self._name(name))
         base = info.base or info.commit
+        if info.kind == "harvest":
+            from gitmem.api import inbox
+
+            held = inbox.contents(self, info.name)
+            semantic = [i.shown() for i in held.items] + [f"outside a harvest inbox's scope: {review.visible(p)}"
+                                                          for p in held.outside]
+            return ReviewShown(info, tuple(semantic), review.visible(self.git.commit(info.commit).message),
+                               review.visible(diff_text(self.root, base, info.commit)), held.items)
         before = {p.slug: p for p in store.all_patterns(self.git, base)}
         after = {p.slug: p for p in store.all_patterns(self.git, info.commit)}
         moved = [c.path for c in self.git.diff(base, info.commit) if c.path.startswith(("memory/", "archive/"))]
@@ -112,9 +127,12 @@ class Reviews(Patterns):
         message = review.visible(self.git.commit(info.commit).message)
         return ReviewShown(info, tuple(semantic), message, review.visible(diff_text(self.root, base, info.commit)))
 
-    def review_accept(self, name: str, *, interactive: bool = False, i_am_the_reviewer: bool = False,
-                      now: datetime | None = None) -> ReviewDecided:
-        """Merge a review into the checked-out branch (a merge commit with ``Gitmem-Approved-By``)."""
+    def review_accept(self, name: str, *, only: str | None = None, interactive: bool = False,
+                      i_am_the_reviewer: bool = False, now: datetime | None = None) -> ReviewDecided:
+        """Merge a review into the checked-out branch (a merge commit with ``Gitmem-Approved-By``).
+
+        ``only`` ("1,3"): of a harvest inbox, keep those items and drop the rest.
+        """
         from gitmem.base.gitio import person
         from gitmem.engines import review
         from gitmem.guards.reviewer import require_person
@@ -126,6 +144,14 @@ class Reviews(Patterns):
         tip = self.git.tip(branch)
         assert tip is not None
         who = person(self.root) or "a person"
+        if review.kind(branch) == "harvest":
+            from gitmem.api import inbox
+
+            commit, kept, dropped = inbox.accept(self, branch, only, who, now)
+            return ReviewDecided(branch, "accepted", commit, kept=kept, dropped=dropped)
+        if only is not None:
+            raise UsageError(f"--only picks items of a harvest inbox; {branch} is a {review.kind(branch)} review",
+                             hint=f"gitmem review accept {branch}")
         info: dict[str, bool] = {}
 
         def plan(parent: str | None) -> Plan[None]:
@@ -225,11 +251,16 @@ class Reviews(Patterns):
         branch = self._name(name)
         tip = self.git.tip(branch)
         assert tip is not None
+        reason = " ".join(reason.split()) or "no reason given"
+        if review.kind(branch) == "harvest":
+            from gitmem.api import inbox
+
+            kept_at, dropped = inbox.reject(self, branch, reason, now)
+            return ReviewDecided(branch, "rejected", None, reason, kept_at=kept_at, dropped=dropped)
         kept = review.rejected_ref(branch)
         existing = self.git.refs(kept)
         self.git.set_ref(kept, tip, self.git.commit(kept).id if kept in existing else None)
         self.git.delete_ref(f"refs/heads/{branch}")
-        reason = " ".join(reason.split()) or "no reason given"
         who = person(self.root) or "a person"
 
         def plan(parent: str | None) -> Plan[None]:

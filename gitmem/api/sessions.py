@@ -173,8 +173,15 @@ class Sessions(Context):
             written = self.store.write(plan, now)
         except SecretError as exc:
             return planning.Harvested(str(path), session.given_id, "rejected", reason=exc.message)
-        return dataclasses.replace(planning.report(session, drafts[0] if drafts else None, written.commit),
+        done = dataclasses.replace(planning.report(session, drafts[0] if drafts else None, written.commit),
                                    warnings=warnings)
+        if written.commit and drafts and drafts[0].inbox:   # the unsure memories wait for a person
+            from gitmem.api import inbox
+
+            added = inbox.add(self, drafts[0].inbox, now, session.transcript.session_id)
+            if added is not None:
+                done = dataclasses.replace(done, inbox=added.added, inbox_branch=added.branch)
+        return done
 
     def _with_repeated_corrections(self, session: Session) -> Session:
         """The session with each one-off correction made durable when an earlier session's episode holds it too."""

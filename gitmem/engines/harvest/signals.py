@@ -34,7 +34,9 @@ class Signal:
     """A statement from the user worth remembering, with the line it came from.
 
     ``durable``: it outlives the session (a transient one stays in the episode);
-    ``floor``: the lowest importance its memory is created at.
+    ``floor``: the lowest importance its memory is created at; ``inbox``: the
+    scorer is unsure, so its memory goes to the harvest inbox for a person to
+    keep or drop, not to the branch itself.
     """
 
     text: str
@@ -43,6 +45,7 @@ class Signal:
     # How the signal is judged, not what it is: equality ignores it.
     durable: bool = field(default=True, compare=False)
     floor: float = field(default=0.0, compare=False)
+    inbox: bool = field(default=False, compare=False)
 
 
 def one_line(text: str) -> str:
