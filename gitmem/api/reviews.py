@@ -113,9 +113,9 @@ class Reviews(Patterns):
         info = self._info(self._name(name))
         base = info.base or info.commit
         if info.kind == "harvest":
-            from gitmem.api import inbox
+            from gitmem.api.inbox import contents
 
-            held = inbox.contents(self, info.name)
+            held = contents(self, info.name)
             semantic = [i.shown() for i in held.items] + [f"outside a harvest inbox's scope: {review.visible(p)}"
                                                           for p in held.outside]
             return ReviewShown(info, tuple(semantic), review.visible(self.git.commit(info.commit).message),
@@ -145,9 +145,9 @@ class Reviews(Patterns):
         assert tip is not None
         who = person(self.root) or "a person"
         if review.kind(branch) == "harvest":
-            from gitmem.api import inbox
+            from gitmem.api.inbox import accept
 
-            commit, kept, dropped = inbox.accept(self, branch, only, who, now)
+            commit, kept, dropped = accept(self, branch, only, who, now)
             return ReviewDecided(branch, "accepted", commit, kept=kept, dropped=dropped)
         if only is not None:
             raise UsageError(f"--only picks items of a harvest inbox; {branch} is a {review.kind(branch)} review",
@@ -253,9 +253,9 @@ class Reviews(Patterns):
         assert tip is not None
         reason = " ".join(reason.split()) or "no reason given"
         if review.kind(branch) == "harvest":
-            from gitmem.api import inbox
+            from gitmem.api.inbox import reject
 
-            kept_at, dropped = inbox.reject(self, branch, reason, now)
+            kept_at, dropped = reject(self, branch, reason, now)
             return ReviewDecided(branch, "rejected", None, reason, kept_at=kept_at, dropped=dropped)
         kept = review.rejected_ref(branch)
         existing = self.git.refs(kept)

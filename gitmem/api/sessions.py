@@ -176,9 +176,9 @@ class Sessions(Context):
         done = dataclasses.replace(planning.report(session, drafts[0] if drafts else None, written.commit),
                                    warnings=warnings)
         if written.commit and drafts and drafts[0].inbox:   # the unsure memories wait for a person
-            from gitmem.api import inbox
+            from gitmem.api.inbox import add
 
-            added = inbox.add(self, drafts[0].inbox, now, session.transcript.session_id)
+            added = add(self, drafts[0].inbox, now, session.transcript.session_id)
             if added is not None:
                 done = dataclasses.replace(done, inbox=added.added, inbox_branch=added.branch)
         return done
