@@ -27,8 +27,13 @@ from loop_helpers import add_sessions
 
 T = clock.parse_time(NOW)
 BEFORE = clock.parse_time("2026-10-30T12:00:00Z")     # a pattern added before the sessions that activate it
-# The encoder: ignores the session it is sent and prints the candidates the test left in argv[1].
-SCRIPT = "import sys\nsys.stdin.read()\nsys.stdout.write(open(sys.argv[1], encoding='utf-8').read())\n"
+# The encoder: prints the candidates the test left in argv[1] for the session it is sent ("*": any session).
+SCRIPT = """import json, sys
+sent = json.loads(sys.stdin.read())
+answers = json.load(open(sys.argv[1], encoding="utf-8"))
+for a in answers.get(sent["session"], answers.get("*", [])):
+    print(json.dumps(a))
+"""
 SURE = {"text": "Always answer in French.", "kind": "preference", "importance": 0.9, "line": 1}
 FIRST = [SURE,
          {"text": "The API lives under /v2.", "kind": "fact", "inbox": True, "line": 2},
@@ -49,21 +54,24 @@ class Harvester:
         self.root, self.tmp = root, tmp
         script = tmp / "enc.py"
         script.write_text(SCRIPT)
-        self.answers = tmp / "answers.jsonl"
+        self.answers = tmp / "answers.json"
         git(root, "config", encoder.KEY, f"{sys.executable} {script} {self.answers}")
 
     def harvest(self, name: str, answers: Sequence[dict[str, object]], cwd: Path | None = None) -> MemoryRepo:
-        self.answers.write_text("".join(json.dumps(a) + "\n" for a in answers), encoding="utf-8")
+        self.answers.write_text(json.dumps({"*": answers}), encoding="utf-8")
+        repo = MemoryRepo.open(self.root)
+        [r] = repo.harvest([self.session(name, answers, cwd)], now=T)
+        assert r.status == "harvested", r
+        return repo
+
+    def session(self, name: str, answers: Sequence[dict[str, object]], cwd: Path | None = None) -> Path:
         path = self.tmp / f"{name}.jsonl"
         turns = [("user", str(a["text"])) for a in answers] + [("assistant", "Noted.")]
         path.write_text("".join(json.dumps({"session_id": name, "role": role, "content": text,
                                             "timestamp": f"2026-11-20T10:{n:02d}:00Z",
                                             **({"cwd": str(cwd)} if cwd else {})}) + "\n"
                                 for n, (role, text) in enumerate(turns)), encoding="utf-8")
-        repo = MemoryRepo.open(self.root)
-        [r] = repo.harvest([path], now=T)
-        assert r.status == "harvested", r
-        return repo
+        return path
 
 
 @pytest.fixture
@@ -247,3 +255,27 @@ def test_parse_only() -> None:
     assert review.parse_only("3, 1", 3) == (3, 1)
     with pytest.raises(UsageError):
         review.parse_only("4", 3)
+
+
+def test_harvests_at_once_add_to_one_inbox(hv: Harvester, repo_dir: Path) -> None:
+    from conftest import at_once
+    from gitmem.base.model import name_key
+
+    names = [f"s-at-once-{n}" for n in range(3)]
+    answers = {name_key(name, "s"): [{"text": f"The service {name} listens on port {8000 + n}.", "kind": "fact",
+                                      "inbox": True, "line": 1}] for n, name in enumerate(names)}
+    hv.answers.write_text(json.dumps(answers), encoding="utf-8")
+    paths = iter([hv.session(name, next(iter(answers.values()))) for name in names])
+
+    def one() -> str:
+        [r] = MemoryRepo.open(repo_dir).harvest([next(paths)], now=T)
+        return r.status
+
+    got, errors = at_once(3, one)
+    assert errors == [] and got == ["harvested"] * 3
+    repo = MemoryRepo.open(repo_dir)
+    [inbox] = repo.reviews()
+    assert sorted(i.text for i in repo.review_show(inbox.name).items) == sorted(
+        f"The service {name} listens on port {8000 + n}." for n, name in enumerate(names))
+    assert git(repo_dir, "rev-list", "--count", f"main..{inbox.name}") == "3"
+    assert not [b for b in git(repo_dir, "branch", "--list").split() if "inbox-build" in b]

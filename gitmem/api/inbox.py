@@ -19,6 +19,7 @@ text), which the corpus tooling reads. Neither moves the review streaks of
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Sequence
@@ -180,7 +181,7 @@ def _build(ctx: Context, branch: str, base: str, old: str | None, memories: Sequ
     from gitmem.guards.writepath import Plan
     from gitmem.store import store
 
-    work = f"{BUILD}{os.getpid()}-{attempt}"
+    work = f"{BUILD}{os.getpid()}-{threading.get_ident()}-{attempt}"   # one per writer: never shared
     ctx.git.delete_ref(f"refs/heads/{work}")   # one a killed harvest left behind
     ctx.git.set_ref(f"refs/heads/{work}", base, None)
     try:

@@ -178,9 +178,13 @@ class Sessions(Context):
         if written.commit and drafts and drafts[0].inbox:   # the unsure memories wait for a person
             from gitmem.api.inbox import add
 
-            added = add(self, drafts[0].inbox, now, session.transcript.session_id)
-            if added is not None:
-                done = dataclasses.replace(done, inbox=added.added, inbox_branch=added.branch)
+            try:
+                added = add(self, drafts[0].inbox, now, session.transcript.session_id)
+            except GitmemError as exc:   # the session is on the branch: said, never reported as failed
+                done = dataclasses.replace(done, warnings=(*done.warnings, f"harvest inbox not written: {exc.message}"))
+            else:
+                if added is not None:
+                    done = dataclasses.replace(done, inbox=added.added, inbox_branch=added.branch)
         return done
 
     def _with_repeated_corrections(self, session: Session) -> Session:
