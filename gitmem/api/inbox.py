@@ -253,8 +253,3 @@ def _record(ctx: Context, branch: str, decided: Sequence[tuple[InboxItem, Decisi
     for item, decision in decided:
         state.append(path, review.decision_record(item, decision, branch, iso(now)))
 
-
-def decisions(ctx: Context) -> list[dict[str, object]]:
-    """Every decision recorded in this clone, oldest first."""
-    return list(state.read(ctx.store.state / DECISIONS_FILE))
-

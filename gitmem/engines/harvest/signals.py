@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from collections import Counter
 from typing import Iterable, Literal, Sequence
 
-from gitmem.engines.harvest import durability
+from gitmem.engines.harvest import durability, placement
 from gitmem.engines.harvest.sources import Event
 
 __all__ = ["CJK", "MAX_ITEM", "MAX_SIGNALS", "Signal", "SignalKind", "classify", "clip", "find_signals", "is_own_words",
@@ -242,7 +242,7 @@ def _exchanges(events: Sequence[Event]) -> Iterable[Signal]:
             if _ACCEPT.match(said) and answers and (proposal := _line_after(answers[-1], _PROPOSAL)):
                 yield Signal(clip(proposal, 300), "decision", e.line, True, 0.75)
             elif _PROBLEM.search(said) and (len(said) >= 20 or len(CJK.findall(said)) >= 6):
-                problem = (e, clip(said, 100))
+                problem = (e, placement.concise(said, 100))   # a statement, never cut inside a word
             answers = []
 
 
