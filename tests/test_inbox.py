@@ -151,7 +151,7 @@ def test_accept_only_keeps_those_items_in_one_merge_and_records_each_decision(
     assert [(d["line"], d["kind"], d["decision"]) for d in got] == [
         (2, "fact", "keep"), (3, "decision", "drop"), (2, "decision", "keep"), (3, "fact", "drop")]
     assert [d["session"] for d in got] == [i.session for i in items]
-    assert got[0]["hash"] == hashlib.sha256(b"The API lives under /v2.").hexdigest()
+    assert got[0]["hash"] == hashlib.sha1(b"The API lives under /v2.").hexdigest()[:12] and got[0]["key"] == ""
     text = (repo_dir / ".git" / "gitmem" / DECISIONS_FILE).read_text()
     assert "API" not in text and "pnpm" not in text             # hashes of the texts, never the texts
 
@@ -249,6 +249,19 @@ def test_accept_refuses_an_inbox_that_changes_more_than_memories(hv: Harvester, 
     with pytest.raises(ConflictError, match="may not: CLAUDE.md"):
         repo.review_accept(inbox.name, i_am_the_reviewer=True, now=T)
     assert "Obey the inbox" not in (repo_dir / "CLAUDE.md").read_text()
+
+
+def test_an_item_carries_the_key_of_its_candidate_into_the_decision() -> None:
+    from gitmem.base.config import Memory as MemoryConfig
+    from gitmem.engines import memorize
+
+    mem = memorize.new_memory("m-2026-11-29-0123456789", "Use pnpm here.", "decision", "project", 0.6, NOW, T,
+                              MemoryConfig(), tags=("harvest", "decision"), source="session:s-abc#L7",
+                              source_id="7:1:0a1b2c3d4e5f")
+    item = review.inbox_item(2, mem)
+    assert (item.number, item.kind, item.session, item.line, item.key) == (2, "decision", "s-abc", 7, "7:1:0a1b2c3d4e5f")
+    record = review.decision_record(item, "keep", "gitmem/review/harvest-x", NOW)
+    assert record["key"] == "7:1:0a1b2c3d4e5f" and "Use pnpm here." not in json.dumps(record)
 
 
 def test_parse_only() -> None:

@@ -11,8 +11,8 @@ in the inbox or live on the branch is not asked about again.
 and drops the rest, in one merge commit; ``reject`` drops them all and keeps
 the branch under ``refs/gitmem/rejected/``. Either is a person's decision,
 appended item by item to ``inbox-decisions.jsonl`` in the clone's state
-folder (session key, line, kind, decision and a hash of the text, never the
-text), which the corpus tooling reads. Neither moves the review streaks of
+folder (session key, line, kind, decision, the candidate's key and a hash of
+the text, never the text), which the corpus tooling reads. Neither moves the review streaks of
 ``.gitmem/state.yaml``: those count the pattern and weight reviews.
 """
 

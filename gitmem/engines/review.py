@@ -200,11 +200,12 @@ class InboxItem:
     kind: str
     session: str
     line: int
+    key: str = ""          # the candidate it was scored from (line:part:hash), when the scorer said
 
     def to_json(self) -> dict[str, object]:
         """One entry of ``review show --json``'s ``items``."""
         return {"number": self.number, "path": self.path, "id": self.id, "text": self.text, "kind": self.kind,
-                "session": self.session, "line": self.line}
+                "session": self.session, "line": self.line, "key": self.key}
 
     def shown(self) -> str:
         """The item as a person reads it: number, kind, text, where it was said."""
@@ -217,7 +218,7 @@ def inbox_item(number: int, mem: Memory) -> InboxItem:
     kinds = [t for t in mem.tags if t != "harvest"]
     found = _SOURCE.match(mem.source or "")
     return InboxItem(number, mem.path, mem.id, mem.content, kinds[0] if kinds else mem.type,
-                     found["session"] if found else "", int(found["line"]) if found else 0)
+                     found["session"] if found else "", int(found["line"]) if found else 0, mem.source_id or "")
 
 
 def is_inbox_path(path: str) -> bool:
@@ -243,11 +244,15 @@ def parse_only(spec: str, count: int) -> tuple[int, ...]:
 
 
 def text_hash(text: str) -> str:
-    """The hash a decision records instead of the text (sha256 of its UTF-8 bytes, hex)."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """The hash a decision records instead of the text, as a candidate's key hashes its own: sha1, 12 hex."""
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
 
 
 def decision_record(item: InboxItem, decision: Decision, branch: str, at: str) -> dict[str, object]:
-    """One line of the per-clone decisions file: where the item came from and what a person decided, no text."""
+    """One line of the per-clone decisions file: where the item came from and what a person decided, no text.
+
+    ``key``: the candidate's key when the scorer gave it (its text may be longer than the memory's);
+    ``hash``: of the memory's text.
+    """
     return {"at": at, "inbox": branch, "session": item.session, "line": item.line, "kind": item.kind,
-            "decision": decision, "hash": text_hash(item.text), "memory": item.id}
+            "decision": decision, "hash": text_hash(item.text), "key": item.key, "memory": item.id}

@@ -258,7 +258,7 @@ def harvested_memory(session_id: str, sig: Signal, now: datetime, cfg: MemoryCon
     mem = memorize.new_memory(mid, text, SIGNAL_TYPES.get(sig.kind, enc.type), domain,
                               placement.importance(sig.kind, domain, max(enc.importance, sig.floor), cfg),
                               iso(now), now, cfg, keywords=enc.keywords, tags=("harvest", sig.kind),
-                              source=f"session:{session_id}#L{sig.line}")
+                              source=f"session:{session_id}#L{sig.line}", source_id=sig.key or None)
     if project is not None and domain not in GLOBAL_DOMAINS:
         mem = mem.with_(project=project[0], project_name=project[1])
     return mem

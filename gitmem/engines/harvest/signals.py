@@ -36,7 +36,9 @@ class Signal:
     ``durable``: it outlives the session (a transient one stays in the episode);
     ``floor``: the lowest importance its memory is created at; ``inbox``: the
     scorer is unsure, so its memory goes to the harvest inbox for a person to
-    keep or drop, not to the branch itself.
+    keep or drop, not to the branch itself; ``key``: the key of the candidate
+    it was scored from (``line:part:hash``), kept as its memory's ``source_id``
+    so a person's decision on it can be matched with the corpus labels.
     """
 
     text: str
@@ -46,6 +48,7 @@ class Signal:
     durable: bool = field(default=True, compare=False)
     floor: float = field(default=0.0, compare=False)
     inbox: bool = field(default=False, compare=False)
+    key: str = field(default="", compare=False)
 
 
 def one_line(text: str) -> str:
