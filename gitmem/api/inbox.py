@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from gitmem.engines.review import Decision, InboxItem
 
 DECISIONS_FILE = "inbox-decisions.jsonl"
+EVENT = "harvest.inbox"            # the Gitmem-Event of an inbox commit
 BUILD = "gitmem/inbox-build-"      # where a new inbox commit is made before the inbox moves to it
 MAX_ATTEMPTS = 20
 MAX_CHAIN = 10_000                 # harvest commits an inbox is walked back through to number its items
@@ -78,15 +79,15 @@ def _added(ctx: Context, base: str | None, tip: str) -> tuple[list[str], list[st
     return items, outside
 
 
-def _chain(ctx: Context, tip: str, main: str | None) -> list[str]:
+def _chain(ctx: Context, tip: str) -> list[str]:
     """The inbox's harvest commits, oldest first: each one's second parent is the inbox before it."""
     chain: list[str] = []
     commit = tip
     while len(chain) < MAX_CHAIN:
         chain.append(commit)
         parents = ctx.git.commit(commit).parents
-        if len(parents) < 2 or (main is not None and ctx.git.merge_base(parents[1], main) == parents[1]):
-            break   # the first harvest, or a commit the branch already holds
+        if len(parents) < 2 or f"Gitmem-Event: {EVENT}\n" not in ctx.git.commit(parents[1]).message:
+            break   # the first harvest (only the order of the items comes from the messages)
         commit = parents[1]
     return chain[::-1]
 
@@ -114,7 +115,7 @@ def contents(ctx: Context, branch: str) -> InboxContents:
         return sorted(found, key=lambda p: (review.inbox_item(0, held[p]).line, p))
 
     ordered: list[str] = []
-    for commit in _chain(ctx, tip, main):
+    for commit in _chain(ctx, tip):
         first = ctx.git.commit(commit).parents[:1]
         ordered += order([p for p in _added(ctx, first[0] if first else None, commit)[0]
                           if p in held and p not in ordered])
@@ -137,16 +138,16 @@ def add(ctx: Context, memories: Sequence[Memory], now: datetime, session: str = 
         old = ctx.git.tip(branch)
         held = _held(ctx, old, base)
         lookup = ctx._lookup(base)
-        known = [(m.id, m.content) for m in held]
+        known = [(path, text) for path, (_, text) in held.items()]
         fresh: list[Memory] = []
         for mem in memories:
             if (similarity.find_duplicate(mem.content, known, ctx._threshold()) is None
                     and (lookup is None or lookup(mem) is None)):
                 fresh.append(mem)
-                known.append((mem.id, mem.content))
+                known.append((mem.path, mem.content))
         if not fresh:
             return None
-        commit = _build(ctx, branch, base, old, [*held, *fresh], len(fresh), session, now, attempt)
+        commit = _build(ctx, branch, base, old, held, fresh, session, now, attempt)
         try:
             ctx.git.set_ref(f"refs/heads/{branch}", commit, old)
         except CasFailed:
@@ -157,37 +158,44 @@ def add(ctx: Context, memories: Sequence[Memory], now: datetime, session: str = 
     raise ConflictError("the harvest inbox kept moving; gave up", hint="harvest again when other harvests end")
 
 
-def _held(ctx: Context, tip: str | None, main: str) -> list[Memory]:
-    """The memories inbox ``tip`` holds that the branch at ``main`` does not."""
+def _held(ctx: Context, tip: str | None, main: str) -> dict[str, tuple[bytes, str]]:
+    """What inbox ``tip`` holds that the branch at ``main`` does not: path -> (the document as it is, its text).
+
+    Carried forward byte for byte (the write path checks them again); only the text is read, for the dedupe.
+    """
     from gitmem.store import documents
 
     if tip is None:
-        return []
+        return {}
     paths, _ = _added(ctx, ctx.git.merge_base(tip, main), tip)
     at_tip, at_main = ctx.git.read_many(paths, tip), ctx.git.read_many(paths, main)
-    held = []
+    held = {}
     for path in paths:
-        if at_main[path] is None:
+        data = at_tip[path]
+        if at_main[path] is None and data is not None:
             try:
-                held.append(documents.read_memory(path, at_tip[path] or b""))
+                body = documents.split_front_matter(documents.decode(path, data), path)[1]
             except GitmemError:
-                continue   # never carried forward: only memories gitmem can read are asked about
+                continue   # never carried forward: only documents gitmem can read are asked about
+            held[path] = (data, body.strip())
     return held
 
 
-def _build(ctx: Context, branch: str, base: str, old: str | None, memories: Sequence[Memory], added: int,
-           session: str, now: datetime, attempt: int) -> str:
-    """One commit on ``base`` adding ``memories``, with the inbox ``old`` as its second parent (every guard runs)."""
+def _build(ctx: Context, branch: str, base: str, old: str | None, held: dict[str, tuple[bytes, str]],
+           fresh: Sequence[Memory], session: str, now: datetime, attempt: int) -> str:
+    """One commit on ``base`` adding ``held`` and ``fresh``, with the inbox ``old`` as its second parent
+    (every guard runs)."""
     from gitmem.guards.writepath import Plan
     from gitmem.store import store
 
     work = f"{BUILD}{os.getpid()}-{threading.get_ident()}-{attempt}"   # one per writer: never shared
     ctx.git.delete_ref(f"refs/heads/{work}")   # one a killed harvest left behind
     ctx.git.set_ref(f"refs/heads/{work}", base, None)
+    changes: dict[str, bytes | None] = {path: data for path, (data, _) in held.items()}
+    changes.update((m.path, store.render(m)) for m in fresh)
     try:
-        plan: Plan[None] = Plan({m.path: store.render(m) for m in memories},
-                                f"gitmem: harvest inbox: {len(memories)} items to review ({added} new)",
-                                "harvest.inbox", auto=True, session=session or None,
+        plan: Plan[None] = Plan(changes, f"gitmem: harvest inbox: {len(changes)} items to review ({len(fresh)} new)",
+                                EVENT, auto=True, session=session or None,
                                 body="keep or drop them: gitmem review show " + branch,
                                 trailers=(("Gitmem-Review", branch),), merge_parents=(old,) if old else ())
         written = ctx.store.write(lambda parent: plan if parent == base else None, now, branch=work)
