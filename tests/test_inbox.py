@@ -292,3 +292,26 @@ def test_harvests_at_once_add_to_one_inbox(hv: Harvester, repo_dir: Path) -> Non
         f"The service {name} listens on port {8000 + n}." for n, name in enumerate(names))
     assert git(repo_dir, "rev-list", "--count", f"main..{inbox.name}") == "3"
     assert not [b for b in git(repo_dir, "branch", "--list").split() if "inbox-build" in b]
+
+
+def test_the_whole_loop_through_the_command_line_in_a_repository_with_its_hooks(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "hooked"
+    MemoryRepo.init(root, T)                        # hooks installed: a person's commits run them
+    hv = Harvester(root, tmp_path)
+    hv.answers.write_text(json.dumps({"*": FIRST}), encoding="utf-8")
+    code, out, err = run_cli(["--repo", str(root), "harvest", str(hv.session("s-cli", FIRST)), "--now", NOW], capsys)
+    [inbox] = MemoryRepo.open(root).reviews()
+    assert code == 0, err
+    assert f"2 to keep or drop: gitmem review show {inbox.name}" in out
+    code, out, _ = run_cli(["--repo", str(root), "status"], capsys)
+    assert code == 0 and inbox.name in out
+    code, out, err = run_cli(["--repo", str(root), "review", "accept", inbox.name, "--only", "2",
+                              "--i-am-the-reviewer", "--json", "--now", NOW], capsys)
+    assert code == 0, err
+    assert (json.loads(out)["kept"], json.loads(out)["dropped"]) == (1, 1)
+    assert contents(MemoryRepo.open(root)) == {SURE["text"], "We deploy from main on Fridays."}
+    (root / "note.md").write_text("a person's own note\n")         # the person's next commit still passes
+    git(root, "add", "note.md")
+    git(root, "commit", "-qm", "a note")
+    assert git(root, "status", "--porcelain") == ""
