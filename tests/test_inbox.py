@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -315,3 +316,19 @@ def test_the_whole_loop_through_the_command_line_in_a_repository_with_its_hooks(
     git(root, "add", "note.md")
     git(root, "commit", "-qm", "a note")
     assert git(root, "status", "--porcelain") == ""
+
+
+def test_what_an_inbox_says_a_memory_weighs_is_placed_again_on_accept(hv: Harvester, repo_dir: Path) -> None:
+    repo = hv.harvest("s-one", FIRST)
+    [inbox] = repo.reviews()
+    [item, _] = repo.review_show(inbox.name).items
+    git(repo_dir, "switch", "-q", inbox.name)      # a teammate's inbox that claims the fact is core
+    doc = repo_dir / item.path
+    text = re.sub(r"(?m)^importance: .*$", "importance: 1.0", doc.read_text())
+    assert "importance: 1.0" in text
+    doc.write_text(re.sub(r"(?m)^band: .*$", "band: core", text))
+    git(repo_dir, "commit", "-qam", "weigh it", "--no-verify")
+    git(repo_dir, "switch", "-q", "main")
+    repo.review_accept(inbox.name, only="1", i_am_the_reviewer=True, now=T)
+    mem = MemoryRepo.open(repo_dir).show(item.id)
+    assert mem.importance < 0.7 and mem.band != "core"

@@ -210,6 +210,7 @@ def accept(ctx: Context, branch: str, only: str | None, who: str, now: datetime)
     """Keep the items ``only`` names (all without it) in one merge commit onto the checked-out branch; drop the
     rest. (commit, kept, dropped); a bad ``only`` is a usage error and changes nothing."""
     from gitmem.engines import memorize, review
+    from gitmem.engines.decay import band
     from gitmem.engines.harvest import placement
     from gitmem.guards.writepath import Plan
     from gitmem.store import documents
@@ -228,6 +229,9 @@ def accept(ctx: Context, branch: str, only: str | None, who: str, now: datetime)
         for item in keep:
             mem = documents.read_memory(item.path, data[item.path] or b"")
             rule = placement.is_user_rule(item.kind, mem.domain)
+            # the branch may come from anywhere: what it says a memory weighs is placed again
+            weight = placement.importance(item.kind, mem.domain, mem.importance, ctx.cfg.memory)
+            mem = mem.with_(importance=weight, band=band(weight, ctx.cfg.memory))
             batch.add(mem, cap=None if rule else placement.below_core(ctx.cfg.memory))
         listing = "\n".join(f"{'kept' if i in keep else 'dropped'}: {i.number}. {i.path}" for i in inbox.items)
         return Plan(ctx._changes(batch, parent), f"gitmem: accept harvest inbox {branch} "
