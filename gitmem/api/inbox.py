@@ -30,6 +30,8 @@ from gitmem.base.model import iso
 
 if TYPE_CHECKING:
     from gitmem.api.context import Context
+    from gitmem.engines import memorize
+    from gitmem.guards.writepath import Store
     from gitmem.base.model import Memory
     from gitmem.engines.review import Decision, InboxItem
 
@@ -58,6 +60,23 @@ class InboxContents:
     base: str | None
     items: tuple[InboxItem, ...]
     outside: tuple[str, ...]
+
+
+# What the inbox asks of the use-case context: the write path and the reinforce-or-create rule.
+def _writer(ctx: Context) -> Store:
+    return ctx.store
+
+
+def _lookup(ctx: Context, rev: str | None) -> memorize.Lookup | None:
+    return ctx._lookup(rev)
+
+
+def _threshold(ctx: Context) -> float:
+    return ctx._threshold()
+
+
+def _changes(ctx: Context, batch: memorize.Batch, parent: str | None) -> dict[str, bytes | None]:
+    return ctx._changes(batch, parent)
 
 
 def open_inbox(ctx: Context) -> str | None:
@@ -100,7 +119,7 @@ def contents(ctx: Context, branch: str) -> InboxContents:
     tip = ctx.git.tip(branch)
     if tip is None:
         raise NotFoundError(f"no open review {branch!r}", hint="list them with `gitmem review list`")
-    main = ctx.git.tip(ctx.store.default_branch())
+    main = ctx.git.tip(_writer(ctx).default_branch())
     base = ctx.git.merge_base(tip, main) if main else None
     paths, outside = _added(ctx, base, tip)
     data = ctx.git.read_many(paths, tip)
@@ -129,7 +148,7 @@ def add(ctx: Context, memories: Sequence[Memory], now: datetime, session: str = 
     tip; None when each of them is already in the inbox or on the branch."""
     from gitmem.engines import review, similarity
 
-    main = ctx.store.default_branch()
+    main = _writer(ctx).default_branch()
     for attempt in range(MAX_ATTEMPTS):
         base = ctx.git.tip(main)
         if base is None or not memories:
@@ -137,11 +156,11 @@ def add(ctx: Context, memories: Sequence[Memory], now: datetime, session: str = 
         branch = open_inbox(ctx) or review.harvest_branch(now)
         old = ctx.git.tip(branch)
         held = _held(ctx, old, base)
-        lookup = ctx._lookup(base)
+        lookup = _lookup(ctx, base)
         known = [(path, text) for path, (_, text) in held.items()]
         fresh: list[Memory] = []
         for mem in memories:
-            if (similarity.find_duplicate(mem.content, known, ctx._threshold()) is None
+            if (similarity.find_duplicate(mem.content, known, _threshold(ctx)) is None
                     and (lookup is None or lookup(mem) is None)):
                 fresh.append(mem)
                 known.append((mem.path, mem.content))
@@ -198,7 +217,7 @@ def _build(ctx: Context, branch: str, base: str, old: str | None, held: dict[str
                                 EVENT, auto=True, session=session or None,
                                 body="keep or drop them: gitmem review show " + branch,
                                 trailers=(("Gitmem-Review", branch),), merge_parents=(old,) if old else ())
-        written = ctx.store.write(lambda parent: plan if parent == base else None, now, branch=work)
+        written = _writer(ctx).write(lambda parent: plan if parent == base else None, now, branch=work)
     finally:
         ctx.git.delete_ref(f"refs/heads/{work}")
     if written.commit is None:
@@ -225,7 +244,7 @@ def accept(ctx: Context, branch: str, only: str | None, who: str, now: datetime)
     data = ctx.git.read_many([i.path for i in keep], inbox.tip)
 
     def plan(parent: str | None) -> Plan[None]:
-        batch = memorize.Batch(ctx._lookup(parent), now, ctx.cfg.memory)
+        batch = memorize.Batch(_lookup(ctx, parent), now, ctx.cfg.memory)
         for item in keep:
             mem = documents.read_memory(item.path, data[item.path] or b"")
             rule = placement.is_user_rule(item.kind, mem.domain)
@@ -234,11 +253,11 @@ def accept(ctx: Context, branch: str, only: str | None, who: str, now: datetime)
             mem = mem.with_(importance=weight, band=band(weight, ctx.cfg.memory))
             batch.add(mem, cap=None if rule else placement.below_core(ctx.cfg.memory))
         listing = "\n".join(f"{'kept' if i in keep else 'dropped'}: {i.number}. {i.path}" for i in inbox.items)
-        return Plan(ctx._changes(batch, parent), f"gitmem: accept harvest inbox {branch} "
+        return Plan(_changes(ctx, batch, parent), f"gitmem: accept harvest inbox {branch} "
                     f"({len(keep)} kept, {len(drop)} dropped)", "review.accept", approved_by=who, body=listing,
                     trailers=(("Gitmem-Review", branch),), merge_parents=(inbox.tip,))
 
-    written = ctx.store.write(plan, now)
+    written = _writer(ctx).write(plan, now)
     ctx.git.delete_ref(f"refs/heads/{branch}")
     _record(ctx, branch, [(i, "keep" if i in keep else "drop") for i in inbox.items], now)
     return written.commit, len(keep), len(drop)
@@ -261,7 +280,7 @@ def reject(ctx: Context, branch: str, reason: str, now: datetime) -> tuple[str, 
 def _record(ctx: Context, branch: str, decided: Sequence[tuple[InboxItem, Decision]], now: datetime) -> None:
     from gitmem.engines import review
 
-    path = ctx.store.state / DECISIONS_FILE
+    path = _writer(ctx).state / DECISIONS_FILE
     for item, decision in decided:
         state.append(path, review.decision_record(item, decision, branch, iso(now)))
 
