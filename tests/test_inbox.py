@@ -332,3 +332,10 @@ def test_what_an_inbox_says_a_memory_weighs_is_placed_again_on_accept(hv: Harves
     repo.review_accept(inbox.name, only="1", i_am_the_reviewer=True, now=T)
     mem = MemoryRepo.open(repo_dir).show(item.id)
     assert mem.importance < 0.7 and mem.band != "core"
+
+
+def test_the_background_harvest_says_what_waits_in_the_inbox(hv: Harvester, repo_dir: Path) -> None:
+    hv.answers.write_text(json.dumps({"*": FIRST}), encoding="utf-8")
+    run = MemoryRepo.open(repo_dir).run_job("harvest", now=T, paths=[hv.session("s-job", FIRST)])
+    [inbox] = MemoryRepo.open(repo_dir).reviews()
+    assert run.ok and f"2 to keep or drop in {inbox.name}" in run.summary and run.details["inbox"] == 2

@@ -98,6 +98,10 @@ class Jobs(Lifecycle, Sessions, Observed):
         new = counts.get("harvested", 0) + counts.get("updated", 0)
         details: dict[str, object] = {"counts": counts, "harvested": new}
         summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "no transcripts found"
+        unsure = [r for r in results if r.inbox]
+        if unsure:
+            details["inbox"] = sum(r.inbox for r in unsure)
+            summary += f"; {details['inbox']} to keep or drop in {unsure[-1].inbox_branch}"
         if new and self.head is not None:
             proposed = self.propose_weights(now)
             if proposed.branch:
