@@ -12,6 +12,7 @@ import json
 import re
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 from typing import Sequence
 
@@ -339,3 +340,23 @@ def test_the_background_harvest_says_what_waits_in_the_inbox(hv: Harvester, repo
     run = MemoryRepo.open(repo_dir).run_job("harvest", now=T, paths=[hv.session("s-job", FIRST)])
     [inbox] = MemoryRepo.open(repo_dir).reviews()
     assert run.ok and f"2 to keep or drop in {inbox.name}" in run.summary and run.details["inbox"] == 2
+
+
+def test_a_second_inbox_two_harvests_opened_at_once_is_folded_into_the_first(hv: Harvester, repo_dir: Path) -> None:
+    repo = hv.harvest("s-one", FIRST)
+    [first] = repo.reviews()
+    git(repo_dir, "update-ref", "refs/park", first.name)          # as if another harvest had not seen it
+    git(repo_dir, "update-ref", "-d", f"refs/heads/{first.name}")
+    hv.answers.write_text(json.dumps({"*": SECOND}), encoding="utf-8")
+    [r] = MemoryRepo.open(repo_dir).harvest([hv.session("s-two", SECOND)], now=T + timedelta(hours=1))
+    assert r.inbox_branch is not None and r.inbox_branch != first.name
+    git(repo_dir, "update-ref", f"refs/heads/{first.name}", "refs/park")
+    assert len(MemoryRepo.open(repo_dir).reviews()) == 2
+    third = [{"text": "The docs site builds with mkdocs.", "kind": "fact", "inbox": True, "line": 1}]
+    repo = hv.harvest("s-three", third)
+    [inbox] = repo.reviews()
+    assert inbox.name == first.name                               # the first one stays open
+    assert sorted(i.text for i in repo.review_show(inbox.name).items) == sorted(
+        ["The API lives under /v2.", "We deploy from main on Fridays.", "Use pnpm for the web app.",
+         "Staging runs on port 8443.", "The docs site builds with mkdocs."])
+    assert len(git(repo_dir, "log", "-1", "--format=%P", inbox.name).split()) == 3

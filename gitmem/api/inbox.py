@@ -5,7 +5,9 @@ has unsure memories adds ONE commit to it, built on the current tip of the
 checked-out branch (its first parent) with the inbox so far as its second
 parent: the branch is always the tip plus the inbox's memories and nothing
 else, and keeps one commit per harvest. A memory that duplicates one already
-in the inbox or live on the branch is not asked about again.
+in the inbox or live on the branch is not asked about again. Should two
+harvests open an inbox at the same moment, the next addition folds the later
+one into the first (its tip becomes a parent, its branch goes).
 
 ``accept`` keeps the items a person names (``--only 1,3``; all without it)
 and drops the rest, in one merge commit; ``reject`` drops them all and keeps
@@ -79,12 +81,12 @@ def _changes(ctx: Context, batch: memorize.Batch, parent: str | None) -> dict[st
     return ctx._changes(batch, parent)
 
 
-def open_inbox(ctx: Context) -> str | None:
-    """The open harvest inbox (the newest, should there be several), or None."""
+def open_inboxes(ctx: Context) -> list[str]:
+    """The open harvest inboxes, oldest first: one, or more when two harvests opened one at once (the next
+    addition folds the later ones into the first)."""
     from gitmem.engines import review
 
-    found = [b for b in ctx.git.branches(review.REVIEW) if review.kind(b) == "harvest"]
-    return found[-1] if found else None
+    return [b for b in ctx.git.branches(review.REVIEW) if review.kind(b) == "harvest"]
 
 
 def _added(ctx: Context, base: str | None, tip: str) -> tuple[list[str], list[str]]:
@@ -153,11 +155,17 @@ def add(ctx: Context, memories: Sequence[Memory], now: datetime, session: str = 
         base = ctx.git.tip(main)
         if base is None or not memories:
             return None
-        branch = open_inbox(ctx) or review.harvest_branch(now)
+        [branch, *later] = open_inboxes(ctx) or [review.harvest_branch(now)]
         old = ctx.git.tip(branch)
         held = _held(ctx, old, base)
-        lookup = _lookup(ctx, base)
         known = [(path, text) for path, (_, text) in held.items()]
+        folded = [(b, tip) for b in later if (tip := ctx.git.tip(b)) is not None]
+        for _, tip in folded:
+            for path, (data, text) in _held(ctx, tip, base).items():
+                if path not in held and similarity.find_duplicate(text, known, _threshold(ctx)) is None:
+                    held[path] = (data, text)
+                    known.append((path, text))
+        lookup = _lookup(ctx, base)
         fresh: list[Memory] = []
         for mem in memories:
             if (similarity.find_duplicate(mem.content, known, _threshold(ctx)) is None
@@ -166,11 +174,15 @@ def add(ctx: Context, memories: Sequence[Memory], now: datetime, session: str = 
                 known.append((mem.path, mem.content))
         if not fresh:
             return None
-        commit = _build(ctx, branch, base, old, held, fresh, session, now, attempt)
+        commit = _build(ctx, branch, base, [t for t in (old, *(tip for _, tip in folded)) if t], held, fresh,
+                        session, now, attempt)
         try:
             ctx.git.set_ref(f"refs/heads/{branch}", commit, old)
         except CasFailed:
             continue   # another harvest moved the inbox meanwhile: built again on what it holds now
+        for b, tip in folded:   # their items are in this one now, their commits its parents
+            if ctx.git.tip(b) == tip:
+                ctx.git.delete_ref(f"refs/heads/{b}")
         state.log_event(ctx.root, "harvest.inbox", iso(now), branch=branch, commit=commit, added=len(fresh),
                         session=session)
         return InboxAdded(branch, commit, len(fresh))
@@ -200,10 +212,10 @@ def _held(ctx: Context, tip: str | None, main: str) -> dict[str, tuple[bytes, st
     return held
 
 
-def _build(ctx: Context, branch: str, base: str, old: str | None, held: dict[str, tuple[bytes, str]],
+def _build(ctx: Context, branch: str, base: str, inboxes: Sequence[str], held: dict[str, tuple[bytes, str]],
            fresh: Sequence[Memory], session: str, now: datetime, attempt: int) -> str:
-    """One commit on ``base`` adding ``held`` and ``fresh``, with the inbox ``old`` as its second parent
-    (every guard runs)."""
+    """One commit on ``base`` adding ``held`` and ``fresh``, with the tips of ``inboxes`` as its other parents
+    (the inbox it continues first; every guard runs)."""
     from gitmem.guards.writepath import Plan
     from gitmem.store import store
 
@@ -216,7 +228,7 @@ def _build(ctx: Context, branch: str, base: str, old: str | None, held: dict[str
         plan: Plan[None] = Plan(changes, f"gitmem: harvest inbox: {len(changes)} items to review ({len(fresh)} new)",
                                 EVENT, auto=True, session=session or None,
                                 body="keep or drop them: gitmem review show " + branch,
-                                trailers=(("Gitmem-Review", branch),), merge_parents=(old,) if old else ())
+                                trailers=(("Gitmem-Review", branch),), merge_parents=tuple(inboxes))
         written = _writer(ctx).write(lambda parent: plan if parent == base else None, now, branch=work)
     finally:
         ctx.git.delete_ref(f"refs/heads/{work}")
