@@ -138,9 +138,10 @@ def contents(ctx: Context, branch: str) -> InboxContents:
     ordered: list[str] = []
     for commit in _chain(ctx, tip):
         first = ctx.git.commit(commit).parents[:1]
-        ordered += order([p for p in _added(ctx, first[0] if first else None, commit)[0]
-                          if p in held and p not in ordered])
-    ordered += order([p for p in held if p not in ordered])
+        seen = set(ordered)
+        ordered += order([p for p in _added(ctx, first[0] if first else None, commit)[0] if p in held and p not in seen])
+    seen = set(ordered)
+    ordered += order([p for p in held if p not in seen])
     items = [review.inbox_item(n, held[p]) for n, p in enumerate(ordered, 1)]
     return InboxContents(branch, tip, base, tuple(items), tuple(outside))
 
