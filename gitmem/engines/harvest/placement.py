@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from gitmem.base.config import Memory as MemoryConfig
+from gitmem.base.text import CJK
 
 __all__ = ["MAX_STATEMENT", "USER_RULE_KINDS", "below_core", "concise", "domain_of", "importance", "is_user_rule"]
 
@@ -25,7 +26,7 @@ CORE_MARGIN = 0.01           # how far under tiers.core a harvested memory that 
 
 # The end of a sentence: Latin punctuation before a space, CJK punctuation anywhere.
 _END = re.compile(r"[.!?;](?=\s)|[。！？；]")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_CJK = re.compile(f"[{CJK}]")
 
 
 def concise(text: str, limit: int = MAX_STATEMENT) -> str:
