@@ -343,6 +343,8 @@ def cmd_harvest(args: Any) -> int:
             if r.inbox:
                 detail += f"; {r.inbox} to keep or drop: gitmem review show {r.inbox_branch}"
             (err if r.status in ("rejected", "failed") else out)(f"{r.status}: {r.path}: {detail}")
+            for f in r.findings:
+                err(f"  {f.id}\t{f.kind} at line {f.line}\t" + "  |  ".join(f.commands()))
         counts: dict[str, int] = {}
         for r in results:
             counts[r.status] = counts.get(r.status, 0) + 1
