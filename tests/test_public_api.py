@@ -50,7 +50,7 @@ METHODS = {
     "pattern_add": "text, triggers, weight, now",
     "patterns": "at",
     "propose_weights": "now",
-    "review_accept": "name, interactive, i_am_the_reviewer, now",
+    "review_accept": "name, only, interactive, i_am_the_reviewer, now",
     "review_push": "remote",
     "review_reject": "name, reason, interactive, i_am_the_reviewer, now",
     "review_show": "name",

@@ -154,7 +154,7 @@ def test_cli_review_loop(repo_dir: Path, capsys: pytest.CaptureFixture[str], mon
     code, out, _ = run_cli(["review", "show", branch, *base], capsys)
     assert code == 0 and "weight 0.3 -> 0.45" in out and "diff --git" in out
     code, _, err = run_cli(["review", "accept", branch, *base], capsys)   # no terminal under pytest
-    assert code == 1 and "no terminal" in err
+    assert code == 2 and "no terminal" in err                               # a usage error
     code, out, _ = run_cli(["review", "accept", branch, "--i-am-the-reviewer", *base], capsys)
     assert code == 0 and "accepted" in out
     code, out, _ = run_cli(["review", "list", "--json", *base], capsys)

@@ -395,7 +395,7 @@ def test_harvest_a_session_then_nothing_new(repo_dir: Path, tmp_path: Path, caps
     data = run_json([*base(repo_dir), "harvest", str(src), "--rescan"], capsys)
     assert [r["status"] for r in data] == ["unchanged"]
     assert set(data[0]) == {"path", "session", "status", "commit", "episode", "created", "reinforced", "reason",
-                            "warnings", "findings"}
+                            "warnings", "findings", "inbox", "inbox_branch"}
 
 
 def test_harvest_rejects_a_session_with_a_secret(repo_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:

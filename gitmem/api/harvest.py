@@ -179,8 +179,19 @@ def _harvest_file(ctx: Context, unit: Unit, fmt: str, signals: int, whole: bool,
         written = ctx.writer.write(plan, now)
     except SecretError as exc:
         return planning.Harvested(str(path), session.given_id, "rejected", reason=exc.message)
-    return dataclasses.replace(planning.report(session, drafts[0] if drafts else None, written.commit),
+    done = dataclasses.replace(planning.report(session, drafts[0] if drafts else None, written.commit),
                                warnings=warnings)
+    if written.commit and drafts and drafts[0].inbox:   # the unsure memories wait for a person
+        from gitmem.api.inbox import add
+
+        try:
+            added = add(ctx, drafts[0].inbox, now, session.transcript.session_id)
+        except GitmemError as exc:   # the session is on the branch: said, never reported as failed
+            done = dataclasses.replace(done, warnings=(*done.warnings, f"harvest inbox not written: {exc.message}"))
+        else:
+            if added is not None:
+                done = dataclasses.replace(done, inbox=added.added, inbox_branch=added.branch)
+    return done
 
 
 def _with_repeated_corrections(ctx: Context, session: Session) -> Session:

@@ -94,6 +94,10 @@ def _job_harvest(ctx: Context, now: datetime, paths: Sequence[str | Path] | None
     summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "no transcripts found"
     if outside:
         summary += f"; {len(outside)} left out (outside the session folders)"
+    unsure = [r for r in results if r.inbox]
+    if unsure:
+        details["inbox"] = sum(r.inbox for r in unsure)
+        summary += f"; {details['inbox']} to keep or drop in {unsure[-1].inbox_branch}"
     if new and ctx.head is not None:
         proposed = patterns.propose_weights(ctx, now)
         if proposed.branch:

@@ -107,19 +107,21 @@ def recall(ctx: Context, query: str, k: int = 10, *, type: str | None = None, do
 def core_items(ctx: Context, project: str | None = None, here: str | Path | None = None) -> builtins.list[CoreItem]:
     """Core-band memories and those at or above ``never_forget``, best first (importance, then most recently used).
 
-    ``project`` and ``here`` scope them as in ``recall``: global memories always come.
+    ``project`` and ``here`` scope them as in ``recall``: global memories always come. A project's
+    memories load only there: from a folder of another project, or of none, ``here`` loads no project's.
     """
     from gitmem.engines.recall import open_index, project_here
     from gitmem.engines.render import CoreItem
 
     index = open_index(ctx.root)
     try:
+        scoped = bool(project) or here is not None
         if not project and here is not None:
             project = project_here(index, here)
         keep = ctx.cfg.memory.never_forget   # at or above it: always loaded, whatever the band
         rows = [r for r in index.rows() if r.tier != "archive" and r.type != "episode"
                 and (r.band == "core" or r.importance >= keep)
-                and (not project or r.project is None or project in (r.project, r.project_name))]
+                and (r.project is None or not scoped or bool(project) and project in (r.project, r.project_name))]
     finally:
         index.close()
     rows.sort(key=lambda r: (-r.importance, _neg(r.last_accessed), r.id))

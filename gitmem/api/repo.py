@@ -276,11 +276,12 @@ class MemoryRepo:
         """The semantic diff (weights, stages, deletions with their history, memories moved) and the raw diff."""
         return reviews.review_show(self._ctx, name)
 
-    def review_accept(self, name: str, *, interactive: bool = False, i_am_the_reviewer: bool = False,
-                      now: datetime | None = None) -> ReviewDecided:
-        """Merge a review into the checked-out branch (a merge commit with ``Gitmem-Approved-By``)."""
-        return reviews.review_accept(self._ctx, name, interactive=interactive, i_am_the_reviewer=i_am_the_reviewer,
-                                     now=now)
+    def review_accept(self, name: str, *, only: str | None = None, interactive: bool = False,
+                      i_am_the_reviewer: bool = False, now: datetime | None = None) -> ReviewDecided:
+        """Merge a review into the checked-out branch (a merge commit with ``Gitmem-Approved-By``); ``only``
+        keeps those items of a harvest inbox and drops the rest."""
+        return reviews.review_accept(self._ctx, name, only=only, interactive=interactive,
+                                     i_am_the_reviewer=i_am_the_reviewer, now=now)
 
     def review_reject(self, name: str, reason: str = "", *, interactive: bool = False,
                       i_am_the_reviewer: bool = False, now: datetime | None = None) -> ReviewDecided:

@@ -23,6 +23,10 @@ from gitmem.base import clock
 from gitmem.base.errors import ConflictError, NotFoundError, UsageError
 from gitmem.store import formats, store
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitmem.engines.review import InboxItem
+
 
 @dataclass(frozen=True)
 class ReviewInfo:
@@ -49,10 +53,12 @@ class ReviewShown:
     semantic: tuple[str, ...]
     message: str
     diff: str
+    items: tuple[InboxItem, ...] = ()     # a harvest inbox's memories, numbered
 
     def to_json(self) -> dict[str, object]:
         """What ``review show --json`` prints."""
-        return {**self.info.to_json(), "semantic": list(self.semantic), "message": self.message, "diff": self.diff}
+        return {**self.info.to_json(), "semantic": list(self.semantic), "message": self.message, "diff": self.diff,
+                "items": [i.to_json() for i in self.items]}
 
 
 @dataclass(frozen=True)
@@ -65,11 +71,13 @@ class ReviewDecided:
     reason: str = ""
     recomputed: bool = False
     kept_at: str | None = None  # where a rejected branch is kept
+    kept: int = 0               # of a harvest inbox: the items kept and dropped
+    dropped: int = 0
 
     def to_json(self) -> dict[str, object]:
         """What ``review accept|reject --json`` prints."""
         return {"name": self.name, "action": self.action, "commit": self.commit, "reason": self.reason,
-                "recomputed": self.recomputed, "kept_at": self.kept_at}
+                "recomputed": self.recomputed, "kept_at": self.kept_at, "kept": self.kept, "dropped": self.dropped}
 
 
 def reviews(ctx: Context) -> builtins.list[ReviewInfo]:
@@ -106,6 +114,14 @@ def review_show(ctx: Context, name: str) -> ReviewShown:
 
     info = _info(ctx, _name(ctx, name))
     base = info.base or info.commit
+    if info.kind == "harvest":
+        from gitmem.api.inbox import contents
+
+        held = contents(ctx, info.name)
+        semantic = [i.shown() for i in held.items] + [f"outside a harvest inbox's scope: {review.visible(p)}"
+                                                      for p in held.outside]
+        return ReviewShown(info, tuple(semantic), review.visible(ctx.git.commit(info.commit).message),
+                           review.visible(diff_text(ctx.root, base, info.commit)), held.items)
     before = {p.slug: p for p in store.all_patterns(ctx.git, base)}
     after = {p.slug: p for p in store.all_patterns(ctx.git, info.commit)}
     moved = [c.path for c in ctx.git.diff(base, info.commit) if c.path.startswith(("memory/", "archive/"))]
@@ -114,9 +130,12 @@ def review_show(ctx: Context, name: str) -> ReviewShown:
     return ReviewShown(info, tuple(semantic), message, review.visible(diff_text(ctx.root, base, info.commit)))
 
 
-def review_accept(ctx: Context, name: str, *, interactive: bool = False, i_am_the_reviewer: bool = False,
-                  now: datetime | None = None) -> ReviewDecided:
-    """Merge a review into the checked-out branch (a merge commit with ``Gitmem-Approved-By``)."""
+def review_accept(ctx: Context, name: str, *, only: str | None = None, interactive: bool = False,
+                  i_am_the_reviewer: bool = False, now: datetime | None = None) -> ReviewDecided:
+    """Merge a review into the checked-out branch (a merge commit with ``Gitmem-Approved-By``).
+
+    ``only`` ("1,3"): of a harvest inbox, keep those items and drop the rest.
+    """
     from gitmem.base.gitio import person
     from gitmem.engines import review
     from gitmem.guards.reviewer import require_person
@@ -128,6 +147,14 @@ def review_accept(ctx: Context, name: str, *, interactive: bool = False, i_am_th
     tip = ctx.git.tip(branch)
     assert tip is not None
     who = person(ctx.root) or "a person"
+    if review.kind(branch) == "harvest":
+        from gitmem.api.inbox import accept
+
+        commit, kept, dropped = accept(ctx, branch, only, who, now)
+        return ReviewDecided(branch, "accepted", commit, kept=kept, dropped=dropped)
+    if only is not None:
+        raise UsageError(f"--only picks items of a harvest inbox; {branch} is a {review.kind(branch)} review",
+                         hint=f"gitmem review accept {branch}")
     info: dict[str, bool] = {}
 
     def plan(parent: str | None) -> Plan[None]:
@@ -230,6 +257,12 @@ def review_reject(ctx: Context, name: str, reason: str = "", *, interactive: boo
     branch = _name(ctx, name)
     tip = ctx.git.tip(branch)
     assert tip is not None
+    if review.kind(branch) == "harvest":
+        from gitmem.api.inbox import reject
+
+        kept_at, dropped = reject(ctx, branch, " ".join(reason.split()) or "no reason given", now)
+        return ReviewDecided(branch, "rejected", None, " ".join(reason.split()) or "no reason given",
+                             kept_at=kept_at, dropped=dropped)
     kept = review.rejected_ref(branch)
     existing = ctx.git.refs(kept)
     ctx.git.set_ref(kept, tip, ctx.git.commit(kept).id if kept in existing else None)

@@ -321,6 +321,8 @@ def cmd_harvest(args: Any) -> int:
             if r.status == "unchanged":
                 continue
             detail = f"{r.created} new, {r.reinforced} reinforced -> {r.episode}" if r.status in ("harvested", "updated") else r.reason
+            if r.inbox:
+                detail += f"; {r.inbox} to keep or drop: gitmem review show {r.inbox_branch}"
             (err if r.status in ("rejected", "failed") else out)(f"{r.status}: {r.path}: {detail}")
             for f in r.findings:
                 err(f"  {f.id}\t{f.kind} at line {f.line}\t" + "  |  ".join(f.commands()))
