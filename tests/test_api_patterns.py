@@ -11,7 +11,7 @@ from conftest import run_cli
 from gitmem.api import MemoryRepo
 from gitmem.base.clock import parse_time
 from gitmem.base.errors import ConflictError, UsageError
-from gitmem.store import formats
+from gitmem.store import enginestate, formats
 from loop_helpers import START, add_sessions, git
 
 T = parse_time("2026-10-30T12:00:00Z")   # patterns are made before the sessions of loop_helpers.START
@@ -58,8 +58,7 @@ def test_apply_counts_each_session_once_and_forces_a_review_after_three(repo: Me
         assert done.commit is not None and [r.counted for r in done.rows] == [1]
         assert repo.apply_weights(now=T).commit is None                 # a re-run counts nothing
     assert repo.patterns()[0].weight == 0.45
-    state = formats.read_state(repo.git.read(formats.STATE_FILE, repo.head))
-    assert state["auto_streak"] == 3
+    assert enginestate.read(repo.git.read(formats.STATE_FILE, repo.head)).auto_streak == 3
     add_sessions(repo.root, ["backoff a fourth time"], START + timedelta(days=5), first=5)
     with pytest.raises(ConflictError, match="must be reviewed") as info:
         repo.apply_weights(now=T)

@@ -168,12 +168,11 @@ class Insight(Sessions, Observed):
         points.append({"time": info.time, "commit": info.id, "weight": weight})
 
     def _streak_at(self, commit: str) -> int:
-        from gitmem.api.patterns import AUTO_STREAK
         from gitmem.base.errors import GitmemError
-        from gitmem.store import formats
+        from gitmem.store import enginestate
 
         try:
-            return formats.counter(formats.read_state(self.git.read(formats.STATE_FILE, commit)), AUTO_STREAK)
+            return enginestate.read(self.git.read(enginestate.STATE_FILE, commit)).auto_streak
         except GitmemError:
             return 0
 

@@ -11,7 +11,7 @@ from datetime import datetime
 from gitmem.api.context import Context
 from gitmem.base import clock
 from gitmem.base.errors import ConflictError, UsageError
-from gitmem.store import formats, store
+from gitmem.store import enginestate, formats, store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from gitmem.engines.hebbian import Row, WeightsPlan
     from gitmem.store.documents import Pattern
 
-AUTO_STREAK = "auto_streak"          # .gitmem/state.yaml: weight/stage commits applied without review
 
 
 @dataclass(frozen=True)
@@ -210,8 +209,9 @@ class Patterns(Context):
         info: dict[str, WeightsPlan] = {}
 
         def plan(parent: str | None) -> Plan[None] | None:
-            state = self.git.read(formats.STATE_FILE, parent) if parent else None
-            streak = formats.counter(formats.read_state(state), AUTO_STREAK)
+            old = self.git.read(formats.STATE_FILE, parent) if parent else None
+            state = enginestate.read(old)
+            streak = state.auto_streak
             update = self._weights_plan(parent)
             info["update"] = update
             changes = self._weights_changes(parent, update)
@@ -220,7 +220,7 @@ class Patterns(Context):
             if streak >= limit:
                 raise ConflictError(f"{streak} weight updates were applied without review; this one must be reviewed",
                                     hint="propose it: gitmem weights --propose (hebbian.forced_review_after)")
-            changes[formats.STATE_FILE] = formats.update_state(state, {AUTO_STREAK: streak + 1}).encode("utf-8")
+            changes[formats.STATE_FILE] = enginestate.write(old, replace(state, auto_streak=streak + 1))
             return Plan(changes, _subject(update, "apply"), "hebbian.weights.apply", auto=True,
                         body=_table(update.rows))
 

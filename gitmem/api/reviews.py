@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import builtins
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
-from gitmem.api.patterns import AUTO_STREAK, Patterns
+from gitmem.api.patterns import Patterns
 from gitmem.base import clock
 from gitmem.base.errors import ConflictError, NotFoundError, UsageError
-from gitmem.store import formats, store
+from gitmem.store import enginestate, formats, store
 
 
 
@@ -140,11 +140,10 @@ class Reviews(Patterns):
                 changes = self._three_way(branch, base, parent, tip)
             if review.kind(branch) == "promote":
                 changes.update(self._into_core(parent, tip, changes))
-            state = self.git.read(formats.STATE_FILE, parent)
-            counts = formats.read_state(state)
-            changes[formats.STATE_FILE] = formats.update_state(state, {
-                AUTO_STREAK: 0, "approve_streak": formats.counter(counts, "approve_streak") + 1, "veto_streak": 0,
-            }).encode("utf-8")
+            old = self.git.read(formats.STATE_FILE, parent)
+            state = enginestate.read(old)
+            changes[formats.STATE_FILE] = enginestate.write(old, replace(
+                state, auto_streak=0, approve_streak=state.approve_streak + 1, veto_streak=0))
             return Plan(changes, f"gitmem: accept review {branch}", "review.accept", approved_by=who,
                         trailers=(("Gitmem-Review", branch),), merge_parents=(tip,))
 
@@ -233,11 +232,10 @@ class Reviews(Patterns):
         who = person(self.root) or "a person"
 
         def plan(parent: str | None) -> Plan[None]:
-            state = self.git.read(formats.STATE_FILE, parent) if parent else None
-            counts = formats.read_state(state)
-            changes: dict[str, bytes | None] = {formats.STATE_FILE: formats.update_state(state, {
-                AUTO_STREAK: 0, "veto_streak": formats.counter(counts, "veto_streak") + 1, "approve_streak": 0,
-            }).encode("utf-8")}
+            old = self.git.read(formats.STATE_FILE, parent) if parent else None
+            state = enginestate.read(old)
+            changes: dict[str, bytes | None] = {formats.STATE_FILE: enginestate.write(old, replace(
+                state, auto_streak=0, veto_streak=state.veto_streak + 1, approve_streak=0))}
             return Plan(changes, f"gitmem: reject review {branch}", "review.reject", approved_by=who,
                         body=f"reason: {reason}\nkept at: {kept} ({tip})",
                         trailers=(("Gitmem-Review", branch), ("Gitmem-Veto", reason)))

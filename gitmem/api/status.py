@@ -8,11 +8,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from os import PathLike
 
-from gitmem.api.patterns import AUTO_STREAK
 from gitmem.api.reviews import Reviews
 from gitmem.api.timeline import Timeline
 from gitmem.base import clock
-from gitmem.store import formats, store
+from gitmem.store import enginestate, formats, store
 
 JOB_RUN = "job.run"        # a background job (hook, cron, the daemon) that did its work
 JOB_ERROR = "job.error"    # one that failed: shown by `status` and once by the next SessionStart
@@ -115,12 +114,12 @@ class Observed(Timeline, Reviews):
         head = self.head
         pats = store.all_patterns(self.git, head)
         candidates = review.atrophy_candidates(pats, now, self.cfg.hebbian, self._proposed(review.ATROPHY))
-        counts = formats.read_state(self.git.read(formats.STATE_FILE, head) if head else None)
+        state = enginestate.read(self.git.read(formats.STATE_FILE, head) if head else None)
         return Status(
             tuple({"slug": p.slug, "weight": p.weight, "stage": p.stage} for p in pats),
             tuple(c.pattern.slug for c in candidates),
             tuple(r.to_json() for r in self.reviews()),
-            formats.counter(counts, AUTO_STREAK),
+            state.auto_streak,
             self.cfg.hebbian.forced_review_after,
             self.drift().to_json(),
             snapshots.latest(self.git),
