@@ -131,7 +131,8 @@ def test_session_end_returns_before_the_harvest_which_then_lands_and_proposes_a_
 
 @pytest.mark.parametrize("reason", END_REASONS)
 def test_session_end_harvests_a_real_transcript_for_every_reason(mem: Path, reason: str) -> None:
-    path = bench_transcripts()[END_REASONS.index(reason) * 3 % len(bench_transcripts())]
+    talks = [p for p in bench_transcripts() if "__agent-" not in p.name and b'"user"' in p.read_bytes()]
+    path = talks[END_REASONS.index(reason) * 3 % len(talks)]
     given = {"session_id": "x", "transcript_path": str(path), "cwd": "/", "hook_event_name": "SessionEnd",
              "reason": reason}
     assert gm("hook", "session-end", "--repo", str(mem), stdin=json.dumps(given)).returncode == 0
