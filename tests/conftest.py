@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import pytest
 from hypothesis import settings
@@ -16,6 +16,9 @@ from hypothesis import settings
 # Shared 2-core machines: a slow example is not a failure; the properties are what is tested.
 settings.register_profile("gitmem", deadline=None)
 settings.load_profile("gitmem")
+
+if TYPE_CHECKING:
+    from gitmem.api import MemoryRepo
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,10 +53,17 @@ def repo_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def repo(repo_dir: Path):  # type: ignore[no-untyped-def]
+def repo(repo_dir: Path):
     from gitmem.api import MemoryRepo
 
     return MemoryRepo.open(repo_dir)
+
+
+def head_of(repo: MemoryRepo) -> str:
+    """The repository's head commit, which a test that has written something knows is there."""
+    head = repo.head
+    assert head is not None, "the repository has no commit"
+    return head
 
 
 def bench_dir(name: str) -> Path | None:

@@ -12,15 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from agent_helpers import configure_folders, errors, gm, make_memory, settle
-from conftest import NOW, bench_transcripts
+from tests.agent_helpers import configure_folders, errors, gm, make_memory, settle
+from tests.conftest import NOW, bench_transcripts, head_of
 from gitmem.api import MemoryRepo
 from gitmem.base import state
 from gitmem.base.clock import parse_time
-from loop_helpers import START, write_transcripts
+from tests.loop_helpers import START, write_transcripts
 
 # the documented stdin of each event (Claude Code hooks reference: common fields, then the event's own)
-START_INPUTS = [
+START_INPUTS: list[dict[str, object]] = [
     {"session_id": "s-1", "transcript_path": "/nowhere/s-1.jsonl", "cwd": "{cwd}", "hook_event_name": "SessionStart",
      "source": "startup", "model": "claude-opus-4"},
     {"session_id": "s-1", "transcript_path": "/nowhere/s-1.jsonl", "cwd": "{cwd}", "hook_event_name": "SessionStart",
@@ -206,7 +206,7 @@ def test_post_session_without_a_file_harvests_the_newest_session_log(mem: Path, 
     done = gm("--repo", str(mem), "hook", "post-session")    # the verb path: --repo before hook
     assert done.returncode == 0 and "ok: 1 harvested" in done.stdout, done
     repo = MemoryRepo.open(mem)
-    episodes = [p for p, _ in repo.git.blobs("episodes", repo.head) if p.endswith(".md")]
+    episodes = [p for p, _ in repo.git.blobs("episodes", head_of(repo)) if p.endswith(".md")]
     assert any(new.stem in p for p in episodes) and not any(old.stem in p for p in episodes), episodes
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from tests.conftest import run_cli
 from gitmem.api import MemoryRepo
 from gitmem.base.errors import UsageError
 from gitmem.store import formats

@@ -82,7 +82,7 @@ def _arguments(draw: st.DrawFn, parser: argparse.ArgumentParser) -> list[str]:
                 args += [flag, draw(hostile)]
         else:
             count = {None: 1, "?": draw(st.integers(0, 1)), "*": draw(st.integers(0, 2)), "+": draw(st.integers(1, 2))}
-            for _ in range(count.get(action.nargs, 1)):  # type: ignore[call-overload]  # nargs is None or a str here
+            for _ in range(count.get(action.nargs, 1)):  # type: ignore[arg-type]  # nargs is None or a str here
                 if action.choices and draw(st.booleans()):
                     args.append(draw(st.sampled_from(sorted(action.choices))))
                 else:

@@ -30,7 +30,7 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from gitmem.api import MemoryRepo  # noqa: E402
 from gitmem.faces.mcp_server import build_server  # noqa: E402
 from gitmem.faces.verbs_serve import is_loopback  # noqa: E402
-from loop_helpers import START, add_sessions, git, write_transcripts  # noqa: E402
+from tests.loop_helpers import START, add_sessions, git, write_transcripts  # noqa: E402
 from tests.conftest import ROOT, run_cli  # noqa: E402
 
 # name: (parameters in order, required ones, read-only, destructive hint)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import NOW, run_cli
+from tests.conftest import NOW, run_cli
 from gitmem.engines import precommit
 
 needs_framework = pytest.mark.skipif(importlib.util.find_spec("pre_commit") is None,

@@ -396,7 +396,8 @@ def test_similarity_penalises_an_unrelated_swap_more_than_an_addition() -> None:
 
 def _long(n_chars: int, seed: str = "") -> str:
     words = "deploy staging database port tests merge review release".split()
-    out, i = [], 0
+    out: list[str] = []
+    i = 0
     while sum(len(w) + 1 for w in out) < n_chars:
         out.append(words[i % len(words)] + seed)
         i += 1

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import NOW, run_cli
+from tests.conftest import NOW, run_cli
 from gitmem.api import MemoryRepo
 from gitmem.api import upgrade as upgrade_api
 from gitmem.base.errors import UsageError

@@ -33,7 +33,7 @@ def commits(repo_dir: Path) -> int:
 
 
 def write(repo: MemoryRepo, changes: Mapping[str, bytes | None], *, auto: bool = False, session: str | None = None,
-          approved_by: str | None = None, body: str = "") -> Written:
+          approved_by: str | None = None, body: str = "") -> Written[None]:
     return repo.store.write(lambda parent: Plan(changes, "test write", "test.write", auto=auto, session=session,
                                                 approved_by=approved_by, body=body), T)
 
@@ -131,7 +131,7 @@ def test_content_over_one_mib_and_bad_utf8_are_refused(repo: MemoryRepo, repo_di
     write(repo, {"memory/user/max.md": b"a" * (1024 * 1024 + FRONT_MATTER_MAX_BYTES)})
 
 
-def _planner(changes: Mapping[str, bytes | None]) -> Callable[[str | None], Plan]:
+def _planner(changes: Mapping[str, bytes | None]) -> Callable[[str | None], Plan[None]]:
     return lambda parent: Plan(changes, "t", "t")
 
 
@@ -236,7 +236,7 @@ def test_detached_head_refuses_writes_but_reads_work(repo: MemoryRepo, repo_dir:
 # --- the commit message -------------------------------------------------------------
 
 def test_message_orders_the_trailers_and_counts_the_files() -> None:
-    plan = Plan({"a": b"x"}, "  subject line\nsecond line ignored", "memory.remember", auto=True, session="s-1",
+    plan = Plan[None]({"a": b"x"}, "  subject line\nsecond line ignored", "memory.remember", auto=True, session="s-1",
                 approved_by="Jane", trailers=(("Gitmem-Source", "import:x.jsonl"),), body="  why it changed \n")
     assert message(plan, 3) == ("subject line\n\nwhy it changed\n\n"
                                 "Gitmem-Event: memory.remember\nGitmem-Auto: true\nGitmem-Session: s-1\n"
@@ -248,7 +248,7 @@ def test_message_leaves_out_unset_trailers_and_an_empty_body() -> None:
 
 
 def test_message_cuts_the_subject_and_folds_trailer_values_to_one_line() -> None:
-    plan = Plan({}, "x" * 300, "e", session="a\nGitmem-Approved-By: forged", trailers=(("K", "one\n two\tthree"),))
+    plan = Plan[None]({}, "x" * 300, "e", session="a\nGitmem-Approved-By: forged", trailers=(("K", "one\n two\tthree"),))
     text = message(plan, 1)
     assert text.split("\n")[0] == "x" * 200
     assert "Gitmem-Session: a Gitmem-Approved-By: forged\n" in text
@@ -272,8 +272,8 @@ def test_git_reads_the_trailers_of_a_written_commit(repo: MemoryRepo, repo_dir: 
 
 def test_a_planner_returning_nothing_writes_nothing(repo: MemoryRepo, repo_dir: Path) -> None:
     before = commits(repo_dir)
-    w = repo.store.write(lambda parent: None, T)
-    assert (w.commit, w.branch, w.plan, w.result) == (None, "main", None, None)
+    nothing: Written[None] = repo.store.write(lambda parent: None, T)
+    assert (nothing.commit, nothing.branch, nothing.plan, nothing.result) == (None, "main", None, None)
     w = repo.store.write(lambda parent: Plan({}, "s", "e", result=42), T)
     assert w.commit is None and w.result == 42
     assert commits(repo_dir) == before
@@ -281,7 +281,7 @@ def test_a_planner_returning_nothing_writes_nothing(repo: MemoryRepo, repo_dir: 
 
 def test_the_plan_result_comes_back_with_the_commit(repo: MemoryRepo) -> None:
     w = repo.store.write(lambda parent: Plan({"memory/user/a.md": b"x\n"}, "s", "e", result=("made", parent)), T)
-    assert w.commit is not None and w.plan is not None
+    assert w.commit is not None and w.plan is not None and w.plan.result is not None and w.result is not None
     assert w.result == ("made", w.plan.result[1]) and w.result[1] is not None
     assert w.stripped == ()
 
@@ -289,7 +289,7 @@ def test_the_plan_result_comes_back_with_the_commit(repo: MemoryRepo) -> None:
 def test_a_moved_tip_runs_the_planner_again_on_the_new_tip(repo: MemoryRepo, repo_dir: Path) -> None:
     seen: list[str | None] = []
 
-    def planner(parent: str | None) -> Plan:
+    def planner(parent: str | None) -> Plan[None]:
         seen.append(parent)
         if len(seen) == 1:   # a person commits while gitmem plans
             (repo_dir / "bank").mkdir(exist_ok=True)
@@ -318,7 +318,7 @@ def test_a_branch_that_never_stops_moving_gives_up_with_a_conflict(repo: MemoryR
     git(repo_dir, "branch", "busy")
     calls = 0
 
-    def planner(parent: str | None) -> Plan:
+    def planner(parent: str | None) -> Plan[None]:
         nonlocal calls
         calls += 1
         _commit_on(repo_dir, "busy", calls)
@@ -335,7 +335,7 @@ def test_a_branch_that_never_stops_moving_gives_up_with_a_conflict(repo: MemoryR
 def test_a_new_branch_is_created_from_nothing(repo: MemoryRepo, repo_dir: Path) -> None:
     seen: list[str | None] = []
 
-    def planner(parent: str | None) -> Plan:
+    def planner(parent: str | None) -> Plan[None]:
         seen.append(parent)
         return Plan({"memory/user/a.md": b"x\n"}, "s", "e")
 
