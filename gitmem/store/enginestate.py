@@ -27,10 +27,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Literal, Mapping
+
+# The commit hook imports this module to read the drift baseline: typing stays out of its start-up.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal, Mapping
+
+    Rule = Literal["counter", "max", "union", "last-writer"]
 
 STATE_FILE = ".gitmem/state.yaml"
-Rule = Literal["counter", "max", "union", "last-writer"]
 RULES: tuple[Rule, ...] = ("counter", "max", "union", "last-writer")
 STAMPS = "stamps"                    # the key under which last-writer fields keep their Stamp
 
