@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,6 +47,7 @@ def _words(path: Path) -> tuple[set[str], set[str]]:
     return attrs | keys, names | attrs | keys
 
 
+@functools.cache
 def readers() -> dict[str, list[str]]:
     """Each leaf field's dotted name → the modules that read it."""
     modules = {p: _words(p) for p in sorted(PACKAGE.rglob("*.py")) if p.name != "config.py"}

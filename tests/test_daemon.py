@@ -102,6 +102,7 @@ def _stop_cleanly(root: Path, pid: int) -> None:
     assert "Traceback" not in log and log.rstrip().endswith("daemon stopped"), log
 
 
+@pytest.mark.slow
 def test_the_daemon_harvests_shows_its_runs_refuses_a_second_start_and_stops_cleanly(root: Path, sessions: Path) -> None:
     # a frozen clock for the jobs must not freeze the schedule (it runs on the monotonic clock)
     env = {"GITMEM_DAEMON_TICK": "0.5", "GITMEM_NOW": "2026-11-29T12:00:00Z"}
@@ -136,6 +137,7 @@ def test_the_daemon_harvests_shows_its_runs_refuses_a_second_start_and_stops_cle
     assert _gitmem(root, "daemon", "status").returncode == 1
 
 
+@pytest.mark.slow
 def test_a_failing_job_is_recorded_and_the_daemon_keeps_running(root: Path, sessions: Path) -> None:
     # a file where git keeps the snapshot tags' folder: the snapshot job fails
     blocker = root / ".git" / "refs" / "tags" / "gitmem"

@@ -97,6 +97,7 @@ COMMANDS = [
 ]
 
 
+@pytest.mark.slow
 def test_the_daemon_answers_each_recall_exactly_as_the_process_would(root: Path,
                                                                        capsys: pytest.CaptureFixture[str]) -> None:
     _start(root)   # its first round of jobs (decay folds the access log) changes scores: done before comparing

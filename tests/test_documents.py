@@ -39,6 +39,7 @@ def memories(draw: st.DrawFn) -> Memory:
         path=memory_path(domain, mid))
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(memories())
 def test_a_memory_round_trips_through_its_bytes(memory: Memory) -> None:
@@ -390,6 +391,7 @@ def _memory_pair(draw: Any) -> tuple[Memory, Memory]:
     return old, old.with_(**changes)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(_memory_pair())
 def test_a_rewrite_of_a_file_as_gitmem_wrote_it_equals_the_full_rendering(pair: tuple[Memory, Memory]) -> None:

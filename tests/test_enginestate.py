@@ -188,6 +188,7 @@ def _states(draw: st.DrawFn) -> EngineState:
     return state
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(_states(), _states(), _states())
 def test_merge_follows_the_rules(base: EngineState, ours: EngineState, theirs: EngineState) -> None:

@@ -210,6 +210,7 @@ yaml_value = st.one_of(st.sampled_from([".inf", "-.inf", ".nan", "1e400", "1" + 
                        st.integers(-(10**20), 10**20).map(str), st.text(alphabet="abc -:[]{}", max_size=12))
 
 
+@pytest.mark.slow
 def test_every_reader_survives_hostile_front_matter(fuzz_repo: Path) -> None:
     from gitmem.base.model import memory_path
 

@@ -373,6 +373,7 @@ def try_repo(hook_repo: Path, target: Path, env: dict[str, str], hook: str, *fil
                "--files", *files, extra=extra)
 
 
+@pytest.mark.slow
 @needs_pre_commit
 def test_try_repo_secrets(hook_repo: Path, target: Path, env: dict[str, str]) -> None:
     write(target, "log.txt", f"export AWS_ACCESS_KEY_ID={FAKE_AWS_KEY}\n")
@@ -385,6 +386,7 @@ def test_try_repo_secrets(hook_repo: Path, target: Path, env: dict[str, str]) ->
     assert try_repo(hook_repo, target, env, "gitmem-secrets", "clean.txt").returncode == 0
 
 
+@pytest.mark.slow
 @needs_pre_commit
 def test_try_repo_layers_and_pii(hook_repo: Path, target: Path, env: dict[str, str]) -> None:
     shutil.copy(FIXTURES / "wrong_order.md", target / "CLAUDE.md")
@@ -505,6 +507,7 @@ def test_paths_from_a_subdirectory_are_taken_relative_to_it(inrepo: Path, monkey
     assert "gitmem-secrets: memory/s.md:1:5: aws_access_key" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 @needs_pre_commit
 def test_try_repo_layers_msg(hook_repo: Path, target: Path, env: dict[str, str], tmp_path: Path) -> None:
     shutil.copy(TEMPLATES / "CLAUDE.md", target / "CLAUDE.md")

@@ -229,6 +229,7 @@ def _packing(root: Path) -> bool:
     return any((root / ".git/objects/pack").glob("tmp_pack_*")) or (root / ".git" / packing.PACK_REF).exists()
 
 
+@pytest.mark.slow
 def test_a_kill_in_the_middle_of_a_packed_write_leaves_a_sound_repository(tmp_path: Path) -> None:
     from bench import kills
 

@@ -401,6 +401,7 @@ def serving(repo_dir: Path) -> Iterator[Callable[..., str]]:
         assert out == b""
 
 
+@pytest.mark.slow
 def test_recall_over_real_http(repo_dir: Path, serving: Callable[..., str]) -> None:
     MemoryRepo.open(repo_dir).remember("the nightly backup runs at 02:00 UTC on the nas")
     url = serving()
@@ -423,6 +424,7 @@ def _post(url: str, headers: dict[str, str], method: str = "POST") -> int:
         return int(exc.code)
 
 
+@pytest.mark.slow
 def test_a_remote_bound_server_wants_the_bearer_token_on_every_request(repo_dir: Path,
                                                                         serving: Callable[..., str]) -> None:
     from mcp.client.streamable_http import streamable_http_client
@@ -450,6 +452,7 @@ def test_a_remote_bound_server_wants_the_bearer_token_on_every_request(repo_dir:
     assert found and "sunday" in found[0]["content"]
 
 
+@pytest.mark.slow
 def test_stdio_keeps_stdout_for_the_protocol(repo_dir: Path) -> None:
     MemoryRepo.open(repo_dir).remember("the linter runs before every push")
     params = StdioServerParameters(command=sys.executable, args=["-m", "gitmem", "serve", "--repo", str(repo_dir)],
@@ -480,6 +483,7 @@ def _stdio_recall(command: str, args: list[str]) -> Any:
     return anyio.run(main)
 
 
+@pytest.mark.slow
 def test_the_readme_client_config_and_claude_mcp_add_work_as_written(isolated_env: Path) -> None:
     import shlex
 
@@ -496,6 +500,7 @@ def test_the_readme_client_config_and_claude_mcp_add_work_as_written(isolated_en
     assert "thursdays" in ok(found)["results"][0]["content"]
 
 
+@pytest.mark.slow
 def test_the_readme_http_command_serves_the_url_it_names(isolated_env: Path) -> None:
     import shlex
 

@@ -129,6 +129,7 @@ def test_whole_keeps_one_summary_memory(repo: MemoryRepo, tmp_path: Path) -> Non
     assert r.created == 1
 
 
+@pytest.mark.slow
 def test_every_bench_transcript(tmp_path: Path) -> None:
     sessions = bench_transcripts()
     repo_path = tmp_path / "bench-mem"

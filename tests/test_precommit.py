@@ -33,6 +33,7 @@ def framework_repo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     return path
 
 
+@pytest.mark.slow
 @needs_framework
 def test_init_installs_the_framework_hooks_and_a_commit_runs_them(framework_repo: Path) -> None:
     hooks = framework_repo / ".git" / "hooks"

@@ -545,6 +545,7 @@ def test_a_project_memory_is_not_reinforced_by_another_projects(repo: Any, proje
     assert c.id == a.id
 
 
+@pytest.mark.slow
 def test_real_sessions_are_found_by_their_title_and_outcome(repo: Any, repo_dir: Path) -> None:
     """Hold-out: every corpus session, each looked for by its episode's title and by the first words of its outcome."""
     from tests.conftest import bench_transcripts, corpora

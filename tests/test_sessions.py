@@ -695,6 +695,7 @@ def test_a_hostile_transcript_never_stops_the_files_after_it(repo: MemoryRepo, r
         assert str(path) in out + err
 
 
+@pytest.mark.slow
 def test_a_transcript_line_over_the_line_cap_fails_that_file_only(repo: MemoryRepo, tmp_path: Path) -> None:
     from gitmem.engines.harvest.sources import LINE_CAP
 

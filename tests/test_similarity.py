@@ -258,6 +258,7 @@ _WORD = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(_WORD, max_size=6),

@@ -177,6 +177,7 @@ def test_claude_md_import_is_refused_when_the_memory_is_not_under_home(repo_dir:
 
 # --- cron -------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_cron_install_is_idempotent_keeps_other_lines_and_its_entry_runs(mem: Path, tmp_path: Path) -> None:
     tab = tmp_path / "crontab"
     tab.write_text("MAILTO=\"\"\n0 3 * * * /usr/bin/backup\n")

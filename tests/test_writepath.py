@@ -178,6 +178,7 @@ def _writer(repo_dir: Path, n: int, count: int) -> subprocess.Popen[bytes]:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
+@pytest.mark.slow
 def test_eight_processes_write_two_hundred_memories(repo_dir: Path) -> None:
     procs = [_writer(repo_dir, n, 25) for n in range(8)]
     for p in procs:
@@ -191,6 +192,7 @@ def test_eight_processes_write_two_hundred_memories(repo_dir: Path) -> None:
     assert git(repo_dir, "status", "--porcelain") == ""
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_leaves_a_sound_repository(repo_dir: Path) -> None:
     rng = random.Random(20261129)
     for round_ in range(30):
@@ -557,6 +559,7 @@ def test_a_value_at_the_cut_of_a_long_subject_is_redacted_whole(repo: MemoryRepo
 
 # --- a kill at any moment, then a person's commit (bench/kills.py loops this) ----------
 
+@pytest.mark.slow
 def test_a_person_commit_after_a_killed_write_never_deletes_what_gitmem_committed(tmp_path: Path) -> None:
     from bench import kills
 
@@ -632,6 +635,7 @@ def test_a_write_never_takes_the_index_while_a_persons_commit_runs(repo_dir: Pat
     assert len(MemoryRepo.open(repo_dir).list().memories) == 1
 
 
+@pytest.mark.slow
 def test_a_person_committing_during_a_burst_of_remember_never_races_a_ref(tmp_path: Path) -> None:
     # gitmem moves a branch only while it holds the index (as git commit does), and its hooks hold
     # gitmem's write lock: a person's commit never meets "cannot lock ref 'HEAD'", nothing is lost

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from gitmem.store.documents import Pattern
 
 
-
 @dataclass(frozen=True)
 class WeightsReport:
     """A weight update: its rows and unified diff; where it went (branch, commit) when it was written."""
