@@ -11,7 +11,7 @@ from gitmem.api import MemoryRepo
 from gitmem.api.jobs import JOBS
 from gitmem.base.errors import UsageError
 from gitmem.base.model import iso
-from loop_helpers import START, git, write_transcripts
+from tests.loop_helpers import START, git, write_transcripts
 
 T = START + timedelta(days=2)
 

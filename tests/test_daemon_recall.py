@@ -98,6 +98,7 @@ COMMANDS = [
 ]
 
 
+@pytest.mark.slow
 def test_the_daemon_answers_each_recall_exactly_as_the_process_would(root: Path,
                                                                        capsys: pytest.CaptureFixture[str]) -> None:
     _start(root)   # its first round of jobs (decay folds the access log) changes scores: done before comparing
@@ -184,6 +185,7 @@ def test_a_request_the_daemon_will_not_serve_says_so(root: Path) -> None:
     good = {"version": gitmem.__version__, "root": str(root), "argv": ["recall", QUERY], "cwd": str(root),
             "now": NOW, "stdin": ""}
     assert daemon_recall.answer(root, good)["code"] == 0
+    bad: object
     for bad in ({**good, "version": "0.0.1"}, {**good, "root": "/elsewhere"}, {**good, "argv": ["forget", "m-1"]},
                 {**good, "argv": "recall x"}, {**good, "cwd": None}, {**good, "now": 5}, [], None):
         assert daemon_recall.answer(root, bad)["served"] is False, bad

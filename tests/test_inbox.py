@@ -18,14 +18,14 @@ from typing import Sequence
 
 import pytest
 
-from conftest import NOW, run_cli
+from tests.conftest import NOW, run_cli
 from gitmem.api import MemoryRepo
 from gitmem.api.inbox import DECISIONS_FILE
 from gitmem.base import clock
 from gitmem.base.errors import UsageError
 from gitmem.engines import review
 from gitmem.engines.harvest import encoder
-from loop_helpers import add_sessions
+from tests.loop_helpers import add_sessions
 
 T = clock.parse_time(NOW)
 BEFORE = clock.parse_time("2026-10-30T12:00:00Z")     # a pattern added before the sessions that activate it
@@ -273,7 +273,7 @@ def test_parse_only() -> None:
 
 
 def test_harvests_at_once_add_to_one_inbox(hv: Harvester, repo_dir: Path) -> None:
-    from conftest import at_once
+    from tests.conftest import at_once
     from gitmem.base.model import name_key
 
     names = [f"s-at-once-{n}" for n in range(3)]

@@ -15,7 +15,7 @@ from typing import Sequence
 
 import pytest
 
-from conftest import NOW, run_cli
+from tests.conftest import NOW, run_cli
 from gitmem.api import MemoryRepo
 from gitmem.base import clock
 from gitmem.base.config import Memory as MemoryConfig

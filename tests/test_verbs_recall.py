@@ -142,7 +142,7 @@ def test_the_cli_and_the_api_read_recall_filters_the_one_way(filled: Path, capsy
     for flags, kwargs in ((["--tier", "archive"], {"tier": "archive"}), (["--band", "fading"], {"band": "fading"}),
                           (["--all"], {"include_archive": True, "include_background": True}), ([], {})):
         cli = run_json([*base(filled, LATER), "recall", "billing", "--at", at, "--all-projects", *flags], capsys)
-        api = repo.recall("billing", at=at, now=parse_time(LATER), **kwargs)  # type: ignore[arg-type]
+        api = repo.recall("billing", at=at, now=parse_time(LATER), **kwargs)
         assert [r["id"] for r in cli] == [r.id for r in api], flags
     archive = filters(tier="archive")
     assert archive.include_archive and archive.include_background   # archived memories have faded: both searched

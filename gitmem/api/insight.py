@@ -168,12 +168,11 @@ def _weight_point(ctx: Context, series: dict[str, builtins.list[dict[str, Any]]]
 
 
 def _streak_at(ctx: Context, commit: str) -> int:
-    from gitmem.api.patterns import AUTO_STREAK
     from gitmem.base.errors import GitmemError
-    from gitmem.store import formats
+    from gitmem.store import enginestate
 
     try:
-        return formats.counter(formats.read_state(ctx.git.read(formats.STATE_FILE, commit)), AUTO_STREAK)
+        return enginestate.read(ctx.git.read(enginestate.STATE_FILE, commit)).auto_streak
     except GitmemError:
         return 0
 

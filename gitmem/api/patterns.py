@@ -12,14 +12,13 @@ from typing import TYPE_CHECKING, Iterable
 from gitmem.api.context import Context
 from gitmem.base import clock
 from gitmem.base.errors import ConflictError, UsageError
-from gitmem.store import formats, store
+from gitmem.store import enginestate, formats, store
 
 if TYPE_CHECKING:
     from gitmem.engines.analyze import Analysis
     from gitmem.engines.hebbian import Row, WeightsPlan
     from gitmem.store.documents import Pattern
 
-AUTO_STREAK = "auto_streak"          # .gitmem/state.yaml: weight/stage commits applied without review
 
 
 @dataclass(frozen=True)
@@ -232,8 +231,9 @@ def apply_weights(ctx: Context, now: datetime | None = None) -> WeightsReport:
     info: dict[str, WeightsPlan] = {}
 
     def plan(parent: str | None) -> Plan[None] | None:
-        state = ctx.git.read(formats.STATE_FILE, parent) if parent else None
-        streak = formats.counter(formats.read_state(state), AUTO_STREAK)
+        old = ctx.git.read(formats.STATE_FILE, parent) if parent else None
+        state = enginestate.read(old)
+        streak = state.auto_streak
         update = weights_plan(ctx, parent)
         info["update"] = update
         changes = weights_changes(ctx, parent, update)
@@ -242,7 +242,7 @@ def apply_weights(ctx: Context, now: datetime | None = None) -> WeightsReport:
         if streak >= limit:
             raise ConflictError(f"{streak} weight updates were applied without review; this one must be reviewed",
                                 hint="propose it: gitmem weights --propose (hebbian.forced_review_after)")
-        changes[formats.STATE_FILE] = formats.update_state(state, {AUTO_STREAK: streak + 1}).encode("utf-8")
+        changes[formats.STATE_FILE] = enginestate.write(old, replace(state, auto_streak=streak + 1))
         return Plan(changes, _subject(update, "apply"), "hebbian.weights.apply", auto=True,
                     body=_table(update.rows))
 

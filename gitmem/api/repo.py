@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitmem.api import (checks, duplicates, findings, harvest, indexing, insight, jobs, lifecycle, memories, patterns,
-                        projects, purging, recall, reviews, sessions, status, timeline)
+                        projects, purging, recall, reviews, sessions, status, timeline, upgrade)
 from gitmem.api.context import Context, Progress
 from gitmem.base import clock
 from gitmem.base.state import find_root
@@ -28,6 +28,7 @@ from gitmem.api.indexing import IndexInfo
 from gitmem.api.reviews import ReviewDecided, ReviewInfo, ReviewShown
 from gitmem.api.status import Status
 from gitmem.api.timeline import RolledBack
+from gitmem.api.upgrade import Upgraded
 
 if TYPE_CHECKING:
     from gitmem.api.duplicates import Prescan
@@ -95,6 +96,14 @@ class MemoryRepo:
         because of gitmem's ``index.lock`` runs it (``gitmem recover``).
         """
         return self._ctx.writer.recover()
+
+    def upgrade_pending(self) -> Upgraded:
+        """What ``upgrade`` would migrate: this repository's format and the files it would rewrite."""
+        return upgrade.upgrade_pending(self._ctx)
+
+    def upgrade(self, now: datetime | None = None) -> Upgraded:
+        """Migrate the repository to this gitmem's format in one commit (``git revert`` undoes it)."""
+        return upgrade.upgrade(self._ctx, now)
 
     # --- memories ----------------------------------------------------------------------------------
     def show(self, memory_id: str, at: str | None = None) -> Memory:

@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import builtins
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from gitmem.api import patterns
 from gitmem.api.context import Context
-from gitmem.api.patterns import AUTO_STREAK
 from gitmem.base import clock
 from gitmem.base.errors import ConflictError, NotFoundError, UsageError
-from gitmem.store import formats, store
+from gitmem.store import enginestate, formats, store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -169,11 +168,10 @@ def review_accept(ctx: Context, name: str, *, only: str | None = None, interacti
             changes = _three_way(ctx, branch, base, parent, tip)
         if review.kind(branch) == "promote":
             changes.update(_into_core(ctx, parent, tip, changes))
-        state = ctx.git.read(formats.STATE_FILE, parent)
-        counts = formats.read_state(state)
-        changes[formats.STATE_FILE] = formats.update_state(state, {
-            AUTO_STREAK: 0, "approve_streak": formats.counter(counts, "approve_streak") + 1, "veto_streak": 0,
-        }).encode("utf-8")
+        old = ctx.git.read(formats.STATE_FILE, parent)
+        state = enginestate.read(old)
+        changes[formats.STATE_FILE] = enginestate.write(old, replace(
+            state, auto_streak=0, approve_streak=state.approve_streak + 1, veto_streak=0))
         return Plan(changes, f"gitmem: accept review {branch}", "review.accept", approved_by=who,
                     trailers=(("Gitmem-Review", branch),), merge_parents=(tip,))
 
@@ -271,11 +269,10 @@ def review_reject(ctx: Context, name: str, reason: str = "", *, interactive: boo
     who = person(ctx.root) or "a person"
 
     def plan(parent: str | None) -> Plan[None]:
-        state = ctx.git.read(formats.STATE_FILE, parent) if parent else None
-        counts = formats.read_state(state)
-        changes: dict[str, bytes | None] = {formats.STATE_FILE: formats.update_state(state, {
-            AUTO_STREAK: 0, "veto_streak": formats.counter(counts, "veto_streak") + 1, "approve_streak": 0,
-        }).encode("utf-8")}
+        old = ctx.git.read(formats.STATE_FILE, parent) if parent else None
+        state = enginestate.read(old)
+        changes: dict[str, bytes | None] = {formats.STATE_FILE: enginestate.write(old, replace(
+            state, auto_streak=0, veto_streak=state.veto_streak + 1, approve_streak=0))}
         return Plan(changes, f"gitmem: reject review {branch}", "review.reject", approved_by=who,
                     body=f"reason: {reason}\nkept at: {kept} ({tip})",
                     trailers=(("Gitmem-Review", branch), ("Gitmem-Veto", reason)))

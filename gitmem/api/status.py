@@ -11,9 +11,8 @@ from typing import TYPE_CHECKING
 
 from gitmem.api import patterns, reviews, timeline
 from gitmem.api.context import Context
-from gitmem.api.patterns import AUTO_STREAK
 from gitmem.base import clock
-from gitmem.store import formats, store
+from gitmem.store import enginestate, formats, store
 
 if TYPE_CHECKING:
     from gitmem.api.findings import Refused
@@ -153,12 +152,12 @@ def status(ctx: Context, now: datetime | None = None) -> Status:
     head = ctx.head
     pats = store.all_patterns(ctx.git, head)
     candidates = review.atrophy_candidates(pats, now, ctx.cfg.hebbian, patterns.proposed(ctx, review.ATROPHY))
-    counts = formats.read_state(ctx.git.read(formats.STATE_FILE, head) if head else None)
+    state = enginestate.read(ctx.git.read(formats.STATE_FILE, head) if head else None)
     return Status(
         tuple({"slug": p.slug, "weight": p.weight, "stage": p.stage} for p in pats),
         tuple(c.pattern.slug for c in candidates),
         tuple(r.to_json() for r in reviews.reviews(ctx)),
-        formats.counter(counts, AUTO_STREAK),
+        state.auto_streak,
         ctx.cfg.hebbian.forced_review_after,
         timeline.drift(ctx).to_json(),
         snapshots.latest(ctx.git),

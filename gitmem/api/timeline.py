@@ -107,11 +107,11 @@ def resolve_tag(ctx: Context, tag: str) -> str:
 def drift(ctx: Context, now_text: str | None = None) -> Drift:
     """Layers 1+2 of CLAUDE.md (the work tree's, or ``now_text``) against the baseline."""
     from gitmem.engines import drift
-    from gitmem.store import formats, snapshots
+    from gitmem.store import enginestate, snapshots
 
     head = ctx.head
-    found = drift.baseline(drift.pinned(_text(ctx.git.read(formats.STATE_FILE, head)) if head else None),
-                           snapshots.existing(ctx.git))
+    pinned = enginestate.read(ctx.git.read(enginestate.STATE_FILE, head)).drift_baseline if head else None
+    found = drift.baseline(pinned, snapshots.existing(ctx.git))
     if now_text is None:
         path = ctx.root / CLAUDE_MD
         now_text = path.read_text("utf-8", "replace") if path.is_file() else (
@@ -125,20 +125,26 @@ def drift(ctx: Context, now_text: str | None = None) -> Drift:
 
 def pin_drift_baseline(ctx: Context, now: datetime | None = None) -> str | None:
     """Pin HEAD as the drift baseline in ``.gitmem/state.yaml`` (one commit; None when already pinned)."""
+    from gitmem.base import model
     from gitmem.engines import drift
     from gitmem.guards.writepath import Plan
-    from gitmem.store import formats
+    from gitmem.store import enginestate
 
     head = ctx.head
     if head is None:
         raise UsageError("the repository has no commit to pin yet", hint="remember something first")
+    now = now or clock.now()
 
     def plan(parent: str | None) -> Plan[None] | None:
-        old = _text(ctx.git.read(formats.STATE_FILE, parent)) if parent else None
-        return Plan({formats.STATE_FILE: drift.pin(old, parent or head).encode("utf-8")},
+        old = ctx.git.read(enginestate.STATE_FILE, parent) if parent else None
+        state, commit = enginestate.read(old), parent or head
+        if state.drift_baseline == commit:
+            return None
+        stamp = enginestate.Stamp(model.iso(now), f"pinned by {drift.PIN_COMMAND}")
+        return Plan({enginestate.STATE_FILE: enginestate.write(old, state.set("drift_baseline", commit, stamp))},
                     "gitmem: pin the drift baseline", "drift-pin")
 
-    return ctx.writer.write(plan, now or clock.now()).commit
+    return ctx.writer.write(plan, now).commit
 
 
 def _text(data: bytes | None) -> str | None:

@@ -11,13 +11,14 @@ from gitmem.faces.console import command, emit_json, err, json_flag, out, repo_o
 # --- checks ------------------------------------------------------------------------
 
 def _check_args(p: Any) -> None:
-    p.add_argument("what", choices=("config", "pii", "layers", "amplitude", "drift"))
+    p.add_argument("what", choices=("config", "pii", "layers", "amplitude", "drift", "pre-commit"))
     p.add_argument("--range", dest="rev_range", metavar="A..B", help="layers: also check the commits in this range")
     p.add_argument("--pin", action="store_true", help="drift: pin HEAD as the new baseline (one commit)")
     json_flag(p)
 
 
-@command("check", "validate config, PII settings, CLAUDE.md layers, the staged amplitude or drift", _check_args)
+@command("check", "validate config, PII settings, CLAUDE.md layers, the staged amplitude, drift or the "
+                  "pre-commit config", _check_args)
 def cmd_check(args: Any) -> int:
     from gitmem.api import checks
 
@@ -25,6 +26,10 @@ def cmd_check(args: Any) -> int:
         return _check_drift(args)
     if args.what == "config":   # the configuration may be what is broken: checked before it is loaded
         report = checks.check_config(root_of(args))
+    elif args.what == "pre-commit":
+        from gitmem.api import precommit
+
+        report = precommit.check(root_of(args))
     else:
         report = repo_of(args).check(args.what, args.rev_range)
     if args.json:

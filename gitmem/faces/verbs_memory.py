@@ -14,6 +14,9 @@ from gitmem.faces.console import choices
 def _init_args(p: Any) -> None:
     p.add_argument("dir", metavar="DIR", help="folder for the new memory repository")
     p.add_argument("--no-hooks", action="store_true", help="do not install the pre-commit hooks")
+    p.add_argument("--pre-commit", dest="pre_commit", action="store_true",
+                   help="install the hooks through the pre-commit framework (.pre-commit-config.yaml), "
+                        "not gitmem's own light scripts (needs: pip install 'gitmem-agent[pre-commit]')")
     json_flag(p)
 
 
@@ -21,8 +24,17 @@ def _init_args(p: Any) -> None:
 def cmd_init(args: Any) -> int:
     from gitmem.api import MemoryRepo
 
-    result = MemoryRepo.init(args.dir, now_of(args), install_hooks=not args.no_hooks).setup
+    framework = args.pre_commit and not args.no_hooks
+    result = MemoryRepo.init(args.dir, now_of(args), install_hooks=not args.no_hooks and not framework).setup
     assert result is not None  # init always records what it did
+    if framework:
+        from dataclasses import replace
+
+        from gitmem.api import precommit
+
+        stages = precommit.install(result.path)
+        result = replace(result, hooks_installed=True,
+                         message=f"{result.message}; pre-commit installed its hooks ({', '.join(stages)})")
     if args.json:
         emit_json(result.to_json())
         return 0
