@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import NOW
+from tests.conftest import NOW
 from gitmem.api import MemoryRepo
 from gitmem.base import state
 from gitmem.base.clock import parse_time

@@ -6,8 +6,9 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import pytest
 from hypothesis import settings
@@ -15,6 +16,9 @@ from hypothesis import settings
 # Shared 2-core machines: a slow example is not a failure; the properties are what is tested.
 settings.register_profile("gitmem", deadline=None)
 settings.load_profile("gitmem")
+
+if TYPE_CHECKING:
+    from gitmem.api import MemoryRepo
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,10 +53,17 @@ def repo_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def repo(repo_dir: Path):  # type: ignore[no-untyped-def]
+def repo(repo_dir: Path):
     from gitmem.api import MemoryRepo
 
     return MemoryRepo.open(repo_dir)
+
+
+def head_of(repo: MemoryRepo) -> str:
+    """The repository's head commit, which a test that has written something knows is there."""
+    head = repo.head
+    assert head is not None, "the repository has no commit"
+    return head
 
 
 def bench_dir(name: str) -> Path | None:
@@ -126,13 +137,49 @@ def linked_worktree(plain_git_repo: Path, tmp_path: Path) -> Path:
     return path
 
 
+@dataclass(frozen=True)
+class Corpus:
+    """A folder of whole transcripts and what the tests expect of it."""
+
+    folder: Path
+    files: int              # transcripts discovery finds
+    agents: int             # sub-agent files (``__agent-`` in the name)
+    sessions: int           # sessions a harvest finds (a sub-agent file goes with its main one when present)
+    empty: int              # files with no conversation by design (a snapshot only, summaries only)
+    harvest_empty: int      # at most this many harvest to no episode
+    queries: int            # at least this many title/outcome queries its episodes answer
+    summaries: str          # a file with four summaries, three naming leaves of earlier sessions
+    no_conversation: str    # a file with no conversation at all
+    remember: str           # a file with a "remember" signal, files touched and commands run
+
+
+# Written for these tests by tests/fixtures/corpus/make_corpus.py: always there.
+OWN_CORPUS = Corpus(ROOT / "tests" / "fixtures" / "corpus", 11, 1, 10, 2, 2, 14,
+                    "claude-code/ada__6b2f1d3e-2c3d-4e4f-9051-123456789abc.jsonl",
+                    "claude-code/chen__9e5c4061-5f60-4172-8384-456789abcdef.jsonl",
+                    "claude-code/ada__5a1e0c2d-1b2c-4d3e-8f40-0123456789ab.jsonl")
+# Real sessions beside the project, read in place when present (never copied into it).
+SHARED_CORPUS = Corpus(Path(), 25, 3, 25, 2, 4, 40,
+                       "claude-code/Jason-liu-0219__32f3c7dd-c38c-46fb-96d2-3dd5fd527967.jsonl",
+                       "claude-code/Eiji1202__611a3d5b-dc2a-4ab5-8dca-5ab0c15c1029.jsonl",
+                       "claude-code/Eduardodmb__8791b9e8-2348-4339-91b5-3ecaba59d825.jsonl")
+
+
+def corpora() -> list[Corpus]:
+    """The project's own corpus, and the shared one when it is beside the project."""
+    shared = bench_dir("sessions")
+    return [OWN_CORPUS] + ([replace(SHARED_CORPUS, folder=shared)] if shared else [])
+
+
+def corpus_format(path: Path) -> str:
+    """The format of a corpus file: the name of the folder it sits in."""
+    return {"openclaw": "openclaw", "jsonl": "jsonl"}.get(path.parent.name, "claude-code")
+
+
 def bench_transcripts() -> list[Path]:
-    """Every transcript in shared/bench/sessions (read in place, never copied); skips when absent."""
+    """Every transcript of every corpus (the shared one read in place, never copied)."""
     from gitmem.engines.harvest.sources import discover
 
-    folder = bench_dir("sessions")
-    if folder is None:
-        pytest.skip("bench transcripts are not beside the project (set GITMEM_BENCH_DIR)")
-    files = discover([folder])
-    assert files, "the bench folder holds no transcript"
+    files = [f for c in corpora() for f in discover([c.folder])]
+    assert files, "the corpus holds no transcript"
     return files

@@ -12,15 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from agent_helpers import configure_folders, errors, gm, make_memory, settle
-from conftest import NOW, bench_transcripts
+from tests.agent_helpers import configure_folders, errors, gm, make_memory, settle
+from tests.conftest import NOW, bench_transcripts, head_of
 from gitmem.api import MemoryRepo
 from gitmem.base import state
 from gitmem.base.clock import parse_time
-from loop_helpers import START, write_transcripts
+from tests.loop_helpers import START, write_transcripts
 
 # the documented stdin of each event (Claude Code hooks reference: common fields, then the event's own)
-START_INPUTS = [
+START_INPUTS: list[dict[str, object]] = [
     {"session_id": "s-1", "transcript_path": "/nowhere/s-1.jsonl", "cwd": "{cwd}", "hook_event_name": "SessionStart",
      "source": "startup", "model": "claude-opus-4"},
     {"session_id": "s-1", "transcript_path": "/nowhere/s-1.jsonl", "cwd": "{cwd}", "hook_event_name": "SessionStart",
@@ -160,7 +160,8 @@ def test_session_end_returns_before_the_harvest_which_then_lands_and_proposes_a_
 
 @pytest.mark.parametrize("reason", END_REASONS)
 def test_session_end_harvests_a_real_transcript_for_every_reason(mem: Path, reason: str) -> None:
-    path = bench_transcripts()[END_REASONS.index(reason) * 3 % len(bench_transcripts())]
+    talks = [p for p in bench_transcripts() if "__agent-" not in p.name and b'"user"' in p.read_bytes()]
+    path = talks[END_REASONS.index(reason) * 3 % len(talks)]
     given = {"session_id": "x", "transcript_path": str(path), "cwd": "/", "hook_event_name": "SessionEnd",
              "reason": reason}
     assert gm("hook", "session-end", "--repo", str(mem), stdin=json.dumps(given)).returncode == 0
@@ -234,7 +235,7 @@ def test_post_session_without_a_file_harvests_the_newest_session_log(mem: Path, 
     done = gm("--repo", str(mem), "hook", "post-session")    # the verb path: --repo before hook
     assert done.returncode == 0 and "ok: 1 harvested" in done.stdout, done
     repo = MemoryRepo.open(mem)
-    episodes = [p for p, _ in repo.git.blobs("episodes", repo.head) if p.endswith(".md")]
+    episodes = [p for p, _ in repo.git.blobs("episodes", head_of(repo)) if p.endswith(".md")]
     assert any(new.stem in p for p in episodes) and not any(old.stem in p for p in episodes), episodes
 
 

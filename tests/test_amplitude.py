@@ -157,7 +157,7 @@ def test_line_counts_and_unidiff_stats_agree(repo: Path) -> None:
     assert (counts["d.md"].old, stats["d.md"].is_new) == (None, True)
     for path in ("a.md", "b.md"):
         c, s = counts[path], stats[path]
-        assert c.new - c.old == s.added - s.removed  # type: ignore[operator]
+        assert c.new - c.old == s.added - s.removed
     assert (stats["a.md"].added, stats["a.md"].removed) == (5, 1)
 
 
@@ -253,11 +253,11 @@ def test_the_library_write_path_never_changes_layer_one_without_approval(repo_di
     assert forged != old
     now = parse_time("2026-11-29T12:00:00Z")
     for auto in (False, True):
-        plan = Plan({"CLAUDE.md": forged.encode()}, "edit core", "test.edit", auto=auto)
+        plan = Plan[None]({"CLAUDE.md": forged.encode()}, "edit core", "test.edit", auto=auto)
         with pytest.raises(CheckFailed):
-            repo.store.write(lambda parent, plan=plan: plan, now)
+            repo.store.write(lambda parent, plan=plan: plan, now)  # type: ignore[misc]  # a default binds the loop's plan
     assert (repo_dir / "CLAUDE.md").read_text() == old
-    approved = Plan({"CLAUDE.md": forged.encode()}, "accept review", "review.accept", approved_by="Test Person")
+    approved = Plan[None]({"CLAUDE.md": forged.encode()}, "accept review", "review.accept", approved_by="Test Person")
     assert repo.store.write(lambda parent: approved, now).commit is not None
 
 

@@ -11,7 +11,7 @@ from gitmem.api import MemoryRepo
 from gitmem.api.jobs import JOBS
 from gitmem.base.errors import UsageError
 from gitmem.base.model import iso
-from loop_helpers import START, write_transcripts
+from tests.loop_helpers import START, git, write_transcripts
 
 T = START + timedelta(days=2)
 
@@ -98,3 +98,32 @@ def test_paths_outside_the_session_folders_are_told_apart(repo: MemoryRepo, tmp_
     assert not repo.inside_session_folders(folder / ".." / "elsewhere.jsonl")
     (folder / "link").symlink_to(tmp_path)
     assert not repo.inside_session_folders(folder / "link" / "x.jsonl")
+
+
+def test_the_harvest_job_never_follows_a_link_out_of_the_session_folders(repo: MemoryRepo, tmp_path: Path) -> None:
+    folder, outside = tmp_path / "sessions", tmp_path / "elsewhere"
+    write_transcripts(folder, ["ship the inside session with backoff"], START + timedelta(days=3))
+    linked = write_transcripts(outside, ["an older session", "ship the outside session"], START + timedelta(days=3))[1]
+    (folder / "linked-file.jsonl").symlink_to(linked)   # another session id than the one inside
+    (folder / "link").symlink_to(outside)   # a linked folder is not walked at all
+    repo = _configure_folders(repo, folder)
+    found = repo.session_files()
+    assert [f.name for f in found.files] == [f.name for f in folder.rglob("*.jsonl") if not f.is_symlink()]
+    assert found.outside == (folder / "linked-file.jsonl",)
+    run = repo.run_job("harvest", now=T + timedelta(days=2))
+    assert run.ok and run.details["harvested"] == 1 and run.details["outside"] == [str(folder / "linked-file.jsonl")]
+    log = git(repo.root, "log", "-p", "--all")
+    assert "inside session" in log and "outside session" not in log
+
+
+def test_session_files_refuses_a_path_outside_the_session_folders(repo: MemoryRepo, tmp_path: Path) -> None:
+    from gitmem.base.errors import SecurityError
+
+    folder = tmp_path / "sessions"
+    write_transcripts(folder, ["a session"], START)
+    write_transcripts(tmp_path / "elsewhere", ["another"], START)
+    repo = _configure_folders(repo, folder)
+    for bad in (tmp_path / "elsewhere", folder / ".." / "elsewhere"):
+        with pytest.raises(SecurityError, match="outside the configured session folders"):
+            repo.session_files([bad])
+    assert len(repo.session_files([folder]).files) == 1

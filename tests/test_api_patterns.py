@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from tests.conftest import head_of, run_cli
 from gitmem.api import MemoryRepo
 from gitmem.base.clock import parse_time
 from gitmem.base.errors import ConflictError, UsageError
-from gitmem.store import formats
-from loop_helpers import START, add_sessions, git
+from gitmem.store import enginestate, formats
+from tests.loop_helpers import START, add_sessions, git
 
 T = parse_time("2026-10-30T12:00:00Z")   # patterns are made before the sessions of loop_helpers.START
 
@@ -58,8 +58,7 @@ def test_apply_counts_each_session_once_and_forces_a_review_after_three(repo: Me
         assert done.commit is not None and [r.counted for r in done.rows] == [1]
         assert repo.apply_weights(now=T).commit is None                 # a re-run counts nothing
     assert repo.patterns()[0].weight == 0.45
-    state = formats.read_state(repo.git.read(formats.STATE_FILE, repo.head))
-    assert state["auto_streak"] == 3
+    assert enginestate.read(repo.git.read(formats.STATE_FILE, head_of(repo))).auto_streak == 3
     add_sessions(repo.root, ["backoff a fourth time"], START + timedelta(days=5), first=5)
     with pytest.raises(ConflictError, match="must be reviewed") as info:
         repo.apply_weights(now=T)
@@ -149,7 +148,7 @@ def test_cli_pattern_weights_analyze(repo_dir: Path, capsys: pytest.CaptureFixtu
 
 
 def test_thirty_harvested_sessions_move_weights_exactly_as_the_formula_says(repo: MemoryRepo, tmp_path: Path) -> None:
-    from loop_helpers import write_transcripts
+    from tests.loop_helpers import write_transcripts
 
     repo.pattern_add("Retry flaky calls with backoff", ["backoff"], now=T)
     acts = [n % 3 != 2 for n in range(30)]        # two sessions in three mention backoff

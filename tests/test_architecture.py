@@ -6,11 +6,16 @@ Floors, bottom to top (a module imports its own floor or lower, never higher):
     2 gitmem/store/    documents, store, index
     3 gitmem/guards/   the write path and its guards, pii/
     4 gitmem/engines/  engines side by side, harvest/
-    5 gitmem/api.py    the use cases
-    6 gitmem/faces/    cli, verbs, githooks, demo
+    5 gitmem/api/      the use cases: one module of functions per use case, MemoryRepo their facade
+    6 gitmem/faces/    cli, verbs, githooks, demo, the MCP server, the daemon, the agent hooks
     7 gitmem/__init__.py, gitmem/__main__.py
 
 Every import counts: module level, inside functions (lazy) and under TYPE_CHECKING.
+
+A face goes through the use cases: it imports the api and, of the floors below, only
+errors, the clock and the warning sink (notice). The git hook entry points (githooks, hookrun) are the exception:
+they run on every ``git commit`` and read the staged files over the guards directly,
+without the api or the writer.
 """
 
 from __future__ import annotations
@@ -25,6 +30,9 @@ FLOORS = {"base": 1, "store": 2, "guards": 3, "engines": 4, "api": 5, "faces": 6
 OWNERS = {"pygit2": "gitmem.base.gitio", "ruamel": "gitmem.base.yamlio", "markdown_it": "gitmem.base.mdio",
           "unidiff": "gitmem.base.diffs", "Stemmer": "gitmem.base.text.words", "mcp": "gitmem.faces.mcp_server"}
 GIT_RUNNER = "gitmem.base.gitio"
+FACE_MAY_IMPORT = ("gitmem.api", "gitmem.faces", "gitmem.base.errors", "gitmem.base.clock", "gitmem.base.notice")
+GIT_HOOK_ENTRY_POINTS = ("gitmem.faces.githooks", "gitmem.faces.hookrun")
+GIT_HOOKS_MAY_NOT_IMPORT = ("gitmem.api", "gitmem.guards.writepath")
 MAX_LINES = 500
 
 
@@ -73,10 +81,16 @@ def imports(path: Path, name: str) -> list[tuple[str, int]]:
 
 
 def internal_edges() -> dict[str, set[str]]:
+    """Module -> the modules it imports. ``from package import module`` depends on that module, not on the
+    package's ``__init__`` (gitmem.api's only loads ``MemoryRepo`` on first use)."""
     mods = modules()
     edges: dict[str, set[str]] = {m: set() for m in mods}
     for name, path in mods.items():
-        for target, _ in imports(path, name):
+        found = imports(path, name)
+        for target, line in found:
+            named = [t for t, n in found if n == line and t.rpartition(".")[0] == target]
+            if named and all(t in mods for t in named) and target in mods and mods[target].name == "__init__.py":
+                continue   # from package import submodule, ...: the edges go to the submodules
             if target in mods and target != name and target != "gitmem":
                 edges[name].add(target)
     return edges
@@ -153,6 +167,57 @@ def test_the_floor_map_in_this_docstring_names_every_floor() -> None:
     for key in FLOORS:
         if key not in ("__init__", "__main__", "api"):
             assert f"gitmem/{key}/" in doc
+
+
+def face_problems(name: str, targets: list[tuple[str, int]]) -> list[str]:
+    """What the face ``name`` imports that it may not: below the api, only errors and the clock (the git
+    hook entry points may read over the guards, never through the api or the writer)."""
+    wrong = []
+    for target, line in targets:
+        if not target.startswith("gitmem.") or target in ("gitmem.base", "gitmem.__version__"):
+            continue   # the standard library, a library, `from gitmem import __version__`, `from gitmem.base import clock`
+        if name in GIT_HOOK_ENTRY_POINTS:
+            if any(owned(target, banned) for banned in GIT_HOOKS_MAY_NOT_IMPORT):
+                wrong.append(f"{name}:{line} imports {target} (a git hook stays off the api and the writer)")
+        elif not any(owned(target, allowed) for allowed in FACE_MAY_IMPORT):
+            wrong.append(f"{name}:{line} imports {target} (a face goes through gitmem.api)")
+    return wrong
+
+
+def test_faces_go_through_the_use_cases() -> None:
+    wrong = [problem for name, path in modules().items() if floor(name) == FLOORS["faces"]
+             for problem in face_problems(name, imports(path, name))]
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("source, face", [
+    ("from gitmem.engines import recall", "gitmem.faces.verbs_recall"),
+    ("def f():\n    from gitmem.store.index import Filters", "gitmem.faces.verbs_recall"),
+    ("from gitmem.guards import pii", "gitmem.faces.mcp_server"),
+    ("from gitmem.guards.writepath import Store", "gitmem.faces.daemon"),
+    ("from gitmem.base.state import find_root", "gitmem.faces.agenthooks"),
+    ("from gitmem.base import files", "gitmem.faces.verbs_agent"),
+    ("import gitmem.engines.checks", "gitmem.faces.verbs_checks"),
+    ("from gitmem.api import MemoryRepo", "gitmem.faces.githooks"),
+    ("from gitmem.guards.writepath import Plan", "gitmem.faces.hookrun"),
+])
+def test_the_face_rule_fails_a_face_that_goes_around(tmp_path: Path, source: str, face: str) -> None:
+    """The rule above can fail: each of these imports, put in a face, is reported."""
+    path = tmp_path / "face.py"
+    path.write_text(source + "\n", encoding="utf-8")
+    assert face_problems(face, imports(path, face)), source
+
+
+@pytest.mark.parametrize("source, face", [
+    ("from gitmem.api import recall\nfrom gitmem.api.clone import find_root", "gitmem.faces.verbs_recall"),
+    ("from gitmem.base import clock\nfrom gitmem.base.errors import GitmemError", "gitmem.faces.daemon"),
+    ("from gitmem import __version__\nfrom gitmem.faces.console import out", "gitmem.faces.cli"),
+    ("from gitmem.guards import pii\nfrom gitmem.store import documents", "gitmem.faces.githooks"),
+])
+def test_the_face_rule_lets_the_use_cases_through(tmp_path: Path, source: str, face: str) -> None:
+    path = tmp_path / "face.py"
+    path.write_text(source + "\n", encoding="utf-8")
+    assert face_problems(face, imports(path, face)) == []
 
 
 SCRIPTS = "gitmem.base.text.scripts"

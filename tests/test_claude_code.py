@@ -10,7 +10,7 @@ import pytest
 from gitmem.engines.harvest.claude_code import read_record
 from gitmem.engines.harvest.reader import read
 from gitmem.engines.harvest.sources import Event, Reading, Transcript, discover
-from tests.conftest import bench_transcripts
+from tests.conftest import bench_transcripts, corpora
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
 
@@ -104,7 +104,7 @@ def test_attachment_and_document_text_surface_as_meta_events() -> None:
 
 def test_bench_subagent_files_get_their_own_session_id() -> None:
     agents = [p for p in bench_files() if "__agent-" in p.name]
-    assert len(agents) == 3
+    assert len(agents) == sum(c.agents for c in corpora())
     for path in agents:
         t = read(path)
         assert "-agent-" in t.session_id

@@ -40,6 +40,26 @@ def test_version_usage_and_unknown_command(capsys: pytest.CaptureFixture[str]) -
     assert run_cli(["recall", "-k", "x", "q"], capsys)[0] == 2
 
 
+@pytest.mark.parametrize("argv", [
+    ["recall", "q", "-k", "0"],                       # a count out of range: the verb's own check
+    ["recall"],                                       # no query
+    ["recall", "q", "--rep", "elsewhere"],            # no abbreviation: --rep is not --repo
+    ["--rep", "elsewhere", "recall", "q"],
+    ["recall", "q", "--exp"],                         # nor --exp --expand
+    ["review", "list", "--js"],                       # nor in a verb's action
+    ["load-core", "--max-chars", "5"],
+    ["log", "--events", "-n", "0"],
+    ["serve", "--port", "9000"],                      # options that apply to --http only
+    ["serve", "--http", "--port", "0"],
+    ["hook", "session-start", "--chek"],              # an agent hook's own parser
+])
+def test_a_usage_error_exits_2_in_every_path(argv: list[str], repo_dir: Path, capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GITMEM_MCP_TOKEN", raising=False)
+    code, out, err = run_cli(["--repo", str(repo_dir), *argv], capsys)
+    assert code == 2 and out == "" and ("error:" in err or "usage:" in err), (argv, err)
+
+
 def test_not_a_repository_gives_a_hint(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     code, _, err = run_cli(["list"], capsys)

@@ -1,4 +1,5 @@
-"""Tests for gitmem.api.context: the tip memory is read from, the duplicate lookup, the changes of a batch."""
+"""Tests for gitmem.api.context (the tip memory is read from) and gitmem.api.duplicates (the duplicate lookup,
+the changes of a batch)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from gitmem.api import MemoryRepo
+from gitmem.api import duplicates
 from gitmem.api.context import Context
 from gitmem.base import clock
 from gitmem.base.config import Config
@@ -35,9 +37,9 @@ def with_similarity(value: float) -> Config:
 # --------------------------------------------------------------------------- head and revisions
 
 def test_head_is_the_tip_of_the_checked_out_branch(repo_dir: Path) -> None:
-    ctx = Context(repo_dir)
+    ctx = Context.open(repo_dir)
     assert ctx.head == git(repo_dir, "rev-parse", "refs/heads/main")
-    assert ctx.root == repo_dir and ctx.store.root == repo_dir.resolve()
+    assert ctx.root == repo_dir and ctx.writer.root == repo_dir.resolve()
 
 
 def test_head_follows_commits_made_after_opening(repo: MemoryRepo, repo_dir: Path) -> None:
@@ -53,7 +55,7 @@ def test_head_when_detached_is_the_checked_out_commit(repo: MemoryRepo, repo_dir
     repo.remember(STAGING, now=T)
     assert init is not None
     git(repo_dir, "checkout", "-q", "--detach", init)
-    ctx = Context(repo_dir)
+    ctx = Context.open(repo_dir)
     assert ctx.head == init
     assert ctx.git.head_branch() is None
     assert MemoryRepo.open(repo_dir).list().memories == ()   # read at the detached commit, not at main
@@ -80,36 +82,36 @@ def test_head_in_a_linked_worktree_is_its_own_branch(repo: MemoryRepo, repo_dir:
 
 def test_head_of_an_unborn_branch_is_none(repo_dir: Path) -> None:
     git(repo_dir, "switch", "-q", "--orphan", "fresh")
-    ctx = Context(repo_dir)
-    assert ctx.head is None and ctx._rev(None) is None
+    ctx = Context.open(repo_dir)
+    assert ctx.head is None and ctx.rev(None) is None
     assert ctx.format == 0   # nothing committed yet: the oldest format, never a refusal
-    assert ctx._lookup(ctx.head) is None
+    assert duplicates.duplicate_lookup(ctx, ctx.head) is None
 
 
 def test_rev_resolves_names_and_defaults_to_head(repo: MemoryRepo, repo_dir: Path) -> None:
     init = repo.head
     r = repo.remember(STAGING, now=T)
     git(repo_dir, "tag", "before", str(init))
-    assert repo._rev(None) == r.commit
-    assert repo._rev("") == r.commit          # an empty --at means "now"
-    assert repo._rev("before") == init
-    assert repo._rev("HEAD~1") == init
-    assert repo._rev("main") == r.commit
-    assert repo._rev(str(r.commit)[:10]) == r.commit
+    assert repo._ctx.rev(None) == r.commit
+    assert repo._ctx.rev("") == r.commit          # an empty --at means "now"
+    assert repo._ctx.rev("before") == init
+    assert repo._ctx.rev("HEAD~1") == init
+    assert repo._ctx.rev("main") == r.commit
+    assert repo._ctx.rev(str(r.commit)[:10]) == r.commit
 
 
 def test_rev_of_an_unknown_name_is_not_found(repo: MemoryRepo) -> None:
     with pytest.raises(NotFoundError, match="no-such-tag"):
-        repo._rev("no-such-tag")
+        repo._ctx.rev("no-such-tag")
 
 
 # --------------------------------------------------------------------------- format check on open
 
 def test_format_is_read_from_the_committed_state(repo_dir: Path) -> None:
-    assert Context(repo_dir).format == formats.FORMAT
+    assert Context.open(repo_dir).format == formats.FORMAT
     state = repo_dir / formats.STATE_FILE
     state.write_text(state.read_text().replace(f"format: {formats.FORMAT}", "format: 99"))
-    assert Context(repo_dir).format == formats.FORMAT   # an uncommitted edit is not the repository's format
+    assert Context.open(repo_dir).format == formats.FORMAT   # an uncommitted edit is not the repository's format
 
 
 def test_a_committed_newer_format_refuses_to_open(repo_dir: Path) -> None:
@@ -117,9 +119,9 @@ def test_a_committed_newer_format_refuses_to_open(repo_dir: Path) -> None:
     state.write_text(state.read_text().replace(f"format: {formats.FORMAT}", f"format: {formats.FORMAT + 1}"))
     git(repo_dir, "commit", "-qam", "from the future", "--no-verify")
     with pytest.raises(UsageError, match="reads formats up to"):
-        Context(repo_dir)
+        Context.open(repo_dir)
     git(repo_dir, "checkout", "-q", "--detach", "HEAD~1")   # the older commit is still readable
-    assert Context(repo_dir).format == formats.FORMAT
+    assert Context.open(repo_dir).format == formats.FORMAT
 
 
 @pytest.mark.parametrize("text, message", [("format: [1\n", "not valid YAML"), ("format: -1\n", "not a format number"),
@@ -128,21 +130,21 @@ def test_a_damaged_state_file_refuses_to_open_with_a_hint(repo_dir: Path, text: 
     (repo_dir / formats.STATE_FILE).write_text(text)
     git(repo_dir, "commit", "-qam", "damage", "--no-verify")
     with pytest.raises(UsageError, match=message) as info:
-        Context(repo_dir)
+        Context.open(repo_dir)
     assert info.value.hint is not None and "git checkout" in info.value.hint
 
 
 def test_a_state_file_without_a_format_key_is_format_zero(repo_dir: Path) -> None:
     (repo_dir / formats.STATE_FILE).write_text("threshold: 15\n")
     git(repo_dir, "commit", "-qam", "as 0.1.0 wrote it", "--no-verify")
-    assert Context(repo_dir).format == 0
+    assert Context.open(repo_dir).format == 0
 
 
 def test_a_given_config_is_used_instead_of_gitmem_yaml(repo_dir: Path) -> None:
     cfg = with_similarity(0.95)
-    ctx = Context(repo_dir, cfg)
-    assert ctx.cfg is cfg and ctx.store.cfg is cfg
-    assert Context(repo_dir).cfg.memory.reinforce_similarity == 0.0
+    ctx = Context.open(repo_dir, cfg)
+    assert ctx.cfg is cfg and ctx.writer.cfg is cfg
+    assert Context.open(repo_dir).cfg.memory.reinforce_similarity == 0.0
 
 
 # --------------------------------------------------------------------------- similar_memory
@@ -192,9 +194,9 @@ def test_similar_memory_honours_the_configured_threshold(repo: MemoryRepo, repo_
     assert head is not None
     keys = ("staging", "database")
     assert repo.similar_memory(near, "project", head, keys) is not None
-    strict = Context(repo_dir, with_similarity(0.999))
-    assert strict.similar_memory(near, "project", head, keys) is None
-    assert strict.similar_memory(STAGING, "project", head, keys) is not None   # identical text always matches
+    strict = Context.open(repo_dir, with_similarity(0.999))
+    assert duplicates.similar_memory(strict, near, "project", head, keys) is None
+    assert duplicates.similar_memory(strict, STAGING, "project", head, keys) is not None   # identical text always matches
 
 
 @pytest.mark.parametrize("text, keywords", [('foo "bar', ()), ("NOT AND OR", ()), ("a-b c* (x) NEAR(y)", ()),
@@ -218,21 +220,21 @@ def test_similar_memory_never_merges_a_negation(repo: MemoryRepo) -> None:
 
 def test_lookup_asks_the_stored_memories_at_the_parent(repo: MemoryRepo) -> None:
     r = repo.remember(STAGING, domain="project", now=T)
-    lookup = repo._lookup(repo.head)
+    lookup = duplicates.duplicate_lookup(repo._ctx, repo.head)
     assert lookup is not None
     probe = memorize.new_memory("m-2026-11-29-aaaaaaaaaa", STAGING, "fact", "project", 0.5, NOW, T, repo.cfg.memory)
     found = lookup(probe)
     assert found is not None and found.id == r.id
     assert lookup(probe.with_(domain="user")) is None
-    assert repo._lookup(None) is None
+    assert duplicates.duplicate_lookup(repo._ctx, None) is None
 
 
 def test_changes_render_a_new_memory_at_its_path(repo: MemoryRepo) -> None:
     parent = repo.head
-    batch = memorize.Batch(repo._lookup(parent), T, repo.cfg.memory)
+    batch = memorize.Batch(duplicates.duplicate_lookup(repo._ctx, parent), T, repo.cfg.memory)
     mem = memorize.new_memory("m-2026-11-29-bbbbbbbbbb", STAGING, "fact", "project", 0.5, NOW, T, repo.cfg.memory)
     batch.add(mem)
-    changes = repo._changes(batch, parent)
+    changes = duplicates.batch_changes(repo._ctx, batch, parent)
     assert changes == {mem.path: store.render(mem)}
 
 
@@ -242,10 +244,10 @@ def test_changes_rewrite_a_reinforced_memory_in_place(repo: MemoryRepo, repo_dir
     path.write_text(path.read_text().replace("\n---", "\n# kept by hand\n---", 1))
     git(repo_dir, "commit", "-qam", "a comment in the front matter", "--no-verify")
     parent = repo.head
-    batch = memorize.Batch(repo._lookup(parent), T, repo.cfg.memory)
+    batch = memorize.Batch(duplicates.duplicate_lookup(repo._ctx, parent), T, repo.cfg.memory)
     probe = memorize.new_memory("m-2026-11-29-cccccccccc", STAGING, "fact", "project", 0.5, NOW, T, repo.cfg.memory)
     assert batch.add(probe).action == "reinforced"
-    changes = repo._changes(batch, parent)
+    changes = duplicates.batch_changes(repo._ctx, batch, parent)
     assert list(changes) == [r.memory.path]
     data = changes[r.memory.path]
     assert data is not None and b"# kept by hand" in data and b"reinforced: 1" in data
@@ -257,11 +259,11 @@ def test_changes_without_a_parent_render_every_memory(repo: MemoryRepo) -> None:
     probe = memorize.new_memory("m-2026-11-29-dddddddddd", STAGING, "fact", "project", 0.5, NOW, T, repo.cfg.memory)
     out = batch.add(probe)
     assert out.action == "reinforced"
-    assert repo._changes(batch, None) == {stored.path: store.render(out.memory)}
+    assert duplicates.batch_changes(repo._ctx, batch, None) == {stored.path: store.render(out.memory)}
 
 
 def test_changes_of_an_empty_batch_are_empty(repo: MemoryRepo) -> None:
-    assert repo._changes(memorize.Batch(None, T, repo.cfg.memory), repo.head) == {}
+    assert duplicates.batch_changes(repo._ctx, memorize.Batch(None, T, repo.cfg.memory), repo.head) == {}
 
 
 def test_remember_twice_reinforces_through_the_lookup(repo: MemoryRepo, repo_dir: Path) -> None:
@@ -306,7 +308,7 @@ def test_a_prescan_is_checked_again_when_the_store_moved(repo: MemoryRepo) -> No
     mem = memorize.new_memory("m-new", STAGING, "fact", "project", 0.7, NOW, T, repo.cfg.memory)
     # a duplicate written by someone else after the scan is found under the lock
     other = repo.remember("The staging database listens on port 5432.", now=T)
-    lookup = repo._rechecked(scan, repo.head)
+    lookup = duplicates.rechecked(repo._ctx, scan, repo.head)
     assert lookup is not None
     found = lookup(mem)
     assert found is not None and found.id == other.id
@@ -314,7 +316,7 @@ def test_a_prescan_is_checked_again_when_the_store_moved(repo: MemoryRepo) -> No
     scan = repo.prescan(STAGING, "project", ("staging", "database", "port"))
     assert scan.found is not None and scan.found.id == other.id
     repo.forget(other.id, now=T)
-    lookup = repo._rechecked(scan, repo.head)
+    lookup = duplicates.rechecked(repo._ctx, scan, repo.head)
     assert lookup is not None and lookup(mem) is None
     assert first.action == "created"
 
@@ -338,10 +340,10 @@ def test_an_import_batch_uses_each_rows_prescan_and_rechecks_a_moved_store(repo:
     rows = [memorize.new_memory(f"m-row-{n}", text, "fact", kept.memory.domain, 0.7, NOW, T, repo.cfg.memory)
             for n, text in enumerate(["The staging database listens on port 5432!", "Lunch is at noon on Fridays"])]
     scans = {m.id: repo.prescan(m.content, m.domain, m.keywords, rev) for m in rows}
-    lookup = repo._rechecked_each(scans, rev)
+    lookup = duplicates.rechecked_each(repo._ctx, scans, rev)
     assert lookup is not None
     assert [getattr(lookup(m), "id", None) for m in rows] == [kept.id, None]
     later = repo.remember("Lunch is at noon on Fridays.", domain=kept.memory.domain, now=T)
-    lookup = repo._rechecked_each(scans, repo.head)
+    lookup = duplicates.rechecked_each(repo._ctx, scans, repo.head)
     assert lookup is not None
     assert [getattr(lookup(m), "id", None) for m in rows] == [kept.id, later.id]

@@ -23,7 +23,7 @@ from gitmem.base.config import Config, Daemon
 from gitmem.base.errors import ConfigError
 from gitmem.base.gitio.reflocks import alive, process_start
 from gitmem.faces import daemon
-from loop_helpers import START, git, write_transcripts
+from tests.loop_helpers import START, git, write_transcripts
 from tests.conftest import run_cli
 
 WAIT = 90.0   # seconds: shared 2-core machines; each wait ends as soon as its condition holds
@@ -102,6 +102,7 @@ def _stop_cleanly(root: Path, pid: int) -> None:
     assert "Traceback" not in log and log.rstrip().endswith("daemon stopped"), log
 
 
+@pytest.mark.slow
 def test_the_daemon_harvests_shows_its_runs_refuses_a_second_start_and_stops_cleanly(root: Path, sessions: Path) -> None:
     # a frozen clock for the jobs must not freeze the schedule (it runs on the monotonic clock)
     env = {"GITMEM_DAEMON_TICK": "0.5", "GITMEM_NOW": "2026-11-29T12:00:00Z"}
@@ -136,6 +137,7 @@ def test_the_daemon_harvests_shows_its_runs_refuses_a_second_start_and_stops_cle
     assert _gitmem(root, "daemon", "status").returncode == 1
 
 
+@pytest.mark.slow
 def test_a_failing_job_is_recorded_and_the_daemon_keeps_running(root: Path, sessions: Path) -> None:
     # a file where git keeps the snapshot tags' folder: the snapshot job fails
     blocker = root / ".git" / "refs" / "tags" / "gitmem"
@@ -147,7 +149,8 @@ def test_a_failing_job_is_recorded_and_the_daemon_keeps_running(root: Path, sess
     pid = _pid(root)
     assert pid is not None
     _wait_for("the snapshot failure", lambda: _runs(root).get("snapshot", {}).get("event") == "job.error")
-    assert "snapshot" in MemoryRepo.open(root).status().last_error["job"]  # type: ignore[index]
+    last_error = MemoryRepo.open(root).status().last_error
+    assert last_error is not None and "snapshot" in str(last_error["job"])
     write_transcripts(sessions, ["add backoff to the flaky upload call"], START)
     _wait_for("the loop to go on and harvest", lambda: _episodes(root))
     assert alive(pid, None) and _pid(root) == pid
@@ -350,3 +353,19 @@ def test_start_hands_the_clock_to_the_jobs(root: Path) -> None:
     _wait_for("a harvest run", lambda: "harvest" in _runs(root))
     assert _runs(root)["harvest"]["at"] == "2026-11-30T08:00:00Z"
     _stop_cleanly(root, pid)
+
+
+def test_the_daemon_harvests_only_inside_its_session_folders(root: Path, sessions: Path, tmp_path: Path) -> None:
+    # the rule the MCP harvest tool follows (api.harvest.session_files): a link pointing out is left out
+    outside = write_transcripts(tmp_path / "elsewhere", ["x", "ship the outside session"], START)[1]
+    (sessions / "linked-file.jsonl").symlink_to(outside)
+    write_transcripts(sessions, ["ship the inside session with backoff"], START)
+    started = _gitmem(root, "daemon", "start", env={"GITMEM_DAEMON_TICK": "0.5", "GITMEM_NOW": "2026-11-29T12:00:00Z"})
+    assert started.returncode == 0, started
+    pid = _pid(root)
+    assert pid is not None
+    _wait_for("the harvest to be recorded", lambda: "1 harvested" in str(_runs(root).get("harvest", {}).get("summary")))
+    _stop_cleanly(root, pid)
+    assert "1 left out (outside the session folders)" in daemon.log_path(root).read_text()
+    log = git(root, "log", "-p", "--all")
+    assert "inside session" in log and "outside session" not in log

@@ -89,7 +89,8 @@ COMMANDS = [
     ["recall", QUERY],
     ["recall", "--json", "-k", "2", QUERY],
     ["recall", "--all-projects", "--type", "fact", QUERY],
-    ["recall", "-k", "0", QUERY],          # a usage error the verb raises: exit 1
+    ["recall", "-k", "0", QUERY],          # a usage error the verb raises: exit 2 as well
+    ["recall", "--rep", "elsewhere", QUERY],   # no abbreviation of --repo: a usage error, never this repository
     ["recall", "--bogus", QUERY],          # one argparse raises: usage and exit 2
     ["recall"],                            # no query
     ["recall", "--help"],
@@ -97,6 +98,7 @@ COMMANDS = [
 ]
 
 
+@pytest.mark.slow
 def test_the_daemon_answers_each_recall_exactly_as_the_process_would(root: Path,
                                                                        capsys: pytest.CaptureFixture[str]) -> None:
     _start(root)   # its first round of jobs (decay folds the access log) changes scores: done before comparing
@@ -183,6 +185,7 @@ def test_a_request_the_daemon_will_not_serve_says_so(root: Path) -> None:
     good = {"version": gitmem.__version__, "root": str(root), "argv": ["recall", QUERY], "cwd": str(root),
             "now": NOW, "stdin": ""}
     assert daemon_recall.answer(root, good)["code"] == 0
+    bad: object
     for bad in ({**good, "version": "0.0.1"}, {**good, "root": "/elsewhere"}, {**good, "argv": ["forget", "m-1"]},
                 {**good, "argv": "recall x"}, {**good, "cwd": None}, {**good, "now": 5}, [], None):
         assert daemon_recall.answer(root, bad)["served"] is False, bad
@@ -292,3 +295,29 @@ def test_a_socket_of_another_user_is_never_asked(root: Path, capsys: pytest.Capt
     finally:
         os.write(done[1], b"x")
         assert _exit_code(pid) == 0
+
+
+def test_a_recall_naming_another_repository_is_answered_from_that_one(served: Path, tmp_path: Path) -> None:
+    other = MemoryRepo.init(tmp_path / "B", parse_time(NOW))
+    other.remember("Kafka brokers listen on port 9092 in staging", domain="project", now=parse_time(NOW))
+
+    def recall(*argv: str) -> tuple[int, str, str]:
+        done = subprocess.run([sys.executable, "-m", "gitmem", *argv], capture_output=True, text=True, cwd=served,
+                              env={k: v for k, v in os.environ.items() if k != "GITMEM_DIR"}, timeout=120)
+        return done.returncode, done.stdout, done.stderr
+
+    here = recall("recall", "kafka brokers")
+    assert here[0] == 0 and "9092" not in here[1]                     # this repository has no such memory
+    for argv in (["recall", "kafka brokers", "--repo", "../B"], ["--repo", "../B", "recall", "kafka brokers"],
+                 ["recall", "--repo=../B", "kafka brokers"]):
+        code, out, err = recall(*argv)
+        assert code == 0 and "9092" in out, (argv, out, err)           # from B, never from the daemon's A
+    code, out, err = recall("recall", "kafka brokers", "--rep", "../B")
+    assert code == 2 and out == "" and "--rep" in err, (out, err)     # abbreviations are off: a usage error
+    import gitmem
+
+    request = {"version": gitmem.__version__, "root": str(served), "cwd": str(served), "now": NOW, "stdin": ""}
+    # --repo naming another repository as parsed; a query that only reads like --repo to the caller
+    for argv in (["recall", "kafka", "--repo", "../B"], ["recall", "--", f"--repo={served}"]):
+        assert daemon_recall.answer(served, {**request, "argv": argv})["served"] is False, argv
+    assert daemon_recall.answer(served, {**request, "argv": ["recall", "kafka", "--repo", "."]})["code"] == 0

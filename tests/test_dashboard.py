@@ -16,12 +16,12 @@ from typing import Any, Iterator
 import pytest
 from hypothesis import given, strategies as st
 
-import browser
-from conftest import run_cli
+from tests import browser
+from tests.conftest import run_cli
 from gitmem.api import MemoryRepo
 from gitmem.base.clock import parse_time
 from gitmem.faces import dashboard
-from loop_helpers import START, add_sessions, git
+from tests.loop_helpers import START, add_sessions, git
 
 T = parse_time("2026-10-01T12:00:00Z")          # patterns and memories come before loop_helpers.START
 NOW = parse_time("2026-12-01T12:00:00Z")

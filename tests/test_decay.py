@@ -154,7 +154,7 @@ def _doc(mid: str, importance: float, *, tier: str = "short", band: str = "activ
 
 def _seed(repo: MemoryRepo, *docs: tuple[str, bytes]) -> str:
     assert docs, "something to seed"
-    w = repo.store.write(lambda parent: Plan(dict(docs), "seed", "test.seed"), T)
+    w = repo.store.write(lambda parent: Plan[None](dict(docs), "seed", "test.seed"), T)
     assert w.commit is not None
     return w.commit
 
@@ -371,7 +371,7 @@ def test_effective_importance_follows_whole_days_and_weeks() -> None:
 def test_show_and_list_report_the_effective_importance(repo: MemoryRepo, capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
-    from conftest import run_cli
+    from tests.conftest import run_cli
 
     r = repo.remember("The nightly backup runs at 02:00 UTC", importance=0.8, now=T)
     root = str(repo.root)
@@ -438,6 +438,7 @@ def test_decays_line_rewrite_gives_the_bytes_of_the_full_rendering(repo: MemoryR
         mid = old_path.rsplit("/", 1)[1].removesuffix(".md")
         source = next(p for p, d in changes.items() if d is None and p.endswith(f"/{mid}.md")) if old_path.startswith("archive/") else old_path
         text = repo.git.read(source, head)
+        assert text is not None
         old, is_shaped = documents.read_memory_shaped(source, text)
         shaped += is_shaped
         new = documents.read_memory(old_path, data).with_(path=old.path)

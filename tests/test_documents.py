@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitmem.base.errors import DocumentError
-from gitmem.base.model import DOMAINS, TYPES, Link, Memory, memory_path
+from gitmem.base.model import DOMAINS, TYPES, Domain, Link, Memory, memory_path
 from gitmem.store import documents
 
 PATH = "memory/user/ab/m-1.md"
@@ -24,7 +24,7 @@ ids = st.from_regex(r"[a-z0-9][a-z0-9-]{0,20}", fullmatch=True)
 @st.composite
 def memories(draw: st.DrawFn) -> Memory:
     mid = draw(ids)
-    domain = draw(st.sampled_from(DOMAINS))
+    domain: Domain = draw(st.sampled_from(DOMAINS))
     content = draw(st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=80))
     content = content.strip("\n") or "x"
     return Memory(
@@ -39,6 +39,7 @@ def memories(draw: st.DrawFn) -> Memory:
         path=memory_path(domain, mid))
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(memories())
 def test_a_memory_round_trips_through_its_bytes(memory: Memory) -> None:
@@ -390,6 +391,7 @@ def _memory_pair(draw: Any) -> tuple[Memory, Memory]:
     return old, old.with_(**changes)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(_memory_pair())
 def test_a_rewrite_of_a_file_as_gitmem_wrote_it_equals_the_full_rendering(pair: tuple[Memory, Memory]) -> None:

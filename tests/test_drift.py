@@ -77,23 +77,6 @@ def test_measure_below_threshold_fails_and_says_so() -> None:
     assert found.to_json()["ok"] is False and found.to_json()["baseline_name"] == "gitmem/snapshot/2026-11"
 
 
-def test_pinned_reads_the_state_file() -> None:
-    assert drift.pinned(None) is None and drift.pinned("format: 1\n") is None
-    assert drift.pinned("format: 1\ndrift_baseline: abc123\n") == "abc123"
-    assert drift.pinned("drift_baseline: [not, a, string]\n") is None
-    assert drift.pinned("::: not yaml :::\n  - [") is None
-
-
-def test_pin_keeps_comments_and_other_keys() -> None:
-    state = "# Engine state\nformat: 1  # the format\nthreshold: 15\n"
-    pinned = drift.pin(state, "c0ffee")
-    assert "# Engine state" in pinned and "# the format" in pinned and "threshold: 15" in pinned
-    assert drift.pinned(pinned) == "c0ffee"
-    assert drift.pinned(drift.pin(pinned, "beef")) == "beef"
-    assert drift.pin("# only a comment\n", "abc") == "# only a comment\ndrift_baseline: abc\n"
-    assert drift.pin(None, "abc") == "drift_baseline: abc\n"
-
-
 def test_the_baseline_is_the_pinned_commit_else_the_newest_snapshot() -> None:
     tags = ["gitmem/snapshot/2026-09", "gitmem/snapshot/2026-11", "gitmem/snapshot/2026-10"]
     assert drift.baseline("abc123", tags) == ("abc123", "pinned")

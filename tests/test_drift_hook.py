@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_githooks import commit, env, git, memrepo, needs_pre_commit, output, write  # noqa: F401  fixtures
+from tests.test_githooks import commit, env, git, memrepo, needs_pre_commit, output, write  # noqa: F401  fixtures
 
 RULES = "".join(f"- Rule {i}: always check the {w} before deploying the service.\n"
                 for i, w in enumerate(["tests", "logs", "metrics", "alerts", "backups", "runbook"]))

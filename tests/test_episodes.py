@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import bench_dir
+from tests.conftest import bench_transcripts, corpora
 
 from gitmem.engines.harvest.episodes import Episode, extract, merge, render, slugify
 from gitmem.engines.harvest.signals import Signal
@@ -19,14 +19,6 @@ from gitmem.engines.harvest.sources import Event, Transcript, discover
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
 SECTIONS = ["## Summary", "## Decisions", "## Corrections", "## Files touched", "## Commands", "## Errors"]
-
-
-def bench_sessions() -> Path:
-    """The shared folder of real transcripts (never copied into the repository)."""
-    path = bench_dir("sessions")
-    if path is None:
-        pytest.skip("bench transcripts are not beside the project (set GITMEM_BENCH_DIR)")
-    return path
 
 
 def transcript(*events: Event, session_id: str = "s-1") -> Transcript:
@@ -41,8 +33,8 @@ def user(line: int, text: str, *, meta: bool = False, sidechain: bool = False) -
 # --------------------------------------------------------------------------- real transcripts
 
 def test_bench_every_file_extracts_and_renders_bounded() -> None:
-    files = discover([bench_sessions()])
-    assert len(files) == 25
+    files = bench_transcripts()
+    assert len(files) == sum(c.files for c in corpora())
     for path in files:
         ep = extract(read(path))
         front, body = render(ep)
@@ -58,17 +50,17 @@ def test_bench_every_file_extracts_and_renders_bounded() -> None:
 
 
 def test_bench_known_episode_contents() -> None:
-    base = bench_sessions()
-    t = read(base / "claude-code" / "Jason-liu-0219__32f3c7dd-c38c-46fb-96d2-3dd5fd527967.jsonl")
-    summaries = [e for e in t.events if e.role == "summary"]
-    own = [e.text for e in summaries if not e.meta]
-    assert len(summaries) == 4 and len(own) == 1  # three name leaves of an earlier session
-    assert extract(t).summary.startswith(own[0].rstrip("."))
-    ep = extract(read(base / "claude-code" / "Eiji1202__611a3d5b-dc2a-4ab5-8dca-5ab0c15c1029.jsonl"))
-    assert ep.summary == "No conversation recorded." and ep.user_turns == 0
-    ep = extract(read(base / "claude-code" / "Eduardodmb__8791b9e8-2348-4339-91b5-3ecaba59d825.jsonl"))
-    assert any(s.kind == "remember" for s in ep.signals)  # "save in memory this is the path for modules"
-    assert ep.files_touched and ep.commands_run
+    for corpus in corpora():
+        t = read(corpus.folder / corpus.summaries)
+        summaries = [e for e in t.events if e.role == "summary"]
+        own = [e.text for e in summaries if not e.meta]
+        assert len(summaries) == 4 and len(own) == 1  # three name leaves of an earlier session
+        assert extract(t).summary.startswith(own[0].rstrip("."))
+        ep = extract(read(corpus.folder / corpus.no_conversation))
+        assert ep.summary == "No conversation recorded." and ep.user_turns == 0
+        ep = extract(read(corpus.folder / corpus.remember))
+        assert any(s.kind == "remember" for s in ep.signals)  # "save in memory this is the path for modules"
+        assert ep.files_touched and ep.commands_run
 
 
 def test_command_wrappers_and_interruptions_are_not_user_turns() -> None:

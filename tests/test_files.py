@@ -50,5 +50,9 @@ def test_threads_of_one_process_replace_one_file_at_once(tmp_path: Path) -> None
     from tests.conftest import at_once
 
     path = tmp_path / "f.json"
-    _, errors = at_once(16, lambda: [write_atomic(path, str(n)) for n in range(20)])
+    def write_all() -> None:
+        for n in range(20):
+            write_atomic(path, str(n))
+
+    _, errors = at_once(16, write_all)
     assert errors == [] and path.read_text() in {str(n) for n in range(20)} and os.listdir(tmp_path) == ["f.json"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from tests.conftest import run_cli
 from gitmem.api import MemoryRepo
 from gitmem.base.errors import UsageError
 from gitmem.store import formats
@@ -90,9 +90,3 @@ def test_a_bad_format_value_is_a_clear_error(text: bytes) -> None:
     with pytest.raises(UsageError) as info:
         formats.format_of(text)
     assert info.value.hint and "git checkout" in info.value.hint
-
-
-def test_counter_reads_a_count_and_never_breaks_on_a_hand_edit() -> None:
-    state = formats.read_state("auto_streak: 3\nveto_streak: -2\napprove_streak: yes\nother: 1.5\n")
-    assert formats.counter(state, "auto_streak") == 3
-    assert [formats.counter(state, k) for k in ("veto_streak", "approve_streak", "other", "missing")] == [0, 0, 0, 0]

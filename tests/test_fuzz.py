@@ -82,7 +82,7 @@ def _arguments(draw: st.DrawFn, parser: argparse.ArgumentParser) -> list[str]:
                 args += [flag, draw(hostile)]
         else:
             count = {None: 1, "?": draw(st.integers(0, 1)), "*": draw(st.integers(0, 2)), "+": draw(st.integers(1, 2))}
-            for _ in range(count.get(action.nargs, 1)):  # type: ignore[call-overload]  # nargs is None or a str here
+            for _ in range(count.get(action.nargs, 1)):  # type: ignore[arg-type]  # nargs is None or a str here
                 if action.choices and draw(st.booleans()):
                     args.append(draw(st.sampled_from(sorted(action.choices))))
                 else:
@@ -210,6 +210,7 @@ yaml_value = st.one_of(st.sampled_from([".inf", "-.inf", ".nan", "1e400", "1" + 
                        st.integers(-(10**20), 10**20).map(str), st.text(alphabet="abc -:[]{}", max_size=12))
 
 
+@pytest.mark.slow
 def test_every_reader_survives_hostile_front_matter(fuzz_repo: Path) -> None:
     from gitmem.base.model import memory_path
 

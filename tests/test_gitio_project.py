@@ -78,7 +78,8 @@ def test_subfolders_and_worktrees_are_one_project(plain_git_repo: Path, linked_w
 
 def test_the_remote_names_the_project_and_hides_its_credentials(plain_git_repo: Path, linked_worktree: Path) -> None:
     _git(plain_git_repo, "remote", "add", "upstream", "https://example.org/zz/last.git")
-    assert identify(plain_git_repo).id == "example.org/zz/last"     # no origin: the first remote by name
+    found = identify(plain_git_repo)
+    assert found is not None and found.id == "example.org/zz/last"     # no origin: the first remote by name
     _git(plain_git_repo, "remote", "add", "origin", "https://carol:s3cr3t@git.example.com/team/shop.git")
     found = identify(linked_worktree)
     assert found is not None and found.id == "git.example.com/team/shop" and found.name == "main"

@@ -81,9 +81,10 @@ def test_blob_entries_and_entry_ids_read_each_path_as_a_walk_from_the_top_would(
     from gitmem.base.gitio import trees as trees_mod
 
     repo = pygit2.init_repository(str(tmp_path / "r"))
-    files = {("top.md",): b"t\n", ("a", "b", "c.md"): b"c\n", ("a", "b", "d.md"): b"d\n", ("a", "f"): b"f\n",
+    files: dict[tuple[str, ...], bytes | None] = {("top.md",): b"t\n", ("a", "b", "c.md"): b"c\n", ("a", "b", "d.md"): b"d\n", ("a", "f"): b"f\n",
              ("x", "y.md"): b"y\n"}
     tree = repo[trees_mod.build(repo, None, files)]
+    assert isinstance(tree, pygit2.Tree)
     paths = ["top.md", "a/b/c.md", "a/b/d.md", "a/b/none.md", "a/b", "a/f", "a/f/under-a-file.md", "none/z.md",
              "x/y.md", "x/", "a//c.md", ""]
     for path in paths:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from gitmem.api import MemoryRepo
 from gitmem.base.errors import UsageError
 from gitmem.base.model import DOMAINS, TYPES, name_key
 from gitmem.engines import importer

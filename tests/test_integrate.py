@@ -53,7 +53,7 @@ def test_other_keys_and_hooks_stay_where_they_were_and_removal_restores_them() -
     added = ig.add_hooks(before, HANDLERS)
     assert before == OTHER                       # the input is not modified
     assert list(added) == list(OTHER)            # key order kept
-    assert list(added["hooks"]) == list(OTHER["hooks"])  # type: ignore[arg-type]
+    assert list(added["hooks"]) == list(OTHER["hooks"])  # type: ignore[call-overload]
     hooks = added["hooks"]
     assert hooks["SessionStart"][:2] == OTHER["hooks"]["SessionStart"]  # type: ignore[index]
     assert hooks["SessionEnd"][0] == OTHER["hooks"]["SessionEnd"][0]  # type: ignore[index]

@@ -459,6 +459,7 @@ def _markdown_it_agrees(text: str) -> None:
 _EDITS = st.lists(st.tuples(st.integers(0, 5), st.integers(0, 200), st.integers(0, 200)), min_size=1, max_size=4)
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None)
 @given(base=st.integers(0, 2), edits=_EDITS)
 def test_fast_path_never_accepts_what_markdown_it_rejects(base: int, edits: list[tuple[int, int, int]]) -> None:
@@ -477,6 +478,7 @@ def test_fast_path_agrees_on_arbitrary_text_in_a_layer(base: int, at: int, junk:
         _markdown_it_agrees(text)
 
 
+@pytest.mark.slow
 def test_fast_path_on_every_tricky_line_at_every_place() -> None:
     """Each tricky line at each place of each rendered text: what the fast path accepts markdown-it
     accepts too, and the fast path still serves a part of them (else it would speed nothing up)."""

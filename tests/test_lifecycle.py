@@ -86,7 +86,7 @@ def test_cli_recall_json_and_batch(repo_dir: Path, capsys: pytest.CaptureFixture
     assert [l["query"] for l in lines] == ["frontend vite", "backend language go"]
     assert "go" in lines[1]["results"][0]["content"]
     code, _, err = run_cli([*base, "recall"], capsys)
-    assert code == 1 and "QUERY" in err
+    assert code == 2 and "QUERY" in err   # a usage error: exit 2
 
 
 def test_expand_follows_links_one_hop(repo: MemoryRepo) -> None:

@@ -30,7 +30,7 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from gitmem.api import MemoryRepo  # noqa: E402
 from gitmem.faces.mcp_server import build_server  # noqa: E402
 from gitmem.faces.verbs_serve import is_loopback  # noqa: E402
-from loop_helpers import START, add_sessions, git, write_transcripts  # noqa: E402
+from tests.loop_helpers import START, add_sessions, git, write_transcripts  # noqa: E402
 from tests.conftest import ROOT, run_cli  # noqa: E402
 
 # name: (parameters in order, required ones, read-only, destructive hint)
@@ -316,7 +316,7 @@ def test_serve_refuses_at_start(args: list[str], says: str, repo_dir: Path, caps
                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GITMEM_MCP_TOKEN", raising=False)
     code, out, err = run_cli(["serve", "--repo", str(repo_dir), *args], capsys)
-    assert code == 1 and out == "" and err.startswith("gitmem: error:") and says in err
+    assert code == 2 and out == "" and err.startswith("gitmem: error:") and says in err   # usage: exit 2
 
 
 @pytest.mark.parametrize("host", ["\x00", "no-such-host.invalid", "a" * 300, "256.1.1.1", "-1", "::g", "\u202e1.2.3.4",
@@ -419,6 +419,7 @@ def serving(repo_dir: Path) -> Iterator[Callable[..., str]]:
         assert out == b""
 
 
+@pytest.mark.slow
 def test_recall_over_real_http(repo_dir: Path, serving: Callable[..., str]) -> None:
     MemoryRepo.open(repo_dir).remember("the nightly backup runs at 02:00 UTC on the nas")
     url = serving()
@@ -441,6 +442,7 @@ def _post(url: str, headers: dict[str, str], method: str = "POST") -> int:
         return int(exc.code)
 
 
+@pytest.mark.slow
 def test_a_remote_bound_server_wants_the_bearer_token_on_every_request(repo_dir: Path,
                                                                         serving: Callable[..., str]) -> None:
     from mcp.client.streamable_http import streamable_http_client
@@ -468,6 +470,7 @@ def test_a_remote_bound_server_wants_the_bearer_token_on_every_request(repo_dir:
     assert found and "sunday" in found[0]["content"]
 
 
+@pytest.mark.slow
 def test_stdio_keeps_stdout_for_the_protocol(repo_dir: Path) -> None:
     MemoryRepo.open(repo_dir).remember("the linter runs before every push")
     params = StdioServerParameters(command=sys.executable, args=["-m", "gitmem", "serve", "--repo", str(repo_dir)],
@@ -498,6 +501,7 @@ def _stdio_recall(command: str, args: list[str]) -> Any:
     return anyio.run(main)
 
 
+@pytest.mark.slow
 def test_the_readme_client_config_and_claude_mcp_add_work_as_written(isolated_env: Path) -> None:
     import shlex
 
@@ -514,6 +518,7 @@ def test_the_readme_client_config_and_claude_mcp_add_work_as_written(isolated_en
     assert "thursdays" in ok(found)["results"][0]["content"]
 
 
+@pytest.mark.slow
 def test_the_readme_http_command_serves_the_url_it_names(isolated_env: Path) -> None:
     import shlex
 

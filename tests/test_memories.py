@@ -268,6 +268,7 @@ def test_control_and_bidi_characters_never_reach_tags_sources_or_the_commit_subj
     assert not any(ch in stored.split("\n---\n")[0] for ch in "\u202e\u2066\u200f\x07")
 
 
+@pytest.mark.slow
 def test_the_size_limit_is_checked_on_the_given_text_at_the_cap(repo: MemoryRepo, repo_dir: Path) -> None:
     cap = repo.cfg.sediment.max_content_bytes
     under = repo.remember("é" * ((cap - 2) // 2) + "a", now=T)       # one byte under the cap

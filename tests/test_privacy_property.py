@@ -336,12 +336,14 @@ def check(v: Values) -> None:
         assert leaks(root / "mem", v) == []
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(values())
 def test_nothing_flagged_reaches_git_the_index_or_the_state(v: Values) -> None:
     check(v)
 
 
+@pytest.mark.slow
 @settings(max_examples=max(2, EXAMPLES // 3), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(values(tuple(HOME_FORMS_HOLD_OUT)))
 def test_nothing_flagged_reaches_git_hold_out_home_forms(v: Values) -> None:

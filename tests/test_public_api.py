@@ -34,6 +34,9 @@ METHODS = {
     "job_runs": "",
     "run_job": "job, now, paths",
     "session_folders": "",
+    "session_files": "paths",
+    "check": "what, rev_range",
+    "index": "rebuild",
     "setup": None,
     "snapshot": "now",
     "snapshots": "",
@@ -47,7 +50,7 @@ METHODS = {
     "pattern_add": "text, triggers, weight, now",
     "patterns": "at",
     "propose_weights": "now",
-    "review_accept": "name, interactive, i_am_the_reviewer, now",
+    "review_accept": "name, only, interactive, i_am_the_reviewer, now",
     "review_push": "remote",
     "review_reject": "name, reason, interactive, i_am_the_reviewer, now",
     "review_show": "name",
@@ -69,6 +72,8 @@ METHODS = {
     "project_of": "directory",
     "purge": "value, finding, confirm, now",
     "recover": "",
+    "upgrade": "now",
+    "upgrade_pending": "",
     "refused_sessions": "",
     "reflect": "now, auto",
     "reflection_prompt": "limit",
@@ -100,7 +105,7 @@ def test_public_names_are_the_real_classes() -> None:
 
 def test_an_unknown_name_is_an_attribute_error() -> None:
     try:
-        gitmem.NoSuchThing  # type: ignore[attr-defined]  # the point of the test
+        getattr(gitmem, "NoSuchThing")  # the point of the test
     except AttributeError as exc:
         assert "NoSuchThing" in str(exc)
     else:
@@ -160,3 +165,28 @@ def test_every_install_hint_names_our_distribution() -> None:
             text = path.read_text(encoding="utf-8", errors="replace")
             assert not wrong_hint.search(text), f"{path.relative_to(ROOT)}: {wrong_hint.search(text)}"
     assert checked > 40
+
+
+def test_memory_repo_is_a_facade_that_delegates_one_to_one() -> None:
+    """Each method is its docstring and one call of the use case's function, passing the context first;
+    MemoryRepo inherits from nothing of its own (the use cases are modules, not mixins)."""
+    import ast
+
+    assert MemoryRepo.__bases__ == (object,)
+    tree = ast.parse((ROOT / "gitmem" / "api" / "repo.py").read_text())
+    facade = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "MemoryRepo")
+    own = {"__init__", "open", "init", "head", "recover"}   # opening, and the context's own answers
+    checked = 0
+    for node in facade.body:
+        if not isinstance(node, ast.FunctionDef) or node.name in own:
+            continue
+        body = node.body[1:] if isinstance(node.body[0], ast.Expr) else node.body
+        assert len(body) == 1 and isinstance(body[0], ast.Return), node.name
+        call = body[0].value
+        assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute), node.name
+        first = call.args[0]
+        assert isinstance(first, ast.Attribute) and first.attr == "_ctx", node.name
+        names = {"list": "list_memories"}
+        assert call.func.attr == names.get(node.name, node.name), node.name
+        checked += 1
+    assert checked >= len(METHODS) - len(own) - 2

@@ -292,7 +292,7 @@ def test_naming_a_band_still_narrows_to_that_band(repo: Any, repo_dir: Path) -> 
 
 def test_cli_recall_shows_a_never_forget_memory_in_the_background(repo: Any, repo_dir: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    from conftest import run_cli
+    from tests.conftest import run_cli
 
     mid = _faded(repo, "Always sign releases with the hardware key", 0.92)
     repo.decay(now=LATER)
@@ -419,7 +419,7 @@ def test_the_index_follows_episodes_added_and_removed(repo: Any, repo_dir: Path,
 
 
 def test_cli_recall_type_episode(repo_dir: Path, harvested: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
-    from conftest import run_cli
+    from tests.conftest import run_cli
 
     code, out, _ = run_cli(["--repo", str(repo_dir), "--now", "2026-11-29T12:00:00Z", "recall", "--type", "episode",
                             "--json", "sticky navbar"], capsys)
@@ -512,7 +512,7 @@ def test_a_named_project_scopes_recall(repo: Any, repo_dir: Path, projects: dict
 
 def test_cli_recall_project_flags(repo_dir: Path, projects: dict[str, Any], capsys: pytest.CaptureFixture[str],
                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    from conftest import run_cli
+    from tests.conftest import run_cli
 
     ids = projects["ids"]
     monkeypatch.chdir(projects["sub"])
@@ -545,9 +545,10 @@ def test_a_project_memory_is_not_reinforced_by_another_projects(repo: Any, proje
     assert c.id == a.id
 
 
+@pytest.mark.slow
 def test_real_sessions_are_found_by_their_title_and_outcome(repo: Any, repo_dir: Path) -> None:
-    """Hold-out: the 25 bench sessions, each looked for by its episode's title and by the first words of its outcome."""
-    from conftest import bench_transcripts
+    """Hold-out: every corpus session, each looked for by its episode's title and by the first words of its outcome."""
+    from tests.conftest import bench_transcripts, corpora
 
     from gitmem.store import documents
 
@@ -563,7 +564,7 @@ def test_real_sessions_are_found_by_their_title_and_outcome(repo: Any, repo_dir:
             asked += 1
             top = recall.recall(repo_dir, query, 3, Filters(type="episode"), now=NOW, log=False)
             found += bool(top) and top[0].path == rel
-    assert asked >= 40 and found / asked >= 0.9, (found, asked)
+    assert asked >= sum(c.queries for c in corpora()) and found / asked >= 0.9, (found, asked)
 
 
 def test_a_project_name_is_stripped_of_pii(repo: Any, tmp_path: Path) -> None:

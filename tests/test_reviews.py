@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from tests.conftest import head_of, run_cli
 from gitmem.api import MemoryRepo
 from gitmem.base.clock import parse_time
 from gitmem.base.errors import ConflictError, NotFoundError, UsageError
-from gitmem.store import formats
-from loop_helpers import START, add_sessions, git
+from gitmem.store import enginestate, formats
+from tests.loop_helpers import START, add_sessions, git
 
 T = parse_time("2026-10-30T12:00:00Z")
 LATER = START + timedelta(days=10)
@@ -48,7 +48,7 @@ def test_accept_merges_with_approval_regenerates_layer_two_and_resets_the_counte
     assert "Gitmem-Approved-By: Test Person <test@example.com>" in body and "Gitmem-Auto" not in body
     assert repo.patterns()[0].weight == 0.45 and repo.reviews() == []
     assert "Retry flaky calls with backoff" in (repo.root / "CLAUDE.md").read_text()
-    assert formats.read_state(repo.git.read(formats.STATE_FILE, repo.head))["auto_streak"] == 0
+    assert enginestate.read(repo.git.read(formats.STATE_FILE, head_of(repo))).auto_streak == 0
     assert git(repo.root, "status", "--porcelain") == ""
 
 
@@ -79,8 +79,8 @@ def test_reject_keeps_the_branch_and_records_the_veto(repo: MemoryRepo) -> None:
     assert git(repo.root, "rev-parse", done.kept_at) == tip
     body = git(repo.root, "log", "-1", "--format=%B")
     assert "Gitmem-Veto: too eager" in body and "reason: too eager" in body
-    state = formats.read_state(repo.git.read(formats.STATE_FILE, repo.head))
-    assert state["veto_streak"] == 1 and state["auto_streak"] == 0
+    state = enginestate.read(repo.git.read(formats.STATE_FILE, head_of(repo)))
+    assert state.veto_streak == 1 and state.auto_streak == 0
     assert repo.patterns()[0].weight == 0.3
 
 
@@ -154,7 +154,7 @@ def test_cli_review_loop(repo_dir: Path, capsys: pytest.CaptureFixture[str], mon
     code, out, _ = run_cli(["review", "show", branch, *base], capsys)
     assert code == 0 and "weight 0.3 -> 0.45" in out and "diff --git" in out
     code, _, err = run_cli(["review", "accept", branch, *base], capsys)   # no terminal under pytest
-    assert code == 1 and "no terminal" in err
+    assert code == 2 and "no terminal" in err                               # a usage error
     code, out, _ = run_cli(["review", "accept", branch, "--i-am-the-reviewer", *base], capsys)
     assert code == 0 and "accepted" in out
     code, out, _ = run_cli(["review", "list", "--json", *base], capsys)

@@ -366,9 +366,11 @@ def test_harvest_sets_the_project_from_the_sessions_cwd(repo: MemoryRepo, repo_d
     assert by_session["in-sub"].project == by_session["in-tree"].project == "github.com/acme/shop"
     assert by_session["in-sub"].project_name == "main"
     assert by_session["no-git"].project is None and by_session["gone"].project is None
-    episode = (repo_dir / results["in-tree"].episode).read_text()
+    in_tree, gone = results["in-tree"].episode, results["gone"].episode
+    assert in_tree is not None and gone is not None
+    episode = (repo_dir / in_tree).read_text()
     assert "project: github.com/acme/shop" in episode and "project_name: main" in episode
-    assert "project:" not in (repo_dir / results["gone"].episode).read_text()
+    assert "project:" not in (repo_dir / gone).read_text()
 
 
 def test_a_wrong_format_commits_nothing_and_the_right_one_then_harvests(tmp_path: Path,
@@ -693,6 +695,7 @@ def test_a_hostile_transcript_never_stops_the_files_after_it(repo: MemoryRepo, r
         assert str(path) in out + err
 
 
+@pytest.mark.slow
 def test_a_transcript_line_over_the_line_cap_fails_that_file_only(repo: MemoryRepo, tmp_path: Path) -> None:
     from gitmem.engines.harvest.sources import LINE_CAP
 

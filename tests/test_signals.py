@@ -10,17 +10,9 @@ from gitmem.engines.harvest.episodes import extract
 from gitmem.engines.harvest.reader import read
 from gitmem.engines.harvest.signals import MAX_SIGNALS, Signal, classify, clip, find_signals, is_own_words, one_line
 from gitmem.engines.harvest.sources import Event, discover
-from tests.conftest import bench_dir
+from tests.conftest import bench_transcripts
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
-
-
-def bench_sessions() -> Path:
-    """The shared folder of real transcripts (never copied into the repository)."""
-    path = bench_dir("sessions")
-    if path is None:
-        pytest.skip("bench transcripts are not beside the project (set GITMEM_BENCH_DIR)")
-    return path
 
 
 def signals_of(name: str) -> list[tuple[str, str]]:
@@ -34,8 +26,7 @@ def user(line: int, text: str, *, meta: bool = False, sidechain: bool = False) -
 def test_bench_signals_come_only_from_own_words_never_tool_output() -> None:
     # The whole exchange is read (the user's words and the assistant's replies), never a tool's output,
     # text the tool injected, or a sub-agent's traffic.
-    files = discover([bench_sessions()])
-    assert files, "the bench folder holds no transcript"
+    files = bench_transcripts()
     for path in files:
         t = read(path)
         own_lines = {e.line for e in t.events if e.role in ("user", "assistant") and not e.meta and not e.sidechain}

@@ -258,6 +258,7 @@ _WORD = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(_WORD, max_size=6),
@@ -396,7 +397,8 @@ def test_similarity_penalises_an_unrelated_swap_more_than_an_addition() -> None:
 
 def _long(n_chars: int, seed: str = "") -> str:
     words = "deploy staging database port tests merge review release".split()
-    out, i = [], 0
+    out: list[str] = []
+    i = 0
     while sum(len(w) + 1 for w in out) < n_chars:
         out.append(words[i % len(words)] + seed)
         i += 1

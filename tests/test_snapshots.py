@@ -8,6 +8,7 @@ from pathlib import Path
 from gitmem.api import MemoryRepo
 from gitmem.base.clock import parse_time
 from gitmem.store import snapshots
+from tests.conftest import head_of
 
 
 def git(root: Path, *args: str) -> str:
@@ -25,14 +26,14 @@ def test_month_of_is_the_utc_month() -> None:
 def test_take_tags_head_once_a_month_with_stats(repo: MemoryRepo) -> None:
     now = parse_time("2026-11-29T12:00:00Z")
     repo.remember("the staging database listens on port 5432", now=now)
-    first = snapshots.take(repo.git, repo.head, now)
+    first = snapshots.take(repo.git, head_of(repo), now)
     assert first.created and first.tag == "gitmem/snapshot/2026-11" and first.commit == repo.head
     assert first.stats["memories"] == 1
     body = git(repo.root, "tag", "-l", "--format=%(contents)", first.tag)
     assert "gitmem snapshot 2026-11" in body and "memories: 1" in body and first.commit in body
     assert git(repo.root, "cat-file", "-t", first.tag) == "tag"   # annotated
     repo.remember("a second fact about kafka partitions", now=now)
-    again = snapshots.take(repo.git, repo.head, parse_time("2026-11-30T08:00:00Z"))
+    again = snapshots.take(repo.git, head_of(repo), parse_time("2026-11-30T08:00:00Z"))
     assert not again.created and again.commit == first.commit
 
 
@@ -50,7 +51,7 @@ def test_the_first_write_of_a_later_month_tags_each_earlier_month(repo: MemoryRe
 
 def test_catch_up_skips_months_already_tagged_and_months_without_commits(repo: MemoryRepo) -> None:
     repo.remember("july fact about consul", now=parse_time("2026-07-03T10:00:00Z"))
-    snapshots.take(repo.git, repo.head, parse_time("2026-07-04T00:00:00Z"))
+    snapshots.take(repo.git, head_of(repo), parse_time("2026-07-04T00:00:00Z"))
     july = git(repo.root, "rev-parse", "gitmem/snapshot/2026-07^{commit}")
     repo.remember("september fact about vault", now=parse_time("2026-09-03T10:00:00Z"))
     tags = repo.snapshots()
@@ -61,13 +62,13 @@ def test_catch_up_skips_months_already_tagged_and_months_without_commits(repo: M
 def test_untagged_months_lists_the_last_commit_of_each_month(repo: MemoryRepo) -> None:
     repo.remember("march fact about etcd", now=parse_time("2026-03-03T10:00:00Z"))
     march = repo.head
-    found = dict(snapshots.untagged_months(repo.git, repo.head, parse_time("2026-05-01T00:00:00Z")))
+    found = dict(snapshots.untagged_months(repo.git, head_of(repo), parse_time("2026-05-01T00:00:00Z")))
     assert found["2026-03"] == march
 
 
 def test_latest_is_the_newest_month(repo: MemoryRepo) -> None:
     assert snapshots.latest(repo.git) is None
     repo.remember("a fact for a tag", now=parse_time("2026-02-03T10:00:00Z"))
-    snapshots.take(repo.git, repo.head, parse_time("2026-02-04T00:00:00Z"))
-    snapshots.take(repo.git, repo.head, parse_time("2026-04-04T00:00:00Z"))
+    snapshots.take(repo.git, head_of(repo), parse_time("2026-02-04T00:00:00Z"))
+    snapshots.take(repo.git, head_of(repo), parse_time("2026-04-04T00:00:00Z"))
     assert snapshots.latest(repo.git) == "gitmem/snapshot/2026-04"

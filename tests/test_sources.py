@@ -12,7 +12,7 @@ import pytest
 from gitmem.base.errors import UsageError
 from gitmem.engines.harvest.sources import (FORMATS, Event, Reading, check_format, detect_format, discover, loads,
                                             not_jsonl, open_transcript, split_records)
-from tests.conftest import bench_transcripts
+from tests.conftest import bench_transcripts, corpora, corpus_format
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
 
@@ -21,11 +21,12 @@ bench_files = bench_transcripts
 
 
 def test_bench_discover_finds_every_session_file_including_deleted_archive() -> None:
-    files = bench_files()
-    assert len(files) == 25
-    assert any(".jsonl.deleted." in f.name for f in files)
-    assert files == sorted(files, key=str)
-    assert not any(f.name.endswith(".md") for f in files)
+    for corpus in corpora():
+        files = discover([corpus.folder])
+        assert len(files) == corpus.files
+        assert any(".jsonl.deleted." in f.name for f in files)
+        assert files == sorted(files, key=str)
+        assert not any(f.name.endswith(".md") for f in files) and any(corpus.folder.glob("*.md"))
 
 
 def test_detect_format_of_each_fixture() -> None:
@@ -253,7 +254,7 @@ def test_bench_files_are_detected_as_the_folder_they_sit_in() -> None:
     files = bench_files()
     assert files
     for path in files:
-        assert detect_format(path) == ("openclaw" if path.parent.name == "openclaw" else "claude-code"), path.name
+        assert detect_format(path) == corpus_format(path), path.name
 
 
 def test_discover_sorts_by_path_text_across_folders(tmp_path: Path) -> None:

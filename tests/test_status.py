@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from tests.conftest import run_cli
 from gitmem.api import MemoryRepo
 from gitmem.base import state
 from gitmem.base.clock import parse_time
 from gitmem.base.errors import SecretError
-from loop_helpers import START, add_sessions
+from tests.loop_helpers import START, add_sessions
 
 T = parse_time("2026-10-30T12:00:00Z")
 
@@ -54,7 +54,7 @@ def test_events_come_from_trailers_and_the_local_log(repo: MemoryRepo) -> None:
     with pytest.raises(SecretError):
         repo.remember("token ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", now=T)
     events = repo.events()
-    assert sorted(e["event_type"] for e in events if e["origin"] == "commit") == ["memory.create", "repo.init"]
+    assert sorted(str(e["event_type"]) for e in events if e["origin"] == "commit") == ["memory.create", "repo.init"]
     commit_events = [e for e in events if e["origin"] == "commit"]
     assert commit_events and all(isinstance(e["commit"], str) and e["auto"] in (True, False) for e in commit_events)
     local = [e for e in events if e["origin"] == "local"]
@@ -73,4 +73,4 @@ def test_cli_status_and_log_events(repo_dir: Path, capsys: pytest.CaptureFixture
     code, out, _ = run_cli(["log", "--events", "--json", *base], capsys)
     assert code == 0 and any(e["origin"] == "commit" for e in json.loads(out))
     code, _, err = run_cli(["log", "--events", "-n", "0", *base], capsys)
-    assert code == 1 and "positive" in err
+    assert code == 2 and "positive" in err   # a usage error: exit 2

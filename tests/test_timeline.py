@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import NOW, run_cli
+from tests.conftest import NOW, run_cli
 from gitmem.api import MemoryRepo
 from gitmem.base.clock import parse_time
 from gitmem.base.errors import CheckFailed, ConflictError, UsageError

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from agent_helpers import configure_folders, gm, make_memory
-from conftest import run_cli
+from tests.agent_helpers import configure_folders, gm, make_memory
+from tests.conftest import run_cli
 from gitmem.api import MemoryRepo
 from gitmem.base import state
 from gitmem.engines import integrate
-from loop_helpers import START, write_transcripts
+from tests.loop_helpers import START, write_transcripts
 
 SAMPLE_START = {"session_id": "s-1", "transcript_path": "/nowhere/s-1.jsonl", "cwd": "/",
                 "hook_event_name": "SessionStart", "source": "startup"}
@@ -177,6 +177,7 @@ def test_claude_md_import_is_refused_when_the_memory_is_not_under_home(repo_dir:
 
 # --- cron -------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_cron_install_is_idempotent_keeps_other_lines_and_its_entry_runs(mem: Path, tmp_path: Path) -> None:
     tab = tmp_path / "crontab"
     tab.write_text("MAILTO=\"\"\n0 3 * * * /usr/bin/backup\n")

@@ -128,6 +128,30 @@ def test_recall_archive_tier_finds_what_decay_archived(filled: Path, capsys: pyt
     assert {r["id"] for r in archived} == {"alice", "pytest"}
 
 
+def test_the_cli_and_the_api_read_recall_filters_the_one_way(filled: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The CLI builds its filters with api.recall.filters, as MemoryRepo.recall (and the MCP tool) does:
+    the same flags give the same memories."""
+    from gitmem.api import MemoryRepo
+    from gitmem.api.recall import filters
+    from gitmem.base.clock import parse_time
+    from gitmem.base.errors import UsageError
+
+    assert run_cli([*base(filled, LATER), "decay"], capsys)[0] == 0   # archives alice and pytest (see above)
+    repo = MemoryRepo.open(filled)
+    at = head(filled)   # recalled at a commit: no access is logged, so no call changes the next one's scores
+    for flags, kwargs in ((["--tier", "archive"], {"tier": "archive"}), (["--band", "fading"], {"band": "fading"}),
+                          (["--all"], {"include_archive": True, "include_background": True}), ([], {})):
+        cli = run_json([*base(filled, LATER), "recall", "billing", "--at", at, "--all-projects", *flags], capsys)
+        api = repo.recall("billing", at=at, now=parse_time(LATER), **kwargs)
+        assert [r["id"] for r in cli] == [r.id for r in api], flags
+    archive = filters(tier="archive")
+    assert archive.include_archive and archive.include_background   # archived memories have faded: both searched
+    fading = filters(band="fading")
+    assert fading.include_background and not fading.include_archive
+    with pytest.raises(UsageError, match="type"):
+        filters(type="nope")
+
+
 def test_recall_at_a_tag(filled: Path, capsys: pytest.CaptureFixture[str]) -> None:
     git(filled, "tag", "before")
     remember(filled, capsys, "Billing invoices are sent on the first of the month.", "--id", "invoices")
@@ -149,9 +173,9 @@ def test_recall_batch_prints_one_json_line_per_query(filled: Path, capsys: pytes
 def test_recall_bad_inputs(filled: Path, capsys: pytest.CaptureFixture[str]) -> None:
     for k in ("0", "1001", "-3"):
         code, out, err = run_cli([*base(filled), "recall", "billing", "-k", k], capsys)
-        assert code == 1 and out == "" and one_error(err, hint=False) == "gitmem: error: -k must be between 1 and 1000"
+        assert code == 2 and out == "" and one_error(err, hint=False) == "gitmem: error: -k must be between 1 and 1000"
     code, _, err = run_cli([*base(filled), "recall"], capsys)
-    assert code == 1 and "recall needs a QUERY" in one_error(err, hint=False)
+    assert code == 2 and "recall needs a QUERY" in one_error(err, hint=False)   # usage, as argparse's own: exit 2
     code, _, err = run_cli([*base(filled), "recall", "x", "--tier", "working"], capsys)
     assert code == 2 and "invalid choice: 'working'" in err
     code, _, err = run_cli([*base(filled), "recall", "x", "--at", "nowhere"], capsys)
@@ -319,7 +343,7 @@ def test_load_core_text_json_and_budget(filled: Path, capsys: pytest.CaptureFixt
     small = run_json([*base(filled), "load-core", "--max-chars", "300"], capsys)
     assert len(small["text"]) <= 300 and small["left_out"] == 3 - len(small["included"]) > 0
     code, out, err = run_cli([*base(filled), "load-core", "--max-chars", "-5"], capsys)
-    assert code == 1 and out == "" and "--max-chars must be at least 200" in one_error(err, hint=False)
+    assert code == 2 and out == "" and "--max-chars must be at least 200" in one_error(err, hint=False)
     assert run_cli([*base(filled), "load-core", "--max-chars", "lots"], capsys)[0] == 2
 
 
@@ -371,7 +395,7 @@ def test_harvest_a_session_then_nothing_new(repo_dir: Path, tmp_path: Path, caps
     data = run_json([*base(repo_dir), "harvest", str(src), "--rescan"], capsys)
     assert [r["status"] for r in data] == ["unchanged"]
     assert set(data[0]) == {"path", "session", "status", "commit", "episode", "created", "reinforced", "reason",
-                            "warnings", "findings"}
+                            "warnings", "findings", "inbox", "inbox_branch"}
 
 
 def test_harvest_rejects_a_session_with_a_secret(repo_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -33,7 +33,7 @@ def commits(repo_dir: Path) -> int:
 
 
 def write(repo: MemoryRepo, changes: Mapping[str, bytes | None], *, auto: bool = False, session: str | None = None,
-          approved_by: str | None = None, body: str = "") -> Written:
+          approved_by: str | None = None, body: str = "") -> Written[None]:
     return repo.store.write(lambda parent: Plan(changes, "test write", "test.write", auto=auto, session=session,
                                                 approved_by=approved_by, body=body), T)
 
@@ -131,7 +131,7 @@ def test_content_over_one_mib_and_bad_utf8_are_refused(repo: MemoryRepo, repo_di
     write(repo, {"memory/user/max.md": b"a" * (1024 * 1024 + FRONT_MATTER_MAX_BYTES)})
 
 
-def _planner(changes: Mapping[str, bytes | None]) -> Callable[[str | None], Plan]:
+def _planner(changes: Mapping[str, bytes | None]) -> Callable[[str | None], Plan[None]]:
     return lambda parent: Plan(changes, "t", "t")
 
 
@@ -178,6 +178,7 @@ def _writer(repo_dir: Path, n: int, count: int) -> subprocess.Popen[bytes]:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
+@pytest.mark.slow
 def test_eight_processes_write_two_hundred_memories(repo_dir: Path) -> None:
     procs = [_writer(repo_dir, n, 25) for n in range(8)]
     for p in procs:
@@ -191,6 +192,7 @@ def test_eight_processes_write_two_hundred_memories(repo_dir: Path) -> None:
     assert git(repo_dir, "status", "--porcelain") == ""
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_leaves_a_sound_repository(repo_dir: Path) -> None:
     rng = random.Random(20261129)
     for round_ in range(30):
@@ -236,7 +238,7 @@ def test_detached_head_refuses_writes_but_reads_work(repo: MemoryRepo, repo_dir:
 # --- the commit message -------------------------------------------------------------
 
 def test_message_orders_the_trailers_and_counts_the_files() -> None:
-    plan = Plan({"a": b"x"}, "  subject line\nsecond line ignored", "memory.remember", auto=True, session="s-1",
+    plan = Plan[None]({"a": b"x"}, "  subject line\nsecond line ignored", "memory.remember", auto=True, session="s-1",
                 approved_by="Jane", trailers=(("Gitmem-Source", "import:x.jsonl"),), body="  why it changed \n")
     assert message(plan, 3) == ("subject line\n\nwhy it changed\n\n"
                                 "Gitmem-Event: memory.remember\nGitmem-Auto: true\nGitmem-Session: s-1\n"
@@ -248,7 +250,7 @@ def test_message_leaves_out_unset_trailers_and_an_empty_body() -> None:
 
 
 def test_message_cuts_the_subject_and_folds_trailer_values_to_one_line() -> None:
-    plan = Plan({}, "x" * 300, "e", session="a\nGitmem-Approved-By: forged", trailers=(("K", "one\n two\tthree"),))
+    plan = Plan[None]({}, "x" * 300, "e", session="a\nGitmem-Approved-By: forged", trailers=(("K", "one\n two\tthree"),))
     text = message(plan, 1)
     assert text.split("\n")[0] == "x" * 200
     assert "Gitmem-Session: a Gitmem-Approved-By: forged\n" in text
@@ -272,8 +274,8 @@ def test_git_reads_the_trailers_of_a_written_commit(repo: MemoryRepo, repo_dir: 
 
 def test_a_planner_returning_nothing_writes_nothing(repo: MemoryRepo, repo_dir: Path) -> None:
     before = commits(repo_dir)
-    w = repo.store.write(lambda parent: None, T)
-    assert (w.commit, w.branch, w.plan, w.result) == (None, "main", None, None)
+    nothing: Written[None] = repo.store.write(lambda parent: None, T)
+    assert (nothing.commit, nothing.branch, nothing.plan, nothing.result) == (None, "main", None, None)
     w = repo.store.write(lambda parent: Plan({}, "s", "e", result=42), T)
     assert w.commit is None and w.result == 42
     assert commits(repo_dir) == before
@@ -281,7 +283,7 @@ def test_a_planner_returning_nothing_writes_nothing(repo: MemoryRepo, repo_dir: 
 
 def test_the_plan_result_comes_back_with_the_commit(repo: MemoryRepo) -> None:
     w = repo.store.write(lambda parent: Plan({"memory/user/a.md": b"x\n"}, "s", "e", result=("made", parent)), T)
-    assert w.commit is not None and w.plan is not None
+    assert w.commit is not None and w.plan is not None and w.plan.result is not None and w.result is not None
     assert w.result == ("made", w.plan.result[1]) and w.result[1] is not None
     assert w.stripped == ()
 
@@ -289,7 +291,7 @@ def test_the_plan_result_comes_back_with_the_commit(repo: MemoryRepo) -> None:
 def test_a_moved_tip_runs_the_planner_again_on_the_new_tip(repo: MemoryRepo, repo_dir: Path) -> None:
     seen: list[str | None] = []
 
-    def planner(parent: str | None) -> Plan:
+    def planner(parent: str | None) -> Plan[None]:
         seen.append(parent)
         if len(seen) == 1:   # a person commits while gitmem plans
             (repo_dir / "bank").mkdir(exist_ok=True)
@@ -318,7 +320,7 @@ def test_a_branch_that_never_stops_moving_gives_up_with_a_conflict(repo: MemoryR
     git(repo_dir, "branch", "busy")
     calls = 0
 
-    def planner(parent: str | None) -> Plan:
+    def planner(parent: str | None) -> Plan[None]:
         nonlocal calls
         calls += 1
         _commit_on(repo_dir, "busy", calls)
@@ -335,7 +337,7 @@ def test_a_branch_that_never_stops_moving_gives_up_with_a_conflict(repo: MemoryR
 def test_a_new_branch_is_created_from_nothing(repo: MemoryRepo, repo_dir: Path) -> None:
     seen: list[str | None] = []
 
-    def planner(parent: str | None) -> Plan:
+    def planner(parent: str | None) -> Plan[None]:
         seen.append(parent)
         return Plan({"memory/user/a.md": b"x\n"}, "s", "e")
 
@@ -557,6 +559,7 @@ def test_a_value_at_the_cut_of_a_long_subject_is_redacted_whole(repo: MemoryRepo
 
 # --- a kill at any moment, then a person's commit (bench/kills.py loops this) ----------
 
+@pytest.mark.slow
 def test_a_person_commit_after_a_killed_write_never_deletes_what_gitmem_committed(tmp_path: Path) -> None:
     from bench import kills
 
@@ -632,6 +635,7 @@ def test_a_write_never_takes_the_index_while_a_persons_commit_runs(repo_dir: Pat
     assert len(MemoryRepo.open(repo_dir).list().memories) == 1
 
 
+@pytest.mark.slow
 def test_a_person_committing_during_a_burst_of_remember_never_races_a_ref(tmp_path: Path) -> None:
     # gitmem moves a branch only while it holds the index (as git commit does), and its hooks hold
     # gitmem's write lock: a person's commit never meets "cannot lock ref 'HEAD'", nothing is lost

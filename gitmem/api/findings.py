@@ -35,13 +35,15 @@ from typing import TYPE_CHECKING, Sequence
 from gitmem.base.errors import NotFoundError, UsageError
 
 if TYPE_CHECKING:
+    from gitmem.api.context import Context
     from gitmem.base.config import Config
     from gitmem.base.gitio import Git
     from gitmem.engines.harvest.screen import Flagged, Found, Judge
     from gitmem.guards.writepath import Store
 
 __all__ = ["SHARED_FILE", "Allowed", "Refused", "Shown", "allow", "clear_refusal", "finding_id", "folders_of", "judge",
-           "record_refusal", "refusal_reason", "refused", "show", "value_hash"]
+           "pii_allow", "pii_show", "record_refusal", "refusal_reason", "refused", "refused_sessions", "show",
+           "value_hash"]
 
 REFUSED_FILE = "refused-sessions.json"   # per clone, under the state folder
 ALLOWED_FILE = "pii-allowed.json"        # per clone, under the state folder
@@ -406,3 +408,25 @@ def allow(root: Path, store: Store, folders: Sequence[Path], fid: str, reason: s
     state.log_event(root, "pii.allowed", iso(now), id=flagged.id, kind=flagged.kind, shared=shared, reason=why,
                     session=session, **({"commit": commit} if commit else {}))
     return Allowed(flagged.id, flagged.kind, shared, commit, session)
+
+
+# --- the use cases over a repository's context (what MemoryRepo delegates to) -------------------------
+
+def refused_sessions(ctx: Context) -> list[Refused]:
+    """Every session a secret refused in this clone and not harvested since, with its finding ids."""
+    return refused(ctx.root)
+
+
+def pii_show(ctx: Context, finding: str, file: str | Path | None = None) -> Shown:
+    """Where a refused session's finding is (file, line, kind, context), its value masked; ``file`` names a
+    transcript outside the session folders."""
+    return show(ctx.root, folders_of(ctx.cfg), finding, Path(file) if file else None)
+
+
+def pii_allow(ctx: Context, finding: str, reason: str = "", shared: bool = False, now: datetime | None = None,
+              file: str | Path | None = None) -> Allowed:
+    """Record a finding as not a secret (a salted hash of its value): per clone, or committed with ``shared``."""
+    from gitmem.base import clock
+
+    return allow(ctx.root, ctx.writer, folders_of(ctx.cfg), finding, reason, shared, now or clock.now(),
+                 Path(file) if file else None)

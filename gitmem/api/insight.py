@@ -12,10 +12,10 @@ from __future__ import annotations
 import builtins
 import math
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gitmem.api.sessions import Sessions
-from gitmem.api.status import Observed
+from gitmem.api import patterns, reviews, sessions, status, timeline
+from gitmem.api.context import Context
 from gitmem.base import clock
 
 HISTORY_COMMITS = 2000    # commits of pattern, config and state history read at most (newest kept)
@@ -23,175 +23,175 @@ CHARTED_PATTERNS = 12     # weight lines drawn: the strongest patterns (more is 
 EVENTS_SHOWN = 40
 NO_PROJECT = "(global)"
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitmem.base.gitio import CommitInfo
 
 
-class Insight(Sessions, Observed):
-    """``dashboard_data``: one read-only picture of the memory and its review loop."""
+def dashboard_data(ctx: Context, now: datetime | None = None) -> dict[str, Any]:
+    """Every figure the dashboard draws, as plain JSON-able values (no dataclass, no datetime)."""
+    from gitmem.base.model import iso
+    from gitmem.engines import review
+    from gitmem.engines.hebbian import STAGES
+    from gitmem.store import store
 
-    def dashboard_data(self, now: datetime | None = None) -> dict[str, Any]:
-        """Every figure the dashboard draws, as plain JSON-able values (no dataclass, no datetime)."""
-        from gitmem.base.model import iso
-        from gitmem.engines import review
-        from gitmem.engines.hebbian import STAGES
-        from gitmem.store import store
+    now = now or clock.now()
+    head = ctx.head
+    pats = store.all_patterns(ctx.git, head)
+    candidates = review.atrophy_candidates(pats, now, ctx.cfg.hebbian, patterns.proposed(ctx, review.ATROPHY))
+    drift = timeline.drift(ctx)
+    weights, streak, config = _histories(ctx, head, [p.slug for p in pats[:CHARTED_PATTERNS]])
+    titles = {p.slug: p.title for p in pats}
+    for series in weights:
+        series.update(title=titles.get(series["slug"], series["slug"]), current=series["slug"] in titles)
+    return {
+        "generated": iso(now),
+        "repository": ctx.root.name,
+        "head": head,
+        "memories": _memory_counts(ctx, now),
+        "patterns": [{"slug": p.slug, "title": p.title, "weight": p.weight, "stage": p.stage} for p in pats],
+        "weights": weights,
+        "funnel": [{"stage": s, "count": sum(1 for p in pats if p.stage == s)} for s in STAGES],
+        "atrophy": [{"slug": c.pattern.slug, "title": c.pattern.title, "weight": c.pattern.weight, "under_since": c.under_since,
+                     "evidence": c.evidence} for c in candidates],
+        "reviews": [r.to_json() for r in reviews.reviews(ctx)],
+        "thresholds": {"forced_review_after": ctx.cfg.hebbian.forced_review_after, "streak": streak,
+                       "config_changes": config,
+                       "hebbian": {"delete_below": ctx.cfg.hebbian.delete_below,
+                                   "strong_weight": ctx.cfg.hebbian.strong_weight,
+                                   "weight_max": ctx.cfg.hebbian.weight_max}},
+        "drift": {**drift.to_json(), "describe": drift.describe()},
+        "events": _recent(status.events(ctx, limit=EVENTS_SHOWN * 5)),
+    }
 
-        now = now or clock.now()
-        head = self.head
-        pats = store.all_patterns(self.git, head)
-        candidates = review.atrophy_candidates(pats, now, self.cfg.hebbian, self._proposed(review.ATROPHY))
-        drift = self.drift()
-        weights, streak, config = self._histories(head, [p.slug for p in pats[:CHARTED_PATTERNS]])
-        titles = {p.slug: p.title for p in pats}
-        for series in weights:
-            series.update(title=titles.get(series["slug"], series["slug"]), current=series["slug"] in titles)
-        return {
-            "generated": iso(now),
-            "repository": self.root.name,
-            "head": head,
-            "memories": self._memory_counts(now),
-            "patterns": [{"slug": p.slug, "title": p.title, "weight": p.weight, "stage": p.stage} for p in pats],
-            "weights": weights,
-            "funnel": [{"stage": s, "count": sum(1 for p in pats if p.stage == s)} for s in STAGES],
-            "atrophy": [{"slug": c.pattern.slug, "title": c.pattern.title, "weight": c.pattern.weight, "under_since": c.under_since,
-                         "evidence": c.evidence} for c in candidates],
-            "reviews": [r.to_json() for r in self.reviews()],
-            "thresholds": {"forced_review_after": self.cfg.hebbian.forced_review_after, "streak": streak,
-                           "config_changes": config,
-                           "hebbian": {"delete_below": self.cfg.hebbian.delete_below,
-                                       "strong_weight": self.cfg.hebbian.strong_weight,
-                                       "weight_max": self.cfg.hebbian.weight_max}},
-            "drift": {**drift.to_json(), "describe": drift.describe()},
-            "events": _recent(self.events(limit=EVENTS_SHOWN * 5)),
-        }
 
-    def _memory_counts(self, now: datetime) -> dict[str, builtins.list[dict[str, Any]]]:
-        """Live memories by band (effective importance now), domain and project; every memory by tier."""
-        from gitmem.base.kinds import BANDS, DOMAINS, TIERS
-        from gitmem.engines import decay
-        from gitmem.store import store
+def _memory_counts(ctx: Context, now: datetime) -> dict[str, builtins.list[dict[str, Any]]]:
+    """Live memories by band (effective importance now), domain and project; every memory by tier."""
+    from gitmem.base.kinds import BANDS, DOMAINS, TIERS
+    from gitmem.engines import decay
+    from gitmem.store import store
 
-        found = store.listing(self.git, self.head, include_archive=True).memories
-        live = [m for m in found if m.tier != "archive"]
-        tiers = {t: 0 for t in TIERS}
-        tiers["working"] = len(self.notes())
-        for m in found:
-            tiers[m.tier if m.tier in tiers else "short"] += 1
-        bands = {b: 0 for b in BANDS}
-        domains = {d: 0 for d in DOMAINS}
-        projects: dict[str, int] = {}
-        for m in live:
-            bands[decay.band(decay.effective(m.importance, m.tier, m.last_accessed, now, self.cfg.memory),
-                             self.cfg.memory)] += 1
-            domains[m.domain] = domains.get(m.domain, 0) + 1
-            name = (m.project_name or m.project) if m.project else NO_PROJECT
-            projects[name] = projects.get(name, 0) + 1
-        ranked = sorted(projects.items(), key=lambda kv: (-kv[1], kv[0]))
-        return {"tier": _rows(tiers), "band": _rows(bands), "domain": _rows(domains), "project": _rows(dict(ranked))}
+    found = store.listing(ctx.git, ctx.head, include_archive=True).memories
+    live = [m for m in found if m.tier != "archive"]
+    tiers = {t: 0 for t in TIERS}
+    tiers["working"] = len(sessions.notes(ctx))
+    for m in found:
+        tiers[m.tier if m.tier in tiers else "short"] += 1
+    bands = {b: 0 for b in BANDS}
+    domains = {d: 0 for d in DOMAINS}
+    projects: dict[str, int] = {}
+    for m in live:
+        bands[decay.band(decay.effective(m.importance, m.tier, m.last_accessed, now, ctx.cfg.memory),
+                         ctx.cfg.memory)] += 1
+        domains[m.domain] = domains.get(m.domain, 0) + 1
+        name = (m.project_name or m.project) if m.project else NO_PROJECT
+        projects[name] = projects.get(name, 0) + 1
+    ranked = sorted(projects.items(), key=lambda kv: (-kv[1], kv[0]))
+    return {"tier": _rows(tiers), "band": _rows(bands), "domain": _rows(domains), "project": _rows(dict(ranked))}
 
-    def _histories(self, head: str | None, charted: builtins.list[str]) -> tuple[builtins.list[dict[str, Any]], builtins.list[dict[str, Any]],
-                                                    builtins.list[dict[str, Any]]]:
-        """From one walk over the commits that touched patterns, gitmem.yaml or the state file (oldest first):
-        the weight of each ``charted`` pattern after every commit that changed it (patterns since deleted
-        fill the lines left while there is room), the forced-review streak whenever it changed, and every
-        number of gitmem.yaml that changed."""
-        from gitmem.base.config import CONFIG_FILE
-        from gitmem.store.documents import PATTERN_DIR
-        from gitmem.store.formats import STATE_FILE
 
-        if head is None:
-            return [], [], []
-        infos: builtins.list[CommitInfo] = []
-        for info in self.git.log(head, path=(PATTERN_DIR, CONFIG_FILE, STATE_FILE)):
-            infos.append(info)
-            if len(infos) >= HISTORY_COMMITS:
-                break
-        infos.reverse()
-        series: dict[str, builtins.list[dict[str, Any]]] = {}
-        wanted, room = set(charted), CHARTED_PATTERNS - len(charted)
-        streak: builtins.list[dict[str, Any]] = []
-        changes: builtins.list[dict[str, Any]] = []
-        last_streak: int | None = None
-        last_config: dict[str, object] | None = None
-        for info in infos:
-            parent = info.parents[0] if info.parents else None
-            touched = [c for c in self.git.diff(parent, info.id)]
-            paths = {c.path for c in touched}
-            for change in touched:
-                if change.status == "D" or not change.path.startswith(PATTERN_DIR + "/") \
-                        or not change.path.endswith(".md") or change.path.count("/") != 1:
-                    continue
-                slug = change.path[len(PATTERN_DIR) + 1:-3]
-                if slug not in wanted and room > 0:
-                    wanted.add(slug)
-                    room -= 1
-                if slug in wanted:
-                    self._weight_point(series, slug, change.path, info)
-            if STATE_FILE in paths:
-                value = self._streak_at(info.id)
-                if value != last_streak:
-                    streak.append({"time": info.time, "commit": info.id, "value": value})
-                    last_streak = value
-            if CONFIG_FILE in paths:
-                numbers = self._config_numbers(info.id)
-                if numbers is not None:
-                    if last_config is not None:
-                        changes.extend({"time": info.time, "commit": info.id, "field": key,
-                                        "before": last_config.get(key), "after": value}
-                                       for key, value in numbers.items() if last_config.get(key) != value)
-                    last_config = numbers
-        weights = [{"slug": slug, "points": points} for slug, points in sorted(series.items())]
-        return weights, streak, changes
+def _histories(ctx: Context, head: str | None, charted: builtins.list[str]) -> tuple[builtins.list[dict[str, Any]], builtins.list[dict[str, Any]],
+               builtins.list[dict[str, Any]]]:
+    """From one walk over the commits that touched patterns, gitmem.yaml or the state file (oldest first):
+    the weight of each ``charted`` pattern after every commit that changed it (patterns since deleted
+    fill the lines left while there is room), the forced-review streak whenever it changed, and every
+    number of gitmem.yaml that changed."""
+    from gitmem.base.config import CONFIG_FILE
+    from gitmem.store.documents import PATTERN_DIR
+    from gitmem.store.formats import STATE_FILE
 
-    def _weight_point(self, series: dict[str, builtins.list[dict[str, Any]]], slug: str, path: str,
-                      info: CommitInfo) -> None:
-        from gitmem.base.errors import DocumentError
-        from gitmem.store.documents import read_front_matter
+    if head is None:
+        return [], [], []
+    infos: builtins.list[CommitInfo] = []
+    for info in ctx.git.log(head, path=(PATTERN_DIR, CONFIG_FILE, STATE_FILE)):
+        infos.append(info)
+        if len(infos) >= HISTORY_COMMITS:
+            break
+    infos.reverse()
+    series: dict[str, builtins.list[dict[str, Any]]] = {}
+    wanted, room = set(charted), CHARTED_PATTERNS - len(charted)
+    streak: builtins.list[dict[str, Any]] = []
+    changes: builtins.list[dict[str, Any]] = []
+    last_streak: int | None = None
+    last_config: dict[str, object] | None = None
+    for info in infos:
+        parent = info.parents[0] if info.parents else None
+        touched = [c for c in ctx.git.diff(parent, info.id)]
+        paths = {c.path for c in touched}
+        for change in touched:
+            if change.status == "D" or not change.path.startswith(PATTERN_DIR + "/") \
+                    or not change.path.endswith(".md") or change.path.count("/") != 1:
+                continue
+            slug = change.path[len(PATTERN_DIR) + 1:-3]
+            if slug not in wanted and room > 0:
+                wanted.add(slug)
+                room -= 1
+            if slug in wanted:
+                _weight_point(ctx, series, slug, change.path, info)
+        if STATE_FILE in paths:
+            value = _streak_at(ctx, info.id)
+            if value != last_streak:
+                streak.append({"time": info.time, "commit": info.id, "value": value})
+                last_streak = value
+        if CONFIG_FILE in paths:
+            numbers = _config_numbers(ctx, info.id)
+            if numbers is not None:
+                if last_config is not None:
+                    changes.extend({"time": info.time, "commit": info.id, "field": key,
+                                    "before": last_config.get(key), "after": value}
+                                   for key, value in numbers.items() if last_config.get(key) != value)
+                last_config = numbers
+    weights = [{"slug": slug, "points": points} for slug, points in sorted(series.items())]
+    return weights, streak, changes
 
-        data = self.git.read(path, info.id)
-        if data is None:
-            return
-        try:   # the front matter alone: the body's Markdown is not needed for a weight
-            raw = read_front_matter(path, data).get("weight")
-        except DocumentError:
-            return
-        if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw):
-            return   # no weight, or none a chart can draw
-        weight = float(raw)
-        points = series.setdefault(slug, [])
-        if points and points[-1]["weight"] == weight:
-            return   # the commit changed the document, not its weight
-        if points and points[-1]["time"] == info.time:
-            points.pop()   # two commits in the same second: the later weight stands
-        points.append({"time": info.time, "commit": info.id, "weight": weight})
 
-    def _streak_at(self, commit: str) -> int:
-        from gitmem.api.patterns import AUTO_STREAK
-        from gitmem.base.errors import GitmemError
-        from gitmem.store import formats
+def _weight_point(ctx: Context, series: dict[str, builtins.list[dict[str, Any]]], slug: str, path: str,
+                  info: CommitInfo) -> None:
+    from gitmem.base.errors import DocumentError
+    from gitmem.store.documents import read_front_matter
 
-        try:
-            return formats.counter(formats.read_state(self.git.read(formats.STATE_FILE, commit)), AUTO_STREAK)
-        except GitmemError:
-            return 0
+    data = ctx.git.read(path, info.id)
+    if data is None:
+        return
+    try:   # the front matter alone: the body's Markdown is not needed for a weight
+        raw = read_front_matter(path, data).get("weight")
+    except DocumentError:
+        return
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw):
+        return   # no weight, or none a chart can draw
+    weight = float(raw)
+    points = series.setdefault(slug, [])
+    if points and points[-1]["weight"] == weight:
+        return   # the commit changed the document, not its weight
+    if points and points[-1]["time"] == info.time:
+        points.pop()   # two commits in the same second: the later weight stands
+    points.append({"time": info.time, "commit": info.id, "weight": weight})
 
-    def _config_numbers(self, commit: str) -> dict[str, object] | None:
-        """Every leaf of gitmem.yaml at ``commit`` as dotted name -> value (None when it cannot be read)."""
-        from gitmem.base import config
-        from gitmem.base.errors import GitmemError
 
-        data = self.git.read(config.CONFIG_FILE, commit)
-        if data is None:
-            return {}
-        try:
-            checked = config.check_text(data.decode("utf-8", "replace"))
-        except GitmemError:
-            return None
-        flat: dict[str, object] = {}
-        _flatten(config.to_data(checked.config), "", flat)
-        return flat
+def _streak_at(ctx: Context, commit: str) -> int:
+    from gitmem.base.errors import GitmemError
+    from gitmem.store import enginestate
+
+    try:
+        return enginestate.read(ctx.git.read(enginestate.STATE_FILE, commit)).auto_streak
+    except GitmemError:
+        return 0
+
+
+def _config_numbers(ctx: Context, commit: str) -> dict[str, object] | None:
+    """Every leaf of gitmem.yaml at ``commit`` as dotted name -> value (None when it cannot be read)."""
+    from gitmem.base import config
+    from gitmem.base.errors import GitmemError
+
+    data = ctx.git.read(config.CONFIG_FILE, commit)
+    if data is None:
+        return {}
+    try:
+        checked = config.check_text(data.decode("utf-8", "replace"))
+    except GitmemError:
+        return None
+    flat: dict[str, object] = {}
+    _flatten(config.to_data(checked.config), "", flat)
+    return flat
 
 
 def _rows(counts: dict[str, int]) -> builtins.list[dict[str, Any]]:

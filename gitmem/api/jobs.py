@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import builtins
 import json
-import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from gitmem.api.lifecycle import Lifecycle
-from gitmem.api.sessions import Sessions
-from gitmem.api.status import Observed, last_job_runs, record_job
+from gitmem.api import harvest, lifecycle, patterns, timeline
+from gitmem.api.context import Context
+from gitmem.api.status import last_job_runs, record_job
 from gitmem.base import clock
 from gitmem.base.errors import GitmemError, UsageError
 from gitmem.base.model import iso
@@ -44,114 +43,130 @@ class JobRun:
         return {"job": self.job, "ok": self.ok, "summary": self.summary, "at": self.at, **self.details}
 
 
-class Jobs(Lifecycle, Sessions, Observed):
-    """Unattended work: harvest of the session folders, weight proposals, reflect, decay, snapshots."""
+def run_job(ctx: Context, job: str, now: datetime | None = None,
+            paths: Sequence[str | Path] | None = None) -> JobRun:
+    """Run one job (see ``JOBS``) and record its outcome; a failure is recorded and returned, not raised.
 
-    def session_folders(self) -> builtins.list[Path]:
-        """The configured folders agents write session logs to (``daemon.session_folders``), expanded."""
-        return [Path(os.path.expandvars(os.path.expanduser(f))) for f in self.cfg.daemon.session_folders]
+    ``paths`` narrows ``harvest`` to given transcripts or folders (default: the session folders).
+    An unknown job name is the caller's mistake and raises ``UsageError``.
+    """
+    if job not in JOBS:
+        raise UsageError(f"unknown job {job!r}", hint="one of: " + ", ".join(JOBS))
+    now = now or clock.now()
+    at = iso(now)
+    try:
+        summary, details = _JOBS[job](ctx, now, paths)
+        run = JobRun(job, True, summary, at, details)
+    except GitmemError as exc:
+        run = JobRun(job, False, exc.message, at, {"hint": exc.hint} if exc.hint else {})
+    except (OSError, ValueError, RecursionError, UnicodeError) as exc:
+        run = JobRun(job, False, f"{type(exc).__name__}: {exc}"[:300], at)
+    _record(ctx, run)
+    return run
 
-    def inside_session_folders(self, path: str | Path) -> bool:
-        """True when ``path`` (symlinks resolved) lies inside one of the configured session folders."""
-        target = Path(path).expanduser().resolve()
-        return any(target.is_relative_to(f.resolve()) for f in self.session_folders())
 
-    def run_job(self, job: str, now: datetime | None = None,
-                paths: Sequence[str | Path] | None = None) -> JobRun:
-        """Run one job (see ``JOBS``) and record its outcome; a failure is recorded and returned, not raised.
+def job_runs(ctx: Context) -> dict[str, dict[str, object]]:
+    """The last recorded run of each job that ran in this clone, by job name."""
+    return last_job_runs(ctx.root)
 
-        ``paths`` narrows ``harvest`` to given transcripts or folders (default: the session folders).
-        An unknown job name is the caller's mistake and raises ``UsageError``.
-        """
-        if job not in JOBS:
-            raise UsageError(f"unknown job {job!r}", hint="one of: " + ", ".join(JOBS))
-        now = now or clock.now()
-        at = iso(now)
-        try:
-            summary, details = getattr(self, f"_job_{job}")(now, paths)
-            run = JobRun(job, True, summary, at, details)
-        except GitmemError as exc:
-            run = JobRun(job, False, exc.message, at, {"hint": exc.hint} if exc.hint else {})
-        except (OSError, ValueError, RecursionError, UnicodeError) as exc:
-            run = JobRun(job, False, f"{type(exc).__name__}: {exc}"[:300], at)
-        self._record(run)
-        return run
 
-    def job_runs(self) -> dict[str, dict[str, object]]:
-        """The last recorded run of each job that ran in this clone, by job name."""
-        return last_job_runs(self.root)
+def _record(ctx: Context, run: JobRun) -> None:
+    hint = run.details.get("hint")
+    record_job(ctx.root, run.job, run.ok, run.at, run.summary, hint if isinstance(hint, str) else None,
+               changed=_changed(run))
 
-    def _record(self, run: JobRun) -> None:
-        hint = run.details.get("hint")
-        record_job(self.root, run.job, run.ok, run.at, run.summary, hint if isinstance(hint, str) else None,
-                   changed=_changed(run))
-
-    # the jobs: each returns (summary, details) or raises
-    def _job_harvest(self, now: datetime, paths: Sequence[str | Path] | None) -> tuple[str, dict[str, object]]:
-        folders = builtins.list(paths) if paths else [f for f in self.session_folders() if f.exists()]
-        if not folders:
+# the jobs: each returns (summary, details) or raises
+def _job_harvest(ctx: Context, now: datetime, paths: Sequence[str | Path] | None) -> tuple[str, dict[str, object]]:
+    outside: tuple[Path, ...] = ()
+    if paths:
+        found = builtins.list(paths)
+    else:   # the session folders, confined to them: a link pointing out is left out
+        if not any(f.exists() for f in harvest.session_folders(ctx)):
             return "no session folder exists", {"harvested": 0}
-        results = self.harvest(folders, now=now)
-        counts: dict[str, int] = {}
-        for r in results:
-            counts[r.status] = counts.get(r.status, 0) + 1
-        new = counts.get("harvested", 0) + counts.get("updated", 0)
-        details: dict[str, object] = {"counts": counts, "harvested": new}
-        summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "no transcripts found"
-        if new and self.head is not None:
-            proposed = self.propose_weights(now)
-            if proposed.branch:
-                details["review"] = proposed.branch
-                summary += f"; weight update proposed on {proposed.branch}"
-        return summary, details
+        scope = harvest.session_files(ctx)
+        found, outside = builtins.list(scope.files), scope.outside
+    results = harvest.harvest(ctx, found, now=now)
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    new = counts.get("harvested", 0) + counts.get("updated", 0)
+    details: dict[str, object] = {"counts": counts, "harvested": new, **_outside(outside)}
+    summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "no transcripts found"
+    if outside:
+        summary += f"; {len(outside)} left out (outside the session folders)"
+    unsure = [r for r in results if r.inbox]
+    if unsure:
+        details["inbox"] = sum(r.inbox for r in unsure)
+        summary += f"; {details['inbox']} to keep or drop in {unsure[-1].inbox_branch}"
+    if new and ctx.head is not None:
+        proposed = patterns.propose_weights(ctx, now)
+        if proposed.branch:
+            details["review"] = proposed.branch
+            summary += f"; weight update proposed on {proposed.branch}"
+    return summary, details
 
-    def _job_weights(self, now: datetime, paths: Sequence[str | Path] | None) -> tuple[str, dict[str, object]]:
-        if self.head is None:
-            return "nothing to weigh yet", {}
-        proposed = self.propose_weights(now)
-        if not proposed.branch:
-            return "no weight changes", {}
-        return f"weight update proposed on {proposed.branch}", {"review": proposed.branch}
 
-    def _job_reflect(self, now: datetime, paths: Sequence[str | Path] | None) -> tuple[str, dict[str, object]]:
-        head = self.head
-        seen = self._job_state().get("reflect")
-        if head is None or head == seen:
-            return "no new writes since the last reflect", {}
-        done = self.reflect(now, auto=True)
-        self._set_job_state("reflect", self.head)
-        return f"{len(done.created)} new patterns, {len(done.updated)} verified again", {"commit": done.commit}
+def _job_weights(ctx: Context, now: datetime, paths: Sequence[str | Path] | None) -> tuple[str, dict[str, object]]:
+    if ctx.head is None:
+        return "nothing to weigh yet", {}
+    proposed = patterns.propose_weights(ctx, now)
+    if not proposed.branch:
+        return "no weight changes", {}
+    return f"weight update proposed on {proposed.branch}", {"review": proposed.branch}
 
-    def _job_decay(self, now: datetime, paths: Sequence[str | Path] | None) -> tuple[str, dict[str, object]]:
-        report = self.decay(now)
-        return (f"{report.examined} examined, {len(report.moves)} moved, {len(report.archived)} archived",
-                {"commit": report.commit, "archived": len(report.archived)})
 
-    def _job_snapshot(self, now: datetime, paths: Sequence[str | Path] | None) -> tuple[str, dict[str, object]]:
-        if self.head is None:
-            return "nothing to snapshot yet", {}
-        snap = self.snapshot(now)
-        return (f"snapshot {snap.tag} {'created' if snap.created else 'already there'}",
-                {"tag": snap.tag, "created": snap.created})
+def _job_reflect(ctx: Context, now: datetime, paths: Sequence[str | Path] | None) -> tuple[str, dict[str, object]]:
+    head = ctx.head
+    seen = _job_state(ctx).get("reflect")
+    if head is None or head == seen:
+        return "no new writes since the last reflect", {}
+    done = lifecycle.reflect(ctx, now, auto=True)
+    _set_job_state(ctx, "reflect", ctx.head)
+    return f"{len(done.created)} new patterns, {len(done.updated)} verified again", {"commit": done.commit}
 
-    def _job_state(self) -> dict[str, str]:
-        from gitmem.base import state
 
-        try:
-            data = json.loads((state.worktree_dir(self.root) / JOBS_FILE).read_text("utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)} if isinstance(data, dict) else {}
+def _job_decay(ctx: Context, now: datetime, paths: Sequence[str | Path] | None) -> tuple[str, dict[str, object]]:
+    report = lifecycle.decay(ctx, now)
+    return (f"{report.examined} examined, {len(report.moves)} moved, {len(report.archived)} archived",
+            {"commit": report.commit, "archived": len(report.archived)})
 
-    def _set_job_state(self, key: str, value: str | None) -> None:
-        from gitmem.base import files, state
 
-        data = self._job_state()
-        if value is None:
-            data.pop(key, None)
-        else:
-            data[key] = value
-        files.write_atomic(state.worktree_dir(self.root) / JOBS_FILE, json.dumps(data, sort_keys=True))
+def _job_snapshot(ctx: Context, now: datetime, paths: Sequence[str | Path] | None) -> tuple[str, dict[str, object]]:
+    if ctx.head is None:
+        return "nothing to snapshot yet", {}
+    snap = timeline.snapshot(ctx, now)
+    return (f"snapshot {snap.tag} {'created' if snap.created else 'already there'}",
+            {"tag": snap.tag, "created": snap.created})
+
+
+def _job_state(ctx: Context) -> dict[str, str]:
+    from gitmem.base import state
+
+    try:
+        data = json.loads((state.worktree_dir(ctx.root) / JOBS_FILE).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)} if isinstance(data, dict) else {}
+
+
+def _set_job_state(ctx: Context, key: str, value: str | None) -> None:
+    from gitmem.base import files, state
+
+    data = _job_state(ctx)
+    if value is None:
+        data.pop(key, None)
+    else:
+        data[key] = value
+    files.write_atomic(state.worktree_dir(ctx.root) / JOBS_FILE, json.dumps(data, sort_keys=True))
+
+
+_JOBS: dict[str, Callable[[Context, datetime, Sequence[str | Path] | None], tuple[str, dict[str, object]]]] = {
+    "harvest": _job_harvest, "weights": _job_weights, "reflect": _job_reflect, "decay": _job_decay,
+    "snapshot": _job_snapshot}
+
+
+def _outside(files: tuple[Path, ...]) -> dict[str, object]:
+    return {"outside": [str(f) for f in files]} if files else {}
 
 
 def _changed(run: JobRun) -> bool:

@@ -3,55 +3,53 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from datetime import datetime
 from pathlib import Path
 
 from gitmem.api.context import Context
 from gitmem.base import clock
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitmem.engines.purge import Purged
 
 
-class Purging(Context):
-    """``purge``: the remedy for a leak that got through."""
+def purge(ctx: Context, value: str | None = None, finding: str | None = None, confirm: bool = False,
+          now: datetime | None = None) -> "Purged":
+    """Rewrite every branch and tag holding a leaked value (or the value of finding ``finding``)
+    with its placeholder; without ``confirm`` only say what would be rewritten.
 
-    def purge(self, value: str | None = None, finding: str | None = None, confirm: bool = False,
-              now: datetime | None = None) -> "Purged":
-        """Rewrite every branch and tag holding a leaked value (or the value of finding ``finding``)
-        with its placeholder; without ``confirm`` only say what would be rewritten.
+    Refuses with uncommitted edits. Applied, it rebuilds the per-clone index and
+    records a ``purge`` event (never the value); pushing is left to a person.
+    """
+    from gitmem.base import state
+    from gitmem.base.model import iso
+    from gitmem.base.errors import ConflictError
+    from gitmem.base.gitio import Git, rewrite
+    from gitmem.engines import purge as purging
+    from gitmem.guards.redact import allowlist
+    from gitmem.store.refresh import rebuild_file
 
-        Refuses with uncommitted edits. Applied, it rebuilds the per-clone index and
-        records a ``purge`` event (never the value); pushing is left to a person.
-        """
-        from gitmem.base import state
-        from gitmem.base.model import iso
-        from gitmem.base.errors import ConflictError
-        from gitmem.base.gitio import Git, rewrite
-        from gitmem.engines import purge as purging
-        from gitmem.guards.redact import allowlist
-        from gitmem.store.refresh import rebuild_file
-
-        dirty = rewrite.uncommitted(self.root)
-        if dirty:
-            raise ConflictError("uncommitted edits in " + ", ".join(dirty[:5]) + (" …" if len(dirty) > 5 else "")
-                                + "; nothing was purged", hint="commit or stash them first (`git status`)")
-        allow = allowlist(self.cfg)
-        goal = purging.target(value, finding, rewrite.texts(self.root), allow)
-        done = rewrite.rewrite(self.root, goal.value, goal.placeholder, apply=confirm)
-        result = purging.Purged(goal.kind, goal.placeholder, goal.id, confirm, done.commits, done.refs,
-                                purging.remote_updates(done.refs, rewrite.remotes(self.root)))
-        if confirm:
-            git = Git(self.root)  # a fresh handle: the old one may hold pruned packs
-            branch = git.head_branch()
-            _scrub_state(self.root, goal.value, goal.placeholder)
-            rebuild_file(git, git.tip(branch) if branch else None).close()
-            state.log_event(self.root, "purge", iso(now or clock.now()), kind=goal.kind, id=goal.id,
-                            placeholder=goal.placeholder, commits=[list(pair) for pair in done.commits],
-                            refs=[[r.name, r.old, r.new] for r in done.refs],
-                            remotes=[r.remote for r in result.remotes])
-        return result
+    dirty = rewrite.uncommitted(ctx.root)
+    if dirty:
+        raise ConflictError("uncommitted edits in " + ", ".join(dirty[:5]) + (" …" if len(dirty) > 5 else "")
+                            + "; nothing was purged", hint="commit or stash them first (`git status`)")
+    allow = allowlist(ctx.cfg)
+    goal = purging.target(value, finding, rewrite.texts(ctx.root), allow)
+    done = rewrite.rewrite(ctx.root, goal.value, goal.placeholder, apply=confirm)
+    result = purging.Purged(goal.kind, goal.placeholder, goal.id, confirm, done.commits, done.refs,
+                            purging.remote_updates(done.refs, rewrite.remotes(ctx.root)))
+    if confirm:
+        git = Git(ctx.root)  # a fresh handle: the old one may hold pruned packs
+        branch = git.head_branch()
+        _scrub_state(ctx.root, goal.value, goal.placeholder)
+        rebuild_file(git, git.tip(branch) if branch else None).close()
+        state.log_event(ctx.root, "purge", iso(now or clock.now()), kind=goal.kind, id=goal.id,
+                        placeholder=goal.placeholder, commits=[list(pair) for pair in done.commits],
+                        refs=[[r.name, r.old, r.new] for r in done.refs],
+                        remotes=[r.remote for r in result.remotes])
+    return result
 
 
 _STATE_TEXTS = (".json", ".jsonl", ".md", ".txt", ".yaml", ".yml")

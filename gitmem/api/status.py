@@ -7,14 +7,13 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 from os import PathLike
+from typing import TYPE_CHECKING
 
-from gitmem.api.patterns import AUTO_STREAK
-from gitmem.api.reviews import Reviews
-from gitmem.api.timeline import Timeline
+from gitmem.api import patterns, reviews, timeline
+from gitmem.api.context import Context
 from gitmem.base import clock
-from gitmem.store import formats, store
+from gitmem.store import enginestate, formats, store
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitmem.api.findings import Refused
 
@@ -41,6 +40,40 @@ def record_job(root: str | PathLike[str], job: str, ok: bool, at: str, summary: 
         files.write_atomic(state.shared_dir(root) / CHECKS_FILE, json.dumps(checks, sort_keys=True))
         return
     state.log_event(root, JOB_RUN if ok else JOB_ERROR, at, **fields)
+
+
+def record_failure(root: str | PathLike[str], job: str, at: datetime, summary: str, hint: str | None = None) -> None:
+    """Record a failed run of ``job`` at ``at`` (a hook's failure, before or without a repository opened)."""
+    from gitmem.base.model import iso
+
+    record_job(root, job, False, iso(at), summary, hint)
+
+
+def unseen_job_error(root: str | PathLike[str], notice: str) -> tuple[str, str]:
+    """The last job error as quoted text for an agent's context, and its key; ("", "") when there is none
+    or it was shown already (its key is in the state file ``notice``)."""
+    from gitmem.base import state
+    from gitmem.engines.render import quote
+
+    last = last_job_error(root)
+    if last is None:
+        return "", ""
+    key = f"{last.get('at')}|{last.get('job')}|{last.get('summary')}"
+    try:
+        shown = json.loads((state.worktree_dir(root) / notice).read_text("utf-8")).get("shown")
+    except (OSError, ValueError, AttributeError):
+        shown = None
+    if shown == key:
+        return "", ""
+    text = f"{last.get('job')} failed at {last.get('at')}: {last.get('summary')}"[:400]
+    return ("gitmem reports a failed background job (details: `gitmem status`):\n" + quote(text) + "\n\n"), key
+
+
+def mark_job_error_shown(root: str | PathLike[str], notice: str, key: str) -> None:
+    """Record in the state file ``notice`` that the job error ``key`` was shown."""
+    from gitmem.base import files, state
+
+    files.write_atomic(state.worktree_dir(root) / notice, json.dumps({"shown": key}))
 
 
 def last_job_runs(root: str | PathLike[str]) -> dict[str, dict[str, object]]:
@@ -108,57 +141,55 @@ class Status:
                 "refused_sessions": [r.to_json() for r in self.refused]}
 
 
-class Observed(Timeline, Reviews):
-    """``status`` and ``events``: read-only views over the review loop."""
+def status(ctx: Context, now: datetime | None = None) -> Status:
+    """Weights and stages, atrophy candidates, open reviews, the forced-review counter, drift, the last
+    snapshot and the last error of a background job."""
+    from gitmem.api.findings import refused
+    from gitmem.engines import review
+    from gitmem.store import snapshots
 
-    def status(self, now: datetime | None = None) -> Status:
-        """Weights and stages, atrophy candidates, open reviews, the forced-review counter, drift, the last
-        snapshot and the last error of a background job."""
-        from gitmem.api.findings import refused
-        from gitmem.engines import review
-        from gitmem.store import snapshots
+    now = now or clock.now()
+    head = ctx.head
+    pats = store.all_patterns(ctx.git, head)
+    candidates = review.atrophy_candidates(pats, now, ctx.cfg.hebbian, patterns.proposed(ctx, review.ATROPHY))
+    state = enginestate.read(ctx.git.read(formats.STATE_FILE, head) if head else None)
+    return Status(
+        tuple({"slug": p.slug, "weight": p.weight, "stage": p.stage} for p in pats),
+        tuple(c.pattern.slug for c in candidates),
+        tuple(r.to_json() for r in reviews.reviews(ctx)),
+        state.auto_streak,
+        ctx.cfg.hebbian.forced_review_after,
+        timeline.drift(ctx).to_json(),
+        snapshots.latest(ctx.git),
+        last_job_error(ctx.root),
+        tuple(refused(ctx.root)))
 
-        now = now or clock.now()
-        head = self.head
-        pats = store.all_patterns(self.git, head)
-        candidates = review.atrophy_candidates(pats, now, self.cfg.hebbian, self._proposed(review.ATROPHY))
-        counts = formats.read_state(self.git.read(formats.STATE_FILE, head) if head else None)
-        return Status(
-            tuple({"slug": p.slug, "weight": p.weight, "stage": p.stage} for p in pats),
-            tuple(c.pattern.slug for c in candidates),
-            tuple(r.to_json() for r in self.reviews()),
-            formats.counter(counts, AUTO_STREAK),
-            self.cfg.hebbian.forced_review_after,
-            self.drift().to_json(),
-            snapshots.latest(self.git),
-            last_job_error(self.root),
-            tuple(refused(self.root)))
 
-    def events(self, limit: int | None = None) -> builtins.list[dict[str, object]]:
-        """The structured event stream, oldest first: one event per gitmem commit (from its trailers) and
-        every record of the local event log."""
-        from gitmem.base import state
+def events(ctx: Context, limit: int | None = None) -> builtins.list[dict[str, object]]:
+    """The structured event stream, oldest first: one event per gitmem commit (from its trailers) and
+    every record of the local event log."""
+    from gitmem.base import state
 
-        head = self.head
-        commits = builtins.list(self.git.log(head, limit=limit)) if head else []
-        trailers = self.git.trailers([c.id for c in commits]) if commits else {}
-        found: builtins.list[dict[str, object]] = []
-        for c in commits:
-            t = trailers.get(c.id)
-            if t is None or not t.has("Gitmem-Event"):
-                continue
-            event: dict[str, object] = {"event_type": t.get("Gitmem-Event"), "timestamp": c.time, "commit": c.id,
-                                        "subject": c.subject, "auto": t.flag("Gitmem-Auto"), "origin": "commit"}
-            for key, field in (("Gitmem-Session", "session_id"), ("Gitmem-Approved-By", "approved_by"),
-                               ("Gitmem-Review", "review"), ("Gitmem-Veto", "reason"), ("Gitmem-Files", "files")):
-                if t.has(key):
-                    event[field] = t.get(key)
-            found.append(event)
-        for record in state.read(state.events_path(self.root)):
-            if record.get("event") == "write":
-                continue   # the commit's own event says it, from git
-            event = {"event_type": record.get("event"), "timestamp": record.get("at"), "origin": "local"}
-            event.update({k: v for k, v in record.items() if k not in ("event", "at")})
-            found.append(event)
-        found.sort(key=lambda e: str(e.get("timestamp") or ""))
-        return found
+    head = ctx.head
+    commits = builtins.list(ctx.git.log(head, limit=limit)) if head else []
+    trailers = ctx.git.trailers([c.id for c in commits]) if commits else {}
+    found: builtins.list[dict[str, object]] = []
+    for c in commits:
+        t = trailers.get(c.id)
+        if t is None or not t.has("Gitmem-Event"):
+            continue
+        event: dict[str, object] = {"event_type": t.get("Gitmem-Event"), "timestamp": c.time, "commit": c.id,
+                                    "subject": c.subject, "auto": t.flag("Gitmem-Auto"), "origin": "commit"}
+        for key, field in (("Gitmem-Session", "session_id"), ("Gitmem-Approved-By", "approved_by"),
+                           ("Gitmem-Review", "review"), ("Gitmem-Veto", "reason"), ("Gitmem-Files", "files")):
+            if t.has(key):
+                event[field] = t.get(key)
+        found.append(event)
+    for record in state.read(state.events_path(ctx.root)):
+        if record.get("event") == "write":
+            continue   # the commit's own event says it, from git
+        event = {"event_type": record.get("event"), "timestamp": record.get("at"), "origin": "local"}
+        event.update({k: v for k, v in record.items() if k not in ("event", "at")})
+        found.append(event)
+    found.sort(key=lambda e: str(e.get("timestamp") or ""))
+    return found

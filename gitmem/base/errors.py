@@ -6,6 +6,7 @@ code 1 and prints ``gitmem: error: …`` then ``hint: …``.
 
     GitmemError
     ├── UsageError            bad arguments or input the user can fix
+    │   ├── ArgumentError     command-line arguments that do not fit together (exit 2, as argparse's)
     │   ├── ValidationError   a value out of range, a bad id, content too big
     │   └── DocumentError     a memory file that cannot be parsed (names file and line)
     ├── ConfigError           gitmem.yaml is invalid
@@ -40,6 +41,11 @@ class GitmemError(Exception):
 
 class UsageError(GitmemError):
     """Arguments or input the user can correct."""
+
+
+class ArgumentError(UsageError):
+    """Command-line arguments that do not fit (a count out of range, options that exclude each other):
+    the command exits 2, as for the errors argparse finds itself."""
 
 
 class ValidationError(UsageError):

@@ -14,13 +14,11 @@ else the newest snapshot tag, else there is none and nothing has drifted.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
 LAYERS = (1, 2)
-STATE_KEY = "drift_baseline"
 PIN_COMMAND = "gitmem check drift --pin"
 
 
@@ -107,18 +105,3 @@ def measure(now_md: str | None, base_md: str | None, baseline: str | None, basel
     return Drift(similarity(now_md, base_md), min_cosine, baseline, baseline_name)
 
 
-_PINNED = re.compile(rf"^{STATE_KEY}[ \t]*:[ \t]*['\"]?([0-9A-Za-z._/-]+)['\"]?[ \t]*(?:#.*)?$", re.M)
-
-
-def pinned(state_yaml: str | None) -> str | None:
-    """The commit pinned as the drift baseline in ``.gitmem/state.yaml``, if any (a top-level key that
-    ``pin`` writes as a plain scalar: read without a YAML parser, so the commit hook stays light)."""
-    found = _PINNED.search(state_yaml or "")
-    return found.group(1) if found else None
-
-
-def pin(state_yaml: str | None, commit: str) -> str:
-    """``.gitmem/state.yaml`` with ``drift_baseline`` set to ``commit`` (comments and other keys kept)."""
-    from gitmem.store import formats
-
-    return formats.update_state(state_yaml, {STATE_KEY: commit})

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from gitmem.base import gitio
 from gitmem.base.state import is_memory_repo
+from gitmem.store import enginestate
+from gitmem.store.enginestate import STATE_FILE
 from gitmem.store.formats import FORMAT
 from gitmem.base.errors import UsageError
 from gitmem.base.model import DOMAINS
@@ -20,9 +22,6 @@ BANK_FILES = {
     "bank/promotions.md": "# Promotions\n\nPromotion log and threshold metadata.\n",
     "bank/TABOOS.md": "# Taboos\n\nErrors not to repeat.\n",
     "bank/MEMORY.md": "# Memory\n\nGeneral lessons.\n",
-    ".gitmem/state.yaml": "# Engine state, committed so every clone agrees.\n"
-                          f"format: {FORMAT}  # the repository's format version; newer gitmem reads every older one\n"
-                          "threshold: 15\nveto_streak: 0\napprove_streak: 0\n",
 }
 KEEP_FOLDERS = tuple(f"memory/{d}" for d in DOMAINS) + ("archive", "patterns", "episodes", "skills")
 
@@ -57,6 +56,7 @@ def initial_files() -> dict[str, bytes]:
     tdir = template_dir()
     files = {name: (tdir / name).read_bytes() for name in TEMPLATE_FILES}
     files.update({p: t.encode() for p, t in BANK_FILES.items()})
+    files[STATE_FILE] = enginestate.initial(FORMAT)
     files.update({f"{folder}/.gitkeep": b"" for folder in KEEP_FOLDERS})
     return files
 

@@ -85,14 +85,20 @@ class Batch:
         # is one look-up, not a pass over the batch (an import of 1,000 rows)
         self._exact: dict[tuple[str, str], str] = {}
 
-    def add(self, mem: Memory, dedupe: bool = True) -> Outcome:
-        """Create ``mem``, or reinforce the memory it duplicates."""
+    def add(self, mem: Memory, dedupe: bool = True, cap: float | None = None) -> Outcome:
+        """Create ``mem``, or reinforce the memory it duplicates.
+
+        ``cap``: a reinforcement never lifts the memory above it (nor lowers one already higher).
+        """
         target = self._duplicate(mem) if dedupe else None
         if target is None:
             self._plan(Planned(mem, None))
             return Outcome("created", mem)
         stored = self.planned[target.id].stored if target.id in self.planned else target
         new = reinforce(target, self.now, self.cfg)
+        if cap is not None and new.importance > max(cap, target.importance):
+            kept = max(cap, target.importance)
+            new = new.with_(importance=kept, band=band(kept, self.cfg))
         self._plan(Planned(new, stored))
         return Outcome("reinforced", new)
 

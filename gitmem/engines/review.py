@@ -2,7 +2,9 @@
 
 A weight update or stage move proposed for review is one commit on
 ``gitmem/review/weights-<stamp>``; an atrophy deletion one commit on
-``gitmem/atrophy/<slug>``. A rejected branch moves under ``refs/gitmem/rejected/``
+``gitmem/atrophy/<slug>``. The harvest inbox, ``gitmem/review/harvest-<stamp>``,
+holds memories a harvest was unsure of, one commit per harvest; a person keeps
+or drops them item by item (``InboxItem``, ``parse_only``). A rejected branch moves under ``refs/gitmem/rejected/``
 and stays there for audit. ``semantic_diff`` says in words what a branch
 changes; ``visible`` shows every invisible or direction-changing character, so
 what is reviewed is what is stored.
@@ -10,14 +12,19 @@ what is reviewed is what is stored.
 
 from __future__ import annotations
 
+import hashlib
+import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Mapping, Sequence
+from typing import Literal, Mapping, Sequence
+
+from gitmem.base.errors import UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gitmem.base.config import Hebbian
+    from gitmem.base.model import Memory
     from gitmem.engines.hebbian import HebbState
     from gitmem.store.documents import Pattern
 
@@ -34,6 +41,11 @@ def weights_branch(now: datetime) -> str:
     return REVIEW + "weights-" + now.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
 
 
+def harvest_branch(now: datetime) -> str:
+    """The branch of a harvest inbox opened at ``now``."""
+    return REVIEW + "harvest-" + now.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+
+
 def promote_branch(slug: str) -> str:
     """The branch that proposes moving pattern ``slug`` into Layer 1 (CORE)."""
     return REVIEW + "promote-" + slug
@@ -45,9 +57,11 @@ def atrophy_branch(slug: str) -> str:
 
 
 def kind(branch: str) -> str:
-    """``weights``, ``promote``, ``atrophy`` or ``other``."""
+    """``weights``, ``harvest``, ``promote``, ``atrophy`` or ``other``."""
     if branch.startswith(REVIEW + "weights-"):
         return "weights"
+    if branch.startswith(REVIEW + "harvest-"):
+        return "harvest"
     if branch.startswith(REVIEW + "promote-"):
         return "promote"
     if branch.startswith(ATROPHY):
@@ -167,3 +181,78 @@ def atrophy_candidates(patterns: Sequence[Pattern], now: datetime, cfg: Hebbian,
                     f"weight history: {history}")
         found.append(Atrophied(p, since, evidence))
     return found
+
+
+# --- the harvest inbox ------------------------------------------------------------------
+
+Decision = Literal["keep", "drop"]
+_SOURCE = re.compile(r"^session:(?P<session>[^#]*)#L(?P<line>\d+)$")
+
+
+@dataclass(frozen=True)
+class InboxItem:
+    """One memory of the harvest inbox, numbered as ``review show`` lists it."""
+
+    number: int
+    path: str
+    id: str
+    text: str
+    kind: str
+    session: str
+    line: int
+    key: str = ""          # the candidate it was scored from (line:part:hash), when the scorer said
+
+    def to_json(self) -> dict[str, object]:
+        """One entry of ``review show --json``'s ``items``."""
+        return {"number": self.number, "path": self.path, "id": self.id, "text": self.text, "kind": self.kind,
+                "session": self.session, "line": self.line, "key": self.key}
+
+    def shown(self) -> str:
+        """The item as a person reads it: number, kind, text, where it was said."""
+        return f"{self.number}. [{visible(self.kind)}] {visible(self.text)} (session {visible(self.session)}, " \
+               f"line {self.line})"
+
+
+def inbox_item(number: int, mem: Memory) -> InboxItem:
+    """The item memory ``mem`` is: its kind from its harvest tag, session and line from its source."""
+    kinds = [t for t in mem.tags if t != "harvest"]
+    found = _SOURCE.match(mem.source or "")
+    return InboxItem(number, mem.path, mem.id, mem.content, kinds[0] if kinds else mem.type,
+                     found["session"] if found else "", int(found["line"]) if found else 0, mem.source_id or "")
+
+
+def is_inbox_path(path: str) -> bool:
+    """Whether a harvest inbox may add ``path``: a memory document, nothing else."""
+    return path.startswith("memory/") and path.endswith(".md") and "/../" not in path
+
+
+def parse_only(spec: str, count: int) -> tuple[int, ...]:
+    """The item numbers ``--only`` names ("1,3"), in order given; a usage error for anything else."""
+    hint = f"give item numbers from 1 to {count}, separated by commas (see `gitmem review show`)"
+    parts = [p.strip() for p in spec.split(",")]
+    numbers: list[int] = []
+    for part in parts:
+        if not part.isascii() or not part.isdigit():
+            raise UsageError(f"--only {spec!r}: {part!r} is not an item number", hint=hint)
+        n = int(part)
+        if not 1 <= n <= count:
+            raise UsageError(f"--only {spec!r}: there is no item {n} (the inbox holds {count})", hint=hint)
+        if n in numbers:
+            raise UsageError(f"--only {spec!r}: item {n} is named twice", hint=hint)
+        numbers.append(n)
+    return tuple(numbers)
+
+
+def text_hash(text: str) -> str:
+    """The hash a decision records instead of the text, as a candidate's key hashes its own: sha1, 12 hex."""
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
+
+
+def decision_record(item: InboxItem, decision: Decision, branch: str, at: str) -> dict[str, object]:
+    """One line of the per-clone decisions file: where the item came from and what a person decided, no text.
+
+    ``key``: the candidate's key when the scorer gave it (its text may be longer than the memory's);
+    ``hash``: of the memory's text.
+    """
+    return {"at": at, "inbox": branch, "session": item.session, "line": item.line, "kind": item.kind,
+            "decision": decision, "hash": text_hash(item.text), "key": item.key, "memory": item.id}

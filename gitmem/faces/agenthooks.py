@@ -35,7 +35,7 @@ def hook_action(name: str, argv: list[str], repo: str | None = None) -> int:
     """Run the agent hook action ``name`` (one of ``githooks.AGENT_HOOKS``) with its arguments; the exit code."""
     import argparse
 
-    p = argparse.ArgumentParser(prog=f"gitmem hook {name}")
+    p = argparse.ArgumentParser(prog=f"gitmem hook {name}", allow_abbrev=False)
     p.add_argument("--repo", metavar="DIR", default=repo, help="memory repository")
     p.add_argument("--now", metavar="ISO8601", help="the clock (also GITMEM_NOW)")
     if name == "session-start":
@@ -53,8 +53,8 @@ def hook_action(name: str, argv: list[str], repo: str | None = None) -> int:
 
 def _root(args: Any) -> Path | None:
     """The memory repository the hook names, or None (said on stderr) when there is none to record in."""
+    from gitmem.api.clone import find_root
     from gitmem.base.errors import GitmemError
-    from gitmem.base.state import find_root
 
     try:
         return find_root(args.repo)
@@ -84,10 +84,9 @@ def _clock(args: Any) -> datetime:
 
 def record_error(root: str | os.PathLike[str], job: str, at: datetime, summary: str, hint: str | None = None) -> None:
     """Record a hook's failure as a ``job.error`` event (``gitmem status``, the next SessionStart)."""
-    from gitmem.api.status import record_job
-    from gitmem.base.model import iso
+    from gitmem.api.status import record_failure
 
-    record_job(root, job, False, iso(at), summary, hint)
+    record_failure(root, job, at, summary, hint)
 
 
 def read_hook_input() -> tuple[dict[str, object], str | None]:
@@ -205,51 +204,28 @@ def how_text(root: str | None, project: str | None, short: bool = False) -> str:
 
 def _unseen_error(root: Path) -> tuple[str, str]:
     """The last job error as quoted text, and its key; ("", "") when there is none or it was shown."""
-    import json
+    from gitmem.api.status import unseen_job_error
 
-    from gitmem.api.status import last_job_error
-    from gitmem.base import state
-    from gitmem.engines.render import quote
-
-    last = last_job_error(root)
-    if last is None:
-        return "", ""
-    key = f"{last.get('at')}|{last.get('job')}|{last.get('summary')}"
-    try:
-        shown = json.loads((state.worktree_dir(root) / NOTICE_FILE).read_text("utf-8")).get("shown")
-    except (OSError, ValueError, AttributeError):
-        shown = None
-    if shown == key:
-        return "", ""
-    text = f"{last.get('job')} failed at {last.get('at')}: {last.get('summary')}"[:400]
-    return ("gitmem reports a failed background job (details: `gitmem status`):\n" + quote(text) + "\n\n"), key
+    return unseen_job_error(root, NOTICE_FILE)
 
 
 def _mark_shown(root: Path, key: str) -> None:
-    import json
+    from gitmem.api.status import mark_job_error_shown
 
-    from gitmem.base import files, state
-
-    files.write_atomic(state.worktree_dir(root) / NOTICE_FILE, json.dumps({"shown": key}))
+    mark_job_error_shown(root, NOTICE_FILE, key)
 
 
 def _log(root: Path, name: str) -> Path:
     """A background log under the clone's state folder; one past ``LOG_LIMIT`` is set aside first."""
-    from gitmem.base import state
+    from gitmem.api.clone import log_file
 
-    path = state.worktree_dir(root) / name
-    try:
-        if path.stat().st_size > LOG_LIMIT:
-            os.replace(path, path.with_name(name + ".1"))
-    except OSError:
-        pass
-    return path
+    return log_file(root, name, LOG_LIMIT)
 
 
 def _session_end(args: Any) -> int:
     from pathlib import Path
 
-    from gitmem.base.gitio.tool import spawn_detached
+    from gitmem.api.clone import spawn
 
     begun = _begin(args)
     if begun is None:
@@ -269,7 +245,7 @@ def _session_end(args: Any) -> int:
         argv += ["--now", args.now]
     log = _log(root, "post-session.log")
     try:
-        pid = spawn_detached(argv, str(log))
+        pid = spawn(argv, str(log))
     except OSError as exc:
         record_error(root, "session-end", now, f"cannot start the background harvest: {exc.strerror or exc}")
         return 0
@@ -279,21 +255,9 @@ def _session_end(args: Any) -> int:
 
 def newest_session(folders: list[Path]) -> Path | None:
     """The main transcript, in ``folders``, of the session written to last (its sub-agent files count)."""
-    from gitmem.engines.harvest import planning
+    from gitmem.api.harvest import newest_session as newest
 
-    existing = [f for f in folders if f.exists()]
-    if not existing:
-        return None
-    best: tuple[int, str] | None = None
-    found = None
-    for unit in planning.list_sessions(existing, "auto", 0):
-        try:
-            stamp = max(p.stat().st_mtime_ns for p in unit.files)
-        except OSError:
-            continue
-        if best is None or (stamp, str(unit.path)) > best:
-            best, found = (stamp, str(unit.path)), unit.path
-    return found
+    return newest(folders)
 
 
 def _open(root: Path, job: str, now: datetime) -> MemoryRepo | None:

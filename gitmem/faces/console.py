@@ -16,6 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from datetime import datetime
+    from pathlib import Path
     from typing import IO, Any, Callable
 
     from gitmem.api import MemoryRepo
@@ -133,6 +134,13 @@ def now_of(args: Any) -> datetime:
     return clock.now(getattr(args, "now", None))
 
 
+def root_of(args: Any) -> Path:
+    """The memory repository's root for this run (--repo, GITMEM_DIR, the nearest parent), not opened."""
+    from gitmem.api.clone import find_root
+
+    return find_root(getattr(args, "repo", None))
+
+
 def repo_of(args: Any) -> MemoryRepo:
     """The memory repository of this run: --repo, else GITMEM_DIR, else the nearest parent."""
     from gitmem.api import MemoryRepo
@@ -142,11 +150,9 @@ def repo_of(args: Any) -> MemoryRepo:
 
 def choices(name: str) -> tuple[str, ...]:
     """A closed set of the model (types, domains, tiers, bands) for a verb's ``choices``."""
-    from gitmem.base import kinds
+    from gitmem.api.vocabulary import choices as of_model
 
-    sets: dict[str, tuple[str, ...]] = {"type": kinds.TYPES, "domain": kinds.DOMAINS,
-                                        "tier": kinds.TIERS, "band": kinds.BANDS}
-    return sets[name]
+    return of_model(name)
 
 
 def progress_bar(label: str) -> Callable[[int, int], None] | None:
@@ -167,13 +173,19 @@ def progress_bar(label: str) -> Callable[[int, int], None] | None:
 def guarded(run: Callable[[], int]) -> int:
     """Run a verb or a hook and map what it raises to an exit code, printing ``error:`` and ``hint:``.
 
-    A ``GitmemError`` exits 1 (a failed check prints its problems), ^C 130, a
-    closed pipe 0, and anything else is a bug: its traceback and exit 3.
+    A ``GitmemError`` exits 1 (a failed check prints its problems), an
+    ``ArgumentError`` 2 as argparse's usage errors do, ^C 130, a closed pipe 0,
+    and anything else is a bug: its traceback and exit 3.
     """
-    from gitmem.base.errors import CheckFailed, GitmemError
+    from gitmem.base.errors import ArgumentError, CheckFailed, GitmemError
 
     try:
         return run()
+    except ArgumentError as exc:
+        err(f"gitmem: error: {exc.message}")
+        if exc.hint:
+            err(f"hint: {exc.hint}")
+        return 2
     except CheckFailed as exc:
         err(f"gitmem: {exc.message}")
         for problem in exc.problems:

@@ -75,8 +75,8 @@ def ask(argv: Sequence[str]) -> int | None:
     if not available():
         return None
     from gitmem import __version__
+    from gitmem.api.clone import root_path
     from gitmem.base.errors import GitmemError
-    from gitmem.base.state import root_path
 
     try:
         root = root_path(_repo_option(argv))
@@ -154,6 +154,8 @@ def answer(root: Path, request: object) -> dict[str, object]:
         except SystemExit as exc:   # --help, or arguments that do not parse: argparse said so to the caller
             code = exc.code if isinstance(exc.code, int) else 2
         else:
+            if not _same_repository(getattr(args, "repo", None), _repo_option(argv), cwd, root):
+                return {"served": False, "why": "another repository"}   # --repo as parsed names another one
             args.repo = str(root)
             if getattr(args, "now", None) is None:
                 args.now = now or _wall_now()   # the caller's clock, never the daemon's GITMEM_NOW
@@ -161,6 +163,21 @@ def answer(root: Path, request: object) -> dict[str, object]:
             console.show_warnings()   # what the layers below report goes to this caller's stderr, as in-process
             code = console.guarded(lambda: handler(args))
     return {"stdout": caller.stdout.getvalue(), "stderr": caller.stderr.getvalue(), "code": code}
+
+
+def _same_repository(given: str | None, scanned: str | None, cwd: str, root: Path) -> bool:
+    """Whether ``--repo`` as the parser read it (``given``; None: not given) names the repository at
+    ``root`` from the caller's ``cwd``. The caller found ``root`` from ``scanned``, its own quick reading
+    of argv, which may differ (``-- --repo X`` is a query): then it is not this daemon's to answer."""
+    if given is None:
+        return scanned is None
+    from gitmem.api.clone import root_path
+    from gitmem.base.errors import GitmemError
+
+    try:
+        return root_path(os.path.join(cwd, given)) == str(root)
+    except (GitmemError, OSError):
+        return False
 
 
 def _wall_now() -> str:

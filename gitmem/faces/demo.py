@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from gitmem.engines.initrepo import template_dir
+from gitmem.api.clone import short_log, template_dir
 
 if TYPE_CHECKING:
     from gitmem.api import MemoryRepo
@@ -96,8 +96,6 @@ def run(target: str | None, say: Say) -> int:
     _review_loop(repo, later, say)
 
     _section(say, "10. git is the audit log: one commit per change")
-    from gitmem.base.gitio import short_log
-
     say(short_log(root, 40))
 
     _section(say, "11. dashboard: the memory and its review loop in one HTML file, no network")

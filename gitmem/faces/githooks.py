@@ -188,10 +188,10 @@ def check_drift(run: Run, files: Sequence[str]) -> None:
     if "CLAUDE.md" not in files:
         return
     from gitmem.base import gitio
-    from gitmem.store import formats
+    from gitmem.store import enginestate
 
     try:
-        with open(os.path.join(run.root, formats.STATE_FILE), encoding="utf-8", errors="replace") as fh:
+        with open(os.path.join(run.root, enginestate.STATE_FILE), encoding="utf-8", errors="replace") as fh:
             state: str | None = fh.read()
     except OSError:
         state = None
@@ -202,7 +202,7 @@ def check_drift(run: Run, files: Sequence[str]) -> None:
     from gitmem.engines import drift
     from gitmem.store import snapshots
 
-    pinned = drift.pinned(state)
+    pinned = enginestate.pinned_baseline(state)
     tags = gitio.ref_names(dirs[1], "refs/tags/" + snapshots.PREFIX) if dirs and pinned is None else []
     chosen = drift.baseline(pinned, [t.removeprefix("refs/tags/") for t in tags])
     if chosen is None:

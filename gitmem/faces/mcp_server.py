@@ -24,7 +24,7 @@ from mcp.types import ToolAnnotations
 from gitmem.faces.agenthooks import WORTH_KEEPING   # the one phrase SessionStart says too
 from gitmem import __version__
 from gitmem.api import MemoryRepo
-from gitmem.base.errors import CheckFailed, GitmemError, SecurityError, UsageError
+from gitmem.base.errors import CheckFailed, GitmemError, UsageError
 
 T = TypeVar("T")
 
@@ -104,24 +104,14 @@ def build_server(root: Path) -> MCPServer:
         paths (files or folders) must lie inside the configured session folders (daemon.session_folders);
         omitted: every configured folder. Incremental: a transcript already read is not read again.
         """
-        from gitmem.engines.harvest.sources import discover
-
         def run(r: MemoryRepo) -> dict[str, Any]:
-            for p in paths or ():
-                if not r.inside_session_folders(p):
-                    raise SecurityError(f"{p} is outside the configured session folders",
-                                        hint="harvest only reads daemon.session_folders of gitmem.yaml: "
-                                             + ", ".join(str(f) for f in r.session_folders()))
-            given = [Path(p).expanduser() for p in paths] if paths else [f for f in r.session_folders() if f.exists()]
-            # a folder inside may hold a symbolic link to a transcript outside: left out, and said so
-            files: list[Path] = []
-            outside: list[Path] = []
-            for f in discover(given):
-                (files if r.inside_session_folders(f) else outside).append(f)
-            skipped = {"outside": [str(f) for f in outside]} if outside else {}
-            if not files:
+            # the session folders' rule (api.harvest.session_files): a path outside is refused, a link
+            # inside pointing out is left out, and said so
+            found = r.session_files(paths)
+            skipped = {"outside": [str(f) for f in found.outside]} if found.outside else {}
+            if not found.files:
                 return {"job": "harvest", "ok": True, "summary": "no transcripts found", "harvested": 0, **skipped}
-            done = r.run_job("harvest", paths=files)
+            done = r.run_job("harvest", paths=found.files)
             if not done.ok:
                 hint = done.details.get("hint")
                 raise GitmemError(done.summary, hint=str(hint) if hint else None)
@@ -154,27 +144,23 @@ def build_server(root: Path) -> MCPServer:
     @server.tool(annotations=READ)
     def layer_validate(rev_range: str | None = None) -> dict[str, Any]:
         """Check CLAUDE.md's layers (rev_range A..B also audits those commits)."""
-        from gitmem.engines import checks
-
-        return call(lambda r: checks.run("layers", r.root, r.cfg, r.git, rev_range=rev_range).to_json())
+        return call(lambda r: r.check("layers", rev_range).to_json())
 
     @server.tool(annotations=READ)
     def pii_check(text: str) -> dict[str, Any]:
         """Scan a text for PII and secrets: each finding's kind, offsets, whether it is a secret, and its id."""
-        from gitmem.guards import pii
-        from gitmem.guards.redact import allowlist, finding_id
+        from gitmem.api import scanning
 
         def run(r: MemoryRepo) -> dict[str, Any]:
-            found = pii.scan(text, allowlist(r.cfg))
+            found = scanning.scan(text, scanning.allowlist(r.cfg))
             return {"secret": any(f.secret for f in found),
-                    "findings": [{"kind": f.kind, "start": f.start, "end": f.end, "secret": f.secret,
-                                  "id": finding_id(f.kind, text[f.start:f.end])} for f in found]}
+                    "findings": [scanning.finding_json(f, text[f.start:f.end]) for f in found]}
         return call(run)
 
     @server.tool(annotations=READ)
     def decay_config_check() -> dict[str, Any]:
         """Validate gitmem.yaml (decay, budgets, every setting) without loading it first."""
-        from gitmem.engines import checks
+        from gitmem.api import checks
 
         try:   # the configuration may be what is broken: check it without opening the repository
             return checks.check_config(root).to_json()

@@ -68,6 +68,12 @@ def _parser_class() -> type[argparse.ArgumentParser]:
     from gitmem.faces import console
 
     class Parser(argparse.ArgumentParser):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            # no abbreviations: `--rep B` must not silently mean `--repo B` (the daemon reads --repo
+            # from argv too), and a new option must not change what an old abbreviation meant
+            kwargs["allow_abbrev"] = False
+            super().__init__(*args, **kwargs)
+
         def _print_message(self, message: str, file: Any = None) -> None:
             if message:
                 (console.stdout() if file is sys.stdout else console.stderr()).write(message)

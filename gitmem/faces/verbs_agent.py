@@ -1,15 +1,14 @@
 """The verbs that wire the memory into an agent: ``install claude-code`` (SessionStart and SessionEnd
 hooks in Claude Code's settings, an ``@~/`` import in a project's CLAUDE.md) and ``cron install | remove``.
 
-What the hooks run is in ``agenthooks``; the merging of gitmem's entries into the files is in
-``engines.integrate``. A file gitmem cannot read is refused, never overwritten.
+What the hooks run is in ``agenthooks``; reading, merging and writing the files is the use case
+``api.integration``. A file gitmem cannot read is refused, never overwritten.
 """
 
 from __future__ import annotations
 
 import sys
 
-from gitmem.base import files
 from gitmem.faces.console import command, out, repo_of
 
 TYPE_CHECKING = False
@@ -33,84 +32,32 @@ def _install_args(p: Any) -> None:
     p.add_argument("--uninstall", action="store_true", help="remove what install added, nothing else")
 
 
-def _settings_path(args: Any) -> Path:
-    from pathlib import Path
-
-    if args.settings:
-        return Path(args.settings).expanduser()
-    if args.project:
-        project = Path(args.project).expanduser()
-        if not project.is_dir():
-            from gitmem.base.errors import UsageError
-
-            raise UsageError(f"no such project folder: {args.project}", hint="give the folder Claude Code runs in")
-        return project / ".claude" / "settings.local.json"
-    import os
-
-    moved = os.environ.get("CLAUDE_CONFIG_DIR")   # Claude Code's own setting for where its files live
-    return (Path(moved).expanduser() if moved else Path.home() / ".claude") / "settings.json"
-
-
-def _read_text(path: Path) -> str:
-    from gitmem.base.errors import UsageError
-
-    if path.is_dir():
-        raise UsageError(f"{path} is a folder, not a settings file")
-    try:
-        return path.read_text("utf-8") if path.exists() else ""
-    except UnicodeDecodeError:
-        raise UsageError(f"{path} is not UTF-8 text", hint="fix the file by hand; gitmem does not overwrite it") from None
-
-
-def _verify(command: str, cwd: Path) -> str:
-    """Run the SessionStart hook command once, as Claude Code would; what it printed."""
-    import json
-
-    from gitmem.base.errors import GitmemError
-    from gitmem.base.gitio.tool import run_program
-
-    sample = {"session_id": "gitmem-install-check", "transcript_path": "", "cwd": str(cwd),
-              "hook_event_name": "SessionStart", "source": "startup"}
-    code, stdout, stderr = run_program(["/bin/sh", "-c", command + " --check"], json.dumps(sample).encode(), 60.0)
-    if code != 0 or not stdout.strip():
-        tail = (stderr.decode("utf-8", "replace").strip().splitlines() or [""])[-1][:200]
-        raise GitmemError(f"the SessionStart hook failed when run once (exit code {code}){': ' + tail if tail else ''}",
-                          hint=f"run it by hand to see why: {command}")
-    return stdout.decode("utf-8", "replace")
-
-
 @command("install", "wire the memory into an agent: install claude-code adds SessionStart and SessionEnd hooks",
          _install_args)
 def cmd_install(args: Any) -> int:
     from pathlib import Path
 
-    from gitmem.engines import integrate
+    from gitmem.api import integration
 
     repo = repo_of(args)
-    root = str(repo.root.resolve())
-    path = _settings_path(args)
-    before = _read_text(path)
-    data = integrate.parse_settings(before, str(path))
-    if args.uninstall:
-        after = integrate.remove_hooks(data, str(path))
+    path = integration.settings_path(args.settings, args.project)
+    cwd = Path(args.project).expanduser() if args.project else Path.cwd()
+    done = integration.install_claude_code(repo.root, sys.executable, path, cwd, args.uninstall)
+    if done.changed:
+        out(f"{'removed from' if done.uninstall else 'hooks written to'} {path}")
     else:
-        handlers = integrate.claude_handlers(sys.executable, root)
-        after = integrate.add_hooks(data, handlers, str(path))
-        cwd = Path(args.project).expanduser() if args.project else Path.cwd()
-        printed = _verify(str(handlers[integrate.SESSION_START]["command"]), cwd if cwd.is_dir() else Path.cwd())
-    if after != data or (not path.exists() and not args.uninstall):
-        files.write_atomic(path, integrate.dump_settings(after, before), make_folders=True)
-        out(f"{'removed from' if args.uninstall else 'hooks written to'} {path}")
-    else:
-        out(f"{path}: {'no gitmem hooks there' if args.uninstall else 'already installed, unchanged'}")
-    if not args.uninstall:
-        out(f"SessionStart: {handlers[integrate.SESSION_START]['command']}")
-        out(f"SessionEnd:   {handlers[integrate.SESSION_END]['command']} "
-            f"(timeout {integrate.END_TIMEOUT} s; the harvest runs in the background)")
-        out(f"checked: the SessionStart hook ran once and printed {len(printed)} characters "
+        out(f"{path}: {'no gitmem hooks there' if done.uninstall else 'already installed, unchanged'}")
+    if not done.uninstall:
+        out(f"SessionStart: {done.start_command}")
+        out(f"SessionEnd:   {done.end_command} (timeout {done.end_timeout} s; the harvest runs in the background)")
+        out(f"checked: the SessionStart hook ran once and printed {done.printed} characters "
             f"(limit {repo.cfg.budgets.core_chars})")
     if args.claude_md:
-        _claude_md(Path(args.claude_md).expanduser(), repo.root, args.uninstall)
+        md = integration.import_memory(Path(args.claude_md).expanduser(), repo.root, args.uninstall)
+        if md.changed:
+            out(f"{md.file}: {'import removed' if md.removed else 'imports the memory'} ({md.line})")
+        else:
+            out(f"{md.file}: {'no import to remove' if md.removed else 'imports the memory already'} ({md.line})")
     if args.encoder:
         _encoder(repo.root, args.encoder, args.uninstall)
     return 0
@@ -134,38 +81,16 @@ def _encoder(root: Path, scope: str, remove: bool) -> None:
         out(f"note: {done.wins} is set as well and wins; unset it to use Claude Code: git config --unset {done.wins}")
 
 
-def _claude_md(file: Path, root: Path, remove: bool) -> None:
-    from pathlib import Path
-
-    from gitmem.base.errors import UsageError
-    from gitmem.engines import integrate
-
-    home = Path.home().resolve()
-    memory_md = (root / "CLAUDE.md").resolve()
-    if not memory_md.is_relative_to(home):
-        raise UsageError(f"the memory repository is not under your home folder ({root}), so a committed CLAUDE.md "
-                         "cannot import it as @~/...",
-                         hint=f"move it under {home}, or put `@{memory_md}` in CLAUDE.local.md, which is not committed")
-    line = integrate.import_line(memory_md.relative_to(home).as_posix())
-    before = _read_text(file)
-    after = integrate.remove_import(before, line) if remove else integrate.add_import(before, line)
-    if after == before:
-        out(f"{file}: {'no import to remove' if remove else 'imports the memory already'} ({line})")
-        return
-    files.write_atomic(file, after, make_folders=True)
-    out(f"{file}: {'import removed' if remove else 'imports the memory'} ({line})")
-
-
 # --- cron -------------------------------------------------------------------------------------
 
 def _every(value: str) -> str:
     import argparse
 
+    from gitmem.api import integration
     from gitmem.base.errors import UsageError
-    from gitmem.engines import integrate
 
     try:
-        integrate.schedule(value)
+        integration.check_schedule(value)
     except UsageError as exc:
         raise argparse.ArgumentTypeError(f"{exc.message} ({exc.hint})") from None
     return value
@@ -180,57 +105,14 @@ def _cron_args(p: Any) -> None:
     rm.add_argument("--crontab", metavar="FILE", help="edit this file instead of your crontab")
 
 
-def _read_crontab(file: str | None) -> str:
-    from pathlib import Path
-
-    from gitmem.base.errors import GitmemError
-    from gitmem.base.gitio.tool import run_program
-
-    if file:
-        return _read_text(Path(file).expanduser())
-    code, stdout, stderr = run_program(["crontab", "-l"])
-    if code == 0:
-        return stdout.decode("utf-8", "replace")
-    said = stderr.decode("utf-8", "replace").strip()
-    if code == 1 and "no crontab" in said.lower():
-        return ""
-    raise GitmemError(f"cannot read your crontab: {said or f'exit code {code}'}",
-                      hint="install cron (the `crontab` command), or write the entry to a file with --crontab FILE")
-
-
-def _write_crontab(file: str | None, text: str) -> None:
-    from pathlib import Path
-
-    from gitmem.base.errors import GitmemError
-    from gitmem.base.gitio.tool import run_program
-
-    if file:
-        files.write_atomic(Path(file).expanduser(), text, make_folders=True)
-        return
-    code, _, stderr = run_program(["crontab", "-"], text.encode("utf-8"))
-    if code != 0:
-        raise GitmemError(f"cannot write your crontab: {stderr.decode('utf-8', 'replace').strip() or code}",
-                          hint="check `crontab -l`; nothing was changed")
-
-
 @command("cron", "cron install [--every 30m] | cron remove: a crontab entry that harvests new agent sessions",
          _cron_args)
 def cmd_cron(args: Any) -> int:
-    from gitmem.base import state
-    from gitmem.engines import integrate
+    from gitmem.api import integration
 
-    before = _read_crontab(args.crontab)
-    where = args.crontab or "your crontab"
     if args.action == "remove":
-        after = integrate.remove_cron(before)
-        said = "no gitmem entry" if after == before else "gitmem entry removed"
+        done = integration.cron_remove(args.crontab)
     else:
-        root = str(repo_of(args).root.resolve())
-        log = str(state.worktree_dir(root) / "cron.log")
-        line = integrate.cron_command([sys.executable, "-m", "gitmem", "--repo", root, "hook", "cron"], log)
-        after = integrate.add_cron(before, integrate.schedule(args.every), line)
-        said = "already installed, unchanged" if after == before else f"{integrate.schedule(args.every)} {line}"
-    if after != before:
-        _write_crontab(args.crontab, after)
-    out(f"{where}: {said}")
+        done = integration.cron_install(repo_of(args).root, sys.executable, args.every, args.crontab)
+    out(f"{done.where}: {done.said}")
     return 0

@@ -6,29 +6,32 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-from gitmem.faces.console import command, emit_json, err, json_flag, out, repo_of
+from gitmem.faces.console import command, emit_json, err, json_flag, out, repo_of, root_of
 
 # --- checks ------------------------------------------------------------------------
 
 def _check_args(p: Any) -> None:
-    p.add_argument("what", choices=("config", "pii", "layers", "amplitude", "drift"))
+    p.add_argument("what", choices=("config", "pii", "layers", "amplitude", "drift", "pre-commit"))
     p.add_argument("--range", dest="rev_range", metavar="A..B", help="layers: also check the commits in this range")
     p.add_argument("--pin", action="store_true", help="drift: pin HEAD as the new baseline (one commit)")
     json_flag(p)
 
 
-@command("check", "validate config, PII settings, CLAUDE.md layers, the staged amplitude or drift", _check_args)
+@command("check", "validate config, PII settings, CLAUDE.md layers, the staged amplitude, drift or the "
+                  "pre-commit config", _check_args)
 def cmd_check(args: Any) -> int:
-    from gitmem.engines import checks
-    from gitmem.base.state import find_root
+    from gitmem.api import checks
 
     if args.what == "drift":
         return _check_drift(args)
-    if args.what == "config":
-        report = checks.check_config(find_root(getattr(args, "repo", None)))
+    if args.what == "config":   # the configuration may be what is broken: checked before it is loaded
+        report = checks.check_config(root_of(args))
+    elif args.what == "pre-commit":
+        from gitmem.api import precommit
+
+        report = precommit.check(root_of(args))
     else:
-        repo = repo_of(args)
-        report = checks.run(args.what, repo.root, repo.cfg, repo.git, rev_range=args.rev_range)
+        report = repo_of(args).check(args.what, args.rev_range)
     if args.json:
         emit_json(report.to_json())
     else:
@@ -42,7 +45,7 @@ def cmd_check(args: Any) -> int:
 
 
 def _check_drift(args: Any) -> int:
-    from gitmem.engines.drift import PIN_COMMAND
+    from gitmem.api.checks import pin_command
     from gitmem.faces.console import now_of
 
     repo = repo_of(args)
@@ -56,7 +59,7 @@ def _check_drift(args: Any) -> int:
     else:
         out(f"drift: {found.describe()}")
         if not found.ok:
-            err(f"hint: if the change is intended, pin the new baseline: `{PIN_COMMAND}`")
+            err(f"hint: if the change is intended, pin the new baseline: `{pin_command()}`")
     return 0 if found.ok else 1
 
 
@@ -133,7 +136,7 @@ def _allowlist(args: Any) -> Any:
         repo = repo_of(args)
     except NotARepoError:
         return None
-    from gitmem.guards.redact import allowlist
+    from gitmem.api.scanning import allowlist
 
     return allowlist(repo.cfg)
 
@@ -148,9 +151,9 @@ def cmd_pii(args: Any) -> int:
             return _scan(stream, args, allow)
     import sys
 
-    from gitmem.guards import redact
+    from gitmem.api import scanning
 
-    sys.stdout.write(redact.strip(_read_input(args.file), allow))
+    sys.stdout.write(scanning.strip(_read_input(args.file), allow))
     return 0
 
 
@@ -199,14 +202,11 @@ def _scan(stream: Any, args: Any, allow: Any) -> int:
     """Scan a stream a window at a time (or a JSONL stream a line at a time): never read whole."""
     import json
 
-    from gitmem.guards import pii
-    from gitmem.guards.pii.stream import scan_stream
+    from gitmem.api import scanning
 
     if getattr(args, "jsonl", False):
-        from gitmem.base.streams import capped_lines
-
         bad = secrets = 0
-        for n, raw in capped_lines(stream, LINE_CAP, f"{args.file}"):
+        for n, raw in scanning.lines(stream, LINE_CAP, f"{args.file}"):
             line = raw.decode("utf-8", errors="replace")
             if not line.strip():
                 continue
@@ -218,32 +218,24 @@ def _scan(stream: Any, args: Any, allow: Any) -> int:
                 err(f"gitmem: error: line {n}: expected a JSON object with \"id\" and \"text\"; skipped")
                 bad += 1
                 continue
-            found = pii.scan(text, allow)
+            found = scanning.scan(text, allow)
             secrets += any(f.secret for f in found)
-            out(json.dumps({"id": item_id, "findings": [_finding(f, text[f.start:f.end]) for f in found]},
+            out(json.dumps({"id": item_id, "findings": [scanning.finding_json(f, text[f.start:f.end]) for f in found]},
                            ensure_ascii=False))
         return 1 if bad or secrets else 0
-    from gitmem.guards.redact import finding_id
-
     count = secret = 0
-    for f in scan_stream(stream, allow):
+    for f in scanning.scan_stream(stream, allow):
         count += 1
         secret |= f.secret
         if getattr(args, "json", False):
-            out(json.dumps(_finding(f, f.value)))
+            out(json.dumps(scanning.finding_json(f, f.value)))
         else:   # the id names the finding for `gitmem purge --finding ID`
             out(f"{f.kind} at line {f.line}, column {f.column}\t{'secret' if f.secret else 'pii'}\t"
-                f"{finding_id(f.kind, f.value)}")
+                f"{scanning.finding_id(f.kind, f.value)}")
     if not getattr(args, "json", False):
         out(f"{count} findings")
     return 1 if secret else 0   # like a linter: a secret fails the run
 
 
 LINE_CAP = 8 << 20   # one {"id", "text"} record of `pii scan --jsonl`
-
-
-def _finding(f: Any, found: str) -> dict[str, Any]:
-    from gitmem.guards.redact import finding_id
-
-    return {"kind": f.kind, "start": f.start, "end": f.end, "secret": f.secret, "id": finding_id(f.kind, found)}
 

@@ -78,9 +78,9 @@ def _daemon_args(p: Any) -> None:
 
 @command("daemon", "run the background jobs on a schedule: daemon start | status | stop | run", _daemon_args)
 def cmd_daemon(args: Any) -> int:
-    from gitmem.base import state
+    from gitmem.faces.console import root_of
 
-    root = state.find_root(getattr(args, "repo", None))
+    root = root_of(args)
     if args.action == "run":
         from gitmem.faces.daemon import Loop
 

@@ -22,14 +22,14 @@ def write_page(path: Any, page: str) -> None:
     """Write ``page`` to ``path`` whole or not at all (a temporary file renamed over it)."""
     from pathlib import Path
 
-    from gitmem.base import files
+    from gitmem.api.clone import write_file
     from gitmem.base.errors import UsageError
 
     target = Path(path)
     if target.is_dir():
         raise UsageError(f"{target} is a folder", hint=f"name a file: gitmem dashboard -o {target / DEFAULT_FILE}")
     try:
-        files.write_atomic(target, page.encode("utf-8"))   # as is: the policy hashes these exact bytes
+        write_file(target, page.encode("utf-8"))   # as is: the policy hashes these exact bytes
     except OSError as exc:
         raise UsageError(f"cannot write {target}: {exc.strerror or exc}",
                          hint="pick a folder you can write to with -o FILE") from None

@@ -14,6 +14,9 @@ from gitmem.faces.console import choices
 def _init_args(p: Any) -> None:
     p.add_argument("dir", metavar="DIR", help="folder for the new memory repository")
     p.add_argument("--no-hooks", action="store_true", help="do not install the pre-commit hooks")
+    p.add_argument("--pre-commit", dest="pre_commit", action="store_true",
+                   help="install the hooks through the pre-commit framework (.pre-commit-config.yaml), "
+                        "not gitmem's own light scripts (needs: pip install 'gitmem-agent[pre-commit]')")
     json_flag(p)
 
 
@@ -21,8 +24,17 @@ def _init_args(p: Any) -> None:
 def cmd_init(args: Any) -> int:
     from gitmem.api import MemoryRepo
 
-    result = MemoryRepo.init(args.dir, now_of(args), install_hooks=not args.no_hooks).setup
+    framework = args.pre_commit and not args.no_hooks
+    result = MemoryRepo.init(args.dir, now_of(args), install_hooks=not args.no_hooks and not framework).setup
     assert result is not None  # init always records what it did
+    if framework:
+        from dataclasses import replace
+
+        from gitmem.api import precommit
+
+        stages = precommit.install(result.path)
+        result = replace(result, hooks_installed=True,
+                         message=f"{result.message}; pre-commit installed its hooks ({', '.join(stages)})")
     if args.json:
         emit_json(result.to_json())
         return 0
@@ -67,8 +79,8 @@ def _stdin_text(cap: int) -> str:
     import io
     import sys
 
+    from gitmem.api.clone import read_capped
     from gitmem.base.errors import ValidationError
-    from gitmem.base.streams import read_capped
 
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:   # a text stream put in place of stdin (an embedding program): a character is >= 1 byte
@@ -116,7 +128,7 @@ def _show_args(p: Any) -> None:
 
 @command("show", "show one memory", _show_args)
 def cmd_show(args: Any) -> int:
-    from gitmem.store import documents
+    from gitmem.api.memories import render
 
     repo = repo_of(args)
     m = repo.show(args.id, at=args.at)
@@ -125,7 +137,7 @@ def cmd_show(args: Any) -> int:
         emit_json({**m.to_json(), "effective_importance": effective})
     else:
         out(f"# {m.path}  (importance {m.importance:.2f}, effective now {effective:.2f})")
-        out(documents.render_memory(m).rstrip("\n"))
+        out(render(m).rstrip("\n"))
     return 0
 
 

@@ -7,7 +7,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-from gitmem.faces.console import command, cwd, emit_json, err, json_flag, now_of, out, progress_bar, repo_of, stdin
+from gitmem.faces.console import command, cwd, emit_json, err, json_flag, now_of, out, progress_bar, repo_of, root_of, stdin
 from gitmem.faces.console import choices
 
 # --- recall ------------------------------------------------------------------------
@@ -17,9 +17,7 @@ from gitmem.faces.console import choices
 def _recall_args(p: Any) -> None:
     p.add_argument("query", nargs="?", metavar="QUERY", help="what to look for (omit with --batch)")
     p.add_argument("-k", type=int, default=10, help="how many results (default 10)")
-    from gitmem.base.kinds import RESULT_TYPES
-
-    p.add_argument("--type", choices=RESULT_TYPES,
+    p.add_argument("--type", choices=choices("result_type"),
                    help="'episode' searches harvested sessions (by default up to 3 come after the memories)")
     p.add_argument("--domain", choices=choices("domain"))
     p.add_argument("--tier", choices=[t for t in choices("tier") if t != "working"], help="'archive' searches archived memories")
@@ -40,17 +38,13 @@ def _project_args(p: Any) -> None:
 
 
 def _project(args: Any) -> str | None:
-    """``--project`` as given (an id or a name), or the id of the project holding it when it names a folder."""
+    """``--project`` as given (an id or a name), or the folder it names, from the caller's working folder."""
     import os
 
     given: str | None = args.project or None
     if given is None or not os.path.isdir(os.path.join(cwd(), given)):
         return given
-    given = os.path.join(cwd(), given)
-    from gitmem.base.gitio.project import identify
-
-    found = identify(given)
-    return found.id if found is not None else given
+    return os.path.join(cwd(), given)
 
 
 def _here(args: Any) -> Any:
@@ -61,25 +55,21 @@ def _here(args: Any) -> Any:
 
 
 def _filters(args: Any) -> Any:
-    from gitmem.store.index import Filters
+    from gitmem.api.recall import filters
 
-    return Filters(type=args.type, domain=args.domain, tier=args.tier, band=args.band,
-                   include_archive=args.everything or args.tier == "archive",
-                   include_background=args.everything or args.band in ("background", "fading")
-                   or args.tier == "archive", project=_project(args))
+    return filters(args.type, args.domain, args.tier, args.band, include_archive=args.everything,
+                   include_background=args.everything, project=_project(args))
 
 
 @command("recall", "find memories by relevance, importance and recency", _recall_args)
 def cmd_recall(args: Any) -> int:
     import json
 
-    from gitmem.engines import recall
-    from gitmem.base.errors import UsageError
-    from gitmem.base.state import find_root
+    from gitmem.api import recall
+    from gitmem.base.errors import ArgumentError
 
-    if args.k < 1 or args.k > 1000:
-        raise UsageError("-k must be between 1 and 1000")
-    root = find_root(getattr(args, "repo", None))
+    recall.check_k(args.k)
+    root = root_of(args)
     if args.batch:
         queries = [line.strip() for line in stdin() if line.strip()]
         for q, found in recall.recall_many(root, queries, args.k, _filters(args), args.at, args.expand, now_of(args),
@@ -87,9 +77,8 @@ def cmd_recall(args: Any) -> int:
             out(json.dumps({"query": q, "results": [r.to_json() for r in found]}, ensure_ascii=False))
         return 0
     if not args.query:
-        raise UsageError("recall needs a QUERY (or --batch with queries on stdin)")
-    found = recall.recall(root, args.query, args.k, _filters(args), args.at, args.expand, now_of(args),
-                          here=_here(args))
+        raise ArgumentError("recall needs a QUERY (or --batch with queries on stdin)")
+    found = recall.recall_at(root, args.query, args.k, _filters(args), args.at, args.expand, now_of(args), _here(args))
     if args.json:
         emit_json([r.to_json() for r in found])
         return 0
@@ -113,19 +102,11 @@ def _index_args(p: Any) -> None:
 
 @command("index", "rebuild or inspect the derived recall index (.git/gitmem/index.sqlite)", _index_args)
 def cmd_index(args: Any) -> int:
-    from gitmem.store import refresh
-
-    repo = repo_of(args)
-    if args.action == "rebuild":
-        index = refresh.rebuild_file(repo.git, repo.head)
-    else:
-        index = refresh.open_synced(repo.git, repo.head)
-    rows, commit, path = index.count(), index.get_meta("commit"), str(refresh.index_file(repo.git))
-    index.close()
+    info = repo_of(args).index(rebuild=args.action == "rebuild")
     if args.json:
-        emit_json({"rows": rows, "commit": commit, "path": path})
+        emit_json(info.to_json())
     else:
-        out(f"{rows} memories indexed at commit {(commit or '-')[:12]} ({path})")
+        out(f"{info.rows} memories indexed at commit {(info.commit or '-')[:12]} ({info.path})")
     return 0
 
 
@@ -340,6 +321,8 @@ def cmd_harvest(args: Any) -> int:
             if r.status == "unchanged":
                 continue
             detail = f"{r.created} new, {r.reinforced} reinforced -> {r.episode}" if r.status in ("harvested", "updated") else r.reason
+            if r.inbox:
+                detail += f"; {r.inbox} to keep or drop: gitmem review show {r.inbox_branch}"
             (err if r.status in ("rejected", "failed") else out)(f"{r.status}: {r.path}: {detail}")
             for f in r.findings:
                 err(f"  {f.id}\t{f.kind} at line {f.line}\t" + "  |  ".join(f.commands()))

@@ -6,7 +6,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-from gitmem.faces.console import command, emit_json, json_flag, now_of, out, repo_of
+from gitmem.faces.console import command, emit_json, err, json_flag, now_of, out, repo_of
 
 
 def _pattern_args(p: Any) -> None:
@@ -86,6 +86,9 @@ def _review_args(p: Any) -> None:
         sub.add_argument("name", metavar="NAME")
         if name == "reject":
             sub.add_argument("--reason", default="", help="why (recorded with the veto)")
+        if name == "accept":
+            sub.add_argument("--only", metavar="N,M", help="of a harvest inbox: keep these items (numbered as "
+                             "`review show` lists them), drop the rest")
         if name in ("accept", "reject"):
             sub.add_argument("--i-am-the-reviewer", dest="reviewer", action="store_true",
                              help="you are the person deciding (needed without a terminal or under an agent)")
@@ -130,20 +133,30 @@ def cmd_review(args: Any) -> int:
         else:
             out(f"pushed {len(pushed)} review branch(es) to {args.remote}" if pushed else "no open reviews to push")
         return 0
+    from gitmem.base.errors import UsageError
+
     interactive = sys.stdin.isatty()
-    if args.action == "accept":
-        done = repo.review_accept(args.name, interactive=interactive, i_am_the_reviewer=args.reviewer,
-                                  now=now_of(args))
-    else:
-        done = repo.review_reject(args.name, args.reason, interactive=interactive, i_am_the_reviewer=args.reviewer,
-                                  now=now_of(args))
+    try:
+        if args.action == "accept":
+            done = repo.review_accept(args.name, only=args.only, interactive=interactive,
+                                      i_am_the_reviewer=args.reviewer, now=now_of(args))
+        else:
+            done = repo.review_reject(args.name, args.reason, interactive=interactive,
+                                      i_am_the_reviewer=args.reviewer, now=now_of(args))
+    except UsageError as exc:   # a bad --only, or no person deciding: a usage error, nothing changed
+        err(f"gitmem: error: {exc.message}")
+        if exc.hint:
+            err(f"hint: {exc.hint}")
+        return 2
     if args.json:
         emit_json(done.to_json())
     elif done.action == "accepted":
         out(f"accepted {done.name} in merge commit {(done.commit or '')[:12]}"
+            + (f": {done.kept} items kept, {done.dropped} dropped" if done.kept or done.dropped else "")
             + (" (computed again from the current branch: it had moved)" if done.recomputed else ""))
     else:
-        out(f"rejected {done.name}: {done.reason}; kept at {done.kept_at}")
+        out(f"rejected {done.name}: {done.reason}; kept at {done.kept_at}"
+            + (f" ({done.dropped} items dropped)" if done.dropped else ""))
     return 0
 
 
@@ -223,10 +236,10 @@ def _log_args(p: Any) -> None:
 def cmd_log(args: Any) -> int:
     import json
 
-    from gitmem.base.errors import UsageError
+    from gitmem.base.errors import ArgumentError
 
     if args.limit is not None and args.limit < 1:
-        raise UsageError(f"-n {args.limit}: give a positive number of commits", hint="gitmem log --events -n 20")
+        raise ArgumentError(f"-n {args.limit}: give a positive number of commits", hint="gitmem log --events -n 20")
     events = repo_of(args).events(args.limit)
     if args.json:
         emit_json(events)

@@ -37,26 +37,26 @@ def is_loopback(host: str) -> bool:
 
 @command("serve", "serve the memory to an MCP client: stdio, or streamable HTTP with --http", _serve_args)
 def cmd_serve(args: Any) -> int:
-    from gitmem.base import config
-    from gitmem.base.errors import UsageError
-    from gitmem.base.state import find_root
+    from gitmem.api.clone import mcp_token
+    from gitmem.base.errors import ArgumentError
+    from gitmem.faces.console import root_of
 
-    token = args.token or config.env_mcp_token()
+    token = args.token or mcp_token()
     if not args.http and (args.host or args.port is not None or args.allow_remote or args.token):
-        raise UsageError("--host, --port, --allow-remote and --token apply to --http only",
+        raise ArgumentError("--host, --port, --allow-remote and --token apply to --http only",
                          hint="gitmem serve --http --port 8012")
     host = DEFAULT_HOST if args.host is None else args.host
     port = DEFAULT_PORT if args.port is None else args.port
     if not 0 < port < 65536:
-        raise UsageError(f"--port {port}: give a port between 1 and 65535")
+        raise ArgumentError(f"--port {port}: give a port between 1 and 65535")
     if args.http and not is_loopback(host):
         if not args.allow_remote:
-            raise UsageError(f"--host {host} is not loopback: other machines could reach the memory",
+            raise ArgumentError(f"--host {host} is not loopback: other machines could reach the memory",
                              hint="add --allow-remote and a bearer token (GITMEM_MCP_TOKEN), or keep --host 127.0.0.1")
         if not token:
-            raise UsageError(f"--host {host} needs a bearer token", hint="export GITMEM_MCP_TOKEN=<a long random "
+            raise ArgumentError(f"--host {host} needs a bearer token", hint="export GITMEM_MCP_TOKEN=<a long random "
                              "string> (or --token), and give it to the client as Authorization: Bearer <token>")
-    root = find_root(getattr(args, "repo", None))
+    root = root_of(args)
     server = _server_module()
     if args.http:
         _can_listen(host, port)

@@ -1,32 +1,40 @@
-"""The format version of a memory repository, kept in ``.gitmem/state.yaml`` (``format: N``).
+"""The format version of a memory repository, kept in ``.gitmem/state.yaml`` (``format: N``), and the
+steps that upgrade a repository from one format to the next.
 
 Readers accept every older format: a repository made before formats were
 numbered (gitmem 0.1.0) has no ``format`` key and is format 0. A repository
 of a newer format than this gitmem knows is refused with a hint to upgrade,
-never misread.
+never misread. ``gitmem upgrade`` applies the steps from the repository's
+format to ``FORMAT`` as one commit, so ``git revert`` undoes it.
 """
 
 from __future__ import annotations
 
-from gitmem.base.errors import UsageError
+from dataclasses import replace
+from typing import Callable
 
-STATE_FILE = ".gitmem/state.yaml"
+from gitmem.base.errors import UsageError
+from gitmem.store import enginestate
+from gitmem.store.enginestate import STATE_FILE
+
+__all__ = ["FORMAT", "FORMATS", "STATE_FILE", "STEPS", "Reader", "check", "format_of", "upgrade_changes"]
+
 FORMAT = 1
-FORMATS = {0: "gitmem 0.1.0 (no format key)", 1: "gitmem 0.2: folders by floor, format key"}
+FORMATS = {0: "gitmem 0.1.0 (no format key)", 1: "gitmem 0.2: the format key in .gitmem/state.yaml"}
+
+Reader = Callable[[str], "bytes | None"]   # a path of the tree being upgraded → its bytes (None: absent)
 
 
 def format_of(state: bytes | None) -> int:
     """The format of a repository whose ``.gitmem/state.yaml`` holds ``state`` (None: no such file)."""
     from gitmem.base import yamlio
 
-    if state is None:
-        return 0
     try:
-        data = yamlio.load_safe(state.decode("utf-8", errors="replace"))
+        data = enginestate.load_mapping(state, strict=True)
     except yamlio.YamlProblem as exc:
         raise UsageError(f"{STATE_FILE} is not valid YAML: {exc.problem}",
                          hint=f"restore it with `git checkout HEAD -- {STATE_FILE}`") from None
-    value = data.get("format", 0) if isinstance(data, dict) else 0
+    value = data.get("format", 0)
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise UsageError(f"{STATE_FILE}: format {value!r} is not a format number",
                          hint=f"restore it with `git checkout HEAD -- {STATE_FILE}`")
@@ -42,40 +50,25 @@ def check(state: bytes | None) -> int:
     return version
 
 
-def read_state(state: bytes | str | None) -> dict[str, object]:
-    """The mapping of ``.gitmem/state.yaml`` (empty when missing, unreadable or not a mapping)."""
-    from gitmem.base import yamlio
-
-    if state is None:
-        return {}
-    text = state.decode("utf-8", errors="replace") if isinstance(state, bytes) else state
-    try:
-        data = yamlio.load_safe(text)
-    except yamlio.YamlProblem:
-        return {}
-    return dict(data) if isinstance(data, dict) else {}
+def _number_the_format(read: Reader) -> dict[str, bytes | None]:
+    """0 → 1: gitmem 0.1.0 wrote no format key; everything else it wrote reads as format 1."""
+    old = read(STATE_FILE)
+    return {STATE_FILE: enginestate.write(old, replace(enginestate.read(old), format=1))}
 
 
-def counter(state: dict[str, object], key: str) -> int:
-    """A count kept in ``.gitmem/state.yaml`` (streaks, the forced-review counter); 0 when missing or not
-    a whole number of 0 or more (a hand edit never breaks a count)."""
-    value = state.get(key)
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 0
-    return max(0, value)
+# STEPS[n] upgrades format n to n + 1: it reads the tree as the earlier steps left it and returns the
+# files it changes. A step never drops what a person wrote; it only adds or rewrites what gitmem owns.
+STEPS: dict[int, Callable[[Reader], dict[str, bytes | None]]] = {0: _number_the_format}
 
 
-def update_state(state: bytes | str | None, changes: dict[str, object]) -> str:
-    """``.gitmem/state.yaml`` with ``changes`` set, its comments and other keys kept."""
-    from gitmem.base import yamlio
+def upgrade_changes(read: Reader, version: int) -> dict[str, bytes | None]:
+    """Every file that changes when a tree of format ``version`` is upgraded to ``FORMAT`` (empty when
+    it is already current). The steps run in order, each over what the previous ones left."""
+    changes: dict[str, bytes | None] = {}
 
-    text = state.decode("utf-8", errors="replace") if isinstance(state, bytes) else (state or "")
-    data = yamlio.load_rt(text) if text.strip() else None
-    if data is None:   # no file, or comments only: keep them and add the keys
-        head = text.rstrip("\n")
-        return (head + "\n" if head else "") + yamlio.dump_plain(changes)
-    if not isinstance(data, dict):
-        raise UsageError(f"{STATE_FILE} is not a mapping", hint=f"restore it with `git checkout HEAD -- {STATE_FILE}`")
-    for key, value in changes.items():
-        data[key] = value
-    return yamlio.dump_rt(data)
+    def current(path: str) -> bytes | None:
+        return changes[path] if path in changes else read(path)
+
+    for step in range(version, FORMAT):
+        changes.update(STEPS[step](current))
+    return changes

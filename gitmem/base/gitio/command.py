@@ -206,16 +206,20 @@ def short_log(root: Path | str, count: int) -> str:
     return out.decode("utf-8", "replace").rstrip() if out else ""
 
 
-def install_pre_commit(root: Path | str) -> bool:
-    """``pre-commit install`` for the pre-commit stage (it writes git's hook); False when it fails."""
+def install_pre_commit(root: Path | str, hook_types: tuple[str, ...] = ("pre-commit",)) -> str | None:
+    """``pre-commit install`` for ``hook_types`` (it writes git's hooks); None when done, else what it said."""
     import subprocess
 
+    args = [a for t in hook_types for a in ("--hook-type", t)]
     try:
-        done = subprocess.run([sys.executable, "-m", "pre_commit", "install", "--hook-type", "pre-commit"],
+        done = subprocess.run([sys.executable, "-m", "pre_commit", "install", *args],
                               cwd=root, capture_output=True, timeout=TIMEOUT)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 0
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return str(exc)
+    if done.returncode == 0:
+        return None
+    said = (done.stderr or done.stdout).decode("utf-8", "replace").strip().splitlines()
+    return said[-1] if said else f"exit {done.returncode}"
 
 
 def strip_message(root: Path | str, message: str) -> str:

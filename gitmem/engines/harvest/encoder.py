@@ -20,7 +20,9 @@ memories on stdout, one JSON object a line::
 
 ``text`` is required (1 to ``MAX_TEXT`` characters); ``kind`` is one of the
 signal kinds (default ``fact``); ``importance`` a number from 0 to 1;
-``line`` the transcript line it comes from (default: the session's last). A
+``line`` the transcript line it comes from (default: the session's last);
+``inbox`` true when the model is unsure a person would keep it (it then waits
+in the harvest inbox for a person instead of going to the branch). A
 session holding a secret is never sent. A run that fails, times out, writes
 more than ``MAX_OUTPUT`` bytes or breaks the schema is discarded whole: the
 caller falls back to the default encoder and warns. Candidates become
@@ -59,7 +61,7 @@ TIMEOUT = 120.0  # seconds: a local or hosted model answers one session well wit
 MAX_OUTPUT = 1 << 20
 MAX_TEXT = 2000
 _KINDS: tuple[str, ...] = get_args(SignalKind)
-_FIELDS = frozenset({"text", "kind", "importance", "line"})
+_FIELDS = frozenset({"text", "kind", "importance", "line", "inbox"})
 # Keys under which a committed gitmem.yaml might try to name a command.
 _COMMITTED_KEYS = ("encoder-command", "encoder_command", "encoder")
 
@@ -255,9 +257,12 @@ def _candidate(n: int, value: Any, last_line: int) -> Signal:
     line = value.get("line", last_line)
     if isinstance(line, bool) or not isinstance(line, int) or line < 0:
         raise SchemaError(f"line {n}: line must be a whole number of 0 or more")
+    unsure = value.get("inbox", False)
+    if not isinstance(unsure, bool):
+        raise SchemaError(f"line {n}: inbox must be true or false")
     text = " ".join(text.split())
     floor = float(importance) if importance is not None else durability.floor(text, kind)
-    return Signal(text, kind, line, True, floor)
+    return Signal(text, kind, line, True, floor, unsure)
 
 
 def parse(output: bytes, last_line: int) -> tuple[Signal, ...]:

@@ -27,13 +27,14 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Sequence
 from gitmem.store import documents, store
 from gitmem.base.errors import UsageError
 from gitmem.base.files import write_atomic
-from gitmem.base.model import iso, name_key, new_id
+from gitmem.base.model import Memory, iso, name_key, new_id
 from gitmem.engines import memorize
 from gitmem.engines.harvest import episodes, reader, screen, subagents
 from gitmem.engines.harvest.signals import Signal
 from gitmem.engines.harvest.sources import Transcript, check_format, discover
 
 if TYPE_CHECKING:
+    from gitmem.base.config import Memory as MemoryConfig
     from gitmem.base.gitio import Git
     from gitmem.guards.pii import Allowlist
 
@@ -69,13 +70,16 @@ class Harvested:
     reinforced: int = 0
     reason: str = ""
     warnings: tuple[str, ...] = ()
+    inbox: int = 0                      # memories added to the harvest inbox
+    inbox_branch: str | None = None
     findings: tuple[screen.Flagged, ...] = ()   # a refused session's secrets: ids and commands, never values
 
     def to_json(self) -> dict[str, object]:
         """The record ``gitmem harvest --json`` prints."""
         return {"path": self.path, "session": self.session_id, "status": self.status, "commit": self.commit,
                 "episode": self.episode, "created": self.created, "reinforced": self.reinforced, "reason": self.reason,
-                "warnings": list(self.warnings), "findings": [f.to_json() for f in self.findings]}
+                "warnings": list(self.warnings), "findings": [f.to_json() for f in self.findings],
+                "inbox": self.inbox, "inbox_branch": self.inbox_branch}
 
 
 @dataclass(frozen=True)
@@ -131,6 +135,7 @@ class Draft:
     reinforced: int = 0
     subject: str = ""
     trailers: tuple[tuple[str, str], ...] = ()
+    inbox: tuple[Memory, ...] = ()     # what the scorer is unsure of: for the harvest inbox, not this commit
 
 
 def list_transcripts(paths: Iterable[Path | str], fmt: str, limit: int) -> list[Path]:
@@ -248,20 +253,37 @@ def pick(signals: Sequence[Signal], limit: int) -> list[Signal]:
     return sorted(ranked, key=lambda s: s.line)
 
 
-def _add_signals(batch: memorize.Batch, session_id: str, signals: Sequence[Signal], now: datetime) -> tuple[int, int]:
-    """Add one memory per signal to ``batch``; (created, reinforced)."""
+def harvested_memory(session_id: str, sig: Signal, now: datetime, cfg: MemoryConfig,
+                     project: tuple[str, str] | None = None) -> Memory:
+    """The memory a signal becomes: a concise statement, kept under core unless a user rule (``placement``);
+    of ``project`` (id, display name) unless its domain holds everywhere."""
+    from gitmem.base.kinds import GLOBAL_DOMAINS
     from gitmem.engines import encode
+    from gitmem.engines.harvest import placement
+
+    text = placement.concise(sig.text)
+    enc = encode.encode(text)
+    domain = placement.domain_of(sig.kind, enc.domain)
+    mid = new_id(now, seed=f"{session_id}#L{sig.line}:{sig.text}")
+    mem = memorize.new_memory(mid, text, SIGNAL_TYPES.get(sig.kind, enc.type), domain,
+                              placement.importance(sig.kind, domain, max(enc.importance, sig.floor), cfg),
+                              iso(now), now, cfg, keywords=enc.keywords, tags=("harvest", sig.kind),
+                              source=f"session:{session_id}#L{sig.line}", source_id=sig.key or None)
+    if project is not None and domain not in GLOBAL_DOMAINS:
+        mem = mem.with_(project=project[0], project_name=project[1])
+    return mem
+
+
+def _add_signals(batch: memorize.Batch, session_id: str, signals: Sequence[Signal], now: datetime) -> tuple[int, int]:
+    """Add one memory per signal to ``batch``; (created, reinforced). One that is no user rule is never
+    reinforced into the core band."""
+    from gitmem.engines.harvest import placement
 
     counts = {"created": 0, "reinforced": 0}
     for sig in signals:
-        enc = encode.encode(sig.text)
-        floor = sig.floor
-        mid = new_id(now, seed=f"{session_id}#L{sig.line}:{sig.text}")
-        mem = memorize.new_memory(mid, sig.text, SIGNAL_TYPES.get(sig.kind, enc.type), enc.domain,
-                                  max(enc.importance, floor), iso(now), now, batch.cfg,
-                                  keywords=enc.keywords, tags=("harvest", sig.kind),
-                                  source=f"session:{session_id}#L{sig.line}")
-        counts[batch.add(mem).action] += 1
+        mem = harvested_memory(session_id, sig, now, batch.cfg)
+        cap = None if placement.is_user_rule(sig.kind, mem.domain) else placement.below_core(batch.cfg)
+        counts[batch.add(mem, cap=cap).action] += 1
     return counts["created"], counts["reinforced"]
 
 
@@ -283,15 +305,19 @@ def draft(session: Session, stored: StoredEpisode | None, batch: memorize.Batch,
     if project is not None:   # (id, display name) of the repository the session ran in
         meta["project"], meta["project_name"] = project
     path = stored.path if stored else _episode_path(ep.slug, ep.started, now)
+    unsure: tuple[Memory, ...] = ()
     if whole:
         new = [Signal(ep.summary, "fact", 1)] if not stored and ep.summary else []
     else:
-        new = pick([s for s in ep.signals if s.line > done], limit)
+        fresh = [s for s in ep.signals if s.line > done]
+        new = pick([s for s in fresh if not s.inbox], limit)
+        unsure = tuple(harvested_memory(t.session_id, s, now, batch.cfg, project)
+                       for s in [s for s in fresh if s.inbox][:limit])
     created, reinforced = _add_signals(batch, t.session_id, new, now)
     return Draft("updated" if stored else "harvested", path, {path: documents.render_document(meta, body).encode("utf-8")},
                  created, reinforced,
                  f"gitmem: harvest session {t.session_id[:40]} ({created} new, {reinforced} reinforced)",
-                 (("Gitmem-Source", f"{t.format}:{t.path}"),))
+                 (("Gitmem-Source", f"{t.format}:{t.path}"),), unsure)
 
 
 def report(session: Session, drafted: Draft | None, commit: str | None) -> Harvested:

@@ -246,7 +246,7 @@ def find_signals(t: Transcript, rules: Sequence[Signal] = (), model: Model | Non
             continue   # unsure either way: the rule's transient judgement stands (a later repeat may make it last)
         # a sure verdict of the scorer replaces a rule's transient one on the same statement
         out = [r for r in out if r not in same]
-        out.append(Signal(text, kind, c.line, True, floor, inbox=verdict == "inbox"))
+        out.append(Signal(text, kind, c.line, True, floor, inbox=verdict == "inbox", key=c.key()))
     out.sort(key=lambda s: s.line)   # stable: on one line, the rules' signals first
     return tuple(out[:MAX_SIGNALS])
 

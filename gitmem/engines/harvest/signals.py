@@ -18,7 +18,7 @@ from collections import Counter
 from typing import Iterable, Literal, Sequence
 
 from gitmem.base.text import CJK as CJK_RANGES
-from gitmem.engines.harvest import durability
+from gitmem.engines.harvest import durability, placement
 from gitmem.engines.harvest.sources import Event
 
 __all__ = ["CJK", "MAX_ITEM", "MAX_SIGNALS", "Signal", "SignalKind", "classify", "clip", "find_signals", "is_own_words",
@@ -37,7 +37,9 @@ class Signal:
     ``durable``: it outlives the session (a transient one stays in the episode);
     ``floor``: the lowest importance its memory is created at; ``inbox``: the
     scorer is unsure, so its memory goes to the harvest inbox for a person to
-    keep or drop, not to the branch itself.
+    keep or drop, not to the branch itself; ``key``: the key of the candidate
+    it was scored from (``line:part:hash``), kept as its memory's ``source_id``
+    so a person's decision on it can be matched with the corpus labels.
     """
 
     text: str
@@ -47,6 +49,7 @@ class Signal:
     durable: bool = field(default=True, compare=False)
     floor: float = field(default=0.0, compare=False)
     inbox: bool = field(default=False, compare=False)
+    key: str = field(default="", compare=False)
 
 
 def one_line(text: str) -> str:
@@ -259,7 +262,7 @@ def _exchanges(events: Sequence[Event]) -> Iterable[Signal]:
             if _ACCEPT.match(said) and answers and (proposal := _line_after(answers[-1], _PROPOSAL)):
                 yield Signal(clip(proposal, 300), "decision", e.line, True, 0.75)
             elif _PROBLEM.search(said) and (len(said) >= 20 or len(CJK.findall(said)) >= 6):
-                problem = (e, clip(said, 100))
+                problem = (e, placement.concise(said, 100))   # a statement, never cut inside a word
             answers = []
 
 

@@ -1,0 +1,70 @@
+"""``gitmem upgrade``: migrate a memory repository made by an earlier gitmem to the current format.
+
+The steps of ``store/formats`` run over the tip's tree and land as one commit
+(``Gitmem-Upgrade: N -> M``), so ``git revert`` of that commit gives the old
+format back, which this gitmem still reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from gitmem.api.context import Context
+from gitmem.base import clock
+
+
+@dataclass(frozen=True)
+class Upgraded:
+    """The outcome: the format before and after, the commit (None when already current) and the files
+    it changed."""
+
+    before: int
+    after: int
+    commit: str | None
+    paths: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        """What ``gitmem upgrade --json`` prints."""
+        return {"before": self.before, "after": self.after, "commit": self.commit, "paths": list(self.paths)}
+
+
+def upgrade_pending(ctx: Context) -> Upgraded:
+    """What ``upgrade`` would do at HEAD, without writing (commit None)."""
+    from gitmem.store import formats
+
+    head = ctx.head
+    version = formats.check(ctx.git.read(formats.STATE_FILE, head) if head else None)
+    changes = formats.upgrade_changes(lambda path: ctx.git.read(path, head) if head else None, version) \
+        if head else {}
+    return Upgraded(version, formats.FORMAT if changes else version, None, tuple(sorted(changes)))
+
+
+def upgrade(ctx: Context, now: datetime | None = None) -> Upgraded:
+    """Upgrade the repository to the current format in one commit (nothing when it is current)."""
+    from gitmem.base.errors import UsageError
+    from gitmem.guards.writepath import Plan
+    from gitmem.store import formats
+
+    seen: dict[str, object] = {}
+
+    def plan(parent: str | None) -> Plan[None] | None:
+        if parent is None:
+            raise UsageError("the repository has no commit yet", hint="gitmem init DIR makes one of the current format")
+        version = formats.check(ctx.git.read(formats.STATE_FILE, parent))
+        changes = formats.upgrade_changes(lambda path: ctx.git.read(path, parent), version)
+        seen.update(before=version, paths=tuple(sorted(changes)))
+        if not changes:
+            return None
+        return Plan(changes, f"gitmem: upgrade the repository from format {version} to {formats.FORMAT}",
+                    "upgrade", body="\n".join(f"- {formats.FORMATS[n]} -> {formats.FORMATS[n + 1]}"
+                                              for n in range(version, formats.FORMAT)),
+                    trailers=(("Gitmem-Upgrade", f"{version} -> {formats.FORMAT}"),))
+
+    written = ctx.writer.write(plan, now or clock.now())
+    before = seen.get("before", formats.FORMAT)
+    assert isinstance(before, int)
+    paths = seen.get("paths", ())
+    assert isinstance(paths, tuple)
+    return Upgraded(before, formats.FORMAT if written.commit else before, written.commit,
+                    paths if written.commit else ())

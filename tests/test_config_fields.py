@@ -1,0 +1,75 @@
+"""Every field of gitmem.yaml is read by the code, except those the sedimentation engine will read.
+
+For each leaf field (``hebbian.learning_rate``), some module other than the
+config module must use its name as an attribute or a key (the hook's cached
+settings are keys) and also name its section, or the section's class (an
+engine handed ``cfg.hebbian`` calls it ``cfg: Hebbian``). The fields waiting
+for the sedimentation engine are listed, and must stay unread until it comes:
+when one gains a reader, this test asks for it to leave the list.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import functools
+from collections.abc import Iterator
+from pathlib import Path
+
+from gitmem.base.config import Config
+
+PACKAGE = Path(__file__).resolve().parent.parent / "gitmem"
+# DESIGN.md section 5, "Reflect (DNA) and sedimentation": promotion priority, adaptive threshold,
+# the review of capability promotions, the deviation TTL.
+FOR_SEDIMENTATION = {
+    "sediment.threshold", "sediment.type_weights.error_fix", "sediment.type_weights.process",
+    "sediment.type_weights.preference", "sediment.type_weights.routine", "sediment.burst_promotions",
+    "sediment.burst_threshold", "sediment.veto_streak", "sediment.approve_streak", "sediment.step",
+    "sediment.override_lock_seconds", "sediment.ttl_hours", "review.expire_minutes",
+}
+
+
+def leaves(cls: type, prefix: tuple[str, ...] = (), owners: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    """(section..., field, section class names...) for every leaf field of the config."""
+    for f in dataclasses.fields(cls):
+        default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        if dataclasses.is_dataclass(default):
+            yield from leaves(type(default), prefix + (f.name,), owners + (type(default).__name__,))
+        else:
+            yield (".".join(prefix + (f.name,)), *owners)
+
+
+def _words(path: Path) -> tuple[set[str], set[str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    attrs = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    keys = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    return attrs | keys, names | attrs | keys
+
+
+@functools.cache
+def readers() -> dict[str, list[str]]:
+    """Each leaf field's dotted name → the modules that read it."""
+    modules = {p: _words(p) for p in sorted(PACKAGE.rglob("*.py")) if p.name != "config.py"}
+    out = {}
+    for dotted, *owners in leaves(Config):
+        *sections, name = dotted.split(".")
+        out[dotted] = [str(p.relative_to(PACKAGE)) for p, (used, named) in modules.items()
+                       if name in used and (sections[-1] in named or any(o in named for o in owners))]
+    return out
+
+
+def test_every_field_is_read_or_waits_for_the_sedimentation_engine() -> None:
+    found = readers()
+    assert len(found) > 40 and "hebbian.learning_rate" in found   # the walk found the schema
+    assert FOR_SEDIMENTATION <= set(found), "a listed field is no longer in the schema"
+    unread = {field for field, mods in found.items() if not mods}
+    assert unread - FOR_SEDIMENTATION == set(), "read by nothing: wire these fields or remove them"
+    assert FOR_SEDIMENTATION - unread == set(), "these now have a reader: take them off FOR_SEDIMENTATION"
+
+
+def test_the_search_finds_a_known_reader() -> None:
+    found = readers()
+    assert "engines/hebbian.py" in found["hebbian.learning_rate"]
+    assert "engines/decay.py" in found["memory.decay_base"]
+    assert any(m.startswith("faces/") for m in found["sediment.amplitude_max"])   # the hook's settings key
