@@ -37,7 +37,7 @@ def with_similarity(value: float) -> Config:
 def test_head_is_the_tip_of_the_checked_out_branch(repo_dir: Path) -> None:
     ctx = Context(repo_dir)
     assert ctx.head == git(repo_dir, "rev-parse", "refs/heads/main")
-    assert ctx.root == repo_dir and ctx.store.root == repo_dir.resolve()
+    assert ctx.root == repo_dir and ctx.writer.root == repo_dir.resolve()
 
 
 def test_head_follows_commits_made_after_opening(repo: MemoryRepo, repo_dir: Path) -> None:
@@ -141,7 +141,7 @@ def test_a_state_file_without_a_format_key_is_format_zero(repo_dir: Path) -> Non
 def test_a_given_config_is_used_instead_of_gitmem_yaml(repo_dir: Path) -> None:
     cfg = with_similarity(0.95)
     ctx = Context(repo_dir, cfg)
-    assert ctx.cfg is cfg and ctx.store.cfg is cfg
+    assert ctx.cfg is cfg and ctx.writer.cfg is cfg
     assert Context(repo_dir).cfg.memory.reinforce_similarity == 0.0
 
 
@@ -287,7 +287,7 @@ def test_duplicate_search_and_scoring_run_while_another_process_holds_the_write_
     import sys
 
     kept = repo.remember(STAGING, now=T)
-    lock = repo.store.state / "write.lock"
+    lock = repo.writer.state / "write.lock"
     holder = subprocess.Popen([sys.executable, "-c", _HOLD_LOCK, str(lock)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)
     try:

@@ -1,7 +1,7 @@
 """The use-case layer: ``MemoryRepo`` composes engine planners with the one write path and returns values.
 
-Floor 5 of the house: it imports engines, guards, the store and base, and is
-imported only by the faces.
+Floor 6 of the house: it imports engines, the writer, guards, the store and base,
+and is imported only by the faces.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What every use case shares: the repository, its config and write path, the tip memory is read from,
+"""What every use case shares: the repository, its config, writer and caller redaction, the tip memory is read from,
 and the reinforce-or-create lookup."""
 
 from __future__ import annotations
@@ -6,13 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence
 
+from gitmem.api.redaction import Redactor
 from gitmem.base import config as config_mod
 from gitmem.base.config import Config
 from gitmem.base.kinds import GLOBAL_DOMAINS
 from gitmem.base.model import Memory
 from gitmem.engines import memorize
-from gitmem.guards.writepath import Store
 from gitmem.store import formats, store
+from gitmem.writer.commit import Writer
 
 
 
@@ -32,13 +33,14 @@ class Prescan(NamedTuple):
 
 
 class Context:
-    """A memory repository opened for use: root, config, the write path (``store``) and git."""
+    """A memory repository opened for use: root, config, the writer, the caller redaction and git."""
 
     def __init__(self, root: Path, cfg: Config | None = None) -> None:
         self.root = Path(root)
         self.cfg = cfg if cfg is not None else config_mod.load(self.root)
-        self.store = Store(self.root, self.cfg)
-        self.git = self.store.git
+        self.writer = Writer(self.root, self.cfg)
+        self.redactor = Redactor(self.root, self.cfg)
+        self.git = self.writer.git
         self.format = formats.check(self.git.read(formats.STATE_FILE, self.head) if self.head else None)
 
     @property

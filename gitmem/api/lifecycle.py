@@ -11,7 +11,7 @@ from gitmem.base import clock
 from gitmem.base.errors import NotFoundError, UsageError
 from gitmem.base.kinds import RESULT_TYPES, check_choice
 from gitmem.base.model import DOMAINS, Reflected, iso
-from gitmem.guards.writepath import Plan, Written
+from gitmem.writer.plan import Plan, Written
 from gitmem.store import store
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ class Lifecycle(Memories):
         from gitmem.engines.recall import ACCESS_LOG
 
         now = now or clock.now()
-        log, folding = self.store.state / ACCESS_LOG, self.store.state / decay.FOLDING
+        log, folding = self.writer.state / ACCESS_LOG, self.writer.state / decay.FOLDING
         if not dry_run:
             state.set_aside(log, folding)
         accesses = decay.latest_access([folding, log], now)
@@ -77,7 +77,7 @@ class Lifecycle(Memories):
                         "memory.decay", auto=True, body="\n".join(f"{m.id}: {m.change}" for m in moves[:200]),
                         trailers=(("Gitmem-Now", iso(now)),))
 
-        written = self.store.write(plan, now)
+        written = self.writer.write(plan, now)
         if not dry_run:
             folding.unlink(missing_ok=True)
         return decay.DecayReport(written.commit, dry_run, int(report.get("examined", 0)), len(accesses),
@@ -131,7 +131,7 @@ class Lifecycle(Memories):
             return Plan(changes, f"gitmem: sync core ({len(core.included)} core memories, {len(pats)} patterns)",
                         "render.sync_core", auto=True)
 
-        return self.store.write(plan, now)
+        return self.writer.write(plan, now)
 
     def reflect(self, now: datetime | None = None, auto: bool = False) -> Reflected:
         """Group similar memories no pattern holds yet into patterns (one commit)."""
@@ -152,7 +152,7 @@ class Lifecycle(Memories):
                         f"{len(result.updated)} verified again)", "reflect.patterns", auto=True,
                         body="consumed: " + ", ".join(result.consumed[:100]) if result.consumed else "")
 
-        written = self.store.write(plan, now)
+        written = self.writer.write(plan, now)
         done = info.get("result")
         return Reflected(written.commit, tuple(done.created) if done else (), tuple(done.updated) if done else (),
                          tuple(done.consumed) if done else (), int(info.get("pending", 0)))

@@ -13,7 +13,7 @@ from gitmem.base.model import (DOMAINS, TYPES, Forgotten, Imported, Memory, Reme
                                name_key, new_id)
 from gitmem.engines import memorize
 from gitmem.guards import guard
-from gitmem.guards.writepath import Plan, Written
+from gitmem.writer.plan import Plan, Written
 from gitmem.store import store
 from gitmem.store.store import Listing
 
@@ -77,11 +77,11 @@ class Memories(Context):
         if memory_id is not None:
             check_id(memory_id)
         # redacted once, before anything (keywords, type, message) is derived from it
-        clean = self.store.redact(text, "memory text", "memory.create", now)
+        clean = self.redactor.redact(text, "memory text", "memory.create", now)
         text = clean.text
-        tags = [self.store.redact_text(t, "tag", "memory.create", now) for t in tags]
-        source = self.store.redact_text(source, "source", "memory.create", now) if source else source
-        session = self.store.redact_text(session, "session", "memory.create", now) if session else session
+        tags = [self.redactor.redact_text(t, "tag", "memory.create", now) for t in tags]
+        source = self.redactor.redact_text(source, "source", "memory.create", now) if source else source
+        session = self.redactor.redact_text(session, "session", "memory.create", now) if session else session
         enc = encode.encode(text)
         typ, dom = type or enc.type, domain or enc.domain
         imp = enc.importance if importance is None else float(importance)
@@ -111,7 +111,7 @@ class Memories(Context):
                         "memory.create", auto=auto, session=session,
                         trailers=(("Gitmem-Memory", mid),), result=("created", mem))
 
-        written = self.store.write(plan, now)
+        written = self.writer.write(plan, now)
         outcome = written.result
         if outcome is None:   # the planner above always plans a write
             raise RuntimeError("remember planned no write")
@@ -135,7 +135,7 @@ class Memories(Context):
             return Plan({mem.path: None, new_path: data}, f"gitmem: forget {mem.id} (archived)", "memory.forget",
                         trailers=(("Gitmem-Memory", mem.id),), result=new_path)
 
-        written = self.store.write(plan, now)
+        written = self.writer.write(plan, now)
         path = written.result or store.locate(self.git, self.head, memory_id) or ""
         return Forgotten(memory_id, written.commit, path)
 
@@ -181,7 +181,7 @@ class Memories(Context):
                              f"{counts['unchanged']} unchanged, {len(bad)} lines skipped",
                         trailers=(("Gitmem-Source", f"import:{key}"),))
 
-        written = self.store.write(plan, now)
+        written = self.writer.write(plan, now)
         return Imported(counts["created"], counts["reinforced"], counts["unchanged"], tuple(sorted(bad)),
                         written.commit, tuple(m.id for m in good))
 
@@ -196,7 +196,7 @@ class Memories(Context):
 
         def clean(text: str, what: str) -> str:
             try:
-                return self.store.redact_text(text, f"{key}:{row.line} ({what})", "memory.import", now)
+                return self.redactor.redact_text(text, f"{key}:{row.line} ({what})", "memory.import", now)
             except SecretError as exc:
                 raise SecretError(exc.message.replace(key, name), exc.findings, exc.hint) from None
 
@@ -234,7 +234,7 @@ class Memories(Context):
             return Plan(changes, f"gitmem: link {a} -{relation}-> {b}", "memory.link",
                         trailers=(("Gitmem-Memory", a), ("Gitmem-Memory", b))) if changes else None
 
-        return self.store.write(plan, now)
+        return self.writer.write(plan, now)
 
     def graph(self, include_archive: bool = False) -> Graph:
         """The link graph of the memories, each link in the direction it was made."""

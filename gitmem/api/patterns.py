@@ -66,7 +66,7 @@ class Patterns(Context):
                     now: datetime | None = None) -> PatternAdded:
         """Add a pattern a person wrote (one commit); it starts at ``hebbian.initial_weight`` unless given."""
         from gitmem.base.model import iso
-        from gitmem.guards.writepath import Plan
+        from gitmem.writer.plan import Plan
         from gitmem.store.documents import PATTERN_DIR, Pattern, render_pattern
 
         now = now or clock.now()
@@ -95,7 +95,7 @@ class Patterns(Context):
                           f"{PATTERN_DIR}/{slug}.md")
             return Plan({doc.path: render_pattern(doc)}, f"gitmem: add pattern {slug}", "pattern.add")
 
-        written = self.store.write(plan, now)
+        written = self.writer.write(plan, now)
         slug = info["slug"]
         return PatternAdded(slug, f"patterns/{slug}.md", round(w, 6), written.commit, tuple(triggers))
 
@@ -150,7 +150,7 @@ class Patterns(Context):
         from gitmem.engines import review
 
         now = now or clock.now()
-        main = self.store.default_branch()
+        main = self.writer.default_branch()
         base = self.git.tip(main)
         if base is None:
             raise UsageError("the repository has no commit yet", hint="remember something first")
@@ -169,11 +169,11 @@ class Patterns(Context):
                      body: str, now: datetime) -> str | None:
         """A new review branch at ``base`` holding ONE commit of ``changes`` (automated, never on main);
         the commit, or None (and no branch) when ``base`` moved before it was written."""
-        from gitmem.guards.writepath import Plan
+        from gitmem.writer.plan import Plan
 
         self.git.set_ref(f"refs/heads/{branch}", base, None)
         plan: Plan[None] = Plan(changes, subject, event, auto=True, body=body, trailers=(("Gitmem-Review", branch),))
-        written = self.store.write(lambda parent: plan if parent == base else None, now, branch=branch)
+        written = self.writer.write(lambda parent: plan if parent == base else None, now, branch=branch)
         if written.commit is None:
             self.git.delete_ref(f"refs/heads/{branch}")
         return written.commit
@@ -199,7 +199,7 @@ class Patterns(Context):
 
     def apply_weights(self, now: datetime | None = None) -> WeightsReport:
         """Commit the weight update on the branch itself, while automatic changes are allowed."""
-        from gitmem.guards.writepath import Plan
+        from gitmem.writer.plan import Plan
 
         now = now or clock.now()
         open_review = self.open_weights_review()
@@ -224,11 +224,11 @@ class Patterns(Context):
             return Plan(changes, _subject(update, "apply"), "hebbian.weights.apply", auto=True,
                         body=_table(update.rows))
 
-        written = self.store.write(plan, now)
+        written = self.writer.write(plan, now)
         update = info.get("update")
         if written.commit and update is not None and any(r.stage_after == "core-candidate" for r in update.rows):
             self.promote(now)   # reads every pattern again: only when this update made or kept a candidate
-        return WeightsReport(update.rows if update else (), "", self.store.default_branch(), written.commit,
+        return WeightsReport(update.rows if update else (), "", self.writer.default_branch(), written.commit,
                              sessions=update.sessions if update else 0)
 
     def analyze(self, cluster_threshold: float | None = None, merge_threshold: float | None = None) -> Analysis:
@@ -246,7 +246,7 @@ class Patterns(Context):
         from gitmem.engines import review
 
         now = now or clock.now()
-        base = self.git.tip(self.store.default_branch())
+        base = self.git.tip(self.writer.default_branch())
         if base is None:
             return []
         opened = []
@@ -268,7 +268,7 @@ class Patterns(Context):
         from gitmem.store.documents import render_pattern
 
         now = now or clock.now()
-        base = self.git.tip(self.store.default_branch())
+        base = self.git.tip(self.writer.default_branch())
         if base is None:
             return []
         blocked = self._proposed(review.promote_branch(""))

@@ -4,7 +4,7 @@ The faces (the CLI, the hooks, the coming MCP server) are thin shells over it.
 Its methods live by theme in ``memories`` (single memories), ``lifecycle`` (which builds
 on them: recall, decay, reflect), ``sessions``, ``timeline`` (snapshots, rollback, drift), ``patterns`` and ``reviews`` (the
 Hebbian review loop), ``status`` and ``purging`` (a leak rewritten out of history); each
-composes engine planners with the one write path (``Store.write``).
+composes engine planners with the one write path (``gitmem.writer``).
 """
 
 from __future__ import annotations
@@ -47,4 +47,4 @@ class MemoryRepo(Jobs, Purging, Insight):
         Every write does this first; a person whose `git commit` refused
         because of gitmem's ``index.lock`` runs it (``gitmem recover``).
         """
-        return self.store.recover()
+        return self.writer.recover()

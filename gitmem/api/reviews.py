@@ -93,7 +93,7 @@ class Reviews(Patterns):
 
         tip = self.git.tip(branch)
         assert tip is not None
-        main = self.git.tip(self.store.default_branch())
+        main = self.git.tip(self.writer.default_branch())
         base = self.git.merge_base(tip, main) if main else None
         return ReviewInfo(branch, review.kind(branch), tip, base, self.git.commit(tip).subject,
                           main is not None and base != main)
@@ -118,7 +118,7 @@ class Reviews(Patterns):
         from gitmem.base.gitio import person
         from gitmem.engines import review
         from gitmem.guards.reviewer import require_person
-        from gitmem.guards.writepath import Plan
+        from gitmem.writer.plan import Plan
 
         require_person("review accept", interactive, i_am_the_reviewer, os.environ)
         now = now or clock.now()
@@ -148,7 +148,7 @@ class Reviews(Patterns):
             return Plan(changes, f"gitmem: accept review {branch}", "review.accept", approved_by=who,
                         trailers=(("Gitmem-Review", branch),), merge_parents=(tip,))
 
-        written = self.store.write(plan, now)
+        written = self.writer.write(plan, now)
         self.git.delete_ref(f"refs/heads/{branch}")
         if review.kind(branch) == "weights":
             self.promote(now)
@@ -216,7 +216,7 @@ class Reviews(Patterns):
         """Keep the branch under ``refs/gitmem/rejected/`` and record the veto with its reason (one commit)."""
         from gitmem.base.gitio import person
         from gitmem.engines import review
-        from gitmem.guards.writepath import Plan
+        from gitmem.writer.plan import Plan
 
         from gitmem.guards.reviewer import require_person
 
@@ -242,7 +242,7 @@ class Reviews(Patterns):
                         body=f"reason: {reason}\nkept at: {kept} ({tip})",
                         trailers=(("Gitmem-Review", branch), ("Gitmem-Veto", reason)))
 
-        written = self.store.write(plan, now)
+        written = self.writer.write(plan, now)
         return ReviewDecided(branch, "rejected", written.commit, reason, kept_at=kept)
 
     def review_push(self, remote: str = "origin") -> builtins.list[str]:

@@ -13,7 +13,7 @@ from gitmem.base.errors import GitmemError
 from gitmem.base.model import iso
 from gitmem.engines import memorize
 from gitmem.guards import guard
-from gitmem.guards.writepath import Plan
+from gitmem.writer.plan import Plan
 
 if TYPE_CHECKING:
     from gitmem.engines.harvest.planning import Harvested, Session, Unit
@@ -30,7 +30,7 @@ class Sessions(Context):
     def _working_log(self) -> Path:
         from gitmem.engines.working import WORKING_LOG
 
-        return self.store.state / WORKING_LOG
+        return self.writer.state / WORKING_LOG
 
     def note(self, text: str, *, importance: float | None = None, type: str | None = None,
              domain: str | None = None, now: datetime | None = None) -> Note:
@@ -40,7 +40,7 @@ class Sessions(Context):
 
         now = now or clock.now()
         max_bytes = self.cfg.sediment.max_content_bytes
-        text = self.store.redact_text(guard.check_text(text, "note", max_bytes), "working note", "memory.working", now)
+        text = self.redactor.redact_text(guard.check_text(text, "note", max_bytes), "working note", "memory.working", now)
         n = working.note(text, importance, type, domain, now, max_bytes)
         state.append(self._working_log, n.__dict__)
         return n
@@ -58,7 +58,7 @@ class Sessions(Context):
 
         now = now or clock.now()
         if session:   # redacted before the memories' source is derived from it
-            session = self.store.redact_text(session, "session", "memory.session_end", now)
+            session = self.redactor.redact_text(session, "session", "memory.session_end", now)
         pending = self._working_log.with_suffix(".ending")
         state.set_aside(self._working_log, pending)
         all_notes = working.notes_from(pending)
@@ -74,7 +74,7 @@ class Sessions(Context):
             return Plan(changes, f"gitmem: session end, {len(keep)} working notes kept", "memory.session_end",
                         session=session, body=f"{len(all_notes) - len(keep)} notes dropped")
 
-        written = self.store.write(plan, now)
+        written = self.writer.write(plan, now)
         pending.unlink(missing_ok=True)
         return working.SessionEnd(tuple(dict.fromkeys(kept_ids)), len(all_notes) - len(keep), written.commit)
 
@@ -90,7 +90,7 @@ class Sessions(Context):
 
         now = now or clock.now()
         files = planning.list_sessions(paths, fmt, signals)  # a session's sub-agent files come with it
-        cursors = planning.Cursors(self.store.state)
+        cursors = planning.Cursors(self.writer.state)
         command, warned = self._encoder_command()
         results: builtins.list[Harvested] = []
         for n, unit in enumerate(files, 1):
@@ -143,7 +143,7 @@ class Sessions(Context):
         path = unit.path
 
         def redactor(text: str, names: Sequence[str]) -> str:
-            clean: str = self.store.redact(text, "transcript", "harvest.session", now, names=names).text
+            clean: str = self.redactor.redact(text, "transcript", "harvest.session", now, names=names).text
             return clean
 
         session = planning.read_session(unit, fmt, allowlist(self.cfg), redactor)
@@ -170,7 +170,7 @@ class Sessions(Context):
                         auto=True, session=session.transcript.session_id, trailers=drafts[0].trailers)
 
         try:
-            written = self.store.write(plan, now)
+            written = self.writer.write(plan, now)
         except SecretError as exc:
             return planning.Harvested(str(path), session.given_id, "rejected", reason=exc.message)
         return dataclasses.replace(planning.report(session, drafts[0] if drafts else None, written.commit),

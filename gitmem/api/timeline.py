@@ -59,7 +59,7 @@ class Timeline(Context):
         from gitmem.base.gitio import person, uncommitted
         from gitmem.guards import layers
         from gitmem.guards.reviewer import require_person
-        from gitmem.guards.writepath import Plan
+        from gitmem.writer.plan import Plan
 
         require_person("rollback", interactive, i_am_the_reviewer, os.environ)
         target = self._resolve_tag(tag)
@@ -86,7 +86,7 @@ class Timeline(Context):
         who = person(self.root) or "a person"
         plan: Plan[None] = Plan(changes, f"gitmem: rollback to {tag}", "rollback", approved_by=who,
                                 trailers=(("Gitmem-Rollback-To", target),))
-        written = self.store.write(lambda parent: plan if parent == head else None, now or clock.now())
+        written = self.writer.write(lambda parent: plan if parent == head else None, now or clock.now())
         if written.commit is None and head != self.head:
             raise ConflictError("the branch moved while rolling back", hint="run the rollback again")
         return RolledBack(tag, target, written.commit, tuple(sorted(changes)), tuple(protected))
@@ -122,7 +122,7 @@ class Timeline(Context):
     def pin_drift_baseline(self, now: datetime | None = None) -> str | None:
         """Pin HEAD as the drift baseline in ``.gitmem/state.yaml`` (one commit; None when already pinned)."""
         from gitmem.engines import drift
-        from gitmem.guards.writepath import Plan
+        from gitmem.writer.plan import Plan
         from gitmem.store import formats
 
         head = self.head
@@ -134,7 +134,7 @@ class Timeline(Context):
             return Plan({formats.STATE_FILE: drift.pin(old, parent or head).encode("utf-8")},
                         "gitmem: pin the drift baseline", "drift-pin")
 
-        return self.store.write(plan, now or clock.now()).commit
+        return self.writer.write(plan, now or clock.now()).commit
 
 
 def _text(data: bytes | None) -> str | None:
