@@ -38,13 +38,19 @@ class Timeline(Context):
     """Monthly snapshot tags, rollback to any tag, and the drift of Layers 1+2 from a baseline."""
 
     def snapshot(self, now: datetime | None = None) -> Snapshot:
-        """Tag HEAD as this UTC month's snapshot (``gitmem/snapshot/YYYY-MM``), or report the existing tag."""
+        """Tag HEAD as this UTC month's snapshot (``gitmem/snapshot/YYYY-MM``), or report the existing tag.
+
+        The one place snapshots are made (``gitmem snapshot`` and the snapshot job): each earlier
+        month with commits and no tag is tagged first, on its last commit.
+        """
         from gitmem.store import snapshots
 
         head = self.head
         if head is None:
             raise UsageError("the repository has no commit to tag yet", hint="remember something first")
-        return snapshots.take(self.git, head, now or clock.now())
+        now = now or clock.now()
+        snapshots.catch_up(self.git, head, now)
+        return snapshots.take(self.git, head, now)
 
     def snapshots(self) -> list[str]:
         """Every snapshot tag, oldest first."""
