@@ -153,3 +153,13 @@ def test_the_chain_returns_a_refusal_instead_of_raising(repo: MemoryRepo) -> Non
                      repo.head, True)
     assert isinstance(ok.verdict, Allow) and ok.verdict.changes["memory/user/a.md"] == b"mail [EMAIL]\n"
     assert ok.stripped == (("memory/user/a.md", ("email",)),)
+
+
+def test_the_queue_stays_inside_the_sandbox(repo: MemoryRepo, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    base = "# Memory\n\n" + "lesson\n" * 18
+    write(repo, {BANK: base.encode()}, auto=False)
+    monkeypatch.setenv("GITMEM_ALLOWED_DIRS", "bank")      # .gitmem/ is narrowed away: nowhere to queue
+    with pytest.raises(SecurityError, match="GITMEM_ALLOWED_DIRS"):
+        write(repo, {BANK: (base + entries(0, 8)).encode()})
+    assert (repo_dir / BANK).read_text() == base
+    assert write(repo, {BANK: (base + entries(0, 3)).encode()}).deferred == ()   # within the limit: no queue

@@ -47,6 +47,12 @@ def judge(git: Git, cfg: Config, plan: Plan[Any], parent: str | None, checked_ou
         if isinstance(verdict, Refuse):
             break
         verdict = then(verdict, step(git, cfg, plan, verdict.changes, parent))
+    if isinstance(verdict, Defer):   # the queue files a deferral adds pass the sandbox like the rest
+        try:
+            check_paths(git, cfg, {p: d for p, d in verdict.changes.items() if p not in plan.changes},
+                        parent, checked_out)
+        except GitmemError as exc:
+            return Judged(Refuse(exc))
     return Judged(verdict, stripped)
 
 

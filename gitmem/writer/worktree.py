@@ -25,7 +25,7 @@ from gitmem.base.gitio.reflocks import git_commit_in
 
 def journal_path(git: Git) -> Path:
     """The journal of a work-tree update under way (per clone)."""
-    return state.shared_dir(git.root) / state.JOURNAL_FILE
+    return Path(state.journal_path(git.root))
 
 
 def commit(git: Git, branch: str, tree: str, parent: str | None, text: str,
