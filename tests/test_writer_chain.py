@@ -3,13 +3,16 @@ batch and queue the rest in .gitmem/pending/ (the amplitude rule of sedimentatio
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gitmem.api import MemoryRepo
-from gitmem.base import clock
+from gitmem.base import clock, state
 from gitmem.base.errors import CheckFailed, SecretError, SecurityError, ValidationError
 from gitmem.guards import amplitude
 from gitmem.guards.verdict import Allow, Defer, Refuse, then
@@ -97,6 +100,8 @@ def test_an_over_limit_append_commits_a_batch_and_queues_the_rest(repo: MemoryRe
     assert f"Gitmem-Deferred: {BANK}" in msg and "Gitmem-Files: 2" in msg
     assert (repo_dir / QUEUE).read_text() == entries(3, 5)   # the work tree follows
     assert pending.queued(repo.git, repo.head) == [BANK]
+    logged = [json.loads(line) for line in state.events_path(repo.root).read_text().splitlines()]
+    assert logged[-1]["event"] == "write" and logged[-1]["deferred"] == [BANK] and logged[-1]["commit"] == w.commit
 
 
 def test_later_writes_drain_the_queue_in_order_and_drop_nothing(repo: MemoryRepo, repo_dir: Path) -> None:
@@ -163,3 +168,23 @@ def test_the_queue_stays_inside_the_sandbox(repo: MemoryRepo, repo_dir: Path, mo
         write(repo, {BANK: (base + entries(0, 8)).encode()})
     assert (repo_dir / BANK).read_text() == base
     assert write(repo, {BANK: (base + entries(0, 3)).encode()}).deferred == ()   # within the limit: no queue
+
+
+_line = st.text(alphabet="ab \t", max_size=6).map(lambda s: s + "\n")
+
+
+@given(old=st.lists(_line, max_size=40), queued=st.lists(_line, max_size=30), added=st.lists(_line, max_size=60),
+       ratio=st.sampled_from([0.0, 0.05, 0.5]), floor=st.integers(0, 12))
+def test_a_split_drops_nothing_keeps_the_order_and_stays_within_the_limit(
+        old: list[str], queued: list[str], added: list[str], ratio: float, floor: int) -> None:
+    before = "".join(old)
+    parts = amplitude.split(BANK, before, before + "".join(added), "".join(queued), ratio, floor)
+    if parts is None:
+        assert int(max(floor, ratio * len(old))) <= 0 and (queued or added)
+        return
+    now, rest = parts
+    assert now + rest == before + "".join(queued) + "".join(added)   # nothing dropped, queue first
+    assert now.startswith(before)
+    assert not amplitude.exceeds(len(old), now.count("\n"), ratio, floor)
+    if rest:
+        assert now != before                                           # every batch makes progress
