@@ -4,6 +4,7 @@ refused and logged, user names learned from a source remembered by the clone."""
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 
@@ -47,3 +48,18 @@ def test_the_writer_still_refuses_a_secret_the_caller_did_not_redact(repo: Memor
     with pytest.raises(SecretError):
         repo.writer.write(lambda parent: Plan({"memory/user/x.md": f"key {TOKEN}\n".encode()}, "s", "e"), T)
     assert repo.head == head
+
+
+def test_a_name_learned_after_the_writer_opened_is_redacted_in_its_next_commit_message(repo: MemoryRepo) -> None:
+    from gitmem.writer.plan import Plan
+
+    def note(subject: str) -> Plan[None]:
+        return Plan({"bank/notes.md": subject.encode() + b"\n"}, subject, "test.note")
+
+    repo.writer.write(lambda parent: note("first note"), T)          # the writer has read the names by now
+    Redactor(repo.root, repo.cfg).redact("ran in /home/zoltanfekete/app", "transcript", "harvest.session", T,
+                                         names=["zoltanfekete"])
+    written = repo.writer.write(lambda parent: note("ask zoltanfekete"), T)
+    message = subprocess.run(["git", "log", "-1", "--format=%B", written.commit or ""], cwd=repo.root,
+                             capture_output=True, text=True, check=True).stdout
+    assert "zoltanfekete" not in message and "ask " in message

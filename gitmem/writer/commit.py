@@ -12,6 +12,7 @@ queued, or nothing. Another program's ``index.lock`` and a person's running
 
 from __future__ import annotations
 
+import os
 import time
 from datetime import datetime
 from pathlib import Path
@@ -44,6 +45,8 @@ class Writer:
         self.root = self.git.root
         self.cfg = cfg
         self.state = state.shared_dir(self.git.root)
+        self._names: pii.Names | None = None   # user names known to this clone, and their file's stamp
+        self._names_stamp: tuple[int, int] | None = None
 
     def default_branch(self) -> str:
         """The checked-out branch, where memory is written unless a caller names another."""
@@ -127,10 +130,19 @@ class Writer:
         raise error
 
     def _known_names(self) -> pii.Names:
-        """The user names this clone has learned (salted hashes), read anew: a harvest may have added some."""
-        from gitmem.guards import pii
+        """The user names this clone has learned (salted hashes); read again only when their file
+        changed (a harvest in this or another process learned some), which costs one stat."""
+        try:
+            info = os.stat(self.state / state.NAMES_FILE)
+            stamp: tuple[int, int] | None = (info.st_mtime_ns, info.st_size)
+        except FileNotFoundError:
+            stamp = None
+        if self._names is None or stamp != self._names_stamp:
+            from gitmem.guards import pii
 
-        return pii.Names(state.salt(self.root), state.known_names(self.root))
+            self._names = pii.Names(state.salt(self.root), state.known_names(self.root))
+            self._names_stamp = stamp
+        return self._names
 
 
 def log_rejected(root: Path, error: SecretError, event: str, session: str | None, now: datetime) -> None:
