@@ -70,6 +70,35 @@ def test_session_start_stays_within_the_budget_whatever_the_memory_holds(mem: Pa
         assert len(done.stdout) <= limit and "Memory commands: " in done.stdout.splitlines()[-1]
 
 
+def test_session_start_tells_the_agent_what_to_keep_and_the_commands_run_as_printed(mem: Path, tmp_path: Path) -> None:
+    import shlex
+
+    project = tmp_path / "shop"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    done = gm("hook", "session-start", "--repo", str(mem), stdin=json.dumps({"cwd": str(project)}), cwd=project)
+    assert done.returncode == 0, done.stderr
+    keep, how = done.stdout.rstrip("\n").splitlines()[-2:]     # at most three lines: here two
+    assert keep.startswith("Worth keeping") and how.startswith("Memory commands: ")
+    for thing in ("a rule or preference the user states", "a decision", "a fact about the project",
+                  "the cause of a failure and the fix"):
+        assert thing in keep
+    commands = [c for c in how.split("`")[1::2] if " remember " in c]
+    assert len(commands) == 2 and all("--type " in c for c in commands) and "--project" in commands[1]
+    texts = {"preference": "The user wants every reply in French.", "decision": "The shop deploys from main only."}
+    for command in commands:
+        argv = shlex.split(command.replace('"..."', shlex.quote(texts["decision" if "--project" in command
+                                                                       else "preference"])))
+        ran = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path)
+        assert ran.returncode == 0, ran.stderr
+    kept = {m.content: m for m in MemoryRepo.open(mem).list().memories}
+    rule, choice = kept[texts["preference"]], kept[texts["decision"]]
+    assert (rule.type, rule.domain, rule.project) == ("preference", "user", None)
+    assert (choice.type, choice.domain) == ("decision", "project") and choice.project
+    outside = gm("hook", "session-start", "--repo", str(mem), stdin=json.dumps({"cwd": str(tmp_path)}), cwd=tmp_path)
+    assert "--project" not in outside.stdout       # no repository there: no project to name
+
+
 @pytest.mark.parametrize("stdin", [b"", b"not json", b"[]", b"null", b'"text"', b"\xff\xfe{", b"{" * 50_000,
                                    b'{"cwd": ' + b" " * (1 << 20) + b"1}"])
 def test_session_start_with_bad_input_never_blocks_records_and_still_prints(mem: Path, stdin: bytes) -> None:

@@ -109,6 +109,24 @@ def test_every_tool_name_parameter_and_annotation_is_pinned(repo_dir: Path) -> N
         assert tool.output_schema is not None and tool.output_schema["type"] == "object", name
 
 
+def test_the_remember_tool_says_what_is_worth_keeping_as_session_start_does(repo_dir: Path) -> None:
+    from gitmem.faces.agenthooks import WORTH_KEEPING, how_text
+
+    async def body(c: Client) -> Any:
+        return (await c.list_tools()).tools
+    [tool] = [t for t in talk(repo_dir, body) if t.name == "remember"]
+    text = tool.description or ""
+    for thing in ("a rule or preference the user states", "a decision", "a fact about the project",
+                  "the cause of a failure and the fix"):
+        assert thing in text and thing in WORTH_KEEPING and thing in how_text(None, None)
+    for param in ('type "preference" with domain "user"', 'domain "project" and project', "never a secret"):
+        assert param in text
+    assert set(tool.input_schema["properties"]) >= {"type", "domain", "project"}
+    from gitmem.faces.mcp_server import INSTRUCTIONS
+
+    assert WORTH_KEEPING in INSTRUCTIONS
+
+
 def test_no_tool_decides_a_review() -> None:
     for name, (params, _, _, _) in TOOLS.items():
         assert not {"accept", "reject", "apply", "merge"} & set(name.split("_") + list(params)), name

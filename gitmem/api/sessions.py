@@ -16,6 +16,7 @@ from gitmem.guards import guard
 from gitmem.writer.plan import Plan
 
 if TYPE_CHECKING:
+    from gitmem.engines.harvest.encoder import Choice
     from gitmem.engines.harvest.planning import Harvested, Session, Unit
     from gitmem.engines.working import Note, SessionEnd
 
@@ -115,24 +116,14 @@ class Sessions(Context):
             results[0] = dataclasses.replace(results[0], warnings=(*warned, *results[0].warnings))
         return results
 
-    def _encoder_command(self) -> tuple[str | None, tuple[str, ...]]:
-        """The encoder command of this clone or user (git config), and a warning when gitmem.yaml names one."""
-        from gitmem.base import yamlio
-        from gitmem.base.config import CONFIG_FILE
-        from gitmem.base.errors import YamlProblem
-        from gitmem.base.gitio import attempt
+    def _encoder_command(self) -> tuple[Choice | None, tuple[str, ...]]:
+        """The encoder of this clone or user (git config), and warnings (gitmem.yaml naming one, two set at once)."""
         from gitmem.engines.harvest import encoder
 
-        try:
-            warning = encoder.committed_setting(yamlio.load_safe((self.git.root / CONFIG_FILE).read_text("utf-8")))
-        except (OSError, UnicodeDecodeError, YamlProblem):
-            warning = None
-        out = attempt(self.git.root, "config", "--get", encoder.KEY)
-        command = out.decode("utf-8", "replace").strip() if out else ""
-        return command or None, (warning,) if warning else ()
+        return encoder.configured(self.git.root)
 
     def _harvest_file(self, unit: Unit, fmt: str, signals: int, whole: bool, now: datetime,
-                      command: str | None = None) -> Harvested:
+                      command: Choice | None = None) -> Harvested:
         """One session (a transcript and its sub-agent files): screened, then its episode and memories in one
         commit at most."""
         from gitmem.base import state
@@ -194,14 +185,16 @@ class Sessions(Context):
         return dataclasses.replace(session, episode=dataclasses.replace(
             ep, signals=signals.repeated_across(ep.signals, earlier)))
 
-    def _encode_with(self, command: str, session: Session) -> tuple[Session, tuple[str, ...]]:
+    def _encode_with(self, command: Choice, session: Session) -> tuple[Session, tuple[str, ...]]:
         """The session with the encoder command's candidates as its signals, or as it was and the warning why."""
         from gitmem.engines.harvest import encoder, planning
 
         ep, t = session.episode, session.transcript
         stored = planning.find_episode(self.git, self.head, ep.slug)
         done = stored.lines if stored else 0
-        got = encoder.propose(command, ep, [s for s in ep.signals if s.line > done], t.end_line, self.cfg)
+        got = encoder.propose(command, ep, [s for s in ep.signals if s.line > done], t.end_line, self.cfg,
+                              turns=[e for e in t.events if e.line > done])
         if got.signals is None:
             return session, (got.warning,)
-        return dataclasses.replace(session, episode=dataclasses.replace(ep, signals=got.signals)), ()
+        return (dataclasses.replace(session, episode=dataclasses.replace(ep, signals=got.signals)),
+                (got.warning,) if got.warning else ())

@@ -164,12 +164,13 @@ def _session_start(args: Any) -> int:
 
 def session_start_text(repo: MemoryRepo, here: Path | None, mark: bool = True) -> str:
     """What SessionStart adds to the agent's context: a job error not shown before (once), the core memories
-    as quoted data for the project of ``here``, and one line on how to recall and remember; the whole
-    within ``budgets.core_chars``. ``mark`` records the error as shown."""
+    as quoted data for the project of ``here``, and two lines on what is worth keeping and the commands that
+    keep and recall it; the whole within ``budgets.core_chars``. ``mark`` records the error as shown."""
     limit = repo.cfg.budgets.core_chars
-    how = "\n" + how_line(str(repo.root)) + "\n"
-    if len(how) > limit - 200:   # a very long repository path: the line without it
-        how = "\n" + how_line(None) + "\n"
+    project = str(here) if here is not None and repo.project_of(here) is not None else None
+    # a long repository or project path, a small budget: the lines without the paths, else the one short line
+    choices = [how_text(str(repo.root), project), how_text(None, None), how_text(None, None, short=True)]
+    how = "\n" + next((c for c in choices if len(c) + 2 <= limit - 200), choices[-1]) + "\n"
     notice, key = _unseen_error(repo.root)
     if limit - len(notice) - len(how) < 200:
         notice = ""
@@ -180,12 +181,26 @@ def session_start_text(repo: MemoryRepo, here: Path | None, mark: bool = True) -
     return notice + core + how
 
 
-def how_line(root: str | None) -> str:
-    """The one line telling the agent how to recall and remember, with the interpreter and repository this runs with."""
+# What an agent should keep of a session itself; the MCP `remember` tool says the same.
+WORTH_KEEPING = ("a rule or preference the user states, a decision and its reason, a fact about the project, "
+                 "the cause of a failure and the fix that worked")
+
+
+def how_text(root: str | None, project: str | None, short: bool = False) -> str:
+    """Two lines: what is worth keeping, and the exact commands that keep it (a user's rule for every project,
+    the rest for ``project``, a folder) and recall more, with the interpreter and repository this runs with.
+    ``short``: one line of the two commands, for the smallest budgets."""
     import shlex
 
     cmd = f"{shlex.quote(sys.executable)} -m gitmem" + (f" --repo {shlex.quote(root)}" if root else "")
-    return f'Memory commands: `{cmd} recall "what to look for"` finds more; `{cmd} remember "what to keep"` keeps a lesson.'
+    if short:
+        return f'Memory commands: `{cmd} remember --type TYPE "..."` keeps a lesson; `{cmd} recall "..."` finds more.'
+    scope = f" --domain project --project {shlex.quote(project)}" if project else ""
+    return (f"Worth keeping, as it happens, one short statement in your own words (never a secret, never pasted "
+            f"output): {WORTH_KEEPING}.\n"
+            f'Memory commands: `{cmd} remember --type preference --domain user "..."` keeps a rule of the user\'s; '
+            f'`{cmd} remember --type decision{scope} "..."` (or --type fact, --type error) keeps one of this project; '
+            f'`{cmd} recall "what to look for"` finds more.')
 
 
 def _unseen_error(root: Path) -> tuple[str, str]:

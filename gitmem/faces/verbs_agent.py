@@ -27,6 +27,9 @@ def _install_args(p: Any) -> None:
     where.add_argument("--settings", metavar="FILE", help="this Claude Code settings file")
     p.add_argument("--claude-md", metavar="FILE",
                    help="also import the memory's CLAUDE.md (@~/...) into this project CLAUDE.md")
+    p.add_argument("--encoder", nargs="?", const="clone", choices=("clone", "user"),
+                   help="also harvest with Claude Code's print mode (claude -p) as the encoder, set in the git config "
+                        "of this clone (the default) or of your user; never in gitmem.yaml")
     p.add_argument("--uninstall", action="store_true", help="remove what install added, nothing else")
 
 
@@ -108,7 +111,27 @@ def cmd_install(args: Any) -> int:
             f"(limit {repo.cfg.budgets.core_chars})")
     if args.claude_md:
         _claude_md(Path(args.claude_md).expanduser(), repo.root, args.uninstall)
+    if args.encoder:
+        _encoder(repo.root, args.encoder, args.uninstall)
     return 0
+
+
+def _encoder(root: Path, scope: str, remove: bool) -> None:
+    """Set (or unset) Claude Code's print mode as the harvest encoder in the git config of ``scope``; say what was done."""
+    from gitmem.api.encoders import set_claude_encoder
+
+    done = set_claude_encoder(root, "user" if scope == "user" else "clone", remove)
+    said = "your user" if done.scope == "user" else "this clone"
+    if done.executable is None:
+        out(f"encoder: {done.key} {'removed from' if done.changed else 'not set in'} the git config of {said}")
+        return
+    out(f"encoder: harvest asks Claude Code ({done.executable}{', ' + done.version if done.version else ''}) in print "
+        f"mode, set in the git config of {said} ({done.key}); sessions holding a secret are never sent")
+    if done.missing:
+        out(f"note: this claude does not list {', '.join(done.missing)}; harvest falls back to the default encoder "
+            "until Claude Code is updated (claude update)")
+    if done.wins:
+        out(f"note: {done.wins} is set as well and wins; unset it to use Claude Code: git config --unset {done.wins}")
 
 
 def _claude_md(file: Path, root: Path, remove: bool) -> None:

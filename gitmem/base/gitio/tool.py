@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Mapping
 
 __all__ = ["ToolRun", "run_tool", "spawn_detached", "run_program"]
 
@@ -43,8 +43,9 @@ def _kill(proc: "object") -> None:
         pass
 
 
-def run_tool(command: str, stdin: bytes, timeout: float, limit: int) -> ToolRun:
-    """Run ``command`` (split as a shell would, but run without a shell) with ``stdin``; bounded by ``timeout`` and ``limit``."""
+def run_tool(command: str, stdin: bytes, timeout: float, limit: int, env: Mapping[str, str] | None = None) -> ToolRun:
+    """Run ``command`` (split as a shell would, but run without a shell) with ``stdin``; bounded by ``timeout`` and ``limit``.
+    ``env``: the whole environment it gets (default: ours)."""
     import subprocess
     import threading
 
@@ -56,7 +57,7 @@ def run_tool(command: str, stdin: bytes, timeout: float, limit: int) -> ToolRun:
         return ToolRun(b"", "the command is empty")
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True)
+                                start_new_session=True, env=env)
     except OSError as exc:
         return ToolRun(b"", f"cannot start {argv[0]}: {exc.strerror or exc}")
     out = bytearray()

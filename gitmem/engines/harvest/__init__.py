@@ -9,4 +9,7 @@ session), ``encoder`` (a person's own encoder command, optional),
 ``screen`` (a secret anywhere rejects the session), ``subagents`` (a
 session's sub-agent files belong to it) and ``planning`` (files to read and
 one session's commit).
+
+``encoders`` holds the built-in encoders: Claude Code's print mode and an
+OpenAI-compatible chat endpoint on loopback.
 """
