@@ -24,7 +24,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "gitmem"
 FLOORS = {"base": 1, "store": 2, "guards": 3, "writer": 4, "engines": 5, "api": 6, "faces": 7, "__init__": 8, "__main__": 8}
 OWNERS = {"pygit2": "gitmem.base.gitio", "ruamel": "gitmem.base.yamlio", "markdown_it": "gitmem.base.mdio",
-          "unidiff": "gitmem.base.diffs", "Stemmer": "gitmem.base.porter", "mcp": "gitmem.faces.mcp_server"}
+          "unidiff": "gitmem.base.diffs", "Stemmer": "gitmem.base.text.words", "mcp": "gitmem.faces.mcp_server"}
 GIT_RUNNER = "gitmem.base.gitio"
 MAX_LINES = 500
 
@@ -176,3 +176,17 @@ def test_the_floor_map_in_this_docstring_names_every_floor() -> None:
     for key in FLOORS:
         if key not in ("__init__", "__main__", "api"):
             assert f"gitmem/{key}/" in doc
+
+
+SCRIPTS = "gitmem.base.text.scripts"
+
+
+def test_the_script_ranges_are_written_once() -> None:
+    """Which characters are CJK is the text toolkit's to say (gitmem.base.text.scripts): a module that
+    writes a range of ideographs, kana or Hangul itself would make two engines disagree on one text."""
+    starts = ("\\u3040", "\\u3400", "\\u4e00", "\\uac00", "\\uf900", "\u3040-", "\u3400-", "\u4e00-", "\uac00-")
+    found = modules()
+    assert SCRIPTS in found
+    writers = sorted(name for name, path in found.items()
+                     if name != SCRIPTS and any(s in path.read_text(encoding="utf-8") for s in starts))
+    assert writers == [], f"CJK ranges written outside {SCRIPTS}: {writers}"

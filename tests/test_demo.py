@@ -77,7 +77,8 @@ def test_demo_says_what_each_step_shows(built: tuple[Path, list[str]]) -> None:
     assert "(PII replaced: email)" in text and "sam@billing-corp.io" not in text
     assert re.search(r"^harvested: episodes/\S+\.md \(\d+ new memories, \d+ reinforced\)$", text, re.M)
     assert "harvested again: unchanged (no new commit)" in text
-    assert re.search(r"^rejected: session-with-secret.jsonl: secret in session .*nothing written$", text, re.M)
+    assert re.search(r"^rejected: session-with-secret.jsonl: secret in session .*nothing written; findings: "
+                     r"f\w{10}: .*`gitmem pii show f\w{10}", text, re.M)
     assert "linked demo-8 -related-> demo-5" in text and f"demo-8: source import:{name_key('memories.jsonl', 'f')}#L8" in text
     assert re.search(r"^reflect: \d+ patterns from \d+ memories", text, re.M)
     assert "# Core memories (gitmem)" in text

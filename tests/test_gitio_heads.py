@@ -7,6 +7,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gitmem.base.gitio import common_dir, head_commit, read_git_dirs
 
@@ -147,3 +149,36 @@ def test_ref_names_reads_loose_and_packed_refs_without_git(tmp_path: Path) -> No
     assert ref_names(root / ".git", "refs/tags/gitmem/snapshot/") == [
         "refs/tags/gitmem/snapshot/2026-10", "refs/tags/gitmem/snapshot/2026-11", "refs/tags/gitmem/snapshot/2026-12"]
     assert ref_names(root / ".git", "refs/tags/nothing/") == []
+
+
+_REF_NAME = st.from_regex(r"[a-z0-9]{1,5}(-[a-z0-9]{1,3})?", fullmatch=True)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(loose=st.lists(_REF_NAME, max_size=4, unique=True), packed=st.lists(_REF_NAME, max_size=4, unique=True),
+       pack_head=st.booleans(), detach=st.booleans())
+def test_reading_refs_from_files_agrees_with_pygit2(tmp_path_factory: pytest.TempPathFactory, loose: list[str],
+                                                    packed: list[str], pack_head: bool, detach: bool) -> None:
+    """The file readers shadow pygit2 (whose import costs a recall or a hook ~80 ms, bench/shortcuts.py):
+    on random layouts of loose and packed refs, a packed or loose branch, a detached HEAD, they give
+    pygit2's answers."""
+    import pygit2
+
+    from gitmem.base.gitio import ref_names
+
+    root = tmp_path_factory.mktemp("refs")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "one")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "two")
+    for name in packed:
+        git(root, "tag", f"gitmem/snapshot/p{name}", "HEAD~1")
+    if packed or pack_head:
+        git(root, "pack-refs", "--all")
+    for name in loose:
+        git(root, "tag", f"gitmem/snapshot/l{name}")
+    if detach:
+        git(root, "checkout", "-q", "--detach", "HEAD~1")
+    repo = pygit2.Repository(str(root))
+    prefix = "refs/tags/gitmem/snapshot/"
+    assert head_commit(root / ".git") == str(repo.head.target)
+    assert ref_names(root / ".git", prefix) == sorted(r for r in repo.references if r.startswith(prefix))

@@ -11,9 +11,10 @@ from gitmem.engines import lexicon
 from gitmem.engines.features import stem_word
 
 WORD_SETS = {
-    "FILLER": lexicon.FILLER,
-    "FILLER_FR": lexicon.FILLER_FR,
-    "FACT_WORDS": lexicon.FACT_WORDS,
+    "FILLER": text.FILLER,
+    "FILLER_FR": text.FILLER_FR,
+    "FACT_WORDS": text.FACT_WORDS,
+    "CLAUSE_STOPS": text.CLAUSE_STOPS,
     "VERBS": lexicon.VERBS,
     "NEGATIONS": lexicon.NEGATIONS,
     "NAMED": lexicon.NAMED,
@@ -32,16 +33,16 @@ def test_word_sets_are_folded_lowercase_words(name: str) -> None:
 
 
 def test_the_comparison_stop_list_is_built_on_the_shared_one() -> None:
-    assert lexicon.FILLER <= lexicon.STOP
-    assert lexicon.FILLER_FR <= lexicon.STOP_FR <= lexicon.STOP
-    assert lexicon.FACT_WORDS <= text.STOP_WORDS
-    assert not lexicon.FACT_WORDS & lexicon.STOP
-    assert text.STOP_WORDS - lexicon.FACT_WORDS <= lexicon.STOP
+    assert text.FILLER <= text.STATEMENT_STOP
+    assert text.FILLER_FR <= text.STATEMENT_STOP_FR <= text.STATEMENT_STOP
+    assert text.FACT_WORDS <= text.STOP_WORDS
+    assert not text.FACT_WORDS & text.STATEMENT_STOP
+    assert text.STOP_WORDS - text.FACT_WORDS <= text.STATEMENT_STOP
 
 
 def test_negation_words_stay_visible_to_the_comparison() -> None:
     for word in ("not", "no", "never", "without", "cannot"):
-        assert word in lexicon.NEGATIONS and word not in lexicon.STOP
+        assert word in lexicon.NEGATIONS and word not in text.STATEMENT_STOP
 
 
 # "own" is a stop word ("my own"), so "owns", "owner" and "responsible for"
@@ -53,14 +54,14 @@ def test_synonyms_never_map_to_a_stop_word() -> None:
     assert lexicon.SYNONYMS
     for word, canonical in lexicon.SYNONYMS.items():
         assert word == text.fold(word), word
-        assert canonical not in lexicon.STOP or canonical in _DROPPED_CANONICAL, (word, canonical)
+        assert canonical not in text.STATEMENT_STOP or canonical in _DROPPED_CANONICAL, (word, canonical)
 
 
 def test_phrases_compile_and_name_a_canonical_word() -> None:
     assert lexicon.PHRASES
     for pattern, canonical in lexicon.PHRASES:
         re.compile(pattern)
-        assert canonical and (canonical not in lexicon.STOP or canonical in _DROPPED_CANONICAL)
+        assert canonical and (canonical not in text.STATEMENT_STOP or canonical in _DROPPED_CANONICAL)
 
 
 def test_antonyms_keep_distinct_stems() -> None:
@@ -98,8 +99,8 @@ def test_calendar_tables() -> None:
 
 
 def test_chinese_tables() -> None:
-    assert lexicon.ZH_SPLIT <= lexicon.ZH_KEYWORD_SPLIT
-    assert all(len(ch) == 1 for ch in lexicon.ZH_SPLIT)
+    assert text.ZH_FUNCTION_CHARS <= text.ZH_KEYWORD_SPLIT
+    assert all(len(ch) == 1 for ch in text.ZH_FUNCTION_CHARS)
     assert all(a != b for a, b in lexicon.ZH_OPPOSITES)
     assert lexicon.ZH_DIGITS["两"] == 2
     assert lexicon.ZH_UNITS == {"十": 10, "百": 100, "千": 1000}

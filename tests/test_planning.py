@@ -248,7 +248,7 @@ def test_report_is_unchanged_without_a_commit(tmp_path: Path) -> None:
     done = planning.report(session, d, "abc123")
     assert (done.status, done.commit, done.episode, done.created, done.reinforced) == ("harvested", "abc123", "episodes/x.md", 2, 1)
     assert set(done.to_json()) == {"path", "session", "status", "commit", "episode", "created", "reinforced", "reason",
-                                   "warnings"}
+                                   "warnings", "findings"}
 
 
 def test_rejected_session_and_its_alert_never_hold_the_secret(tmp_path: Path) -> None:

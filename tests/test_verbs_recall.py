@@ -371,7 +371,7 @@ def test_harvest_a_session_then_nothing_new(repo_dir: Path, tmp_path: Path, caps
     data = run_json([*base(repo_dir), "harvest", str(src), "--rescan"], capsys)
     assert [r["status"] for r in data] == ["unchanged"]
     assert set(data[0]) == {"path", "session", "status", "commit", "episode", "created", "reinforced", "reason",
-                            "warnings"}
+                            "warnings", "findings"}
 
 
 def test_harvest_rejects_a_session_with_a_secret(repo_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -380,9 +380,11 @@ def test_harvest_rejects_a_session_with_a_secret(repo_dir: Path, capsys: pytest.
     code, out, err = run_cli([*base(repo_dir), "harvest", str(src)], capsys)
     assert code == 1 and out == "harvest: 1 rejected\n"
     assert err.startswith(f"rejected: {src}: secret in session (aws_access_key at line 1")
-    assert err.rstrip().endswith("nothing written") and "AKIA" not in err
+    assert "nothing written; findings: f" in err and "AKIA" not in err
+    assert "(a vendor key: revoke it)" in err and "pii allow" not in err   # a vendor key is no false alarm
     data = json.loads(run_cli([*base(repo_dir), "harvest", str(src), "--json"], capsys)[1])
     assert data[0]["status"] == "rejected" and data[0]["commit"] is None
+    assert data[0]["findings"] and {f["kind"] for f in data[0]["findings"]} >= {"aws_access_key"}
     assert head(repo_dir) == before
 
 

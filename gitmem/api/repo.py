@@ -9,6 +9,7 @@ composes engine planners with the one write path (``gitmem.writer``).
 
 from __future__ import annotations
 
+import builtins
 from datetime import datetime
 from pathlib import Path
 
@@ -19,6 +20,10 @@ from gitmem.api.purging import Purging
 from gitmem.api.insight import Insight
 from gitmem.engines.initrepo import InitResult, init as init_repo
 from gitmem.base.state import find_root
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitmem.api.findings import Allowed, Refused, Shown
 
 
 
@@ -48,3 +53,26 @@ class MemoryRepo(Jobs, Purging, Insight):
         because of gitmem's ``index.lock`` runs it (``gitmem recover``).
         """
         return self.writer.recover()
+
+    # --- false alarms of the secret scan (gitmem.api.findings) ---------------------------
+
+    def refused_sessions(self) -> builtins.list[Refused]:
+        """Every session a secret refused in this clone and not harvested since, with its finding ids."""
+        from gitmem.api.findings import refused
+
+        return refused(self.root)
+
+    def pii_show(self, finding: str, file: str | Path | None = None) -> Shown:
+        """Where a refused session's finding is (file, line, kind, context), its value masked; ``file`` names a
+        transcript outside the session folders."""
+        from gitmem.api.findings import folders_of, show
+
+        return show(self.root, folders_of(self.cfg), finding, Path(file) if file else None)
+
+    def pii_allow(self, finding: str, reason: str = "", shared: bool = False, now: datetime | None = None,
+                  file: str | Path | None = None) -> Allowed:
+        """Record a finding as not a secret (a salted hash of its value): per clone, or committed with ``shared``."""
+        from gitmem.api.findings import allow, folders_of
+
+        return allow(self.root, self.writer, self.redactor, folders_of(self.cfg), finding, reason, shared, now or clock.now(),
+                     Path(file) if file else None)

@@ -126,6 +126,7 @@ class Sessions(Context):
                       command: Choice | None = None) -> Harvested:
         """One session (a transcript and its sub-agent files): screened, then its episode and memories in one
         commit at most."""
+        from gitmem.api.findings import clear_refusal, folders_of, judge, record_refusal, refusal_reason
         from gitmem.base import state
         from gitmem.base.errors import SecretError
         from gitmem.engines.harvest import planning, screen
@@ -137,10 +138,15 @@ class Sessions(Context):
             clean: str = self.redactor.redact(text, "transcript", "harvest.session", now, names=names).text
             return clean
 
-        session = planning.read_session(unit, fmt, allowlist(self.cfg), redactor)
+        settled = judge(self.root, self.git, self.head)   # false alarms a person settled
+        session = planning.read_session(unit, fmt, allowlist(self.cfg), redactor, settled)
         if session.secrets:
             state.log_event(self.git.root, "secret.rejected", iso(now), **session.alert())
-            return session.rejected()
+            refusal = record_refusal(self.root, folders_of(self.cfg), session.transcript.session_id, path,
+                                     unit.parts, session.found, iso(now))
+            return dataclasses.replace(session.rejected(), reason=refusal_reason(session.secrets, refusal),
+                                       findings=refusal.findings)
+        clear_refusal(self.root, session.transcript.session_id)
         if not screen.has_conversation(session.transcript):
             return planning.Harvested(str(path), session.transcript.session_id, "empty",
                                       reason="no conversation in the session; nothing written")

@@ -14,6 +14,10 @@ from gitmem.api.timeline import Timeline
 from gitmem.base import clock
 from gitmem.store import formats, store
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitmem.api.findings import Refused
+
 JOB_RUN = "job.run"        # a background job (hook, cron, the daemon) that did its work
 JOB_ERROR = "job.error"    # one that failed: shown by `status` and once by the next SessionStart
 
@@ -88,6 +92,7 @@ class Status:
     drift: dict[str, object]
     last_snapshot: str | None
     last_error: dict[str, object] | None
+    refused: tuple[Refused, ...] = ()   # sessions a secret refused, with their finding ids (api.findings)
 
     @property
     def review_forced(self) -> bool:
@@ -99,7 +104,8 @@ class Status:
         return {"patterns": list(self.patterns), "atrophy_candidates": list(self.atrophy_candidates),
                 "reviews": list(self.reviews), "auto_streak": self.auto_streak,
                 "forced_review_after": self.forced_review_after, "review_forced": self.review_forced,
-                "drift": self.drift, "last_snapshot": self.last_snapshot, "last_error": self.last_error}
+                "drift": self.drift, "last_snapshot": self.last_snapshot, "last_error": self.last_error,
+                "refused_sessions": [r.to_json() for r in self.refused]}
 
 
 class Observed(Timeline, Reviews):
@@ -108,6 +114,7 @@ class Observed(Timeline, Reviews):
     def status(self, now: datetime | None = None) -> Status:
         """Weights and stages, atrophy candidates, open reviews, the forced-review counter, drift, the last
         snapshot and the last error of a background job."""
+        from gitmem.api.findings import refused
         from gitmem.engines import review
         from gitmem.store import snapshots
 
@@ -124,7 +131,8 @@ class Observed(Timeline, Reviews):
             self.cfg.hebbian.forced_review_after,
             self.drift().to_json(),
             snapshots.latest(self.git),
-            last_job_error(self.root))
+            last_job_error(self.root),
+            tuple(refused(self.root)))
 
     def events(self, limit: int | None = None) -> builtins.list[dict[str, object]]:
         """The structured event stream, oldest first: one event per gitmem commit (from its trailers) and

@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from gitmem.base.model import Domain, MemoryType
+from gitmem.base.text import ZH_KEYWORD_SPLIT
 from gitmem.engines.features import (
     TOKEN_RE,
     latin_words,
@@ -23,7 +24,7 @@ from gitmem.engines.features import (
     zh_clean,
     zh_segments,
 )
-from gitmem.engines.lexicon import EXPLICIT_TRIGGERS, NAMED, ZH_KEYWORD_SPLIT
+from gitmem.engines.lexicon import EXPLICIT_TRIGGERS, NAMED
 
 __all__ = ["ENCODE_CHARS", "Domain", "Encoding", "MemoryType", "encode", "importance", "keywords"]
 

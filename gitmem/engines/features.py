@@ -16,7 +16,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
-from gitmem.base.text import stem, unaccent
+from gitmem.base.text import STATEMENT_STOP, STATEMENT_STOP_FR, ZH_FUNCTION_CHARS, statement_token, stem, unaccent
 from gitmem.engines.lexicon import (
     ELISIONS,
     EN_NUMBERS,
@@ -25,21 +25,14 @@ from gitmem.engines.lexicon import (
     NEGATIONS,
     PHRASES,
     QUANTIFIERS,
-    STOP,
-    STOP_FR,
     SYNONYMS,
     VERBS,
     ZH_NOT_NEGATION,
-    ZH_SPLIT,
     ZH_SURNAMES,
     ZH_SYNONYMS,
 )
 from gitmem.engines.quantities import ascii_digits, canon_number, cut_dates, prepare_numbers
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_W = rf"[^\W{_CJK}]"
-TOKEN_RE = re.compile(
-    rf"`(?P<code>[^`\n]+)`|(?P<cjk>[{_CJK}]+)|(?P<word>{_W}+(?:[.\-/'@+#]{_W}+)*[+#]*)"
-)
+TOKEN_RE = statement_token()
 _IS_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
@@ -74,7 +67,7 @@ class Word:
 
 
 def _classify(raw: str, low: str, form: str, initial: bool, code: bool) -> Literal["", "weak", "strong"]:
-    if low in STOP or low in VERBS or low in NEGATIONS or low in EN_NUMBERS or form in STOP:
+    if low in STATEMENT_STOP or low in VERBS or low in NEGATIONS or low in EN_NUMBERS or form in STATEMENT_STOP:
         return ""
     if _IS_NUMBER.fullmatch(form):
         return ""
@@ -139,7 +132,7 @@ def latin_words(text: str) -> list[tuple[Word, str]]:
                 low = surface if surface.isascii() else unaccent(surface)
                 form = SYNONYMS.get(low, low)
                 # An accented word is only a French stop word: "thé" is not "the".
-                stop = STOP_FR if low != surface else STOP
+                stop = STATEMENT_STOP_FR if low != surface else STATEMENT_STOP
                 content = low not in stop and form not in stop and low not in NEGATIONS
                 word = Word(form, stem_word(form), _classify(raw, low, form, initial, code), content)
                 out.append((word, surface))
@@ -168,7 +161,7 @@ def zh_clean(run: str) -> tuple[str, int]:
     return _ZH_NEGATION_RE.sub(blank, run), negations
 
 
-def zh_segments(run: str, split: frozenset[str] | set[str] = ZH_SPLIT) -> list[str]:
+def zh_segments(run: str, split: frozenset[str] | set[str] = ZH_FUNCTION_CHARS) -> list[str]:
     """A CJK run cut at its function characters (and spaces) into content segments."""
     out, current = [], ""
     for ch in run + " ":

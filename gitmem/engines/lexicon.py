@@ -3,47 +3,16 @@
 Accent-free and lowercase, because texts are folded the same way before
 look-up ("préfère" and "prefere" must meet). Pure data, no logic: which words
 name things, negate, count, mean the same; month and weekday names; Chinese
-function characters, surnames and opposites.
+surnames and opposites. The stop lists and the Chinese function characters
+are the text toolkit's (``gitmem.base.text.stops``).
 """
 
 from __future__ import annotations
-
-from gitmem.base.text import FRENCH_STOP_WORDS, STOP_WORDS
 
 
 def _words(line: str) -> frozenset[str]:
     return frozenset(line.split())
 
-
-# Words a memory statement carries besides its fact: requests, hedges,
-# filler, the word "user" itself, and French function words the shared list
-# leaves out because they are English topic words too ("car", "ai"). They are
-# no topic to compare memories by, though a recall query may ask for them.
-FILLER = _words(
-    "actually always anyway asap basically btw currently etc find fixme found fyi generally happen happens"
-    " happened hint important importantly keep kept kindly make note noted ok okay please ps remind"
-    " reminder simply sure tip todo user usually well nb"
-)
-FILLER_FR = _words(
-    "ai car fait faut il plait plus sa simplement son stp svp ton toujours trouve utilisateur"
-    " utilisatrice vraiment a as"
-)
-# Words of the shared stop list that the comparison keeps as content, as it
-# always has: in a statement they carry the fact, though not the topic of a
-# question: when ("before", "since"), how much ("many", "once"), negation
-# ("never", "won't" -> "won"), and who, for the reflexive pronouns (dropping
-# these from the keywords cost the LoCoMo dev split 0.005 MRR@10).
-FACT_WORDS = _words(
-    "above after against ago almost around before below between during either further least like"
-    " many much often once quite rather several since though thus toward towards until upon use used"
-    " within without cannot neither never no nor not aren couldn didn doesn don hadn hasn haven isn"
-    " mustn shouldn wasn weren won wouldn herself himself itself ourselves themselves yourself yourselves"
-)
-# The stop words of the comparison: the shared English and French list less
-# the fact words, and the filler above. An accented word is only ever a
-# French stop word ("thé" is not "the").
-STOP = (STOP_WORDS - FACT_WORDS) | FILLER | FILLER_FR
-STOP_FR = FRENCH_STOP_WORDS | FILLER_FR
 
 # Words that are never names even when capitalized ("Deploy on Friday").
 VERBS = _words(
@@ -239,10 +208,6 @@ PERIODS = {
     "本月": "this-month", "今年": "this-year", "明年": "next-year", "去年": "last-year",
 }
 ZH_HOUR_SHIFT = {"下午": 12, "晚上": 12}
-ZH_SPLIT = set("的了是在吗呢吧啊呀么着和与及或也都很就还把被给请这那我你他她它们您为")
-# Keywords cut finer: without a dictionary, function characters are the
-# best word boundaries there are ("部署前先跑测试" -> 部署, 跑测试).
-ZH_KEYWORD_SPLIT = frozenset(ZH_SPLIT | set("会要能可先再前后每次又才让对从向于以由等所已将该需做去来更最太只"))
 ZH_NOT_NEGATION = (
     "不过", "不错", "不同", "不断", "不少", "不久", "不仅", "不管", "不然", "不如", "特别", "区别", "分别",
     "别人", "别的", "级别", "类别", "识别", "告别", "鉴别", "差别", "个别", "性别", "派别", "辨别", "非常",
@@ -340,5 +305,3 @@ ROLE_MARKERS = tuple(tuple(m.split()) for m in (
     "depend de", "remplace", "utilise",
 ))
 ZH_ROLE_MARKERS = ("到", "比", "而不是", "而非", "调用", "依赖", "之前", "之后", "先于", "替换", "改成", "改为", "变成", "优先于", "胜过")
-# Words that end a role: clause boundaries.
-ROLE_STOPS = frozenset("and but or because if when while so although unless et mais ou parce quand si".split())

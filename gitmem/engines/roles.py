@@ -18,17 +18,18 @@ import functools
 import re
 from collections import defaultdict
 
+from gitmem.base.text import CLAUSE_STOPS, HAN, STATEMENT_STOP, role_token
 from gitmem.engines.features import latin_words, normalize, stem_word, strip_triggers
-from gitmem.engines.lexicon import NEGATIONS, ROLE_MARKERS, ROLE_STOPS, STOP, SYNONYMS, ZH_ROLE_MARKERS
+from gitmem.engines.lexicon import NEGATIONS, ROLE_MARKERS, SYNONYMS, ZH_ROLE_MARKERS
 
 __all__ = ["Roles", "roles", "swapped_roles"]
 
 # One role is at most this many words on each side of its relation word:
 # enough for "the production database", short enough to stay in one clause.
 _WINDOW = 4
-_TOKEN_RE = re.compile(r"->|=>|<-|>=|<=|[<>,.;:!?()\[\]\"]|[^\W_](?:[\w.\-/@+#']*[\w+#])?")
+_TOKEN_RE = role_token()
 _PUNCT = frozenset(",.;:!?()[]\"")
-_CJK_RUN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_CJK_RUN_RE = re.compile(f"[{HAN}]+")   # Chinese relation words sit in ideograph runs
 _ZH_MARKER_RE = re.compile("|".join(sorted(ZH_ROLE_MARKERS, key=len, reverse=True)))
 _MARKERS = frozenset(ROLE_MARKERS)
 _LONGEST = max(len(m) for m in ROLE_MARKERS)
@@ -42,7 +43,7 @@ def _word(token: str) -> str | None:
     if len(token) == 1 and token.isalpha() and token.isupper() and token != "I":
         return token  # "service A calls service B": the letters are the names
     low = token.casefold()
-    if low in STOP or low in NEGATIONS or low in ROLE_STOPS or low in _PUNCT or not low[:1].isalnum():
+    if low in STATEMENT_STOP or low in NEGATIONS or low in CLAUSE_STOPS or low in _PUNCT or not low[:1].isalnum():
         return None
     return stem_word(SYNONYMS.get(low, low))
 
@@ -52,7 +53,7 @@ def _side(tokens: list[str], start: int, step: int) -> set[str]:
     i = start
     while 0 <= i < len(tokens) and len(words) < _WINDOW:
         token = tokens[i]
-        if token in _PUNCT or token.casefold() in ROLE_STOPS:
+        if token in _PUNCT or token.casefold() in CLAUSE_STOPS:
             break
         word = _word(token)
         if word is not None:

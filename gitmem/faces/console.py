@@ -10,6 +10,8 @@ from __future__ import annotations
 import sys
 from contextvars import ContextVar
 
+from gitmem.base.notice import set_sink
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -100,65 +102,16 @@ _WARNED: set[str] = set()
 
 
 def show_warnings() -> None:
-    """Print what the layers below report on the ``gitmem`` logger as ``warning:`` lines, each once a run.
-
-    Only code that imports ``logging`` can report, and a recall served by a fresh index never does:
-    when ``logging`` is not loaded yet, the handler is installed right after its first import
-    (``_AfterImport``), so such a run does not pay for it (~6 ms of a whole-process recall).
-    """
+    """Print what the layers below report (``gitmem.base.notice.warn``) as ``warning:`` lines on
+    stderr, each text once a run."""
     _WARNED.clear()
-    if "logging" in sys.modules:
-        _install_warnings()
-    elif not any(isinstance(finder, _AfterImport) for finder in sys.meta_path):
-        sys.meta_path.insert(0, _AfterImport("logging", _install_warnings))
+    set_sink(_print_warning)
 
 
-def _install_warnings() -> None:
-    import logging
-
-    logger = logging.getLogger("gitmem")
-    if any(getattr(h, "gitmem_cli", False) for h in logger.handlers):
-        return
-
-    class Once(logging.Handler):
-        gitmem_cli = True
-
-        def emit(self, record: logging.LogRecord) -> None:
-            text = record.getMessage()
-            if text not in _WARNED:
-                _WARNED.add(text)
-                err(f"warning: {text}")
-
-    logger.addHandler(Once(logging.WARNING))
-    logger.propagate = False
-
-
-class _AfterImport:
-    """A finder on ``sys.meta_path`` that finds nothing itself: on the first import of module ``name``
-    it leaves the path, lets the standard path finder load the module, and calls ``then`` once the
-    module has run."""
-
-    def __init__(self, name: str, then: Callable[[], None]) -> None:
-        self.name, self.then = name, then
-
-    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
-        if name != self.name:
-            return None
-        if self in sys.meta_path:
-            sys.meta_path.remove(self)
-        from importlib.machinery import PathFinder
-
-        spec = PathFinder.find_spec(name, path)
-        loader = getattr(spec, "loader", None)
-        if loader is None or not hasattr(loader, "exec_module"):
-            return spec   # loaded some other way: the warnings keep logging's own output
-        run, then = loader.exec_module, self.then
-
-        def exec_module(module: Any) -> None:
-            run(module)
-            then()
-        loader.exec_module = exec_module   # this spec's own loader object, made for this one import
-        return spec
+def _print_warning(text: str) -> None:
+    if text not in _WARNED:
+        _WARNED.add(text)
+        err(f"warning: {text}")
 
 
 def emit_json(value: Any) -> None:

@@ -99,6 +99,15 @@ def _pii_args(p: Any) -> None:
     fmt = scan.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="one JSON object per finding")
     fmt.add_argument("--jsonl", action="store_true", help='read {"id","text"} lines, print {"id","findings"} lines')
+    show = actions.add_parser("show", help="where a refused session's finding is, its value masked")
+    allow = actions.add_parser("allow", help="record a refused session's finding as not a secret (a false alarm)")
+    for sub in (show, allow):
+        sub.add_argument("finding", metavar="FINDING-ID", help="a finding id as `gitmem status` or harvest prints it")
+        sub.add_argument("--file", metavar="PATH", help="the refused transcript, when it lies outside the session folders")
+        json_flag(sub)
+    allow.add_argument("--reason", default="", metavar="TEXT", help="why it is not a secret (kept with the record)")
+    allow.add_argument("--shared", action="store_true",
+                       help="commit the record in .gitmem/ for every clone (default: this clone only)")
 
 
 def _read_input(name: str) -> str:
@@ -131,6 +140,8 @@ def _allowlist(args: Any) -> Any:
 
 @command("pii", "scan text for PII and secrets, or strip PII to typed placeholders", _pii_args)
 def cmd_pii(args: Any) -> int:
+    if args.action in ("show", "allow"):
+        return _settle(args)
     allow = _allowlist(args)
     if args.action == "scan":
         with _open_input(args.file) as stream:
@@ -140,6 +151,32 @@ def cmd_pii(args: Any) -> int:
     from gitmem.guards import redact
 
     sys.stdout.write(redact.strip(_read_input(args.file), allow))
+    return 0
+
+
+def _settle(args: Any) -> int:
+    """``pii show`` and ``pii allow``: a person looks at a false alarm and settles it."""
+    from gitmem.faces.console import now_of
+
+    repo = repo_of(args)
+    if args.action == "show":
+        shown = repo.pii_show(args.finding, args.file)
+        if args.json:
+            emit_json(shown.to_json())
+            return 0
+        out(f"{shown.id}: {shown.kind} in {shown.file}, line {shown.line}")
+        out(f"  {shown.context}")
+        if shown.allowable:
+            out(f"not a secret? gitmem pii allow {shown.id} --reason TEXT   (add --shared for every clone)")
+        else:
+            out("a key in a vendor's format: revoke it, delete it from the transcript, then harvest again")
+        return 0
+    done = repo.pii_allow(args.finding, args.reason, args.shared, now_of(args), args.file)
+    if args.json:
+        emit_json(done.to_json())
+    else:
+        where = f"committed {done.commit[:12]}" if done.commit else ("already committed" if done.shared else "this clone")
+        out(f"allowed {done.id} ({done.kind} is not a secret; {where}); the next harvest of the session accepts it")
     return 0
 
 

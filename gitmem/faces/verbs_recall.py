@@ -341,6 +341,8 @@ def cmd_harvest(args: Any) -> int:
                 continue
             detail = f"{r.created} new, {r.reinforced} reinforced -> {r.episode}" if r.status in ("harvested", "updated") else r.reason
             (err if r.status in ("rejected", "failed") else out)(f"{r.status}: {r.path}: {detail}")
+            for f in r.findings:
+                err(f"  {f.id}\t{f.kind} at line {f.line}\t" + "  |  ".join(f.commands()))
         counts: dict[str, int] = {}
         for r in results:
             counts[r.status] = counts.get(r.status, 0) + 1

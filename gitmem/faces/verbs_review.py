@@ -204,6 +204,11 @@ def cmd_status(args: Any) -> int:
     if st.last_error:
         e = st.last_error   # a job's failure carries job and summary (run_job, the agent hooks)
         out(f"last background error: {e.get('at')} {e.get('job') or ''}: {e.get('summary') or e.get('message', '')}")
+    out(f"sessions refused for a secret: {len(st.refused)}")
+    for refusal in st.refused:
+        out(f"  {refusal.path or 'session ' + refusal.session} ({refusal.at})")
+        for f in refusal.findings:
+            out(f"    {f.id}\t{f.kind} at line {f.line}\t" + "  |  ".join(f.commands()))
     return 0
 
 

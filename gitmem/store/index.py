@@ -32,14 +32,15 @@ if TYPE_CHECKING:
 
     _T = TypeVar("_T")
 
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"
 # What rows carry (the stems and stop words of the terms column included):
 # an index whose rows were made another way is rebuilt, not trusted.
 # 3: stems from PyStemmer's porter, one English and French stop list.
 # 4: episodes are rows too (type "episode"); memories carry their project.
 # 5: rows say whether their text states a time (the ``dated`` column, schema 4);
 #    keys hold the closed forms of hyphenated compounds.
-ROWS_VERSION = "5"
+# 6: FTS5 indexes gitmem's own stems (the ``words`` column, schema 6), no porter tokenizer.
+ROWS_VERSION = "6"
 # Meta keys are the caller's (the indexed commit, its own versions); this one
 # is the table layout's, named so that no caller's key collides with it.
 _SCHEMA_KEY = "gitmem.store.index.schema"
@@ -60,7 +61,8 @@ _SCHEMA = (
     id TEXT NOT NULL UNIQUE,
     path TEXT NOT NULL,
     content TEXT NOT NULL,
-    keys TEXT NOT NULL,          -- keywords, tags, closed compounds: the FTS keys column
+    words TEXT NOT NULL,         -- the content's stems, every word: the FTS words column
+    keys TEXT NOT NULL,          -- stems of keywords, tags, closed compounds: the FTS keys column
     cjk TEXT NOT NULL,           -- CJK bigrams, for the FTS cjk column
     terms TEXT NOT NULL,         -- " stem stem … ": no stop words, space padded, for the reranker
     type TEXT NOT NULL,
@@ -85,9 +87,9 @@ _SCHEMA = (
     "CREATE INDEX memory_type ON memory (type)",
     "CREATE INDEX memory_project ON memory (project)",
     """CREATE VIRTUAL TABLE memory_fts USING fts5 (
-    content, keys, cjk,
+    words, keys, cjk,
     content='memory', content_rowid='rid',
-    tokenize='porter unicode61 remove_diacritics 2'
+    tokenize='unicode61 remove_diacritics 2'
     )""",
     # how many memories hold each term: the rarity that weighs a query term's coverage
     "CREATE VIRTUAL TABLE memory_vocab USING fts5vocab (memory_fts, 'row')",
@@ -226,7 +228,7 @@ class Index:
         self._unindex(row.id)
         cur = self._db.execute(_INSERT, _values(row))
         self._db.execute(
-            "INSERT INTO memory_fts (rowid, content, keys, cjk) SELECT rid, content, keys, cjk"
+            "INSERT INTO memory_fts (rowid, words, keys, cjk) SELECT rid, words, keys, cjk"
             " FROM memory WHERE rid = ?",
             (cur.lastrowid,),
         )
@@ -234,12 +236,12 @@ class Index:
     def _unindex(self, memory_id: str) -> bool:
         # external-content FTS5 needs the old values to remove their postings
         found = self._db.execute(
-            "SELECT rid, content, keys, cjk FROM memory WHERE id = ?", (memory_id,)
+            "SELECT rid, words, keys, cjk FROM memory WHERE id = ?", (memory_id,)
         ).fetchone()
         if found is None:
             return False
         self._db.execute(
-            "INSERT INTO memory_fts (memory_fts, rowid, content, keys, cjk) VALUES ('delete', ?, ?, ?, ?)",
+            "INSERT INTO memory_fts (memory_fts, rowid, words, keys, cjk) VALUES ('delete', ?, ?, ?, ?)",
             found,
         )
         self._db.execute("DELETE FROM memory WHERE rid = ?", (found[0],))
@@ -413,9 +415,9 @@ class Index:
 # ------------------------------------------------------------------ helpers
 
 _INSERT = (
-    "INSERT INTO memory (id, path, content, keys, cjk, terms, type, domain, tier, band,"
+    "INSERT INTO memory (id, path, content, words, keys, cjk, terms, type, domain, tier, band,"
     " importance, created, last_accessed, accessed_ts, keywords, tags, links, source_id,"
-    " seq_key, seq_pos, project, project_name, dated) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    " seq_key, seq_pos, project, project_name, dated) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 
 
@@ -426,7 +428,7 @@ def _values(row: IndexRow) -> tuple[Any, ...]:
     cjk = text.cjk_terms(content)
     seq = None if row.type == EPISODE else _sequence(row.source_id or row.id)
     return (
-        row.id, row.path, row.content, keys, cjk, ranking.terms(content, cjk),
+        row.id, row.path, row.content, ranking.fts_words(row.content), keys, cjk, ranking.terms(content, cjk),
         row.type, row.domain, row.tier, row.band, float(row.importance),
         row.created, row.last_accessed, _epoch(row.last_accessed),
         _join(row.keywords), _join(row.tags), _join(row.links), row.source_id,

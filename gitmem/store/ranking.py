@@ -19,8 +19,8 @@ Lexical relevance, computed for the top ``CANDIDATES`` FTS5 matches:
 
 1. FTS5 bm25 (k1 1.2, b 0.75) over the query's content words, OR semantics,
    stop words dropped (they cost most of the query time and carry no topic),
-   porter stemming, over three equally weighted columns: content, keywords
-   and tags, CJK bigrams; a compound is asked and indexed closed too (a
+   over three equally weighted columns: the content's stems, the stems of
+   keywords and tags, CJK bigrams; a compound is asked and indexed closed too (a
    query's "road trip" and "de-stress" ask "roadtrip" and "destress"; a
    memory's "de-stress" is found by "destress"), never counted in step 2;
 2. times ``1 + coverage`` (the share of distinct query terms the memory holds,
@@ -44,9 +44,12 @@ Lexical relevance, computed for the top ``CANDIDATES`` FTS5 matches:
    after it; when the memory before it asks something (holds a "?"), the
    memory is its answer and gains all of that memory's score.
 
-The MATCH expression carries folded words, never stems: FTS5's porter stems
-what it is given. Stems only serve the coverage and adjacency bonuses, which
-compare them with the ``terms`` column written by ``terms``.
+The index stores gitmem's own stems (``gitmem.base.text.stem``) and FTS5
+tokenizes them with plain unicode61, without a stemmer of its own: the MATCH
+expression asks the query's stems, the rarity of a term is looked up by the
+same stem, and the coverage and adjacency bonuses compare the same stems with
+the ``terms`` column written by ``terms``. One stemmer, so the three agree by
+construction.
 """
 
 from __future__ import annotations
@@ -132,10 +135,15 @@ def terms(content: str, cjk: str) -> str:
     return f" {stems} {cjk} " if cjk else f" {stems} "
 
 
+def fts_words(content: str) -> str:
+    """The ``words`` column FTS5 indexes: the stem of every word of ``content``, stop words included."""
+    return " ".join(text.stems(content))
+
+
 def fts_keys(keywords: Sequence[str], tags: Sequence[str], content: str) -> str:
-    """The ``keys`` column FTS5 indexes: keywords, tags, and the closed forms of the content's compounds."""
+    """The ``keys`` column FTS5 indexes: the stems of the keywords, tags and closed forms of the content's compounds."""
     joined = text.closed_compounds(content) if _JOIN_COMPOUNDS else []
-    return " ".join((*keywords, *tags, *joined))
+    return " ".join(text.stems(" ".join((*keywords, *tags))) + [text.stem(c) for c in joined])
 
 
 def parse_query(query: str) -> Query | None:
@@ -154,12 +162,13 @@ def parse_query(query: str) -> Query | None:
         else:
             grams.extend(g for g in text.bigrams(run) if not text.is_stop_bigram(g))
     grams = list(dict.fromkeys(grams))
-    parts = [f'"{w}"' for w in words + grams] + [f'"{p}"*' for p in dict.fromkeys(prefixes)]
+    stems = [text.stem(w) for w in words]
+    # one phrase per distinct word, as before the index held stems: two words of one stem stay two phrases
+    parts = [f'"{s}"' for s in stems + grams] + [f'"{p}"*' for p in dict.fromkeys(prefixes)]
     if not parts:
         return None
     if _JOIN_COMPOUNDS:  # asked, never counted in the coverage: they stand for words already there
-        parts += [f'"{c}"' for c in text.closed_compounds(query, open_pairs=True) if c not in words]
-    stems = [text.stem(w) for w in words]
+        parts += [f'"{text.stem(c)}"' for c in text.closed_compounds(query, open_pairs=True) if c not in words]
     terms = tuple(dict.fromkeys(stems + grams + prefixes))
     return Query(" OR ".join(parts), terms, frozenset(zip(stems, stems[1:])), tuple(dict.fromkeys(prefixes)),
                  text.asks_when(query), text.named_period(query))

@@ -6,27 +6,25 @@ person filed under a folder of their own naming are found too.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from typing import Any, Iterator
 
 from gitmem.base.errors import DocumentError, NotFoundError
 from gitmem.base.gitio import Git
+from gitmem.base.notice import warn
 from gitmem.base.model import ARCHIVE_DIR, DOMAINS, MEMORY_DIR, Memory, check_id, legacy_path, memory_path
 from gitmem.store import documents
 from gitmem.store.documents import PATTERN_DIR, Pattern
 
 
-_log = logging.getLogger("gitmem")
-
 
 def skipped(exc: DocumentError) -> str:
-    """Report a file a reader skipped (file, line, what is wrong) on the ``gitmem`` logger; returns the line.
+    """Report a file a reader skipped (file, line, what is wrong) as a warning; returns the line.
 
     Readers are values-only code: the CLI shows these records as ``warning:``
     lines on stderr, once per file and run, whichever readers met the file.
     """
-    _log.warning("skipped unreadable file %s", exc)
+    warn(f"skipped unreadable file {exc}")
     return str(exc)
 
 

@@ -69,12 +69,13 @@ class Harvested:
     reinforced: int = 0
     reason: str = ""
     warnings: tuple[str, ...] = ()
+    findings: tuple[screen.Flagged, ...] = ()   # a refused session's secrets: ids and commands, never values
 
     def to_json(self) -> dict[str, object]:
         """The record ``gitmem harvest --json`` prints."""
         return {"path": self.path, "session": self.session_id, "status": self.status, "commit": self.commit,
                 "episode": self.episode, "created": self.created, "reinforced": self.reinforced, "reason": self.reason,
-                "warnings": list(self.warnings)}
+                "warnings": list(self.warnings), "findings": [f.to_json() for f in self.findings]}
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,7 @@ class Session:
     secrets: tuple[str, ...]
     given_id: str = ""
     given_cwd: str | None = None   # the working folder as recorded: only to find its project, never written
+    found: tuple[screen.Found, ...] = ()   # the secrets that refuse it, values in memory only (screen.Found)
 
     @property
     def legacy_slug(self) -> str:
@@ -152,7 +154,8 @@ def list_sessions(paths: Iterable[Path | str], fmt: str, limit: int) -> list[Uni
     return subagents.group(list_transcripts(paths, fmt, limit), fmt)
 
 
-def read_session(unit: Unit | Path, fmt: str, allow: Allowlist | None, redactor: Redactor | None = None) -> Session:
+def read_session(unit: Unit | Path, fmt: str, allow: Allowlist | None, redactor: Redactor | None = None,
+                 settled: screen.Judge | None = None) -> Session:
     """Read one session (a transcript, or a ``Unit`` with its sub-agent files), screen every one of its files
     for secrets, redact it, extract its episode.
 
@@ -160,14 +163,15 @@ def read_session(unit: Unit | Path, fmt: str, allow: Allowlist | None, redactor:
     text of a session without secrets passes ``redactor`` before the episode,
     its tags or its signals are derived, with the user names its own paths
     (``cwd``, the project folder) teach. Names gitmem builds come from the
-    session's key, never from its id or file name as given.
+    session's key, never from its id or file name as given. A finding a person
+    ``settled`` as not a secret does not refuse the session: its value is
+    replaced by a placeholder before the redactor sees the text.
     """
     if not isinstance(unit, Unit):
         unit = Unit(Path(unit), subagents.companions(Path(unit)))
     path = unit.path
-    secrets = screen.find_secrets(path, allow)
-    for n, part in enumerate(unit.parts, 1):
-        secrets += [f"{found} of sub-agent file {n}" for found in screen.find_secrets(part, allow)]
+    screened = screen.screen_session(path, unit.parts, allow, settled)
+    secrets = screened.secrets
     t = reader.read(path, fmt)
     screen.check_transcript(path, fmt, t)
     if unit.parts:
@@ -178,8 +182,12 @@ def read_session(unit: Unit | Path, fmt: str, allow: Allowlist | None, redactor:
     given, given_cwd = t.session_id, t.cwd
     t = replace(t, session_id=name_key(t.session_id, "s"), path=name_key(path.name, "f"))
     if redactor is not None and not secrets:
-        t = _redacted(t, path, redactor)
-    return Session(path, t, episodes.extract(t), tuple(secrets), given, given_cwd)
+        t = _redacted(t, path, _masking(redactor, screened) if screened.masked else redactor)
+    return Session(path, t, episodes.extract(t), tuple(secrets), given, given_cwd, screened.found)
+
+
+def _masking(redactor: Redactor, screened: screen.Screened) -> Redactor:
+    return lambda text, names: redactor(screened.mask(text), names)
 
 
 def _redacted(t: Transcript, path: Path, redactor: Redactor) -> Transcript:

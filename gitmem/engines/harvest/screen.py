@@ -12,8 +12,9 @@ of string carry no typed text and are skipped: a thinking block's
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple, Sequence
 
 from gitmem.base.errors import UsageError
 from gitmem.engines.harvest.content import UNBOUNDED, strings
@@ -22,7 +23,8 @@ from gitmem.engines.harvest.sources import Transcript, detect_format
 if TYPE_CHECKING:
     from gitmem.guards.pii import Allowlist
 
-__all__ = ["check_transcript", "find_secrets", "has_conversation", "scanned_strings"]
+__all__ = ["ALLOWABLE_KINDS", "Flagged", "Found", "Screened", "allowable", "check_transcript", "find_secrets",
+           "has_conversation", "scanned_strings", "screen_session", "secrets_in"]
 
 # Shorter strings cannot hold a secret of any kind the scanner knows.
 _MIN_LEN = 8
@@ -48,18 +50,127 @@ def find_secrets(path: Path, allow: Allowlist | None = None) -> list[str]:
     A line that is not JSON is not scanned: the reader skips it too, so
     nothing of it can reach memory.
     """
+    return [f"{kind} at line {n}" for n, kind in dict.fromkeys((f.line, f.kind) for f in secrets_in(path, allow))]
+
+
+class Found(NamedTuple):
+    """One secret in a transcript file: its record's line, its kind and the text found (kept in memory only)."""
+
+    part: int     # 0: the session's main file; n: its n-th sub-agent file
+    line: int
+    kind: str
+    value: str
+
+
+def secrets_in(path: Path, allow: Allowlist | None = None, part: int = 0) -> list[Found]:
+    """Every distinct secret of every complete record of the file, by line and kind."""
     from gitmem.guards import pii
 
-    found: list[str] = []
+    found: list[Found] = []
     with path.open("rb") as fh:
         for n, raw in enumerate(fh, 1):
             try:
                 record = json.loads(raw)
             except (ValueError, RecursionError):
                 continue
-            kinds = {f.kind for t in scanned_strings(record) for f in pii.scan(t, allow) if f.secret}
-            found.extend(f"{k} at line {n}" for k in sorted(kinds))
+            seen = {(f.kind, t[f.start : f.end]) for t in scanned_strings(record) for f in pii.scan(t, allow) if f.secret}
+            found.extend(Found(part, n, kind, value) for kind, value in sorted(seen))
     return found
+
+
+# The kinds a person may settle as "not a secret": those found by the words
+# around a value. A vendor-format key (AWS, GitHub, OpenAI, Stripe test keys
+# included, private keys, JWTs) is a secret whatever anyone says.
+ALLOWABLE_KINDS = frozenset({"env_secret", "generic_api_key", "url_credentials"})
+
+
+def allowable(kind: str, value: str) -> bool:
+    """Whether a finding may be settled as a false alarm: a keyword finding whose value holds no vendor token."""
+    if kind not in ALLOWABLE_KINDS:
+        return False
+    from gitmem.guards.pii.vendors import vendor_token
+
+    import re
+
+    return not any(vendor_token(part) for part in re.split(r"[\s:@/=\"',;]+", value) if len(part) >= 8)
+
+
+@dataclass(frozen=True)
+class Flagged:
+    """A secret that refused a session, as a person sees it: a short stable id, where it is, never the value.
+
+    ``file`` is the transcript as this run knows it ("" when the clone did not
+    keep its path: a path that names its user is kept as a salted hash only);
+    ``with_file`` when ``pii show`` / ``pii allow`` need ``--file`` to find it
+    (it lies outside the configured session folders).
+    """
+
+    id: str
+    kind: str
+    file: str
+    line: int
+    allowable: bool
+    with_file: bool = False
+
+    def commands(self) -> tuple[str, ...]:
+        """The exact commands that show the finding and, when it may be one, settle it as a false alarm."""
+        import shlex
+
+        where = f" --file {shlex.quote(self.file) if self.file else 'PATH'}" if self.with_file else ""
+        show = f"gitmem pii show {self.id}{where}"
+        return (show, f"gitmem pii allow {self.id}{where} --reason TEXT") if self.allowable else (show,)
+
+    def to_json(self) -> dict[str, object]:
+        """The finding as ``--json`` prints it."""
+        return {"id": self.id, "kind": self.kind, "file": self.file, "line": self.line, "allowable": self.allowable,
+                "with_file": self.with_file, "commands": list(self.commands())}
+
+
+@dataclass(frozen=True)
+class Screened:
+    """What screening a session's files found: the secrets that refuse it, and the settled values to mask."""
+
+    found: tuple[Found, ...]
+    masked: tuple[tuple[str, str], ...] = ()   # (kind, value) settled as not secret: replaced before anything is derived
+
+    @property
+    def secrets(self) -> list[str]:
+        """``"<kind> at line N"`` (``… of sub-agent file n``) for each secret that refuses the session."""
+        out = dict.fromkeys((f.part, f.line, f.kind) for f in self.found)
+        return [f"{kind} at line {n}" + (f" of sub-agent file {part}" if part else "") for part, n, kind in out]
+
+    def mask(self, text: str) -> str:
+        """``text`` with every settled value replaced by its kind's placeholder."""
+        from gitmem.guards import pii
+
+        for kind, value in self.masked:
+            if value in text:
+                text = text.replace(value, pii.placeholder(kind))
+        return text
+
+
+Judge = Callable[[str, str], bool]   # (kind, value): settled by a person as not a secret
+
+
+def screen_session(path: Path, parts: Sequence[Path], allow: Allowlist | None, settled: Judge | None = None) -> Screened:
+    """Screen a session's main file and its sub-agent files; a finding ``settled`` allows is masked, not refused.
+
+    Only an allowable finding can be settled: a vendor-format key refuses the
+    session even when someone recorded it as allowed.
+    """
+    found = secrets_in(path, allow)
+    for n, part in enumerate(parts, 1):
+        found += secrets_in(part, allow, n)
+    if settled is None:
+        return Screened(tuple(found))
+    keep: list[Found] = []
+    masked: dict[tuple[str, str], None] = {}
+    for f in found:
+        if allowable(f.kind, f.value) and settled(f.kind, f.value):
+            masked[(f.kind, f.value)] = None
+        else:
+            keep.append(f)
+    return Screened(tuple(keep), tuple(sorted(masked, key=lambda kv: -len(kv[1]))))
 
 
 # The roles of a conversation: what a person and an agent said and did.

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from collections import Counter
 from typing import Iterable, Literal, Sequence
 
+from gitmem.base.text import CJK as CJK_RANGES
 from gitmem.engines.harvest import durability
 from gitmem.engines.harvest.sources import Event
 
@@ -61,7 +62,7 @@ def is_own_words(e: Event) -> bool:
     return e.role == "user" and not e.meta and not e.sidechain
 
 
-CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+CJK = re.compile(f"[{CJK_RANGES}]")   # one character of a script written without spaces
 # Sentence ends: Latin punctuation followed by a space, CJK punctuation anywhere, line breaks.
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+")
 _CODEY = re.compile(r"[{}()\[\];=<>|\\/$`#@*_]")

@@ -70,6 +70,8 @@ _rx = Patterns(
         "name_part": r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+",
         "words": r"[A-Za-z]+(?:[._-][A-Za-z]+)*",
         "snake_ident": r"_[a-z0-9_]*|[a-z][a-z0-9]*(?:_[a-z0-9]*)+",
+        # a code name: lower-case words joined by - . : / with version numbers (feature-flags-v2, user:42:profile)
+        "code_name": r"[a-z]{2,}(?:[-.:/](?:[a-z]{2,}|[0-9]{1,4}|v[0-9]{1,3}))+",
     }
 )
 
@@ -119,6 +121,17 @@ _KEY_NOT_SECRET = frozenset(
     "shortcut keyboard ssh gpg pgp kms host known dedup dedupe s3 bucket redis storage_path unique_ "
     "encryption_context metadata label tag api_key_id".split()
 )
+# Words before "key", "token" or "secret" that name an identifier, not a credential:
+# docToken, nextPageToken, sortKey, storageKey, flag_key, testKey, designToken.
+# A vendor-format value under such a name is still found (vendors.py).
+_ID_QUALIFIERS = frozenset(
+    "doc docs document page next prev previous continuation cursor sync resume cancel cancellation design sort "
+    "partition primary foreign i18n translation message route lookup react list item sheet wiki file folder node "
+    "block row column field idempotency theme storage cache dedupe dedup event trace span correlation feature "
+    "features flag flags test tests mock fixture fake dummy sample example locale label tag group index map dict "
+    "hash registry composite unique object router nav menu query search filter form input param element component "
+    "widget".split()
+)
 _JOINED_SECRET = ("password", "passwd", "apikey", "secretkey", "accesskey", "privatekey", "authtoken", "accesstoken")
 
 
@@ -152,7 +165,7 @@ def _classify_name(name: str) -> str | None:
         secret = True
     elif parts[-2:] == ["key", "base"] and "secret" in parts:
         secret = True
-    if not secret:
+    if not secret or _names_identifier(parts):
         return None
     if "secret" in parts and ("aws" in parts or "access" in parts):
         return "aws"
@@ -168,6 +181,17 @@ _PROSE_WORDS = frozenset(
 _COLON_WORDS = frozenset(b"key token secret password passphrase pw".split())
 # What may follow a name that is assigned to or followed by a phrase.
 _AFTER_NAME = frozenset([b" ", b"\t", b":", b"=", b'"', b"'", b"]", b"\\", b">", b"-", b"*", b",", b"(", b"|", b"\n", b"\r"])
+
+
+def _names_identifier(parts: list[str]) -> bool:
+    """Name parts (lower case) such as doc+token, next+page+token, storage+key: an identifier's name."""
+    return any(p in _ID_QUALIFIERS for p in parts[:-1])
+
+
+def identifier_name(name: str) -> bool:
+    """``docToken``, ``flag_key``, ``sortKey``: a name like a credential's that holds an identifier."""
+    parts = [p.lower() for p in _rx.name_part.findall(name)]
+    return len(parts) >= 2 and (_names_identifier(parts) or parts[-1] == "key" and parts[-2] in _KEY_NOT_SECRET)
 
 
 def find_keyword_secrets(v: View, out: list[Cand]) -> None:
@@ -285,8 +309,11 @@ def _computed(ab: bytes, end: int, quoted: bool, value: str, name: str) -> bool:
         return value.startswith("_") or ab[end : end + 1] in (b"(", b"[")
     if rest[:1] in (b"+", b"%", b"*") or rest[:1] == b"." and rest[1:2].isalpha():
         return True
-    last = name.rsplit(".", 1)[-1].lower().rsplit("_", 1)[-1]
-    return last in _IDENTIFIER_NAMES and _rx.snake_ident.fullmatch(value) is not None
+    parts = _rx.name_part.findall(name.rsplit(".", 1)[-1])
+    last = parts[-1].lower() if parts else ""
+    return last in _IDENTIFIER_NAMES and (
+        _rx.snake_ident.fullmatch(value) is not None or _rx.code_name.fullmatch(value) is not None
+    )
 
 
 def _xml_element(v: View, out: list[Cand], s: int, e: int) -> None:
@@ -310,7 +337,9 @@ def _phrases_at(v: View, out: list[Cand], ws: int, we: int) -> None:
     hi = line_end(low, we)
     labelled_at(v, out, ws, we)
     if nxt == b" " or nxt == b"\t":
-        if word in _PROSE_WORDS or word.rsplit(b"_", 1)[-1] in _PROSE_WORDS:
+        if (word in _PROSE_WORDS or word.rsplit(b"_", 1)[-1] in _PROSE_WORDS) and not (
+            b"_" in word and identifier_name(v.s(ws, we))
+        ):
             for pattern, style in ((rx.prose, "prose"), (rx.bare_kw, "strict")):
                 m = pattern.match(low, ws, hi)
                 if m is not None and not _code_value(v, m.end(), hi, word):

@@ -28,6 +28,12 @@ _rx = Patterns(
         "color": r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})",
         "hyphenated": r"[a-z]+(?:-[a-z]+)+",
         "constant": r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+",
+        # a value's words: letters of any script, camelCase split ("deinTokenHier")
+        "digit": r"\d",
+        "words_of": r"[A-Z]?[^\W\d_A-Z]+|[A-Z]+(?![^\W\d_A-Z])|\d+",
+        # an identifier in code: camelCase words of three letters or more (apiKeyFromEnv)
+        "not_separator": r"[^\w\s./:+-]",
+        "camel": r"[a-z]{2,}(?:[A-Z][a-z]{2,})+",
         "pathlike": r"(?:~|\.{1,2})?/|[A-Za-z]:[\\/]|.*\.(?:pem|key|crt|txt|json|env|ya?ml|p12|pfx|jks|gpg|asc)\Z",
     }
 )
@@ -43,7 +49,8 @@ _STOPWORDS = frozenset(
     qux secret token apikey api_key bearer basic digest oauth oauth2 jwt env environ environment config settings
     unset invalid incorrect wrong missing expired valid correct same different blank secretstr secretbytes
     optional any object dict list type hunter letmein qwerty user username login auth private public
-    credentials credential disabled enabled sensitive strong weak random generated provided""".split()
+    credentials credential disabled enabled sensitive strong weak random generated provided
+    postgres mysql mariadb mongo redis rabbitmq minioadmin oracle elastic""".split()
 )
 
 
@@ -56,27 +63,142 @@ def _has_run(value: str, n: int) -> bool:
     return False
 
 
-# Values that vendors publish in their own documentation: Stripe's test-mode
-# and publishable keys reach no money.
-_PUBLIC_PREFIXES = ("sk_test_", "rk_test_", "pk_test_", "pk_live_")
+# Publishable keys are public by design. Test-mode secret keys (sk_test_, rk_test_)
+# are not here: a test key still opens the vendor account.
+_PUBLIC_PREFIXES = ("pk_test_", "pk_live_")
+# Keys vendors print in their public documentation for every reader to try.
+_DOCUMENTED = frozenset({"sk_test_4eC39HqLyjWDarjtT1zdp7dc", "sk_test_BQokikJOvBiI2HlWgH4olfQ2"})
+
+# Placeholders written in words, in any language: "your-api-key-here",
+# "votre_cle_ici", "tu-contraseña", "ваш_ключ". A word of _MARKERS (your, here,
+# insert, replace… in several languages) makes a value of words a placeholder;
+# so does a value made only of the words of _VOCABULARY (credential nouns,
+# articles, "my", "real", "test"…): "my-secret-api-key", "this_is_not_a_real_token".
+_MARKERS = frozenset(
+    """your yours here insert replace paste enter put fill goes generate provide obtain
+    votre vos ton ta tes ici mettez mettre insérez inserez insérer inserer remplacez remplacer remplacez-par entrez saisir
+    saisissez tu tus su sus aquí aqui pon ponga coloca coloque inserta inserte reemplaza reemplace introduce ingrese
+    ingresa escribe seu sua seus suas teu tua insira insere substitua digite informe dein deine deinen deiner ihr ihre
+    ihren hier einfügen einfuegen ersetzen eintragen eingeben tuo tuoi vostro vostra qui inserisci sostituisci metti
+    jouw uw invullen vervang plak ваш ваша ваше ваши твой твоя твоё здесь сюда вставьте вставить введите замените
+    укажите twoj twój twoja twoje wasz tutaj wstaw wpisz sizin senin buraya girin anahtariniz anahtarınız şifreniz
+    sifreniz""".split()
+)
+_VOCABULARY = _MARKERS | frozenset(
+    """api key keys secret secrets token tokens password passwords passwd pass pwd passphrase credential credentials
+    auth access client app application bot user account admin db database jwt oauth private public session signing
+    webhook my the a an of for to this that is not no real fake dummy sample example test tests testing fixture mock
+    dev development local prod production staging default new some value string id super strong random change it
+    in with please me and or only use
+    clé cle clef jeton mot de passe secrète secrete la le les du des un une pour
+    clave contraseña secreta secreto el los del para
+    chave senha segredo da do
+    schlüssel schluessel schlussel passwort kennwort geheim geheimer der die das
+    chiave segreta di il
+    sleutel wachtwoord het een
+    ключ пароль токен секрет
+    klucz hasło haslo
+    anahtar şifre sifre
+    khoa matkhau mat khau cua ban
+    sk pk rk whsec ghp gho xoxb xoxp npm hf glpat""".split()
+)
+# Scripts whose letters no vendor key or generated password is written in.
+_NON_LATIN_FROM = 0x250
+# Rows of a keyboard: "qwertyuiop", "asdfghjkl" are runs of keys, not secrets.
+_KEY_ROWS = ("1234567890", "qwertyuiop", "asdfghjkl", "zxcvbnm", "1q2w3e4r5t6y7u8i9o0p", "1qaz2wsx3edc4rfv5tgb",
+             "qazwsxedcrfvtgbyhnujm")
+_LEET = str.maketrans("@40$5", "aaoss")
+_ROW_GRAMS = frozenset(row[k : k + 4] for row in _KEY_ROWS for k in range(len(row) - 3))
 
 
-def is_placeholder(value: str, run: int = 5) -> bool:
+def is_placeholder(value: str, run: int = 5, descending: bool = True) -> bool:
     """A documentation placeholder or sample, a mask or a reference rather than a secret.
 
     ``run``: this many equal characters in a row make a mask ("*****", "00000"); a vendor
     token's random body asks for more (five equal digits in a row happen by chance).
+    ``descending``: runs down the alphabet count as sequences too (``9876…``); a
+    vendor token's body is a placeholder only when it counts up, as people type one.
     """
-    if not value or _rx.reference_start.match(value) or value.startswith(_PUBLIC_PREFIXES):
+    if not value or _rx.reference_start.match(value) or value.startswith(_PUBLIC_PREFIXES) or value in _DOCUMENTED:
         return True
     if "<" in value and ">" in value or value.startswith("<"):
         return True  # <your-key>, "<enter passphrase>" cut at its blank
     low = value.lower()
     if low in _STOPWORDS:
         return True
-    if any(w in low for w in _PLACEHOLDER_WORDS):
+    if any(w in low for w in _PLACEHOLDER_WORDS) or "ssw" in low and "password" in low.translate(_LEET):
+        return True   # p@ssw0rd is "password" too
+    if len(value) >= run and _has_run(low, run):
         return True
-    return len(value) >= run and _has_run(low, run)
+    return len(value) >= 6 and sequential(low, descending) or in_words(value)
+
+
+def sequential(low: str, descending: bool = True) -> bool:
+    """Letters and digits in order, repeated or along a keyboard row: ``1234567890``,
+    ``abcdef123456``, ``qwertyuiop``, ``a1b2c3d4``, ``abcabcabc`` (``low`` is lower case).
+
+    Runs of three or more cover the value (three quarters of a long one: a
+    vendor body such as ``51H8xYzAbCdEf…0123456789``); a random key almost never
+    holds a run of three.
+    """
+    n = len(low)
+    covered = [False] * n
+    i = 0
+    while i < n - 2:
+        step = ord(low[i + 1]) - ord(low[i])
+        j = i + 1
+        if (step in (0, 1) or step == -1 and descending) and low[i].isalnum():
+            while j + 1 < n and ord(low[j + 1]) - ord(low[j]) == step and low[j + 1].isalnum():
+                j += 1
+        if j - i >= 2:
+            covered[i : j + 1] = [True] * (j - i + 1)
+            i = j + 1
+        else:
+            i += 1
+    for at in range(n - 3):
+        if low[at : at + 4] in _ROW_GRAMS:
+            covered[at : at + 4] = [True] * 4
+    need = n if n < 12 else (3 * n + 3) // 4
+    if sum(covered) >= need:
+        return True
+    for period in (1, 2, 3, 4):   # abcabc…, and a1b2c3: two sequences interleaved
+        if n >= 3 * period and low == (low[:period] * (n // period + 1))[:n]:
+            return True
+    # a1b2c3d4…: two short sequences interleaved (a long value made so is a made-up
+    # key, but one a person could have used: still reported)
+    return 12 <= n <= 16 and sequential(low[0::2], descending) and sequential(low[1::2], descending)
+
+
+def in_words(value: str) -> bool:
+    """A placeholder written in words, in any language (``your-api-key-here``, ``votre_cle_ici``,
+    ``tu-contraseña``, ``你的密钥``, ``ваш_ключ_api``, ``test_api_key_123``, ``hunter2``), not a value."""
+    if not value.isascii() and any(ch.isalpha() and ord(ch) >= _NON_LATIN_FROM for ch in value):
+        ascii_alnum = sum(ch.isascii() and ch.isalnum() for ch in value)
+        digits = sum(ch.isdigit() for ch in value)
+        return ascii_alnum < 8 and digits < 2   # words of a script keys are not written in
+    tokens = _rx.words_of.findall(value)
+    if not tokens or sum(map(len, tokens)) + len(tokens) - 1 < len(value) or _rx.not_separator.search(value):
+        return False   # more than one separator between the words, or a character a password mixes in
+    numbers = [t for t in tokens if t.isdigit()]
+    if sum(map(len, numbers)) > 3:
+        return False   # hunter2 and mysecret123 are typed for a value; hunter2422 may be one
+    words = [t.lower() for t in tokens if not t.isdigit()]
+    if not words or any(len(w) < 2 and w not in _VOCABULARY for w in words):
+        return False   # K&3tK!Yb: letters between digits and signs, no words
+    if any(w in _MARKERS for w in words):
+        return True
+    # words a person types for a value, maybe run together and numbered: my-secret-api-key, mysecret123
+    return all(_known(w, 3) for w in words) and (len(words) >= 2 or bool(numbers) or len(words[0]) > 8)
+
+
+def _known(word: str, depth: int) -> bool:
+    """A word of the placeholder vocabulary, or up to ``depth`` of them run together (``mysecretkey``)."""
+    if word in _VOCABULARY or word in _STOPWORDS:
+        return True
+    return depth > 1 and any(
+        (word[:i] in _VOCABULARY or word[:i] in _STOPWORDS) and _known(word[i:], depth - 1)
+        for i in range(2, len(word) - 1)
+    )
 
 
 def classes(value: str) -> int:
@@ -110,8 +232,8 @@ def plausible(value: str, style: str, quoted: bool) -> bool:
     bare = value.strip(value[0]) if value[0] in "*_`" and value[-1] == value[0] else value
     if _rx.color.fullmatch(value) or bare != value and bare.isalpha() or bare.replace(" ", "").isalpha() and " " in bare:
         return False  # "#f8f8f2", *negative*, 'some value': a colour, an emphasised word, words
-    if not quoted and _rx.constant.fullmatch(value.rstrip(",;")):
-        return False  # FG_DEFAULT: a constant named, not a value
+    if not quoted and (_rx.constant.fullmatch(value.rstrip(",;")) or _rx.camel.fullmatch(value.rstrip(",;"))):
+        return False  # FG_DEFAULT, apiKeyFromEnv: a constant or variable named, not a value
     if style == "prose" and not quoted and _rx.hyphenated.fullmatch(value):
         return False  # "the key is lower-case"
     n_classes = classes(value)

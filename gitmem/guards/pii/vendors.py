@@ -4,8 +4,9 @@ and tokens of vendors without a kind of their own) and private keys.
 Vendor formats are tried only where a run of 16+ token characters starts, and
 only the patterns whose first byte matches: one look per run instead of one
 pass over the text per vendor. Stripe publishable keys (``pk_live_…``) are
-public by design and not reported; test-mode secret keys (``sk_test_…``) reach
-no money and fill Stripe's documentation: not reported either.
+public by design and not reported. Test-mode secret keys (``sk_test_…``) are
+secrets: a test key still opens the vendor account. Only the sample key of
+Stripe's own documentation is not.
 """
 
 from __future__ import annotations
@@ -161,10 +162,8 @@ def _vendor_kind(token: str, kind: str) -> str | None:
     body = token[m.end() :] if m else token
     if kind == "jwt":
         return None if is_sample_jwt(token) or is_placeholder(token) else "jwt"
-    if is_placeholder(body, VENDOR_RUN) or is_placeholder(token, VENDOR_RUN):
+    if is_placeholder(body, VENDOR_RUN, descending=False) or is_placeholder(token, VENDOR_RUN, descending=False):
         return None
-    if kind == "stripe_key" and "_test_" in token[:8]:
-        return None  # test-mode keys reach no money and fill Stripe's own documentation
     if kind == "openai_key":
         if token.startswith("sk-ant-"):
             kind = "anthropic_key"

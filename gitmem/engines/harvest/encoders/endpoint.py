@@ -93,7 +93,7 @@ def answer(url: str, model: str, system: str, user: str, timeout: float, limit: 
     kind = http.client.HTTPSConnection if where.scheme == "https" else http.client.HTTPConnection
     conn = kind(where.address, where.port, timeout=timeout)
     got: list[ToolRun] = []
-    worker = threading.Thread(target=lambda: got.append(_exchange(conn, where, body, limit)), daemon=True)
+    worker = threading.Thread(target=lambda: got.append(_exchange(conn, where, body, limit, timeout)), daemon=True)
     worker.start()
     worker.join(timeout)
     if worker.is_alive():
@@ -114,7 +114,7 @@ def _abort(conn: HTTPConnection) -> None:
         pass
 
 
-def _exchange(conn: HTTPConnection, where: Target, body: bytes, limit: int) -> ToolRun:
+def _exchange(conn: HTTPConnection, where: Target, body: bytes, limit: int, timeout: float) -> ToolRun:
     import http.client
 
     from gitmem.base.gitio.tool import ToolRun
@@ -128,6 +128,9 @@ def _exchange(conn: HTTPConnection, where: Target, body: bytes, limit: int) -> T
             data.extend(chunk)
             if len(data) > limit:
                 return ToolRun(b"", f"answered more than {limit} bytes")
+    except TimeoutError:
+        # the socket's own deadline (the same as the whole exchange's) may fire just before the caller's
+        return ToolRun(b"", f"timed out after {timeout:g} s")
     except (OSError, http.client.HTTPException) as exc:
         return ToolRun(b"", f"cannot reach {where.host}: {getattr(exc, 'strerror', None) or exc or type(exc).__name__}")
     finally:
