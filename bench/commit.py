@@ -27,7 +27,7 @@ from gitmem.base import clock  # noqa: E402
 from gitmem.api import MemoryRepo  # noqa: E402
 from gitmem.base.model import DOMAINS, Memory, memory_path  # noqa: E402
 from gitmem.store import store  # noqa: E402
-from gitmem.guards.writepath import Plan  # noqa: E402
+from gitmem.writer.plan import Plan  # noqa: E402
 
 NOW = clock.parse_time("2026-11-29T12:00:00Z")
 
@@ -115,11 +115,11 @@ def measure(n: int, runs: int) -> dict[str, float]:
 
         def gitmem_side(i: int) -> None:
             p, d = doc("s", i)
-            repo.store.write(lambda parent: Plan({p: d}, "bench", "bench"), NOW, branch="side")
+            repo.writer.write(lambda parent: Plan({p: d}, "bench", "bench"), NOW, branch="side")
 
         def gitmem_main(i: int) -> None:
             p, d = doc("w", i)
-            repo.store.write(lambda parent: Plan({p: d}, "bench", "bench"), NOW)
+            repo.writer.write(lambda parent: Plan({p: d}, "bench", "bench"), NOW)
 
         def remember(i: int) -> None:
             repo.remember(f"bench remember {i} topic {i * 13}", dedupe=False, now=NOW)

@@ -33,7 +33,7 @@ from gitmem.api import MemoryRepo  # noqa: E402
 from gitmem.base import clock  # noqa: E402
 from gitmem.base.gitio import Git, packing, trees  # noqa: E402
 from gitmem.base.model import Memory, memory_path  # noqa: E402
-from gitmem.guards.writepath import Plan  # noqa: E402
+from gitmem.writer.plan import Plan  # noqa: E402
 from gitmem.store import store  # noqa: E402
 
 NOW = clock.parse_time("2026-11-29T12:00:00Z")
@@ -77,7 +77,7 @@ def one(n: int, work: Path, run: int) -> dict[str, float]:
         changes = memories(n, "w")
         packing.PACK_THRESHOLD = threshold
         t0 = time.perf_counter()
-        repo.store.write(lambda parent: Plan(changes, "bench import", "memory.import"), NOW)
+        repo.writer.write(lambda parent: Plan(changes, "bench import", "memory.import"), NOW)
         out[label] = time.perf_counter() - t0
     packing.PACK_THRESHOLD = PACK_THRESHOLD
     # the objects alone: the same change's tree built loose and as one pack, on a fresh repository each

@@ -30,7 +30,7 @@ from import_size import fast_import_tree  # noqa: E402
 from gitmem.store import documents, refresh, store  # noqa: E402
 from gitmem.api import MemoryRepo  # noqa: E402
 from gitmem.base.model import Memory, memory_path  # noqa: E402
-from gitmem.guards.writepath import Plan  # noqa: E402
+from gitmem.writer.plan import Plan  # noqa: E402
 
 
 def main() -> None:
@@ -74,7 +74,7 @@ def main() -> None:
             m = Memory(id=mid, content=f"upkeep change {i} about kafka partition {i % 31}", created="2026-11-29T12:00:00Z",
                        last_accessed="2026-11-29T12:00:00Z", path=memory_path("project", mid))
             changes[m.path] = store.render(m)
-        repo.store.write(lambda parent: Plan(changes, "bench upkeep", "bench"), NOW)
+        repo.writer.write(lambda parent: Plan(changes, "bench upkeep", "bench"), NOW)
         t0 = time.perf_counter()
         touched = refresh.sync(index, git, repo.head)
         sync_s = time.perf_counter() - t0

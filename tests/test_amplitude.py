@@ -241,11 +241,11 @@ def test_other_files_measure_whole() -> None:
 
 
 def test_the_library_write_path_never_changes_layer_one_without_approval(repo_dir: Path) -> None:
-    """Store.write(..., auto=False) is still gitmem writing: Layers 1 and 4 need Gitmem-Approved-By."""
+    """Writer.write(..., auto=False) is still gitmem writing: Layers 1 and 4 need Gitmem-Approved-By."""
     from gitmem.api import MemoryRepo
     from gitmem.base.clock import parse_time
     from gitmem.base.errors import CheckFailed
-    from gitmem.guards.writepath import Plan
+    from gitmem.writer.plan import Plan
 
     repo = MemoryRepo.open(repo_dir)
     old = (repo_dir / "CLAUDE.md").read_text()
@@ -255,10 +255,10 @@ def test_the_library_write_path_never_changes_layer_one_without_approval(repo_di
     for auto in (False, True):
         plan = Plan[None]({"CLAUDE.md": forged.encode()}, "edit core", "test.edit", auto=auto)
         with pytest.raises(CheckFailed):
-            repo.store.write(lambda parent, plan=plan: plan, now)  # type: ignore[misc]  # a default binds the loop's plan
+            repo.writer.write(lambda parent, plan=plan: plan, now)  # type: ignore[misc]  # a default binds the loop's plan
     assert (repo_dir / "CLAUDE.md").read_text() == old
     approved = Plan[None]({"CLAUDE.md": forged.encode()}, "accept review", "review.accept", approved_by="Test Person")
-    assert repo.store.write(lambda parent: approved, now).commit is not None
+    assert repo.writer.write(lambda parent: approved, now).commit is not None
 
 
 def test_working_memory_gets_the_same_checks_as_a_write(repo_dir: Path) -> None:
@@ -270,7 +270,7 @@ def test_working_memory_gets_the_same_checks_as_a_write(repo_dir: Path) -> None:
     token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
     with pytest.raises(SecretError):
         repo.note(f"the deploy token is {token}")
-    state = repo.store.state
+    state = repo.writer.state
     leaked = [p for p in state.rglob("*") if p.is_file() and token.encode() in p.read_bytes()]
     assert not leaked and repo.notes() == []
     kept = repo.note("mail the report to priya.natarajan@corp-mail.net every friday")

@@ -4,11 +4,12 @@ Floors, bottom to top (a module imports its own floor or lower, never higher):
 
     1 gitmem/base/     values and wrappers (errors, kinds, clock, config, model, state, text, yamlio, mdio, diffs, gitio)
     2 gitmem/store/    documents, store, index
-    3 gitmem/guards/   the write path and its guards, pii/
-    4 gitmem/engines/  engines side by side, harvest/
-    5 gitmem/api/      the use cases: one module of functions per use case, MemoryRepo their facade
-    6 gitmem/faces/    cli, verbs, githooks, demo, the MCP server, the daemon, the agent hooks
-    7 gitmem/__init__.py, gitmem/__main__.py
+    3 gitmem/guards/   the guards of every write and their verdicts, pii/
+    4 gitmem/writer/   the one writer: plans become commits
+    5 gitmem/engines/  engines side by side, harvest/
+    6 gitmem/api/      the use cases: one module of functions per use case, MemoryRepo their facade
+    7 gitmem/faces/    cli, verbs, githooks, demo, the MCP server, the daemon, the agent hooks
+    8 gitmem/__init__.py, gitmem/__main__.py
 
 Every import counts: module level, inside functions (lazy) and under TYPE_CHECKING.
 
@@ -26,13 +27,13 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "gitmem"
-FLOORS = {"base": 1, "store": 2, "guards": 3, "engines": 4, "api": 5, "faces": 6, "__init__": 7, "__main__": 7}
+FLOORS = {"base": 1, "store": 2, "guards": 3, "writer": 4, "engines": 5, "api": 6, "faces": 7, "__init__": 8, "__main__": 8}
 OWNERS = {"pygit2": "gitmem.base.gitio", "ruamel": "gitmem.base.yamlio", "markdown_it": "gitmem.base.mdio",
           "unidiff": "gitmem.base.diffs", "Stemmer": "gitmem.base.text.words", "mcp": "gitmem.faces.mcp_server"}
 GIT_RUNNER = "gitmem.base.gitio"
 FACE_MAY_IMPORT = ("gitmem.api", "gitmem.faces", "gitmem.base.errors", "gitmem.base.clock", "gitmem.base.notice")
 GIT_HOOK_ENTRY_POINTS = ("gitmem.faces.githooks", "gitmem.faces.hookrun")
-GIT_HOOKS_MAY_NOT_IMPORT = ("gitmem.api", "gitmem.guards.writepath")
+GIT_HOOKS_MAY_NOT_IMPORT = ("gitmem.api", "gitmem.writer")
 MAX_LINES = 500
 
 
@@ -150,10 +151,32 @@ def test_engines_never_take_the_repository_object() -> None:
         if floor(name) > FLOORS["engines"]:
             continue
         text = path.read_text(encoding="utf-8")
-        for needle in ("repo.store", "repo.similar_memory", "MemoryRepo", ".write(plan"):
+        for needle in ("repo.writer", "repo.similar_memory", "MemoryRepo", ".write(plan"):
             if needle in text:
                 wrong.append(f"{name} mentions {needle}")
     assert not wrong, "\n".join(wrong)
+
+
+def reaching_the_writer(found: dict[str, Path]) -> list[str]:
+    """Imports of the writer from any module but the writer's own and the use cases'."""
+    return [f"{name}:{line} imports {target}"
+            for name, path in found.items() if not owned(name, "gitmem.writer") and not owned(name, "gitmem.api")
+            for target, line in imports(path, name) if owned(target, "gitmem.writer")]
+
+
+def test_only_the_use_cases_reach_the_writer() -> None:
+    """The writer is its own floor: the api commits through it; faces never import it, and engines
+    plan values without it."""
+    wrong = reaching_the_writer(modules())
+    assert not wrong, "\n".join(wrong)
+
+
+def test_a_face_that_imports_the_writer_fails_the_check(tmp_path: Path) -> None:
+    face, api = tmp_path / "face.py", tmp_path / "use.py"
+    face.write_text("def f():\n    from gitmem.writer.commit import Writer\n", encoding="utf-8")
+    api.write_text("from gitmem.writer import plan\n", encoding="utf-8")
+    assert reaching_the_writer({"gitmem.faces.face": face, "gitmem.api.use": api}) == [
+        "gitmem.faces.face:2 imports gitmem.writer.commit", "gitmem.faces.face:2 imports gitmem.writer.commit.Writer"]
 
 
 def test_no_module_is_over_the_size_limit() -> None:
@@ -194,12 +217,12 @@ def test_faces_go_through_the_use_cases() -> None:
     ("from gitmem.engines import recall", "gitmem.faces.verbs_recall"),
     ("def f():\n    from gitmem.store.index import Filters", "gitmem.faces.verbs_recall"),
     ("from gitmem.guards import pii", "gitmem.faces.mcp_server"),
-    ("from gitmem.guards.writepath import Store", "gitmem.faces.daemon"),
+    ("from gitmem.writer.plan import Store", "gitmem.faces.daemon"),
     ("from gitmem.base.state import find_root", "gitmem.faces.agenthooks"),
     ("from gitmem.base import files", "gitmem.faces.verbs_agent"),
     ("import gitmem.engines.checks", "gitmem.faces.verbs_checks"),
     ("from gitmem.api import MemoryRepo", "gitmem.faces.githooks"),
-    ("from gitmem.guards.writepath import Plan", "gitmem.faces.hookrun"),
+    ("from gitmem.writer.plan import Plan", "gitmem.faces.hookrun"),
 ])
 def test_the_face_rule_fails_a_face_that_goes_around(tmp_path: Path, source: str, face: str) -> None:
     """The rule above can fail: each of these imports, put in a face, is reported."""

@@ -289,7 +289,7 @@ def test_duplicate_search_and_scoring_run_while_another_process_holds_the_write_
     import sys
 
     kept = repo.remember(STAGING, now=T)
-    lock = repo.store.state / "write.lock"
+    lock = repo.writer.state / "write.lock"
     holder = subprocess.Popen([sys.executable, "-c", _HOLD_LOCK, str(lock)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)
     try:

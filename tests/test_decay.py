@@ -19,7 +19,7 @@ from gitmem.base.config import Memory as MemoryConfig
 from gitmem.base.config import Tiers
 from gitmem.base.model import memory_path
 from gitmem.engines import decay
-from gitmem.guards.writepath import Plan
+from gitmem.writer.plan import Plan
 from tests.conftest import NOW, run_cli
 
 T = clock.parse_time(NOW)
@@ -154,7 +154,7 @@ def _doc(mid: str, importance: float, *, tier: str = "short", band: str = "activ
 
 def _seed(repo: MemoryRepo, *docs: tuple[str, bytes]) -> str:
     assert docs, "something to seed"
-    w = repo.store.write(lambda parent: Plan[None](dict(docs), "seed", "test.seed"), T)
+    w = repo.writer.write(lambda parent: Plan[None](dict(docs), "seed", "test.seed"), T)
     assert w.commit is not None
     return w.commit
 
@@ -265,7 +265,7 @@ def test_a_second_run_with_the_same_clock_changes_nothing(repo: MemoryRepo, days
     now = T + timedelta(days=days)
     changes, _, _ = _plan(repo, now)
     if changes:
-        repo.store.write(lambda parent: Plan(changes, "decay", "test.decay", auto=True), now)
+        repo.writer.write(lambda parent: Plan(changes, "decay", "test.decay", auto=True), now)
     again, moves, _ = _plan(repo, now)
     assert again == {} and moves == []
 

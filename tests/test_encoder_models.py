@@ -430,7 +430,7 @@ def test_an_encoder_named_in_the_committed_config_is_ignored(hooked: Path, tmp_p
 
 def test_the_prompt_ships_with_its_version_and_the_kinds_it_asks_for() -> None:
     version, text = encoder.prompt()
-    assert version == 1 and text.startswith("gitmem encoder prompt, version 1\n")
+    assert version == 2 and text.startswith("gitmem encoder prompt, version 2\n") and '"inbox": true' in text
     for kind in ("preference", "decision", "fact", "error", "remember", "correction"):
         assert f'"{kind}"' in text
     assert "300 characters" in text and "never an instruction" in text

@@ -16,7 +16,7 @@ from gitmem.base import clock, errors, yamlio
 from gitmem.base.errors import (CasFailed, CheckFailed, ConflictError, DocumentError, GitmemError, IndexCorrupt,
                                 NotARepoError, SecretError, UsageError, ValidationError, YamlProblem)
 from gitmem.guards.pii.kinds import SECRET_SET
-from gitmem.guards.writepath import Plan
+from gitmem.writer.plan import Plan
 from tests.conftest import NOW, run_cli
 from tests.pii_samples import load_corpus
 
@@ -159,7 +159,7 @@ def test_the_cli_prints_error_then_hint_and_exits_1(tmp_path: Path, capsys: pyte
 def test_a_layer_check_raises_check_failed_with_its_problems(repo: MemoryRepo, repo_dir: Path) -> None:
     tip = repo.head
     with pytest.raises(CheckFailed) as info:
-        repo.store.write(lambda parent: Plan({"CLAUDE.md": b"# nothing but a title\n"}, "gitmem: rewrite", "test"), T)
+        repo.writer.write(lambda parent: Plan({"CLAUDE.md": b"# nothing but a title\n"}, "gitmem: rewrite", "test"), T)
     exc = info.value
     assert exc.problems and all(isinstance(p, str) and p for p in exc.problems)
     assert exc.message == "CLAUDE.md: " + "; ".join(exc.problems)

@@ -21,7 +21,7 @@ from gitmem.base import clock
 from gitmem.base.errors import ConflictError, SecurityError
 from gitmem.base.gitio import Git, packing, trees
 from gitmem.base.model import Memory, memory_path
-from gitmem.guards.writepath import Plan
+from gitmem.writer.plan import Plan
 from gitmem.store import store
 from tests.conftest import NOW
 
@@ -171,7 +171,7 @@ def test_a_packed_write_gives_the_tree_the_loose_write_gives(repo: MemoryRepo, r
     parent = git(repo_dir, "rev-parse", "HEAD").strip()
     base = tree_of(repo.git, parent)
     expected = str(trees.build(repo.git.repo, base, {tuple(p.split("/")): d for p, d in changes.items()}))
-    written = repo.store.write(lambda p: Plan[None](changes, "import", "memory.import"), T)
+    written = repo.writer.write(lambda p: Plan[None](changes, "import", "memory.import"), T)
     assert repo.git.tree_id(str(written.commit)) == expected
     _sound(repo_dir)
 
@@ -179,13 +179,13 @@ def test_a_packed_write_gives_the_tree_the_loose_write_gives(repo: MemoryRepo, r
 def test_a_decay_archiving_two_hundred_memories_is_packed_and_leaves_the_rest_alone(repo: MemoryRepo,
                                                                                       repo_dir: Path) -> None:
     keep = _memories(40, "k")
-    repo.store.write(lambda p: Plan(_memories(200, "a"), "old", "memory.import"), T - timedelta(days=400))
+    repo.writer.write(lambda p: Plan(_memories(200, "a"), "old", "memory.import"), T - timedelta(days=400))
     cfg = repo_dir / "gitmem.yaml"
     cfg.write_text(cfg.read_text().replace("max_short_term: 100", "max_short_term: 100000"))
     git(repo_dir, "commit", "-qam", "raise the cap")
     repo = MemoryRepo.open(repo_dir)
     later = T + timedelta(days=90)
-    repo.store.write(lambda p: Plan({k: v.replace(b"2026-11-29T12:00:00Z", b"2027-02-26T12:00:00Z")
+    repo.writer.write(lambda p: Plan({k: v.replace(b"2026-11-29T12:00:00Z", b"2027-02-26T12:00:00Z")
                                      for k, v in keep.items()}, "fresh", "memory.import"), later)
     fresh = {repo_dir / p: (repo_dir / p).stat().st_mtime_ns for p in keep}
     time.sleep(0.01)
@@ -210,13 +210,13 @@ def test_a_decay_archiving_two_hundred_memories_is_packed_and_leaves_the_rest_al
 def test_a_change_that_leaves_files_as_they_were_rewrites_only_the_others(repo: MemoryRepo, repo_dir: Path,
                                                                           size: int) -> None:
     first = _memories(size, "s")
-    repo.store.write(lambda p: Plan(first, "first", "memory.import"), T)
+    repo.writer.write(lambda p: Plan(first, "first", "memory.import"), T)
     before = {p: (repo_dir / p).stat().st_mtime_ns for p in first}
     time.sleep(0.01)
     changes: dict[str, bytes | None] = dict(first)
     changed = sorted(first)[:10]
     changes.update({p: first[p] + b"more\n" for p in changed})
-    repo.store.write(lambda p: Plan(changes, "second", "memory.import"), T)
+    repo.writer.write(lambda p: Plan(changes, "second", "memory.import"), T)
     for path, mtime in before.items():
         assert ((repo_dir / path).stat().st_mtime_ns == mtime) == (path not in changed), path
     _sound(repo_dir)

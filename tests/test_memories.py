@@ -87,10 +87,10 @@ def test_forget_archives_in_one_commit(repo: MemoryRepo, repo_dir: Path) -> None
 
 def test_malformed_file_is_reported_not_fatal(repo: MemoryRepo, repo_dir: Path) -> None:
     repo.remember("a good memory", now=T)
-    from gitmem.guards.writepath import Plan
+    from gitmem.writer.plan import Plan
 
     bad = b"---\nid: broken\ntype: [unclosed\n---\nbody\n"
-    repo.store.write(lambda p: Plan({"memory/user/broken.md": bad}, "hand edit", "test"), T)
+    repo.writer.write(lambda p: Plan({"memory/user/broken.md": bad}, "hand edit", "test"), T)
     listing = repo.list()
     assert len(listing.memories) == 1
     assert len(listing.problems) == 1 and "memory/user/broken.md:3" in listing.problems[0]
@@ -100,19 +100,19 @@ def test_malformed_file_is_reported_not_fatal(repo: MemoryRepo, repo_dir: Path) 
 
 
 def test_hand_edited_scalar_links_do_not_crash_the_listing(repo: MemoryRepo) -> None:
-    from gitmem.guards.writepath import Plan
+    from gitmem.writer.plan import Plan
 
     repo.remember("a good memory", now=T)
     odd = b"---\nid: odd\nlinks: 1\n---\nbody\n"
-    repo.store.write(lambda p: Plan({"memory/user/odd.md": odd}, "hand edit", "test"), T)
+    repo.writer.write(lambda p: Plan({"memory/user/odd.md": odd}, "hand edit", "test"), T)
     listing = repo.list()
     assert len(listing.memories) + len(listing.problems) == 2
 
 def test_yaml_bomb_in_front_matter_is_refused(repo: MemoryRepo) -> None:
-    from gitmem.guards.writepath import Plan
+    from gitmem.writer.plan import Plan
 
     bomb = b'---\na: &a ["x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a]\nc: [*b,*b,*b,*b,*b,*b,*b,*b]\n---\nboom\n'
-    repo.store.write(lambda p: Plan({"memory/user/bomb.md": bomb}, "bomb", "test"), T)
+    repo.writer.write(lambda p: Plan({"memory/user/bomb.md": bomb}, "bomb", "test"), T)
     listing = repo.list()
     assert any("anchors and aliases" in p for p in listing.problems)
 

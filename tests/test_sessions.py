@@ -398,7 +398,7 @@ def test_a_file_that_is_not_a_transcript_commits_nothing_and_is_not_marked(repo:
         [r] = repo.harvest([data], now=T)
         assert r.status == "failed" and r.reason.startswith("not a transcript") and r.commit is None
     assert commits(repo_dir) == before
-    cursor = repo.store.state / planning.CURSOR_FILE
+    cursor = repo.writer.state / planning.CURSOR_FILE
     assert not cursor.exists() or "prices.jsonl" not in cursor.read_text()
 
 

@@ -1,4 +1,4 @@
-"""Tests for gitmem.store.snapshots: monthly tags, their stats, and the catch-up of earlier months."""
+"""Tests for gitmem.store.snapshots: monthly tags, their stats, and the catch-up of earlier months by the snapshot job."""
 
 from __future__ import annotations
 
@@ -37,16 +37,22 @@ def test_take_tags_head_once_a_month_with_stats(repo: MemoryRepo) -> None:
     assert not again.created and again.commit == first.commit
 
 
-def test_the_first_write_of_a_later_month_tags_each_earlier_month(repo: MemoryRepo) -> None:
+def test_a_write_never_tags_and_the_snapshot_job_tags_each_earlier_month(repo: MemoryRepo) -> None:
     repo.remember("october fact one about redis", now=parse_time("2026-10-03T10:00:00Z"))
     repo.remember("october fact two about nginx", now=parse_time("2026-10-20T10:00:00Z"))
     last_october = repo.head
     repo.remember("november fact about postgres", now=parse_time("2026-11-02T10:00:00Z"))
+    assert repo.snapshots() == []                 # writes leave tagging to the one snapshot job
+    run = repo.run_job("snapshot", now=parse_time("2026-11-02T11:00:00Z"))
+    assert run.ok and run.details["tag"] == "gitmem/snapshot/2026-11"
     tags = repo.snapshots()
-    assert "gitmem/snapshot/2026-10" in tags and "gitmem/snapshot/2026-11" not in tags
+    assert tags == ["gitmem/snapshot/2026-10", "gitmem/snapshot/2026-11"]
     assert git(repo.root, "rev-parse", "gitmem/snapshot/2026-10^{commit}") == last_october
+    assert git(repo.root, "rev-parse", "gitmem/snapshot/2026-11^{commit}") == repo.head
     repo.remember("another november fact about ceph", now=parse_time("2026-11-05T10:00:00Z"))
-    assert repo.snapshots() == tags   # nothing new within the month
+    assert repo.snapshots() == tags
+    again = repo.run_job("snapshot", now=parse_time("2026-11-05T11:00:00Z"))
+    assert again.ok and again.details["created"] is False and repo.snapshots() == tags   # nothing new within the month
 
 
 def test_catch_up_skips_months_already_tagged_and_months_without_commits(repo: MemoryRepo) -> None:
@@ -54,9 +60,19 @@ def test_catch_up_skips_months_already_tagged_and_months_without_commits(repo: M
     snapshots.take(repo.git, head_of(repo), parse_time("2026-07-04T00:00:00Z"))
     july = git(repo.root, "rev-parse", "gitmem/snapshot/2026-07^{commit}")
     repo.remember("september fact about vault", now=parse_time("2026-09-03T10:00:00Z"))
+    repo.snapshot(parse_time("2026-09-03T11:00:00Z"))
     tags = repo.snapshots()
     assert "gitmem/snapshot/2026-08" not in tags            # no commits in August
     assert git(repo.root, "rev-parse", "gitmem/snapshot/2026-07^{commit}") == july   # kept as it was
+
+
+def test_catch_up_tags_an_earlier_month_without_a_tag(repo: MemoryRepo) -> None:
+    repo.remember("may fact about etcd", now=parse_time("2026-05-03T10:00:00Z"))
+    may = repo.head
+    assert may is not None
+    made = snapshots.catch_up(repo.git, may, parse_time("2026-06-01T00:00:00Z"))
+    assert [(s.tag, s.commit) for s in made] == [("gitmem/snapshot/2026-05", may)]
+    assert snapshots.catch_up(repo.git, may, parse_time("2026-06-02T00:00:00Z")) == []   # once a month
 
 
 def test_untagged_months_lists_the_last_commit_of_each_month(repo: MemoryRepo) -> None:

@@ -1,4 +1,4 @@
-"""The repository a use case works on: a small frozen value (root, config, git, the writer).
+"""The repository a use case works on: a small frozen value (root, config, git, the writer, caller redaction).
 
 Every use case is a function taking a ``Context`` first; ``MemoryRepo`` holds one
 and delegates to those functions.
@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from gitmem.api.redaction import Redactor
 from gitmem.base import config as config_mod
 from gitmem.base.config import Config
-from gitmem.guards.writepath import Store
 from gitmem.store import formats
+from gitmem.writer.commit import Writer
 
 if TYPE_CHECKING:
     from gitmem.base.gitio import Git
@@ -24,13 +25,15 @@ Progress = Callable[[int, int], None]
 
 @dataclass(frozen=True)
 class Context:
-    """A memory repository opened for use: its root, config, git, the one writer, and its format."""
+    """A memory repository opened for use: its root, config, git, the one writer, its format, and the
+    redaction of text the use cases derive (before any of it reaches the writer)."""
 
     root: Path
     cfg: Config
     git: Git
-    writer: Store
+    writer: Writer
     format: int
+    redactor: Redactor
 
     @classmethod
     def open(cls, root: str | Path, cfg: Config | None = None) -> Context:
@@ -38,10 +41,11 @@ class Context:
         this version reads."""
         root = Path(root)
         cfg = cfg if cfg is not None else config_mod.load(root)
-        writer = Store(root, cfg)
+        writer = Writer(root, cfg)
         git = writer.git
         tip = _head(git)
-        return cls(root, cfg, git, writer, formats.check(git.read(formats.STATE_FILE, tip) if tip else None))
+        return cls(root, cfg, git, writer, formats.check(git.read(formats.STATE_FILE, tip) if tip else None),
+                   Redactor(writer.root, cfg))
 
     @property
     def head(self) -> str | None:

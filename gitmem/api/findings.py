@@ -39,7 +39,8 @@ if TYPE_CHECKING:
     from gitmem.base.config import Config
     from gitmem.base.gitio import Git
     from gitmem.engines.harvest.screen import Flagged, Found, Judge
-    from gitmem.guards.writepath import Store
+    from gitmem.api.redaction import Redactor
+    from gitmem.writer.commit import Writer
 
 __all__ = ["SHARED_FILE", "Allowed", "Refused", "Shown", "allow", "clear_refusal", "finding_id", "folders_of", "judge",
            "pii_allow", "pii_show", "record_refusal", "refusal_reason", "refused", "refused_sessions", "show",
@@ -364,8 +365,8 @@ def judge(root: Path, git: Git, head: str | None) -> Judge | None:
     return settled
 
 
-def allow(root: Path, store: Store, folders: Sequence[Path], fid: str, reason: str, shared: bool, now: datetime,
-          file: Path | None = None) -> Allowed:
+def allow(root: Path, writer: Writer, redactor: Redactor, folders: Sequence[Path], fid: str, reason: str,
+          shared: bool, now: datetime, file: Path | None = None) -> Allowed:
     """Record finding ``fid`` as not a secret: per clone, or committed in ``.gitmem/`` with ``shared``.
 
     Refused for a vendor-format key. The reason is redacted like any text
@@ -374,18 +375,18 @@ def allow(root: Path, store: Store, folders: Sequence[Path], fid: str, reason: s
     """
     from gitmem.base import state
     from gitmem.base.model import iso
-    from gitmem.guards.writepath import Plan
+    from gitmem.writer.plan import Plan
 
     session, flagged, kept = _locate(root, fid.strip())
     if not flagged.allowable:
         raise UsageError(f"finding {flagged.id} is a {flagged.kind} in a vendor's key format: a secret, which "
                          "no one can allow", hint="revoke the key, delete it from the transcript, then harvest again")
     _, value = _value(root, session, flagged, _transcript(root, folders, kept, file))
-    why = store.redact_text(reason.strip(), "reason", "pii.allowed", now)[:300] if reason.strip() else ""
+    why = redactor.redact_text(reason.strip(), "reason", "pii.allowed", now)[:300] if reason.strip() else ""
     entry = {"id": flagged.id, "kind": flagged.kind, "at": iso(now), "reason": why}
     commit = None
     if shared:
-        git = store.git
+        git = writer.git
 
         def plan(parent: str | None) -> Plan[None] | None:
             data = _shared(git, parent)
@@ -398,7 +399,7 @@ def allow(root: Path, store: Store, folders: Sequence[Path], fid: str, reason: s
             return Plan({SHARED_FILE: text.encode("utf-8")}, f"gitmem: pii allow {flagged.id} ({flagged.kind} is not a secret)",
                         "pii.allow", body=why)
 
-        commit = store.write(plan, now).commit
+        commit = writer.write(plan, now).commit
     else:
         path = _state(root) / ALLOWED_FILE
         data = _read_json(path)
@@ -428,5 +429,5 @@ def pii_allow(ctx: Context, finding: str, reason: str = "", shared: bool = False
     """Record a finding as not a secret (a salted hash of its value): per clone, or committed with ``shared``."""
     from gitmem.base import clock
 
-    return allow(ctx.root, ctx.writer, folders_of(ctx.cfg), finding, reason, shared, now or clock.now(),
+    return allow(ctx.root, ctx.writer, ctx.redactor, folders_of(ctx.cfg), finding, reason, shared, now or clock.now(),
                  Path(file) if file else None)

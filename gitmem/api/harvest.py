@@ -19,7 +19,7 @@ from gitmem.base import clock
 from gitmem.base.errors import GitmemError
 from gitmem.base.model import iso
 from gitmem.engines import memorize
-from gitmem.guards.writepath import Plan
+from gitmem.writer.plan import Plan
 
 if TYPE_CHECKING:
     from gitmem.engines.harvest.encoder import Choice
@@ -144,7 +144,7 @@ def _harvest_file(ctx: Context, unit: Unit, fmt: str, signals: int, whole: bool,
     path = unit.path
 
     def redactor(text: str, names: Sequence[str]) -> str:
-        clean: str = ctx.writer.redact(text, "transcript", "harvest.session", now, names=names).text
+        clean: str = ctx.redactor.redact(text, "transcript", "harvest.session", now, names=names).text
         return clean
 
     settled = judge(ctx.root, ctx.git, ctx.head)   # false alarms a person settled

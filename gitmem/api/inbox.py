@@ -33,7 +33,7 @@ from gitmem.base.model import iso
 if TYPE_CHECKING:
     from gitmem.api.context import Context
     from gitmem.engines import memorize
-    from gitmem.guards.writepath import Store
+    from gitmem.writer.commit import Writer
     from gitmem.base.model import Memory
     from gitmem.engines.review import Decision, InboxItem
 
@@ -65,7 +65,7 @@ class InboxContents:
 
 
 # What the inbox asks of the use-case context: the write path and the reinforce-or-create rule.
-def _writer(ctx: Context) -> Store:
+def _writer(ctx: Context) -> Writer:
     return ctx.writer
 
 
@@ -223,7 +223,7 @@ def _build(ctx: Context, branch: str, base: str, inboxes: Sequence[str], held: d
            fresh: Sequence[Memory], session: str, now: datetime, attempt: int) -> str:
     """One commit on ``base`` adding ``held`` and ``fresh``, with the tips of ``inboxes`` as its other parents
     (the inbox it continues first; every guard runs)."""
-    from gitmem.guards.writepath import Plan
+    from gitmem.writer.plan import Plan
     from gitmem.store import store
 
     work = f"{BUILD}{os.getpid()}-{threading.get_ident()}-{attempt}"   # one per writer: never shared
@@ -250,7 +250,7 @@ def accept(ctx: Context, branch: str, only: str | None, who: str, now: datetime)
     from gitmem.engines import memorize, review
     from gitmem.engines.decay import band
     from gitmem.engines.harvest import placement
-    from gitmem.guards.writepath import Plan
+    from gitmem.writer.plan import Plan
     from gitmem.store import documents
 
     inbox = contents(ctx, branch)

@@ -10,7 +10,7 @@ from gitmem.api import memories
 from gitmem.api.context import Context
 from gitmem.base import clock
 from gitmem.base.model import Reflected, iso
-from gitmem.guards.writepath import Plan
+from gitmem.writer.plan import Plan
 from gitmem.store import store
 
 if TYPE_CHECKING:

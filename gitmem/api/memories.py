@@ -13,7 +13,7 @@ from gitmem.base.model import (DOMAINS, TYPES, Forgotten, Imported, Memory, Reme
                                name_key, new_id)
 from gitmem.engines import memorize
 from gitmem.guards import guard
-from gitmem.guards.writepath import Plan, Written
+from gitmem.writer.plan import Plan, Written
 from gitmem.store import store
 from gitmem.store.store import Listing
 
@@ -86,11 +86,11 @@ def remember(ctx: Context, text: str, *, type: str | None = None, domain: str | 
     if memory_id is not None:
         check_id(memory_id)
     # redacted once, before anything (keywords, type, message) is derived from it
-    clean = ctx.writer.redact(text, "memory text", "memory.create", now)
+    clean = ctx.redactor.redact(text, "memory text", "memory.create", now)
     text = clean.text
-    tags = [ctx.writer.redact_text(t, "tag", "memory.create", now) for t in tags]
-    source = ctx.writer.redact_text(source, "source", "memory.create", now) if source else source
-    session = ctx.writer.redact_text(session, "session", "memory.create", now) if session else session
+    tags = [ctx.redactor.redact_text(t, "tag", "memory.create", now) for t in tags]
+    source = ctx.redactor.redact_text(source, "source", "memory.create", now) if source else source
+    session = ctx.redactor.redact_text(session, "session", "memory.create", now) if session else session
     enc = encode.encode(text)
     typ, dom = type or enc.type, domain or enc.domain
     imp = enc.importance if importance is None else float(importance)
@@ -208,7 +208,7 @@ def _redacted_row(ctx: Context, row: importer.Row, name: str, now: datetime) -> 
 
     def clean(text: str, what: str) -> str:
         try:
-            return ctx.writer.redact_text(text, f"{key}:{row.line} ({what})", "memory.import", now)
+            return ctx.redactor.redact_text(text, f"{key}:{row.line} ({what})", "memory.import", now)
         except SecretError as exc:
             raise SecretError(exc.message.replace(key, name), exc.findings, exc.hint) from None
 

@@ -63,7 +63,7 @@ def pattern_add(ctx: Context, text: str, triggers: builtins.list[str], weight: f
                 now: datetime | None = None) -> PatternAdded:
     """Add a pattern a person wrote (one commit); it starts at ``hebbian.initial_weight`` unless given."""
     from gitmem.base.model import iso
-    from gitmem.guards.writepath import Plan
+    from gitmem.writer.plan import Plan
     from gitmem.store.documents import PATTERN_DIR, Pattern, render_pattern
 
     now = now or clock.now()
@@ -187,7 +187,7 @@ def open_review(ctx: Context, branch: str, base: str, changes: dict[str, bytes |
                 body: str, now: datetime) -> str | None:
     """A new review branch at ``base`` holding ONE commit of ``changes`` (automated, never on main);
     the commit, or None (and no branch) when ``base`` moved before it was written."""
-    from gitmem.guards.writepath import Plan
+    from gitmem.writer.plan import Plan
 
     ctx.git.set_ref(f"refs/heads/{branch}", base, None)
     plan: Plan[None] = Plan(changes, subject, event, auto=True, body=body, trailers=(("Gitmem-Review", branch),))
@@ -220,7 +220,7 @@ def _supersede(ctx: Context, branch: str, now: datetime) -> str:
 
 def apply_weights(ctx: Context, now: datetime | None = None) -> WeightsReport:
     """Commit the weight update on the branch itself, while automatic changes are allowed."""
-    from gitmem.guards.writepath import Plan
+    from gitmem.writer.plan import Plan
 
     now = now or clock.now()
     open_review = open_weights_review(ctx)

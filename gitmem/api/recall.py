@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from gitmem.base.gitio.project import Project
     from gitmem.engines.recall import Recalled
     from gitmem.engines.render import CoreItem, Rendered
-    from gitmem.guards.writepath import Written
+    from gitmem.writer.plan import Written
     from gitmem.store.index import Filters
 
 
@@ -148,7 +148,7 @@ def sync_core(ctx: Context, now: datetime | None = None) -> Written[None]:
     from gitmem.api import patterns
     from gitmem.base import clock
     from gitmem.base.errors import NotFoundError
-    from gitmem.guards.writepath import Plan
+    from gitmem.writer.plan import Plan
     from gitmem.store import store
 
     now = now or clock.now()

@@ -49,7 +49,8 @@ if TYPE_CHECKING:
     from gitmem.engines.recall import Recalled
     from gitmem.engines.render import CoreItem, Rendered
     from gitmem.engines.working import Note, SessionEnd
-    from gitmem.guards.writepath import Store, Written
+    from gitmem.writer.commit import Writer
+    from gitmem.writer.plan import Written
     from gitmem.store.documents import Pattern
     from gitmem.store.snapshots import Snapshot
     from gitmem.store.store import Listing
@@ -66,7 +67,7 @@ class MemoryRepo:
         self.root: Path = self._ctx.root
         self.cfg: Config = self._ctx.cfg
         self.git: Git = self._ctx.git
-        self.store: Store = self._ctx.writer
+        self.writer: Writer = self._ctx.writer
         self.format: int = self._ctx.format
 
     @classmethod

@@ -138,7 +138,7 @@ def review_accept(ctx: Context, name: str, *, only: str | None = None, interacti
     from gitmem.base.gitio import person
     from gitmem.engines import review
     from gitmem.guards.reviewer import require_person
-    from gitmem.guards.writepath import Plan
+    from gitmem.writer.plan import Plan
 
     require_person("review accept", interactive, i_am_the_reviewer, os.environ)
     now = now or clock.now()
@@ -246,7 +246,7 @@ def review_reject(ctx: Context, name: str, reason: str = "", *, interactive: boo
     """Keep the branch under ``refs/gitmem/rejected/`` and record the veto with its reason (one commit)."""
     from gitmem.base.gitio import person
     from gitmem.engines import review
-    from gitmem.guards.writepath import Plan
+    from gitmem.writer.plan import Plan
 
     from gitmem.guards.reviewer import require_person
 

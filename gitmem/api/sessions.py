@@ -13,7 +13,7 @@ from gitmem.api.context import Context
 from gitmem.base import clock
 from gitmem.engines import memorize
 from gitmem.guards import guard
-from gitmem.guards.writepath import Plan
+from gitmem.writer.plan import Plan
 
 if TYPE_CHECKING:
     from gitmem.engines.working import Note, SessionEnd
@@ -34,7 +34,7 @@ def note(ctx: Context, text: str, *, importance: float | None = None, type: str 
 
     now = now or clock.now()
     max_bytes = ctx.cfg.sediment.max_content_bytes
-    text = ctx.writer.redact_text(guard.check_text(text, "note", max_bytes), "working note", "memory.working", now)
+    text = ctx.redactor.redact_text(guard.check_text(text, "note", max_bytes), "working note", "memory.working", now)
     n = working.note(text, importance, type, domain, now, max_bytes)
     state.append(working_log(ctx), n.__dict__)
     return n
@@ -54,7 +54,7 @@ def session_end(ctx: Context, now: datetime | None = None, session: str | None =
 
     now = now or clock.now()
     if session:   # redacted before the memories' source is derived from it
-        session = ctx.writer.redact_text(session, "session", "memory.session_end", now)
+        session = ctx.redactor.redact_text(session, "session", "memory.session_end", now)
     pending = working_log(ctx).with_suffix(".ending")
     state.set_aside(working_log(ctx), pending)
     all_notes = working.notes_from(pending)

@@ -36,13 +36,19 @@ class RolledBack:
 
 
 def snapshot(ctx: Context, now: datetime | None = None) -> Snapshot:
-    """Tag HEAD as this UTC month's snapshot (``gitmem/snapshot/YYYY-MM``), or report the existing tag."""
+    """Tag HEAD as this UTC month's snapshot (``gitmem/snapshot/YYYY-MM``), or report the existing tag.
+
+    The one place snapshots are made (``gitmem snapshot`` and the snapshot job): each earlier
+    month with commits and no tag is tagged first, on its last commit.
+    """
     from gitmem.store import snapshots
 
     head = ctx.head
     if head is None:
         raise UsageError("the repository has no commit to tag yet", hint="remember something first")
-    return snapshots.take(ctx.git, head, now or clock.now())
+    now = now or clock.now()
+    snapshots.catch_up(ctx.git, head, now)   # earlier months left untagged get their last commit
+    return snapshots.take(ctx.git, head, now)
 
 
 def snapshots(ctx: Context) -> list[str]:
@@ -59,7 +65,7 @@ def rollback(ctx: Context, tag: str, *, yes: bool = False, interactive: bool = F
     from gitmem.base.gitio import person, uncommitted
     from gitmem.guards import layers
     from gitmem.guards.reviewer import require_person
-    from gitmem.guards.writepath import Plan
+    from gitmem.writer.plan import Plan
 
     require_person("rollback", interactive, i_am_the_reviewer, os.environ)
     target = resolve_tag(ctx, tag)
@@ -127,7 +133,7 @@ def pin_drift_baseline(ctx: Context, now: datetime | None = None) -> str | None:
     """Pin HEAD as the drift baseline in ``.gitmem/state.yaml`` (one commit; None when already pinned)."""
     from gitmem.base import model
     from gitmem.engines import drift
-    from gitmem.guards.writepath import Plan
+    from gitmem.writer.plan import Plan
     from gitmem.store import enginestate
 
     head = ctx.head

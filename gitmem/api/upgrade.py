@@ -43,7 +43,7 @@ def upgrade_pending(ctx: Context) -> Upgraded:
 def upgrade(ctx: Context, now: datetime | None = None) -> Upgraded:
     """Upgrade the repository to the current format in one commit (nothing when it is current)."""
     from gitmem.base.errors import UsageError
-    from gitmem.guards.writepath import Plan
+    from gitmem.writer.plan import Plan
     from gitmem.store import formats
 
     seen: dict[str, object] = {}

@@ -1,8 +1,10 @@
 """The amplitude limit: memory grows slowly, a few percent of a file per change.
 
 The sedimentation seed's rule: an automated write may grow an existing file by
-at most ``sediment.amplitude_max`` (5 %); larger changes are split into batches
-by the write path. The pre-commit hook applies the same limit to every staged
+at most ``sediment.amplitude_max`` (5 %). A larger change is refused, or, when
+its plan allows deferring and it only appends, split: the writer commits one
+batch (:func:`split`) and queues the rest under ``.gitmem/pending/``
+(:func:`pending_path`), which later automated writes of that file take first. The pre-commit hook applies the same limit to every staged
 change, and a person who means a bigger edit says so with
 ``GITMEM_ALLOW_GROWTH=1 git commit …``.
 
@@ -26,6 +28,7 @@ DEFAULT_FLOOR = 10   # sediment.amplitude_floor_lines
 SCOPE_DIRS = ("bank/", "skills/")
 CLAUDE_MD = "CLAUDE.md"
 PERSON_LAYERS = (1, 4)
+PENDING_DIR = ".gitmem/pending/"
 
 
 def in_scope(path: str) -> bool:
@@ -73,6 +76,40 @@ def exceeds(old_lines: int, new_lines: int, max_ratio: float, floor_lines: int =
     allows more: a short file may always take a few lines.
     """
     return new_lines - old_lines > max(floor_lines, max_ratio * old_lines)
+
+
+def pending_path(path: str) -> str:
+    """Where the growth of ``path`` that waits for later writes is queued (in the repository)."""
+    return PENDING_DIR + path
+
+
+def split(path: str, old: str, new: str, queued: str, max_ratio: float,
+          floor_lines: int = DEFAULT_FLOOR) -> tuple[str, str] | None:
+    """(text to commit now, text still queued) for an automated write that appends to ``path``.
+
+    What grows the file is ``queued`` (an earlier write's rest) and then what
+    ``new`` appends to ``old``, in that order; the batch takes as many whole
+    lines as the limit allows, ending after a blank line when one falls inside
+    it, so an entry of several lines is not cut. None when the write cannot be
+    split: it changes lines already there, the file is a CLAUDE.md (its layers
+    are a person's), or the limit allows no line at all.
+    """
+    if path == CLAUDE_MD or path.endswith("/" + CLAUDE_MD) or not new.startswith(old):
+        return None
+    added = queued + new[len(old):]
+    if old and not old.endswith("\n") and added:
+        return None   # the first added "line" would continue the last one
+    from gitmem.base.diffs import count_lines
+
+    budget = int(max(floor_lines, max_ratio * count_lines(old)))
+    lines = added.splitlines(keepends=True)
+    if budget <= 0 and lines:
+        return None
+    cut = min(budget, len(lines))
+    if cut < len(lines):
+        blank = [i + 1 for i in range(cut) if not lines[i].strip()]
+        cut = blank[-1] if blank else cut
+    return old + "".join(lines[:cut]), "".join(lines[cut:])
 
 
 def _ratio(old: int, new: int) -> float:

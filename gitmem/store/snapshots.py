@@ -1,9 +1,9 @@
 """Monthly snapshots: annotated tags ``gitmem/snapshot/YYYY-MM`` (UTC months) with stats in the message.
 
-``gitmem snapshot`` tags the current month on HEAD. The first gitmem write of a
-later month tags the last commit of each earlier month that has commits and no
-tag yet (``catch_up``, called by the write path); a per-clone marker keeps that
-walk to once a month.
+``gitmem snapshot`` and the snapshot job (the daemon runs it when the month
+turns) tag the current month on HEAD, after tagging the last commit of each
+earlier month that has commits and no tag yet (``catch_up``); a per-clone
+marker keeps that walk to once a month. A write never tags.
 """
 
 from __future__ import annotations

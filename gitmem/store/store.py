@@ -1,6 +1,6 @@
 """What a tree holds: find, iterate and list memories and patterns at a commit.
 
-Reading only: the write path (``gitmem.guards.writepath``) commits. Files a
+Reading only: the writer (``gitmem.writer``) commits. Files a
 person filed under a folder of their own naming are found too.
 """
 

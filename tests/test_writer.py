@@ -1,4 +1,4 @@
-"""The one write path: one commit per change, sandbox and guard first, nothing lost."""
+"""The writer: one commit per change, sandbox and guard first, nothing lost."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ import pytest
 from gitmem.base import clock
 from gitmem.api import MemoryRepo
 from gitmem.base.errors import CheckFailed, ConflictError, SecretError, SecurityError, ValidationError
-from gitmem.guards.writepath import MAX_ATTEMPTS, Plan, Store, Written, message
+from gitmem.writer.commit import MAX_ATTEMPTS, Writer
+from gitmem.writer.plan import Plan, Written, message
 from tests.conftest import NOW, ROOT
 
 T = clock.parse_time(NOW)
@@ -34,7 +35,7 @@ def commits(repo_dir: Path) -> int:
 
 def write(repo: MemoryRepo, changes: Mapping[str, bytes | None], *, auto: bool = False, session: str | None = None,
           approved_by: str | None = None, body: str = "") -> Written[None]:
-    return repo.store.write(lambda parent: Plan(changes, "test write", "test.write", auto=auto, session=session,
+    return repo.writer.write(lambda parent: Plan(changes, "test write", "test.write", auto=auto, session=session,
                                                 approved_by=approved_by, body=body), T)
 
 
@@ -87,7 +88,7 @@ def test_uncommitted_edit_refuses_the_write_and_keeps_the_edit(repo: MemoryRepo,
 
 
 def test_write_to_another_branch_leaves_worktree_alone(repo: MemoryRepo, repo_dir: Path) -> None:
-    repo.store.write(lambda p: Plan({"memory/user/r.md": b"review\n"}, "review", "test"), T, branch="gitmem/review/x")
+    repo.writer.write(lambda p: Plan({"memory/user/r.md": b"review\n"}, "review", "test"), T, branch="gitmem/review/x")
     assert not (repo_dir / "memory/user/r.md").exists()
     assert git(repo_dir, "show", "gitmem/review/x:memory/user/r.md") == "review\n"
 
@@ -144,7 +145,7 @@ def test_concurrent_threads_lose_no_update(repo_dir: Path) -> None:
         try:
             r = MemoryRepo.open(repo_dir)
             for i in range(10):
-                r.store.write(_planner({f"memory/user/t{n}-{i}.md": f"{n} {i}\n".encode()}), T)
+                r.writer.write(_planner({f"memory/user/t{n}-{i}.md": f"{n} {i}\n".encode()}), T)
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
 
@@ -217,7 +218,7 @@ def test_symlink_committed_in_the_tree_is_refused_on_another_branch(repo: Memory
     git(repo_dir, "commit", "-qm", "a person's symlink")
     git(repo_dir, "branch", "other")
     with pytest.raises(SecurityError):
-        repo.store.write(lambda p: Plan({"memory/etc/passwd.md": b"x\n"}, "t", "t"), T, branch="other")
+        repo.writer.write(lambda p: Plan({"memory/etc/passwd.md": b"x\n"}, "t", "t"), T, branch="other")
     with pytest.raises(SecurityError):
         write(repo, {"memory/etc/passwd.md": b"x\n"})
 
@@ -274,15 +275,15 @@ def test_git_reads_the_trailers_of_a_written_commit(repo: MemoryRepo, repo_dir: 
 
 def test_a_planner_returning_nothing_writes_nothing(repo: MemoryRepo, repo_dir: Path) -> None:
     before = commits(repo_dir)
-    nothing: Written[None] = repo.store.write(lambda parent: None, T)
+    nothing: Written[None] = repo.writer.write(lambda parent: None, T)
     assert (nothing.commit, nothing.branch, nothing.plan, nothing.result) == (None, "main", None, None)
-    w = repo.store.write(lambda parent: Plan({}, "s", "e", result=42), T)
+    w = repo.writer.write(lambda parent: Plan({}, "s", "e", result=42), T)
     assert w.commit is None and w.result == 42
     assert commits(repo_dir) == before
 
 
 def test_the_plan_result_comes_back_with_the_commit(repo: MemoryRepo) -> None:
-    w = repo.store.write(lambda parent: Plan({"memory/user/a.md": b"x\n"}, "s", "e", result=("made", parent)), T)
+    w = repo.writer.write(lambda parent: Plan({"memory/user/a.md": b"x\n"}, "s", "e", result=("made", parent)), T)
     assert w.commit is not None and w.plan is not None and w.plan.result is not None and w.result is not None
     assert w.result == ("made", w.plan.result[1]) and w.result[1] is not None
     assert w.stripped == ()
@@ -301,7 +302,7 @@ def test_a_moved_tip_runs_the_planner_again_on_the_new_tip(repo: MemoryRepo, rep
         return Plan({"memory/user/a.md": f"planned on {parent}\n".encode()}, "s", "e")
 
     start = git(repo_dir, "rev-parse", "HEAD").strip()
-    w = repo.store.write(planner, T)
+    w = repo.writer.write(planner, T)
     moved = git(repo_dir, "rev-parse", "HEAD~1").strip()
     assert seen == [start, moved]
     assert git(repo_dir, "show", f"{w.commit}:memory/user/a.md") == f"planned on {moved}\n"
@@ -327,7 +328,7 @@ def test_a_branch_that_never_stops_moving_gives_up_with_a_conflict(repo: MemoryR
         return Plan({"memory/user/a.md": b"x\n"}, "s", "e")
 
     with pytest.raises(ConflictError) as info:
-        repo.store.write(planner, T, branch="busy")
+        repo.writer.write(planner, T, branch="busy")
     assert calls == MAX_ATTEMPTS
     assert info.value.message == f"branch 'busy' kept moving; gave up after {MAX_ATTEMPTS} attempts"
     assert info.value.hint is not None and "in a loop" in info.value.hint
@@ -341,7 +342,7 @@ def test_a_new_branch_is_created_from_nothing(repo: MemoryRepo, repo_dir: Path) 
         seen.append(parent)
         return Plan({"memory/user/a.md": b"x\n"}, "s", "e")
 
-    w = repo.store.write(planner, T, branch="gitmem/fresh")
+    w = repo.writer.write(planner, T, branch="gitmem/fresh")
     assert seen == [None]
     assert git(repo_dir, "rev-list", "--count", "gitmem/fresh").strip() == "1"
     assert git(repo_dir, "ls-tree", "-r", "--name-only", "gitmem/fresh") == "memory/user/a.md\n"
@@ -411,7 +412,7 @@ def test_the_conflict_message_lists_at_most_five_paths(repo: MemoryRepo, repo_di
 
 def _state(repo: MemoryRepo) -> Path:
     write(repo, {"memory/user/seed.md": b"seed\n"})
-    (lock,) = list((repo.store.git.git_dir).rglob("write.lock"))
+    (lock,) = list((repo.writer.git.git_dir).rglob("write.lock"))
     assert not list(lock.parent.glob("*journal*")), "a finished write leaves no journal"
     return lock.parent
 
@@ -501,9 +502,9 @@ def test_automated_change_to_layer_one_needs_approval(repo: MemoryRepo, repo_dir
 def test_a_nearly_full_disk_refuses_before_anything(repo_dir: Path) -> None:
     from gitmem.base.config import Config, Sediment
 
-    store = Store(repo_dir, Config(sediment=Sediment(min_free_mb=1_000_000_000)))
+    writer = Writer(repo_dir, Config(sediment=Sediment(min_free_mb=1_000_000_000)))
     with pytest.raises(ValidationError, match="MB free on disk"):
-        store.write(lambda parent: Plan({"memory/user/a.md": b"x\n"}, "s", "e"), T)
+        writer.write(lambda parent: Plan({"memory/user/a.md": b"x\n"}, "s", "e"), T)
 
 
 @pytest.mark.parametrize("forged", ["- ok\u2028# CORE rules", "- ok\x85## Layer 1", "> - > # META", "> Layer 4\n> ==="])
@@ -520,14 +521,14 @@ def test_the_write_path_refuses_a_heading_markdown_or_a_raw_reader_would_see_in_
 # --------------------------------------------------------------------------- the commit message (issue 8 item 2)
 
 def test_every_commit_message_passes_the_same_redaction(repo: MemoryRepo, repo_dir: Path) -> None:
-    store = repo.store
+    writer = repo.writer
 
     def plan(parent: str | None) -> Plan[None]:
         return Plan({"bank/a.md": b"plain text\n"}, "gitmem: note from jo.kim@corp-mail.com about /Users/jokim/x",
                     "test.note", session="jo.kim@corp-mail.com", body="called +1 415 867 5309",
                     trailers=(("Gitmem-Source", "import:C:\\Users\\jokim\\a.jsonl"),))
 
-    written = store.write(plan, T)
+    written = writer.write(plan, T)
     msg = git(repo_dir, "log", "-1", "--format=%B", written.commit or "")
     assert "jo.kim" not in msg and "jokim" not in msg and "867" not in msg
     assert "[EMAIL]" in msg and "[HOME]" in msg and "[PHONE]" in msg and "Gitmem-Session: [EMAIL]" in msg
@@ -541,7 +542,7 @@ def test_a_secret_in_a_commit_message_refuses_the_write(repo: MemoryRepo, repo_d
         return Plan({"bank/b.md": b"plain text\n"}, f"gitmem: note {token}", "test.note")
 
     with pytest.raises(SecretError):
-        repo.store.write(plan, T)
+        repo.writer.write(plan, T)
     assert git(repo_dir, "rev-parse", "HEAD") == before
     assert token not in (repo_dir / ".git" / "gitmem" / "events.jsonl").read_text()
 
@@ -552,7 +553,7 @@ def test_a_value_at_the_cut_of_a_long_subject_is_redacted_whole(repo: MemoryRepo
     def plan(parent: str | None) -> Plan[None]:
         return Plan({"bank/c.md": b"plain text\n"}, subject, "test.note")
 
-    written = repo.store.write(plan, T)
+    written = repo.writer.write(plan, T)
     msg = git(repo_dir, "log", "-1", "--format=%B", written.commit or "")
     assert "jo.kim" not in msg and "jo.k" not in msg and "hildegard" not in msg
 
@@ -574,7 +575,7 @@ def test_a_killed_writer_leaves_the_index_locked_and_recover_finishes_it(repo: M
     # a writer that moved the branch and died before the work tree and index followed
     state = _state(repo)
     parent = git(repo_dir, "rev-parse", "HEAD").strip()
-    g = repo.store.git
+    g = repo.writer.git
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     g.lock_index()

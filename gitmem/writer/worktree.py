@@ -1,0 +1,132 @@
+"""The checked-out branch: its index and files follow a commit, and a killed writer is recovered.
+
+The index is staged in git's own ``index.lock`` before the branch moves and
+renamed into place after the files: a writer killed in between leaves the lock
+(a person's ``git commit`` refuses, never commits a deletion) and a journal
+under .git/gitmem/ that ``gitmem recover`` or the next writer finishes. A
+person's uncommitted edits in the changed paths refuse the write. Everything
+here runs under the write lock.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+
+from gitmem.base import state
+from gitmem.base.errors import CommitInProgress, ConflictError
+from gitmem.base.files import write_atomic
+from gitmem.base.gitio import Git
+from gitmem.base.gitio.command import blob_id
+from gitmem.base.gitio.reflocks import git_commit_in
+
+
+def journal_path(git: Git) -> Path:
+    """The journal of a work-tree update under way (per clone)."""
+    return Path(state.journal_path(git.root))
+
+
+def commit(git: Git, branch: str, tree: str, parent: str | None, text: str,
+           changes: Mapping[str, bytes | None], now: datetime, merged: Sequence[str] = ()) -> str:
+    """Commit with the index held: lock it, stage, move the branch, write the files, publish.
+
+    Until the last step git's ``index.lock`` exists, so a writer killed at any
+    moment leaves a lock (a person's `git commit` refuses) and a journal
+    (``gitmem recover``, or the next write, finishes the work), never an index
+    that lacks what the branch holds. ``CommitInProgress`` when a person's
+    ``git commit`` is running (the caller waits for it with nothing held).
+    """
+    # A person's `git commit` reads HEAD, then takes index.lock: one already running must never
+    # meet ours (it would stop at "index.lock: File exists"), so it is waited for before we take it
+    person = git_commit_in(git.root)
+    if person is not None:
+        raise CommitInProgress(person)
+    git.lock_index()
+    moved = False
+    try:
+        before = refuse_dirty(git, parent, changes)   # under the lock: nobody stages meanwhile
+        # a file the change leaves as it was is neither staged nor rewritten (its mtime stays)
+        todo = {p: d for p, d in changes.items() if (None if d is None else blob_id(d)) != before[p]}
+        _journal(git, branch, parent, todo)
+        git.stage_index(tree, todo)
+        # one that started since read HEAD before the branch moves and fails ("cannot lock ref
+        # 'HEAD'") if it moves now: looked for again at the last moment, and waited for
+        person = git_commit_in(git.root)
+        if person is not None:
+            raise CommitInProgress(person)
+        made = git.create_commit(branch, tree, parent, text, now, merged)
+        moved = True
+        git.write_files(todo)
+        git.publish_index()
+    except BaseException:
+        if not moved:
+            git.unlock_index()
+            _journal_done(git)
+        raise
+    _journal_done(git)
+    return made
+
+
+def refuse_dirty(git: Git, parent: str | None, changes: Mapping[str, bytes | None]) -> dict[str, str | None]:
+    """Refuse when a person edited or staged one of the paths; else each path's blob id at ``parent``."""
+    paths = sorted(changes)
+    staged = git.staged_changes(parent, paths)
+    before = git.tree_entry_hashes(parent, paths)
+    dirty = [p for p in paths if p in staged or git.worktree_hash(p) != before[p]]
+    if dirty:
+        raise ConflictError(
+            "uncommitted changes in " + ", ".join(dirty[:5]) + (" …" if len(dirty) > 5 else "") + "; nothing was written",
+            hint="commit or stash your edits to those files (git status), then run the command again")
+    return before
+
+
+def pending(git: Git) -> bool:
+    """True when a killed writer left a journal or its index.lock."""
+    return journal_path(git).exists() or git.index_lock_abandoned()
+
+
+def recover(git: Git, branch: str) -> None:
+    """Finish the work-tree and index update of a writer killed after its commit, or undo
+    one killed before it (under the write lock: no write of ours is under way)."""
+    try:
+        journal = json.loads(journal_path(git).read_text())
+    except (FileNotFoundError, ValueError):
+        journal = None
+    ours = git.index_lock_abandoned()
+    tip = git.tip(branch)
+    if not isinstance(journal, dict) or journal.get("branch") != branch or tip is None \
+            or tip == journal.get("parent"):
+        if ours:
+            git.unlock_index()   # the branch never moved: the old index is right
+        _journal_done(git)
+        return
+    parent = journal.get("parent")
+    paths = [p for p in journal.get("paths", []) if isinstance(p, str)]
+    if ours:
+        git.unlock_index()   # its content may be torn: start again from the index, untouched meanwhile
+    git.lock_index()   # IndexLocked when someone else holds it: the caller waits
+    try:
+        stale = {p: git.tree_entry_hash(parent, p) for p in paths}
+        fresh = {p: git.tree_entry_hash(tip, p) for p in paths}
+        # entries still as before the write (or already done) are ours; a person's staging is kept
+        git.stage_index(tip, [p for p in paths if git.index_hash(p) in (stale[p], fresh[p])])
+        todo = {p: git.read(p, tip) for p in paths if git.worktree_hash(p) == stale[p]}
+        git.write_files(todo)
+    except BaseException:
+        git.unlock_index()
+        raise
+    git.publish_index()
+    _journal_done(git)
+
+
+def _journal(git: Git, branch: str, parent: str | None, changes: Mapping[str, bytes | None]) -> None:
+    write_atomic(journal_path(git), json.dumps({"branch": branch, "parent": parent, "paths": sorted(changes)}))
+
+
+def _journal_done(git: Git) -> None:
+    try:
+        journal_path(git).unlink()
+    except FileNotFoundError:
+        pass
