@@ -217,7 +217,7 @@ def test_install_encoder_sets_claude_for_this_clone_and_harvest_asks_it(hooked: 
     assert call["argv"][:3] == ["-p", "--output-format", "json"] and "--no-session-persistence" in call["argv"]
     assert call["argv"][call["argv"].index("--settings") + 1] == '{"disableAllHooks": true}'
     version, prompt = encoder.prompt()
-    assert call["stdin"].startswith(prompt) and version == 1
+    assert call["stdin"].startswith(prompt) and version == 2
     sent = json.loads(call["stdin"].split("The session:\n", 1)[1])
     assert sent["version"] == 1 and [t["role"] for t in sent["turns"]] == ["user", "assistant", "user"]
     assert "pinning pytest<9 fixed it" in sent["turns"][1]["text"]    # the assistant's own statement is sent too
