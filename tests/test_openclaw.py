@@ -74,7 +74,34 @@ def test_channel_metadata_clock_and_message_id_are_cut_from_user_text() -> None:
     assert [(e.text, e.meta, e.sidechain) for e in events] == [("Please check the backups", False, False)]
 
 
+def test_the_gateways_event_lines_and_a_channel_message_head_are_cut_from_user_text() -> None:
+    text = ("System: [2026-03-04 01:11:18 GMT+8] Feishu[default] DM from ou_f0a0e1: keep the backups at 3am\n\n"
+            "Conversation info (untrusted metadata):\n```json\n{\"timestamp\": \"Wed 01:11\"}\n```\n\n"
+            "[message_id: om_x100b55452d4f70a4]\nou_f0a0e1: keep the backups at 3am")
+    _, events = events_of(message("user", [{"type": "text", "text": text}]))
+    assert [(e.text, e.meta) for e in events] == [("keep the backups at 3am", False)]
+    _, events = events_of(message("user", "System (untrusted): [2026-04-14 12:48:59 GMT+8] Exec completed (code 0)\n"
+                                          "the deploy script lives in ops/deploy.sh"))
+    assert [(e.text, e.meta) for e in events] == [("the deploy script lives in ops/deploy.sh", False)]
+
+
+def test_a_turn_of_only_gateway_events_is_meta() -> None:
+    text = "System: [2026-02-05 08:47:39 GMT+9] Cron: Exec failed: unexpected argument get"
+    _, events = events_of(message("user", text))
+    assert [(e.text, e.meta) for e in events] == [(text, True)]
+
+
+def test_messages_queued_while_the_agent_was_busy_are_one_event_each() -> None:
+    text = ("[Queued messages while agent was busy]\n\n---\nQueued #1\n"
+            "System: [2026-03-02 22:50:23 GMT+8] Feishu[main] DM from ou_5d: hi\n\nuse pnpm in this repo\n\n"
+            "---\nQueued #2\nand never push to main")
+    _, events = events_of(message("user", text))
+    assert [(e.text, e.meta) for e in events] == [("use pnpm in this repo", False), ("and never push to main", False)]
+
+
 @pytest.mark.parametrize("text", ["[cron:daily] run the report", "Read HEARTBEAT.md if it exists.",
+                                  "An async command you ran earlier has completed. Handle the result internally.",
+                                  "Note: Reference memory below. Build on past successes; avoid repeating failed approaches.",
                                   "A new session was started via /new or /reset. Say hi."])
 def test_tool_prompts_are_meta_and_kept_whole(text: str) -> None:
     _, events = events_of(message("user", text))

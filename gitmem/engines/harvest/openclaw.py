@@ -24,8 +24,17 @@ _OC_MESSAGE_ID = re.compile(r"\s*\[message_id:[^\]\n]*\]\s*$")
 _OC_META_PREFIXES = (
     "[cron:", "A new session was started via /new or /reset",
     "Continue where you left off. The previous model attempt failed",
-    "[Queued announce messages", "Read HEARTBEAT.md",
+    "[Queued announce messages", "Read HEARTBEAT.md", "An async command ", "Note: Reference memory below",
+    "Note: The previous agent run was aborted",
 )
+# The gateway's own event lines ("System: [time] Feishu[default] DM from ...", "System (untrusted): [time]
+# Exec completed ...") open a user turn before what the person typed; they are the gateway's words.
+_OC_SYSTEM_LINE = re.compile(r"^\s*System(?: \(untrusted\))?: \[[^\]\n]{0,80}\][^\n]*(?:\n|$)")
+# A channel message's head: its id on a line of its own, then the sender's id before a colon.
+_OC_MESSAGE_HEAD = re.compile(r"^\s*\[message_id:[^\]\n]*\][ \t]*\n(?:[^\s:]{1,64}: )?")
+# Messages that arrived while the agent was busy come in one turn, each after its own marker.
+_OC_QUEUED = re.compile(r"^[ \t]*(?:\[Queued messages while agent was busy\]|-{3,}[ \t]*\n?[ \t]*Queued #\d+)[ \t]*$",
+                        re.M)
 
 
 
@@ -94,10 +103,17 @@ def _openclaw_message(st: Reading, line: int, msg: dict[str, Any], ts: str | Non
 
 
 def _openclaw_user_text(st: Reading, line: int, text: str, ts: str | None) -> None:
+    parts = [p for p in _OC_QUEUED.split(text) if p.strip()] if "Queued" in text else [text]
+    for part in parts or [text]:
+        _openclaw_user_part(st, line, part, ts)
+
+
+def _openclaw_user_part(st: Reading, line: int, text: str, ts: str | None) -> None:
     clean = text
-    while (m := _OC_UNTRUSTED.match(clean)):
+    while (m := _OC_UNTRUSTED.match(clean) or _OC_SYSTEM_LINE.match(clean) or _OC_MESSAGE_HEAD.match(clean)):
         clean = clean[m.end():]
     clean = _OC_MESSAGE_ID.sub("", _OC_STAMP.sub("", clean, count=1)).strip()
     sidechain = clean.startswith("[Subagent Context]")
-    meta = clean.startswith(_OC_META_PREFIXES) or text.lstrip().startswith("[cron:")
+    # nothing left but the gateway's envelope: its words, not the person's
+    meta = not clean or clean.startswith(_OC_META_PREFIXES) or text.lstrip().startswith("[cron:")
     st.add(line, "user", clean if not meta else text.strip(), ts, sidechain=sidechain, meta=meta)
