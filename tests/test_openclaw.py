@@ -85,6 +85,15 @@ def test_the_gateways_event_lines_and_a_channel_message_head_are_cut_from_user_t
     assert [(e.text, e.meta) for e in events] == [("the deploy script lives in ops/deploy.sh", False)]
 
 
+def test_the_gateways_notices_after_the_persons_words_are_cut() -> None:
+    text = ("ou_5d: make it a ppt, not a txt\n\n[System: The bot encountered a Feishu API permission error. Please "
+            "inform the user about this issue.]\n\nRead HEARTBEAT.md if it exists. Do not infer or repeat old tasks.")
+    _, events = events_of(message("user", text))
+    assert [(e.text, e.meta) for e in events] == [("ou_5d: make it a ppt, not a txt", False)]
+    _, events = events_of(message("user", "[System: The bot encountered a Feishu API permission error.]"))
+    assert [e.meta for e in events] == [True]
+
+
 def test_a_turn_of_only_gateway_events_is_meta() -> None:
     text = "System: [2026-02-05 08:47:39 GMT+9] Cron: Exec failed: unexpected argument get"
     _, events = events_of(message("user", text))

@@ -113,6 +113,11 @@ def _openclaw_user_part(st: Reading, line: int, text: str, ts: str | None) -> No
     while (m := _OC_UNTRUSTED.match(clean) or _OC_SYSTEM_LINE.match(clean) or _OC_MESSAGE_HEAD.match(clean)):
         clean = clean[m.end():]
     clean = _OC_MESSAGE_ID.sub("", _OC_STAMP.sub("", clean, count=1)).strip()
+    if not clean.startswith(_OC_META_PREFIXES) and ("\n\n" in clean or "[System:" in clean):
+        # the gateway's notices appended after what the person typed ("[System: The bot encountered ...]",
+        # a heartbeat or async-completion prompt): paragraphs of their own, not the person's words
+        kept = [p for p in clean.split("\n\n") if not p.lstrip().startswith((*_OC_META_PREFIXES, "[System:"))]
+        clean = "\n\n".join(kept).strip()
     sidechain = clean.startswith("[Subagent Context]")
     # nothing left but the gateway's envelope: its words, not the person's
     meta = not clean or clean.startswith(_OC_META_PREFIXES) or text.lstrip().startswith("[cron:")
