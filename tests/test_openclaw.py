@@ -94,6 +94,19 @@ def test_the_gateways_notices_after_the_persons_words_are_cut() -> None:
     assert [e.meta for e in events] == [True]
 
 
+def test_the_gateways_notes_before_the_persons_words_are_cut_not_made_meta() -> None:
+    text = ("Note: The previous agent run was aborted by the user. Resume carefully or ask for clarification.\n\n"
+            "Conversation info (untrusted metadata):\n```json\n{\"sender\": \"dig fog\"}\n```\n\n"
+            "记住，以后都用语音回复我")
+    _, events = events_of(message("user", text))
+    assert [(e.text, e.meta) for e in events] == [("记住，以后都用语音回复我", False)]
+    _, events = events_of(message("user", "[message_id: om_x100b55d1b7] Roger: 记住本次操作，以后直接推送"))
+    assert [(e.text, e.meta) for e in events] == [("记住本次操作，以后直接推送", False)]
+    memory = "Note: Reference memory below. Build on past successes.\nTime: 2026-03-22 09:13\nuse pnpm here"
+    _, events = events_of(message("user", memory))
+    assert [(e.text, e.meta) for e in events] == [("use pnpm here", False)]
+
+
 def test_a_turn_of_only_gateway_events_is_meta() -> None:
     text = "System: [2026-02-05 08:47:39 GMT+9] Cron: Exec failed: unexpected argument get"
     _, events = events_of(message("user", text))
@@ -110,7 +123,7 @@ def test_messages_queued_while_the_agent_was_busy_are_one_event_each() -> None:
 
 @pytest.mark.parametrize("text", ["[cron:daily] run the report", "Read HEARTBEAT.md if it exists.",
                                   "An async command you ran earlier has completed. Handle the result internally.",
-                                  "Note: Reference memory below. Build on past successes; avoid repeating failed approaches.",
+
                                   "A new session was started via /new or /reset. Say hi."])
 def test_tool_prompts_are_meta_and_kept_whole(text: str) -> None:
     _, events = events_of(message("user", text))

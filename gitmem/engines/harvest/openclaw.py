@@ -24,14 +24,16 @@ _OC_MESSAGE_ID = re.compile(r"\s*\[message_id:[^\]\n]*\]\s*$")
 _OC_META_PREFIXES = (
     "[cron:", "A new session was started via /new or /reset",
     "Continue where you left off. The previous model attempt failed",
-    "[Queued announce messages", "Read HEARTBEAT.md", "An async command ", "Note: Reference memory below",
-    "Note: The previous agent run was aborted",
+    "[Queued announce messages", "Read HEARTBEAT.md", "An async command ",
 )
+# Notes the gateway and its memory plugins put before what the person typed, one line each.
+_OC_NOTE_LINE = re.compile(r"^\s*(?:Note: The previous agent run was aborted|Note: Reference memory below|"
+                           r"\*\*Note\*\*: for memory|Time: \d{4}-\d\d-\d\d)[^\n]*(?:\n|$)")
 # The gateway's own event lines ("System: [time] Feishu[default] DM from ...", "System (untrusted): [time]
 # Exec completed ...") open a user turn before what the person typed; they are the gateway's words.
 _OC_SYSTEM_LINE = re.compile(r"^\s*System(?: \(untrusted\))?: \[[^\]\n]{0,80}\][^\n]*(?:\n|$)")
 # A channel message's head: its id on a line of its own, then the sender's id before a colon.
-_OC_MESSAGE_HEAD = re.compile(r"^\s*\[message_id:[^\]\n]*\][ \t]*\n(?:[^\s:]{1,64}: )?")
+_OC_MESSAGE_HEAD = re.compile(r"^\s*\[message_id:[^\]\n]*\][ \t]*\n?(?:[^\s:\[\]]{1,64}: )?")
 # Messages that arrived while the agent was busy come in one turn, each after its own marker.
 _OC_QUEUED = re.compile(r"^[ \t]*(?:\[Queued messages while agent was busy\]|-{3,}[ \t]*\n?[ \t]*Queued #\d+)[ \t]*$",
                         re.M)
@@ -110,7 +112,8 @@ def _openclaw_user_text(st: Reading, line: int, text: str, ts: str | None) -> No
 
 def _openclaw_user_part(st: Reading, line: int, text: str, ts: str | None) -> None:
     clean = text
-    while (m := _OC_UNTRUSTED.match(clean) or _OC_SYSTEM_LINE.match(clean) or _OC_MESSAGE_HEAD.match(clean)):
+    while (m := _OC_UNTRUSTED.match(clean) or _OC_SYSTEM_LINE.match(clean) or _OC_MESSAGE_HEAD.match(clean)
+           or _OC_NOTE_LINE.match(clean)):
         clean = clean[m.end():]
     clean = _OC_MESSAGE_ID.sub("", _OC_STAMP.sub("", clean, count=1)).strip()
     if not clean.startswith(_OC_META_PREFIXES) and ("\n\n" in clean or "[System:" in clean):
