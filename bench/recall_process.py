@@ -8,8 +8,8 @@ included), with and without a common word, next to the bare interpreter
 importing sqlite3, interleaved in the same run; then the same while
 `gitmem daemon` runs and answers the recalls through its socket. ``--before CHECKOUT`` adds the
 same recalls by the gitmem of another checkout (an earlier commit, extracted
-with ``git archive``) started as the console script starts it: a before/after
-in one run.
+with ``git archive``) started as the console script starts it, on a clone of the same
+repository with an index of its own: a before/after in one run.
 """
 
 from __future__ import annotations
@@ -76,8 +76,13 @@ def main() -> None:
         if args.before:   # what the console script runs (`import re` included), from the other checkout
             before = [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(Path(args.before).resolve())!r}); "
                       "import re; from gitmem.faces.cli import main; sys.exit(main())"]
-            commands["before: recall (words of one memory)"] = [*before, "--repo", str(root), "recall", rare]
-            commands["before: recall (plus a stop word)"] = [*before, "--repo", str(root), "recall", f"the {rare}"]
+            # a clone of its own: the two versions' indexes may differ in layout, and one clone's index
+            # is rebuilt by whichever version finds the other's; the first recall builds it, untimed
+            twin = Path(tmp) / "mem-before"
+            subprocess.run(["git", "clone", "-q", str(root), str(twin)], check=True)
+            subprocess.run([*before, "--repo", str(twin), "recall", rare], capture_output=True, env=env, check=True)
+            commands["before: recall (words of one memory)"] = [*before, "--repo", str(twin), "recall", rare]
+            commands["before: recall (plus a stop word)"] = [*before, "--repo", str(twin), "recall", f"the {rare}"]
         print(f"{args.size} memories, {args.runs} interleaved runs")
         _time(commands, args.runs, env)
         # the same recalls while `gitmem daemon` runs: each process hands its query to the daemon
