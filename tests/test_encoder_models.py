@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pytest
 
@@ -25,6 +25,7 @@ from gitmem.engines.harvest.encoders import claude, endpoint
 from gitmem.engines.harvest.episodes import extract
 from gitmem.engines.harvest.reader import read
 from tests.conftest import NOW, run_cli
+from tests.test_encoder import git, transcript
 
 T = clock.parse_time(NOW)
 # Fabricated credential in a real vendor format (random characters, not a live key).
@@ -80,17 +81,6 @@ else:
     print(json.dumps({{"type": "result", "subtype": "success", "is_error": False, "result": answers[mode],
                       "session_id": "s", "num_turns": 1, "total_cost_usd": 0.01}}))
 '''
-
-
-def transcript(path: Path, session: str, messages: Sequence[tuple[str, str]]) -> Path:
-    lines = [json.dumps({"session_id": session, "role": role, "content": text,
-                         "timestamp": f"2026-10-05T09:{n:02d}:00Z"}) for n, (role, text) in enumerate(messages)]
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
 
 
 def contents(root: Path) -> list[str]:
