@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -37,7 +36,9 @@ class SessionFiles:
 
 def session_folders(ctx: Context) -> builtins.list[Path]:
     """The configured folders agents write session logs to (``daemon.session_folders``), expanded."""
-    return [Path(os.path.expandvars(os.path.expanduser(f))) for f in ctx.cfg.daemon.session_folders]
+    from gitmem.api.findings import folders_of
+
+    return folders_of(ctx.cfg)
 
 
 def inside_session_folders(ctx: Context, path: str | Path) -> bool:
