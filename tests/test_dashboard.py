@@ -39,7 +39,7 @@ HELD_OUT = ['</script><img src=x onerror="window.__pwned=1">', "<svg onload=wind
 
 def build(root: Path) -> MemoryRepo:
     """A memory repository with known content: tiers, domains, projects, patterns whose weights three
-    accepted updates moved, a fading pattern, a config change by a person, an open weights review."""
+    accepted updates moved, a fading pattern, a config change by a person, an open weights review, October's snapshot."""
     repo = MemoryRepo.init(root, T)      # hooks installed: the person's commit below goes through them
     at = [T + timedelta(minutes=n) for n in range(20)]
     repo.remember("The user prefers tabs over spaces", domain="user", importance=0.95, now=at[0])
@@ -55,6 +55,7 @@ def build(root: Path) -> MemoryRepo:
     repo.pattern_add("Retry flaky calls with backoff", ["backoff"], now=at[9])
     repo.pattern_add(f"Pin versions {HELD_OUT[0]}", ["lockfile"], now=at[10])
     repo.pattern_add(f"Rarely used rule {HELD_OUT[2]}", ["zebra"], weight=0.05, now=at[11])
+    repo.snapshot(now=at[12])            # October's snapshot: the drift baseline the chart draws against
     for n in range(3):
         add_sessions(repo.root, ["the backoff helped again"], START + timedelta(days=n), first=n)
         repo.apply_weights(now=START + timedelta(days=n, hours=12))
