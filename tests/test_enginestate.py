@@ -87,7 +87,8 @@ def test_every_field_but_stamps_and_extra_declares_a_rule() -> None:
     declared = dict(enginestate.merged_fields(EngineState))
     assert set(declared.values()) <= set(enginestate.RULES)
     assert declared == {"format": "max", "threshold": "last-writer", "veto_streak": "counter",
-                        "approve_streak": "counter", "auto_streak": "counter", "drift_baseline": "last-writer"}
+                        "approve_streak": "counter", "auto_streak": "counter", "drift_baseline": "last-writer",
+                        "sediment_log": "union"}
 
 
 def _mentions_the_file(tree: ast.AST) -> bool:
@@ -161,6 +162,16 @@ def test_unknown_keys_merge_three_way() -> None:
     ours = EngineState(extra=(("a", 2), ("b", 1), ("c", 1)))
     theirs = EngineState(extra=(("a", 1),))
     assert enginestate.merge(base, ours, theirs).extra == (("a", 2), ("c", 1))
+
+
+def test_the_sediment_log_merges_by_union_into_a_sorted_tuple() -> None:
+    base = EngineState(sediment_log=("2026-12-01T00:00:00Z veto a",))
+    ours = EngineState(sediment_log=("2026-12-01T00:00:00Z veto a", "2026-12-01T01:00:00Z veto b"))
+    theirs = EngineState(sediment_log=("2026-12-01T00:00:00Z veto a", "2026-12-01T00:30:00Z veto c"))
+    merged = enginestate.merge(base, ours, theirs)
+    assert merged.sediment_log == ("2026-12-01T00:00:00Z veto a", "2026-12-01T00:30:00Z veto c",
+                                   "2026-12-01T01:00:00Z veto b")
+    assert enginestate.read(enginestate.write(b"format: 1\n", merged)).sediment_log == merged.sediment_log
 
 
 def test_union_merges_sets() -> None:

@@ -80,7 +80,7 @@ def test_reject_keeps_the_branch_and_records_the_veto(repo: MemoryRepo) -> None:
     body = git(repo.root, "log", "-1", "--format=%B")
     assert "Gitmem-Veto: too eager" in body and "reason: too eager" in body
     state = enginestate.read(repo.git.read(formats.STATE_FILE, head_of(repo)))
-    assert state.veto_streak == 1 and state.auto_streak == 0
+    assert state.veto_streak == 0 and state.auto_streak == 0   # only a sedimentation review counts as a veto
     assert repo.patterns()[0].weight == 0.3
 
 

@@ -121,6 +121,12 @@ def review_show(ctx: Context, name: str) -> ReviewShown:
                                                       for p in held.outside]
         return ReviewShown(info, tuple(semantic), review.visible(ctx.git.commit(info.commit).message),
                            review.visible(diff_text(ctx.root, base, info.commit)), held.items)
+    if info.kind == "sediment":
+        from gitmem.api.promotions import shown
+
+        return ReviewShown(info, tuple(shown(ctx, info.base, info.commit)),
+                           review.visible(ctx.git.commit(info.commit).message),
+                           review.visible(diff_text(ctx.root, base, info.commit)))
     before = {p.slug: p for p in store.all_patterns(ctx.git, base)}
     after = {p.slug: p for p in store.all_patterns(ctx.git, info.commit)}
     moved = [c.path for c in ctx.git.diff(base, info.commit) if c.path.startswith(("memory/", "archive/"))]
@@ -160,6 +166,11 @@ def review_accept(ctx: Context, name: str, *, only: str | None = None, interacti
         if parent is None:
             raise UsageError("the repository has no commit yet", hint="nothing to merge into")
         base = ctx.git.merge_base(tip, parent)
+        if review.kind(branch) == "sediment":   # the rule written into its target as it stands now
+            from gitmem.api.promotions import accept_changes
+
+            return Plan(accept_changes(ctx, branch, parent, tip, who, now), f"gitmem: accept review {branch}",
+                        "review.accept", approved_by=who, trailers=(("Gitmem-Review", branch),), merge_parents=(tip,))
         if review.kind(branch) == "weights" and base != parent:
             update = patterns.weights_plan(ctx, parent)   # counted again from what is there now: never twice
             changes = patterns.weights_changes(ctx, parent, update)
@@ -170,13 +181,18 @@ def review_accept(ctx: Context, name: str, *, only: str | None = None, interacti
             changes.update(_into_core(ctx, parent, tip, changes))
         old = ctx.git.read(formats.STATE_FILE, parent)
         state = enginestate.read(old)
-        changes[formats.STATE_FILE] = enginestate.write(old, replace(
-            state, auto_streak=0, approve_streak=state.approve_streak + 1, veto_streak=0))
+        # approvals and vetoes are counted from sedimentation reviews only (gitmem.api.promotions)
+        changes[formats.STATE_FILE] = enginestate.write(old, replace(state, auto_streak=0))
         return Plan(changes, f"gitmem: accept review {branch}", "review.accept", approved_by=who,
                     trailers=(("Gitmem-Review", branch),), merge_parents=(tip,))
 
+    before = _threshold_base(ctx, branch, now)
     written = ctx.writer.write(plan, now)
     ctx.git.delete_ref(f"refs/heads/{branch}")
+    if review.kind(branch) == "sediment":
+        from gitmem.api.promotions import decided
+
+        decided(ctx, branch, "accepted", now, before)
     if review.kind(branch) == "weights":
         patterns.promote(ctx, now)
     return ReviewDecided(branch, "accepted", written.commit, recomputed=info.get("recomputed", False))
@@ -271,14 +287,33 @@ def review_reject(ctx: Context, name: str, reason: str = "", *, interactive: boo
     def plan(parent: str | None) -> Plan[None]:
         old = ctx.git.read(formats.STATE_FILE, parent) if parent else None
         state = enginestate.read(old)
-        changes: dict[str, bytes | None] = {formats.STATE_FILE: enginestate.write(old, replace(
-            state, auto_streak=0, veto_streak=state.veto_streak + 1, approve_streak=0))}
+        changes: dict[str, bytes | None] = {formats.STATE_FILE: enginestate.write(old, replace(state, auto_streak=0))}
+        if review.kind(branch) == "sediment":   # a person's veto (counted; a default rejection is not)
+            from gitmem.api.promotions import reject_changes
+
+            changes = reject_changes(ctx, branch, parent, now)
         return Plan(changes, f"gitmem: reject review {branch}", "review.reject", approved_by=who,
                     body=f"reason: {reason}\nkept at: {kept} ({tip})",
                     trailers=(("Gitmem-Review", branch), ("Gitmem-Veto", reason)))
 
+    before = _threshold_base(ctx, branch, now)
     written = ctx.writer.write(plan, now)
+    if review.kind(branch) == "sediment":
+        from gitmem.api.promotions import decided
+
+        decided(ctx, branch, "rejected", now, before)
     return ReviewDecided(branch, "rejected", written.commit, reason, kept_at=kept)
+
+
+def _threshold_base(ctx: Context, branch: str, now: datetime) -> float | None:
+    """The permanent sedimentation threshold before a decision on ``branch`` (None: not a sediment review)."""
+    from gitmem.engines import review
+
+    if review.kind(branch) != "sediment":
+        return None
+    from gitmem.api.sediment import current_threshold
+
+    return current_threshold(ctx, now).base
 
 
 def review_push(ctx: Context, remote: str = "origin") -> builtins.list[str]:

@@ -137,9 +137,13 @@ class Sediment:
     override_lock_seconds: int = _f(60, 0, 86400, "a manual override locks automatic changes this long")
     amplitude_max: float = _f(0.05, 0.0, 1.0, "an automated write may grow an existing file by this fraction at most")
     amplitude_floor_lines: int = _f(10, 0, 10_000, "... or by this many lines, whichever allows more")
-    ttl_hours: int = _f(24, 0, 8760, "a deviation reflection is not written twice within this time")
+    ttl_hours: int = _f(24, 1, 8760, "a deviation reflection is not written twice within this time (> 0)")
+    veto_timeout_minutes: int = _f(10, 1, 525600, "a promotion that adds a capability, rewrites a rule or adds a "
+                                   "dependency is rejected by default when no person accepts it within this")
+    skills: tuple[str, ...] = _lf((), "skill names sedimentation knows (letters, digits, underscore; 1-64 "
+                                  "characters); a process reflection naming another one proposes a new skill")
     max_content_bytes: int = _f(1_048_576, 1, MAX_CONTENT_BYTES, "largest file a write may carry (1 MiB)")
-    min_free_mb: int = _f(50, 0, 1_000_000, "writes stop when the disk has less free space")
+    min_free_mb: int = _f(50, 0, 1_000_000, "under this much free disk, sedimentation records only (no new file)")
 
 
 @dataclass(frozen=True)
@@ -270,11 +274,26 @@ def _coerce(dotted: str, default: Any, meta: Any, raw: Any, problems: list[Probl
     return int(raw) if is_int else float(raw)
 
 
+SKILL_NAME = r"[A-Za-z0-9_]{1,64}"
+
+
+def skill_problem(name: object) -> str | None:
+    """Why ``name`` is no skill name (ASCII letters, digits and underscore, 1-64 characters), or None."""
+    import re
+
+    if not isinstance(name, str) or not re.fullmatch(SKILL_NAME, name):
+        return f"skill name {name!r} is not 1-64 letters, digits or underscores"
+    return None
+
+
 def _cross_checks(cfg: Config, problems: list[Problem]) -> None:
     t = cfg.memory.tiers
     if not t.core > t.active > t.background:
         problems.append(Problem("memory.tiers", {"core": t.core, "active": t.active, "background": t.background},
                                 "core > active > background"))
+    for name in cfg.sediment.skills:
+        if skill_problem(name):
+            problems.append(Problem("sediment.skills", name, "1-64 letters, digits or underscores"))
     h = cfg.hebbian
     if not h.weight_min < h.weight_max:
         problems.append(Problem("hebbian.weight_min", h.weight_min, f"below hebbian.weight_max ({h.weight_max})"))

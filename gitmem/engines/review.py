@@ -57,13 +57,15 @@ def atrophy_branch(slug: str) -> str:
 
 
 def kind(branch: str) -> str:
-    """``weights``, ``harvest``, ``promote``, ``atrophy`` or ``other``."""
+    """``weights``, ``harvest``, ``promote``, ``sediment``, ``atrophy`` or ``other``."""
     if branch.startswith(REVIEW + "weights-"):
         return "weights"
     if branch.startswith(REVIEW + "harvest-"):
         return "harvest"
     if branch.startswith(REVIEW + "promote-"):
         return "promote"
+    if branch.startswith(REVIEW + "sediment-"):
+        return "sediment"
     if branch.startswith(ATROPHY):
         return "atrophy"
     return "other"

@@ -64,6 +64,8 @@ class EngineState:
     approve_streak: int = field(default=0, metadata=_rule("counter"))
     auto_streak: int = field(default=0, metadata=_rule("counter"))   # weight commits applied without review
     drift_baseline: str | None = field(default=None, metadata=_rule("last-writer"))
+    # sedimentation's decisions, "<time> <action> <argument>": the threshold and its streaks replay from them
+    sediment_log: tuple[str, ...] = field(default=(), metadata=_rule("union"))
     stamps: tuple[tuple[str, Stamp], ...] = ()
     extra: tuple[tuple[str, object], ...] = ()
 
@@ -143,12 +145,19 @@ def _stamps(value: object) -> tuple[tuple[str, Stamp], ...]:
     return tuple(sorted(out))
 
 
+def _lines(value: object) -> tuple[str, ...]:
+    if not isinstance(value, (list, tuple)):
+        return ()
+    return tuple(sorted({v for v in value if isinstance(v, str) and v and "\n" not in v}))
+
+
 def _format(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 _READERS = {"format": _format, "threshold": _number, "veto_streak": _count, "approve_streak": _count,
-            "auto_streak": _count, "drift_baseline": _commit}
+            "auto_streak": _count, "drift_baseline": _commit,
+            "sediment_log": _lines}
 _LAST_WRITERS = frozenset(n for n, r in merged_fields(EngineState) if r == "last-writer")
 
 
@@ -180,6 +189,7 @@ def pinned_baseline(text: str | None) -> str | None:
 def to_mapping(state: EngineState) -> dict[str, object]:
     """The file's keys for ``state`` (None values left out)."""
     out: dict[str, object] = {name: getattr(state, name) for name in _READERS}
+    out["sediment_log"] = list(state.sediment_log) or None
     if state.stamps:
         out[STAMPS] = {name: {"at": s.at, "reason": s.reason} for name, s in state.stamps}
     out.update(state.extra)
@@ -259,6 +269,8 @@ def merge(base: EngineState | None, ours: EngineState, theirs: EngineState) -> E
                 stamps[name] = stamp
         else:
             values[name] = merge_value(rule, getattr(base, name), getattr(ours, name), getattr(theirs, name))
+            if rule == "union":   # kept as a sorted tuple, so the file and the value agree on every clone
+                values[name] = tuple(sorted(values[name]))
     extra_base, extra_ours, extra_theirs = dict(base.extra), dict(ours.extra), dict(theirs.extra)
     extra: dict[str, object] = {}
     for key in sorted(set(extra_ours) | set(extra_theirs)):

@@ -1,4 +1,4 @@
-"""The guards of a write, in order: sandbox, content, PII, amplitude, layers (DESIGN.md section 4).
+"""The guards of a write, in order: sandbox, content, anchors, PII, amplitude, layers (DESIGN.md section 4).
 
 Each step judges the changes the step before let through and returns a
 verdict (``gitmem.guards.verdict``); :func:`judge` runs them in order and stops
@@ -16,7 +16,7 @@ from gitmem.base import config as config_mod
 from gitmem.base.config import Config
 from gitmem.base.errors import CheckFailed, GitmemError, SecretError, SecurityError
 from gitmem.base.gitio import Git
-from gitmem.guards import amplitude, guard, sandbox
+from gitmem.guards import amplitude, anchor, guard, sandbox
 from gitmem.guards.verdict import Allow, Changes, Defer, Refuse, Verdict, then
 from gitmem.store.documents import FRONT_MATTER_MAX_BYTES
 from gitmem.writer.plan import Plan, message
@@ -42,6 +42,10 @@ def judge(git: Git, cfg: Config, plan: Plan[Any], parent: str | None, checked_ou
         check_paths(git, cfg, plan.changes, parent, checked_out)
     except GitmemError as exc:
         return Judged(Refuse(exc))
+    touched = anchor.problems(plan.changes, plan.event, plan.trailers)
+    if touched:   # the anchor constraints: the loop, its formula and its guards stay as a person set them
+        return Judged(Refuse(SecurityError("a sedimentation write may not change the loop's anchors: "
+                                           + ", ".join(touched), hint="a person edits these files by hand")))
     verdict, stripped = pii_guard(cfg, plan)
     for step in (amplitude_guard, layers_guard):
         if isinstance(verdict, Refuse):

@@ -23,7 +23,6 @@ from gitmem.base.config import Config
 from gitmem.base.errors import CasFailed, CommitInProgress, ConflictError, IndexLocked, SecretError
 from gitmem.base.gitio import Git
 from gitmem.base.model import iso
-from gitmem.guards import guard
 from gitmem.guards.lock import exclusive
 from gitmem.guards.verdict import Defer, Refuse
 from gitmem.writer import chain, waiting, worktree
@@ -60,7 +59,6 @@ class Writer:
         """Run ``planner`` against the tip and commit its plan; see the module docstring."""
         branch = branch or self.default_branch()
         checked_out = not self.git.repo.is_bare and self.git.head_branch() == branch
-        guard.check_disk(self.root, self.cfg.sediment.min_free_mb)
         deadline = time.monotonic() + waiting.INDEX_WAIT
         while True:
             try:
