@@ -54,6 +54,16 @@ METHODS = {
     "review_push": "remote",
     "review_reject": "name, reason, interactive, i_am_the_reviewer, now",
     "review_show": "name",
+    "review_reopen": "name, now",
+    "sediment_reflect": "topic, context, approach, result, score, reusable, kind, tags, skill, role, repeat, "
+                        "deviation, loop, source, output, operator, session, now",
+    "sediment_like": "entry_id, operator, now",
+    "sediment_distill": "entry_id, operator, session, now",
+    "sediment_promote": "entry_id, operator, session, now",
+    "sediment_set_threshold": "value, operator, now",
+    "sediment_clear": "skill, cascade, confirm, operator, now",
+    "sediment_status": "now",
+    "sediment_expire": "now",
     "reviews": "",
     "weights": "now",
     "status": "now",
@@ -186,7 +196,9 @@ def test_memory_repo_is_a_facade_that_delegates_one_to_one() -> None:
         assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute), node.name
         first = call.args[0]
         assert isinstance(first, ast.Attribute) and first.attr == "_ctx", node.name
-        names = {"list": "list_memories"}
+        names = {"list": "list_memories", "review_reopen": "reopen",   # sedimentation's verbs carry its prefix
+                 **{f"sediment_{v}": v for v in ("reflect", "like", "distill", "promote", "set_threshold", "clear",
+                                                 "status", "expire")}}
         assert call.func.attr == names.get(node.name, node.name), node.name
         checked += 1
     assert checked >= len(METHODS) - len(own) - 2

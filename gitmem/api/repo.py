@@ -3,7 +3,8 @@
 A thin facade: it opens a ``Context`` (root, config, git, the writer) and each
 method delegates to the function of the same name in the use case's module
 (``memories``, ``recall``, ``lifecycle``, ``sessions``, ``harvest``, ``patterns``,
-``reviews``, ``timeline``, ``status``, ``jobs``, ``purging``, ``insight``).
+``reviews``, ``timeline``, ``status``, ``jobs``, ``purging``, ``insight``, ``sediment``, ``promotions``,
+``bank``).
 A new use case is a function in its module first, then one line here.
 """
 
@@ -15,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gitmem.api import bank, promotions, sediment
 from gitmem.api import (checks, duplicates, findings, harvest, indexing, insight, jobs, lifecycle, memories, patterns,
                         projects, purging, recall, reviews, sessions, status, timeline, upgrade)
 from gitmem.api.context import Context, Progress
@@ -31,7 +33,12 @@ from gitmem.api.timeline import RolledBack
 from gitmem.api.upgrade import Upgraded
 
 if TYPE_CHECKING:
+    from gitmem.api.bank import BankStatus, Cleared, ThresholdSet
     from gitmem.api.duplicates import Prescan
+    from gitmem.api.promotions import Proposed
+    from gitmem.api.sediment import Distilled
+    from gitmem.api.sediment import Reflected as SedimentReflected
+    from gitmem.engines.sediment.entry import Reflection
     from gitmem.api.findings import Allowed, Refused, Shown
     from gitmem.base.config import Config
     from gitmem.base.gitio import Git
@@ -302,6 +309,55 @@ class MemoryRepo:
     def review_push(self, remote: str = "origin") -> builtins.list[str]:
         """Push every open review branch to ``remote`` through git (never with force); the branches pushed."""
         return reviews.review_push(self._ctx, remote)
+
+    def review_reopen(self, name: str, now: datetime | None = None) -> str:
+        """Undo the default rejection of a sedimentation review ("allow this promotion"); its branch."""
+        return promotions.reopen(self._ctx, name, now)
+
+    # --- sedimentation -----------------------------------------------------------------------------
+    def sediment_reflect(self, *, topic: str, context: str, approach: str, result: str, score: int, reusable: str,
+                         kind: str, tags: tuple[str, ...] = (), skill: str = "", role: str = "", repeat: bool = False,
+                         deviation: bool = False, loop: str = "", source: str = "agent", output: str | None = None,
+                         operator: str = "agent", session: str = "",
+                         now: datetime | None = None) -> SedimentReflected:
+        """Append one reflection in the seed's format to ``bank/reflections.md`` (see ``api.sediment.reflect``)."""
+        return sediment.reflect(self._ctx, topic=topic, context=context, approach=approach, result=result,
+                                score=score, reusable=reusable, kind=kind, tags=tags, skill=skill, role=role,
+                                repeat=repeat, deviation=deviation, loop=loop, source=source, output=output,
+                                operator=operator, session=session, now=now)
+
+    def sediment_like(self, entry_id: str, operator: str = "user", now: datetime | None = None) -> Reflection:
+        """Count a person's explicit "keep this for later" for a reflection."""
+        return sediment.like(self._ctx, entry_id, operator, now)
+
+    def sediment_distill(self, entry_id: str | None = None, operator: str = "agent", session: str = "",
+                         now: datetime | None = None) -> builtins.list[Distilled]:
+        """Route reflections not yet distilled into TABOOS.md, a skill, a role or day file, or MEMORY.md."""
+        return sediment.distill(self._ctx, entry_id, operator, session, now)
+
+    def sediment_promote(self, entry_id: str | None = None, operator: str = "agent", session: str = "",
+                         now: datetime | None = None) -> builtins.list[Proposed]:
+        """Open a ``gitmem/review/sediment-<id>`` review per reflection whose priority reaches the threshold
+        (or for ``entry_id``, when a person asks)."""
+        return promotions.promote(self._ctx, entry_id, operator, session, now)
+
+    def sediment_set_threshold(self, value: float, operator: str = "user",
+                               now: datetime | None = None) -> ThresholdSet:
+        """Set the promotion threshold (audited; locks automatic changes for 60 s)."""
+        return bank.set_threshold(self._ctx, value, operator, now)
+
+    def sediment_clear(self, skill: str | None = None, cascade: bool = False, confirm: bool = False,
+                       operator: str = "user", now: datetime | None = None) -> Cleared:
+        """Clear reflections (all or a skill's), with ``cascade`` their promotions; refuses without ``confirm``."""
+        return bank.clear(self._ctx, skill, cascade, confirm, operator, now)
+
+    def sediment_status(self, now: datetime | None = None) -> BankStatus:
+        """The threshold in force and its history, the reflections, open reviews, the queue, the disk check."""
+        return bank.status(self._ctx, now)
+
+    def sediment_expire(self, now: datetime | None = None) -> builtins.list[str]:
+        """Reject by default the marked promotions no person accepted within ``sediment.veto_timeout_minutes``."""
+        return promotions.expire(self._ctx, now)
 
     # --- false alarms of the secret scan ----------------------------------------------------------
     def refused_sessions(self) -> builtins.list[Refused]:

@@ -93,12 +93,16 @@ def _review_args(p: Any) -> None:
             sub.add_argument("--i-am-the-reviewer", dest="reviewer", action="store_true",
                              help="you are the person deciding (needed without a terminal or under an agent)")
         json_flag(sub)
+    reopen = actions.add_parser("reopen", help="undo the default rejection of a sedimentation promotion "
+                                "(allow this promotion)")
+    reopen.add_argument("name", metavar="NAME")
+    json_flag(reopen)
     push = actions.add_parser("push", help="push open review branches to a remote (never with force)")
     push.add_argument("remote", nargs="?", default="origin", metavar="REMOTE")
     json_flag(push)
 
 
-@command("review", "list, show, accept, reject or push review branches", _review_args)
+@command("review", "list, show, accept, reject, reopen or push review branches", _review_args)
 def cmd_review(args: Any) -> int:
     import sys
 
@@ -125,6 +129,13 @@ def cmd_review(args: Any) -> int:
         out(shown.message.rstrip("\n"))
         out("")
         out(shown.diff.rstrip("\n"))
+        return 0
+    if args.action == "reopen":
+        branch = repo.review_reopen(args.name, now_of(args))
+        if args.json:
+            emit_json({"name": branch, "action": "reopened"})
+        else:
+            out(f"reopened {branch}: a person may accept it now (gitmem review accept {branch})")
         return 0
     if args.action == "push":
         pushed = repo.review_push(args.remote)
