@@ -58,6 +58,7 @@ METHODS = {
     "sediment_reflect": "topic, context, approach, result, score, reusable, kind, tags, skill, role, repeat, "
                         "deviation, loop, source, output, operator, session, now",
     "sediment_like": "entry_id, operator, now",
+    "sediment_reflect_sessions": "paths, now",
     "sediment_distill": "entry_id, operator, session, now",
     "sediment_promote": "entry_id, operator, session, now",
     "sediment_set_threshold": "value, operator, now",
@@ -197,7 +198,7 @@ def test_memory_repo_is_a_facade_that_delegates_one_to_one() -> None:
         first = call.args[0]
         assert isinstance(first, ast.Attribute) and first.attr == "_ctx", node.name
         names = {"list": "list_memories", "review_reopen": "reopen",   # sedimentation's verbs carry its prefix
-                 **{f"sediment_{v}": v for v in ("reflect", "like", "distill", "promote", "set_threshold", "clear",
+                 **{f"sediment_{v}": v for v in ("reflect", "reflect_sessions", "like", "distill", "promote", "set_threshold", "clear",
                                                  "status", "expire")}}
         assert call.func.attr == names.get(node.name, node.name), node.name
         checked += 1

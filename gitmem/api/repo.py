@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitmem.api import bank, promotions, sediment
+from gitmem.api import bank, promotions, sediment, sediment_harvest
 from gitmem.api import (checks, duplicates, findings, harvest, indexing, insight, jobs, lifecycle, memories, patterns,
                         projects, purging, recall, reviews, sessions, status, timeline, upgrade)
 from gitmem.api.context import Context, Progress
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from gitmem.api.duplicates import Prescan
     from gitmem.api.promotions import Proposed
     from gitmem.api.sediment import Distilled
+    from gitmem.api.sediment_harvest import FromSession
     from gitmem.api.sediment import Reflected as SedimentReflected
     from gitmem.engines.sediment.entry import Reflection
     from gitmem.api.findings import Allowed, Refused, Shown
@@ -325,6 +326,11 @@ class MemoryRepo:
                                 score=score, reusable=reusable, kind=kind, tags=tags, skill=skill, role=role,
                                 repeat=repeat, deviation=deviation, loop=loop, source=source, output=output,
                                 operator=operator, session=session, now=now)
+
+    def sediment_reflect_sessions(self, paths: Sequence[str | Path],
+                                  now: datetime | None = None) -> builtins.list[FromSession]:
+        """Harvest ``paths`` and propose one reflection per session that fixed a failure or made a decision."""
+        return sediment_harvest.reflect_sessions(self._ctx, paths, now)
 
     def sediment_like(self, entry_id: str, operator: str = "user", now: datetime | None = None) -> Reflection:
         """Count a person's explicit "keep this for later" for a reflection."""

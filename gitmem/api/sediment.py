@@ -201,21 +201,24 @@ def reflect(ctx: Context, *, topic: str, context: str, approach: str, result: st
 
 
 def _skip(ctx: Context, made: Reflection, existing: list[Reflection], output: str | None, now: datetime) -> str | None:
+    """Why ``made`` is not written (None: write it). A deviation entry answers to its TTL instead of the
+    similarity check: after ``ttl_hours`` the same deviation may be written again."""
     from gitmem.engines.similarity import similarity
 
     shown = made.text() if output is None else output
-    recent = existing[-entry.RECENT:]
-    best = max((similarity(shown, r.text()) for r in recent), default=0.0) if shown.strip() else 0.0
-    step = entry.precheck(shown, recent, best)
-    if step == "skip_all":
+    if not shown.strip():
         return "empty output: nothing to reflect on"
-    if step == "skip_reflect":
-        return f"more than {entry.SIMILAR} similar ({best:.2f}) to one of the last {entry.RECENT} reflections"
     if made.loop and any(r.loop == made.loop for r in existing):
         return f"loop {made.loop!r} has its reflection already (at most one per loop)"
-    earlier = entry.within_ttl(made, existing, now, ctx.cfg.sediment.ttl_hours)
-    if earlier is not None:
-        return f"ttl: the same deviation was written at {earlier.at}, within {ctx.cfg.sediment.ttl_hours} h"
+    if made.deviation:
+        earlier = entry.within_ttl(made, existing, now, ctx.cfg.sediment.ttl_hours)
+        if earlier is not None:
+            return f"ttl: the same deviation was written at {earlier.at}, within {ctx.cfg.sediment.ttl_hours} h"
+        return None
+    recent = existing[-entry.RECENT:]
+    best = max((similarity(shown, r.text()) for r in recent), default=0.0)
+    if entry.precheck(shown, recent, best) == "skip_reflect":
+        return f"more than {entry.SIMILAR} similar ({best:.2f}) to one of the last {entry.RECENT} reflections"
     return None
 
 

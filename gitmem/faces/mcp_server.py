@@ -15,7 +15,7 @@ import hmac
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -172,12 +172,73 @@ def build_server(root: Path) -> MCPServer:
         """The drift of CLAUDE.md Layers 1+2 from the baseline (last snapshot or pinned commit)."""
         return call(lambda r: r.drift().to_json())
 
+    sediment_tools(server, call)
+
     @server.resource("gitmem://core", name="core", mime_type="text/markdown",
                      description="The core memories for a session start (what `gitmem load-core` prints).")
     def core() -> str:
         return call(lambda r: r.load_core(here=Path.cwd()).text)
 
     return server
+
+
+Kind = Literal["error_fix", "process", "preference", "routine"]
+Result = Literal["good", "bad", "neutral"]
+SEDIMENT_TOOLS = ("sediment_status", "sediment_threshold", "sediment_reflect", "sediment_like")
+
+
+def sediment_tools(server: MCPServer, call: Callable[[Callable[[MemoryRepo], Any]], Any]) -> None:
+    """Sedimentation's tools: the read-only ones, and reflect and like (the agent reflects at the end of
+    every non-trivial task). Promotion stays a review a person decides; an unknown argument is refused."""
+    from pydantic import Field
+
+    def text(what: str) -> Any:
+        return Annotated[str, Field(description=what, min_length=1, max_length=4096)]
+
+    @server.tool(annotations=READ)
+    def sediment_status() -> dict[str, Any]:
+        """The sedimentation bank: threshold in force (and its history), reflections with their priority,
+        open promotion reviews, the growth queued in .gitmem/pending/, the disk check."""
+        return call(lambda r: r.sediment_status().to_json())   # type: ignore[no-any-return]
+
+    @server.tool(annotations=READ)
+    def sediment_threshold() -> dict[str, Any]:
+        """The promotion threshold in force, the permanent one, the streaks, the override lock, the history."""
+        return call(lambda r: r.sediment_status().threshold.to_json())   # type: ignore[no-any-return]
+
+    @server.tool(annotations=WRITE)
+    def sediment_reflect(topic: text("what the task was about, a few words"),  # type: ignore[valid-type]
+                         context: text("the situation that started the task, one sentence"),  # type: ignore[valid-type]
+                         approach: text("what was actually done"),  # type: ignore[valid-type]
+                         result: Annotated[Result, Field(description="outcome against intent")],
+                         score: Annotated[int, Field(ge=1, le=5, description="effectiveness 1-5, 5 = will use again")],
+                         reusable: text("the reusable point: one principle, pattern or checklist"),  # type: ignore[valid-type]
+                         kind: Annotated[Kind, Field(description="error fix, process, preference or routine")],
+                         tags: Annotated[list[Annotated[str, Field(max_length=64)]], Field(
+                             max_length=16, description="domain tags, one word each")] = [],  # noqa: B006
+                         skill: Annotated[str, Field(pattern=r"^[A-Za-z0-9_]{0,64}$",
+                                                     description="the skill a process improvement belongs to")] = "",
+                         repeat: Annotated[bool, Field(description="the same error class failed twice in a row")] = False,
+                         loop: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:#/+-]{0,200}$",
+                                                    description="this task's loop (session) id: one reflection each")] = "",
+                         ) -> dict[str, Any]:
+        """Reflect at the end of a non-trivial task: one entry in bank/reflections.md in the sedimentation
+        format (at most one per loop; one too similar to the last three is skipped). One commit."""
+        return call(lambda r: r.sediment_reflect(  # type: ignore[no-any-return]
+            topic=topic, context=context, approach=approach, result=result, score=score, reusable=reusable,
+            kind=kind, tags=tuple(tags), skill=skill, repeat=repeat, loop=loop, source="mcp").to_json())
+
+    @server.tool(annotations=WRITE)
+    def sediment_like(entry_id: Annotated[str, Field(pattern=r"^r-[0-9a-f]{10}$", description=(
+            "the reflection the user explicitly asked to keep for later (any language)"))]) -> dict[str, Any]:
+        """Count the user's explicit "keep this for later" for a reflection (+10 to its priority). One commit."""
+        return call(lambda r: r.sediment_like(entry_id, operator="user").to_json())   # type: ignore[no-any-return]
+
+    for name in SEDIMENT_TOOLS:   # an argument a tool does not declare is refused, not ignored
+        tool = server._tool_manager.get_tool(name)
+        if tool is not None:
+            tool.fn_metadata.arg_model.model_config["extra"] = "forbid"
+            tool.fn_metadata.arg_model.model_rebuild(force=True)
 
 
 def serve_stdio(root: Path) -> None:

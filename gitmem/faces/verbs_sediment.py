@@ -15,14 +15,14 @@ RESULTS = ("good", "bad", "neutral")
 def _args(p: Any) -> None:
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     r = actions.add_parser("reflect", help="append one reflection to bank/reflections.md (at most one per loop)")
-    r.add_argument("--topic", required=True, help="what the reflection is about, in a few words")
-    r.add_argument("--context", required=True, help="the situation that started the task, one sentence")
-    r.add_argument("--approach", required=True, help="what was actually done")
-    r.add_argument("--result", required=True, choices=RESULTS, help="outcome against intent")
-    r.add_argument("--score", required=True, type=int, choices=range(1, 6), metavar="1-5",
+    r.add_argument("--topic", default="", help="what the reflection is about, in a few words")
+    r.add_argument("--context", default="", help="the situation that started the task, one sentence")
+    r.add_argument("--approach", default="", help="what was actually done")
+    r.add_argument("--result", choices=RESULTS, help="outcome against intent")
+    r.add_argument("--score", type=int, metavar="1-5",
                    help="effectiveness, 5 = will surely use it again")
-    r.add_argument("--reusable", required=True, help="the reusable point: one principle, pattern or checklist")
-    r.add_argument("--kind", required=True, choices=KINDS, help="error fix, process, preference or routine")
+    r.add_argument("--reusable", default="", help="the reusable point: one principle, pattern or checklist")
+    r.add_argument("--kind", choices=KINDS, help="error fix, process, preference or routine")
     r.add_argument("--tag", action="append", default=[], metavar="TAG", help="a domain tag (repeatable)")
     r.add_argument("--skill", default="", help="the skill a process improvement belongs to")
     r.add_argument("--role", default="", help="the role or project a specific reflection belongs to")
@@ -31,6 +31,8 @@ def _args(p: Any) -> None:
     r.add_argument("--loop", default="", help="the loop (session) this closes: at most one reflection each")
     r.add_argument("--output", help="the task's output for the trigger pre-check (empty: nothing is written)")
     r.add_argument("--session", default="", help="the session id, for the event")
+    r.add_argument("--from-session", nargs="+", metavar="TRANSCRIPT", help="harvest these transcripts and propose "
+                   "one reflection per session that fixed a failure or made a decision")
     json_flag(r)
     d = actions.add_parser("distill", help="route reflections into TABOOS.md, a skill, a role or day file, MEMORY.md")
     d.add_argument("id", nargs="?", metavar="ID", help="only this reflection")
@@ -61,8 +63,17 @@ def cmd_sediment(args: Any) -> int:
 
 
 def _reflect(repo: Any, args: Any, now: Any) -> int:
-    done = repo.sediment_reflect(topic=args.topic, context=args.context, approach=args.approach, result=args.result,
-                                 score=args.score, reusable=args.reusable, kind=args.kind, tags=tuple(args.tag),
+    if args.from_session:
+        found = repo.sediment_reflect_sessions(args.from_session, now)
+        if args.json:
+            emit_json([f.to_json() for f in found])
+        for f in found if not args.json else ():
+            r = f.reflected
+            out(f"{f.session}\t" + (f"{r.outcome} {r.reflection.id if r.reflection else ''}"
+                                    + (f": {r.reason}" if r.reason else "") if r else "nothing to reflect on"))
+        return 0
+    done = repo.sediment_reflect(topic=args.topic, context=args.context, approach=args.approach, result=args.result or "",
+                                 score=args.score, reusable=args.reusable, kind=args.kind or "", tags=tuple(args.tag),
                                  skill=args.skill, role=args.role, repeat=args.repeat, deviation=args.deviation,
                                  loop=args.loop, output=args.output, operator="user", session=args.session, now=now)
     if args.json:
