@@ -141,7 +141,11 @@ def _propose(ctx: Context, r: Reflection, p: priority.Priority, t: threshold.Thr
     plan: Plan[None] = Plan({target.path: data}, f"gitmem: promote reflection {r.id} into {target.path}",
                             "sedimentation.promote", auto=True, body=f"rule: {r.reusable}\npriority: {p.formula}",
                             trailers=trailers)
-    written = ctx.writer.write(lambda parent: plan if parent == base else None, now, branch=branch)
+    try:
+        written = ctx.writer.write(lambda parent: plan if parent == base else None, now, branch=branch)
+    except BaseException:   # a guard refused it: no empty review is left behind
+        ctx.git.delete_ref(f"refs/heads/{branch}")
+        raise
     if written.commit is None:
         ctx.git.delete_ref(f"refs/heads/{branch}")
         return Proposed(r.id, p.value, p.formula, t.value, None, target.path, flags, "the branch moved; try again")
