@@ -21,12 +21,9 @@ from gitmem.base.config import Config
 PACKAGE = Path(__file__).resolve().parent.parent / "gitmem"
 # DESIGN.md section 5, "Reflect (DNA) and sedimentation": promotion priority, adaptive threshold,
 # the review of capability promotions, the deviation TTL.
-FOR_SEDIMENTATION = {
-    "sediment.threshold", "sediment.type_weights.error_fix", "sediment.type_weights.process",
-    "sediment.type_weights.preference", "sediment.type_weights.routine", "sediment.burst_promotions",
-    "sediment.burst_threshold", "sediment.veto_streak", "sediment.approve_streak", "sediment.step",
-    "sediment.override_lock_seconds", "sediment.ttl_hours", "review.expire_minutes",
-}
+# The engine reads every sediment field now; review.expire_minutes stays unread: the timeout of a marked
+# promotion is sediment.veto_timeout_minutes (issue 21), which supersedes it.
+FOR_SEDIMENTATION = {"review.expire_minutes"}
 
 
 def leaves(cls: type, prefix: tuple[str, ...] = (), owners: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:

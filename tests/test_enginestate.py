@@ -88,7 +88,7 @@ def test_every_field_but_stamps_and_extra_declares_a_rule() -> None:
     assert set(declared.values()) <= set(enginestate.RULES)
     assert declared == {"format": "max", "threshold": "last-writer", "veto_streak": "counter",
                         "approve_streak": "counter", "auto_streak": "counter", "drift_baseline": "last-writer",
-                        "sediment_log": "union"}
+                        "decisions": "union"}
 
 
 def _mentions_the_file(tree: ast.AST) -> bool:
@@ -164,14 +164,14 @@ def test_unknown_keys_merge_three_way() -> None:
     assert enginestate.merge(base, ours, theirs).extra == (("a", 2), ("c", 1))
 
 
-def test_the_sediment_log_merges_by_union_into_a_sorted_tuple() -> None:
-    base = EngineState(sediment_log=("2026-12-01T00:00:00Z veto a",))
-    ours = EngineState(sediment_log=("2026-12-01T00:00:00Z veto a", "2026-12-01T01:00:00Z veto b"))
-    theirs = EngineState(sediment_log=("2026-12-01T00:00:00Z veto a", "2026-12-01T00:30:00Z veto c"))
+def test_the_decisions_merges_by_union_into_a_sorted_tuple() -> None:
+    base = EngineState(decisions=("2026-12-01T00:00:00Z veto a",))
+    ours = EngineState(decisions=("2026-12-01T00:00:00Z veto a", "2026-12-01T01:00:00Z veto b"))
+    theirs = EngineState(decisions=("2026-12-01T00:00:00Z veto a", "2026-12-01T00:30:00Z veto c"))
     merged = enginestate.merge(base, ours, theirs)
-    assert merged.sediment_log == ("2026-12-01T00:00:00Z veto a", "2026-12-01T00:30:00Z veto c",
+    assert merged.decisions == ("2026-12-01T00:00:00Z veto a", "2026-12-01T00:30:00Z veto c",
                                    "2026-12-01T01:00:00Z veto b")
-    assert enginestate.read(enginestate.write(b"format: 1\n", merged)).sediment_log == merged.sediment_log
+    assert enginestate.read(enginestate.write(b"format: 1\n", merged)).decisions == merged.decisions
 
 
 def test_union_merges_sets() -> None:

@@ -361,10 +361,10 @@ def test_the_threshold_stays_within_10_and_30_and_a_default_rejection_is_no_veto
 def test_two_clones_logs_merge_by_union_and_replay_the_same(repo: MemoryRepo) -> None:
     from gitmem.store import enginestate
 
-    a = enginestate.EngineState(sediment_log=tuple(_log("10:00 veto a", "10:02 veto c")))
-    b = enginestate.EngineState(sediment_log=tuple(_log("10:01 veto b")))
+    a = enginestate.EngineState(decisions=tuple(_log("10:00 veto a", "10:02 veto c")))
+    b = enginestate.EngineState(decisions=tuple(_log("10:01 veto b")))
     merged = enginestate.merge(None, a, b)
-    assert threshold.current(merged.sediment_log, Sediment(), at(5)).base == 17
+    assert threshold.current(merged.decisions, Sediment(), at(5)).base == 17
 
 
 # --- TTL -----------------------------------------------------------------------------------------
@@ -430,7 +430,7 @@ def test_ten_threads_promoting_at_once_lose_nothing(repo: MemoryRepo) -> None:
     assert errors == []
     again = MemoryRepo.open(root)
     assert sorted(r.name for r in again.reviews()) == sorted(f"gitmem/review/sediment-{i}" for i in ids)
-    assert len([line for line in state(again).sediment_log if " propose " in line]) == 10
+    assert len([line for line in state(again).decisions if " propose " in line]) == 10
     assert all(r.promoted for r, _, _ in again.sediment_status(at(21)).reflections)
 
 
@@ -439,7 +439,7 @@ def test_ten_threads_promoting_the_same_reflection_open_one_review(repo: MemoryR
     root = repo.root
     assert _threads([lambda: MemoryRepo.open(root).sediment_promote(rid, now=at(5)) for _ in range(10)]) == []
     assert [r.name for r in MemoryRepo.open(root).reviews()] == [f"gitmem/review/sediment-{rid}"]
-    assert len([line for line in state(repo).sediment_log if " propose " in line]) == 1
+    assert len([line for line in state(repo).decisions if " propose " in line]) == 1
 
 
 def test_ten_threads_reflecting_at_once_keep_every_entry(repo: MemoryRepo) -> None:
@@ -464,7 +464,7 @@ def test_decisions_and_reads_at_once(repo: MemoryRepo) -> None:
             for p in proposed]
     work += [lambda: MemoryRepo.open(root).sediment_status(at(11)) for _ in range(4)]
     assert _threads(work) == []
-    assert len([line for line in state(repo).sediment_log if " veto " in line]) == 4
+    assert len([line for line in state(repo).decisions if " veto " in line]) == 4
     assert MemoryRepo.open(root).sediment_status(at(12)).threshold.base == 17
 
 

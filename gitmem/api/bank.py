@@ -18,7 +18,7 @@ from gitmem.base import clock
 from gitmem.base.errors import UsageError
 from gitmem.engines.sediment import distill as routes
 from gitmem.engines.sediment import entry, guard, threshold
-from gitmem.store import formats
+from gitmem.store import enginestate
 from gitmem.writer.plan import Plan
 
 
@@ -48,7 +48,7 @@ def set_threshold(ctx: Context, value: float, operator: str = "user", now: datet
     def plan(parent: str | None) -> Plan[None]:
         data, before, after = with_decision(ctx, parent, decision)
         seen["old"], seen["new"] = before.value, after.value
-        changes: dict[str, bytes | None] = {formats.STATE_FILE: data}
+        changes: dict[str, bytes | None] = {enginestate.STATE_FILE: data}
         changes.update(metadata_change(ctx, parent, after))
         return Plan(changes, f"gitmem: set the sedimentation threshold to {float(value):g}",
                     "sedimentation.threshold_update", trailers=_trailers(

@@ -26,7 +26,7 @@ from gitmem.engines.sediment import distill as routes
 from gitmem.engines.sediment import entry, events, guard, priority, threshold
 from gitmem.engines.sediment import promotions as log
 from gitmem.engines.sediment.entry import Reflection
-from gitmem.store import formats
+from gitmem.store import enginestate
 from gitmem.writer.plan import Plan
 
 PREFIX = "gitmem/review/sediment-"
@@ -84,6 +84,9 @@ def change_of(ctx: Context, r: Reflection, rev: str | None) -> tuple[routes.Rout
         flags.append("rewrite")
     else:
         replacing = routes.own_line(text, r)   # its distilled line becomes the rule: no rewrite of another
+    known = ctx.cfg.sediment.skills
+    if r.skill and known and r.skill not in known and "capability" not in flags:
+        flags.append("capability")   # a skill gitmem.yaml does not list is a new one
     if "#dependency" in r.tags:
         flags.append("dependency")
     made = (routes.new_file(target, r, promoted=True) if old is None
@@ -155,7 +158,7 @@ def _propose(ctx: Context, r: Reflection, p: priority.Priority, t: threshold.Thr
         refl = (ctx.git.read(sediment.REFLECTIONS, parent) or b"").decode("utf-8") if parent else ""
         current = next((x for x in entry.parse(refl) if x.id == r.id), None)
         state, _, after = sediment.with_decision(ctx, parent, decision)
-        changes: dict[str, bytes | None] = {formats.STATE_FILE: state}
+        changes: dict[str, bytes | None] = {enginestate.STATE_FILE: state}
         if current is not None and not current.promoted:
             changes[sediment.REFLECTIONS] = entry.replace_entry(refl, replace(current, promoted=branch)).encode()
         return Plan(changes, f"gitmem: propose promotion of {r.id} ({branch})", "sedimentation.promote",
@@ -235,7 +238,7 @@ def accept_changes(ctx: Context, branch: str, parent: str, tip: str, who: str,
     state, before, after = sediment.with_decision(ctx, parent, threshold.Decision(now, "approve", branch))
     prom = (ctx.git.read(routes.PROMOTIONS, parent) or b"# Promotions\n").decode("utf-8")
     prom = log.add(prom, log.Promotion(r, m.formula, m.trigger, target.path, branch, who))
-    return {target.path: data, formats.STATE_FILE: state,
+    return {target.path: data, enginestate.STATE_FILE: state,
             routes.PROMOTIONS: log.with_metadata(prom, after).encode("utf-8")}
 
 
@@ -244,7 +247,7 @@ def reject_changes(ctx: Context, branch: str, parent: str | None, now: datetime,
     """The state change of a person's veto of ``branch`` (or of its default rejection: no veto counted)."""
     state, _, after = sediment.with_decision(ctx, parent, threshold.Decision(now, "expire" if expired else "veto",
                                                                              branch))
-    changes: dict[str, bytes | None] = {formats.STATE_FILE: state}
+    changes: dict[str, bytes | None] = {enginestate.STATE_FILE: state}
     changes.update(sediment.metadata_change(ctx, parent, after))
     return changes
 
@@ -286,7 +289,7 @@ def _deadline(ctx: Context, branch: str, m: Meta) -> str:
     from gitmem.base.model import iso
 
     _, state = sediment.state_at(ctx, ctx.head)
-    reopened = [d.at for d in threshold.ordered(state.sediment_log) if d.action == "reopen" and d.argument == branch]
+    reopened = [d.at for d in threshold.ordered(state.decisions) if d.action == "reopen" and d.argument == branch]
     if reopened:
         return iso(reopened[-1] + timedelta(minutes=ctx.cfg.sediment.veto_timeout_minutes))
     return m.expires
@@ -314,7 +317,7 @@ def reopen(ctx: Context, name: str, now: datetime | None = None) -> str:
     if not ctx.git.refs(kept):
         raise NotFoundError(f"no rejected sediment review {name!r}", hint="list reviews with `gitmem review list`")
     _, state = sediment.state_at(ctx, ctx.head)
-    last = [d.action for d in threshold.ordered(state.sediment_log) if d.argument == branch and d.action != "propose"]
+    last = [d.action for d in threshold.ordered(state.decisions) if d.argument == branch and d.action != "propose"]
     if not last or last[-1] != "expire":
         raise UsageError(f"{branch} was rejected by a person, not by default: it stays rejected",
                          hint="reflect again, or promote the reflection again with a new entry")
@@ -324,7 +327,7 @@ def reopen(ctx: Context, name: str, now: datetime | None = None) -> str:
 
     def plan(parent: str | None) -> Plan[None]:
         data, _, _ = sediment.with_decision(ctx, parent, threshold.Decision(now, "reopen", branch))
-        return Plan({formats.STATE_FILE: data}, f"gitmem: reopen {branch} (allow this promotion)",
+        return Plan({enginestate.STATE_FILE: data}, f"gitmem: reopen {branch} (allow this promotion)",
                     "sedimentation.promote", trailers=(("Gitmem-Review", branch),))
 
     ctx.writer.write(plan, now)

@@ -287,7 +287,11 @@ def review_reject(ctx: Context, name: str, reason: str = "", *, interactive: boo
     def plan(parent: str | None) -> Plan[None]:
         old = ctx.git.read(formats.STATE_FILE, parent) if parent else None
         state = enginestate.read(old)
-        changes: dict[str, bytes | None] = {formats.STATE_FILE: enginestate.write(old, replace(state, auto_streak=0))}
+        from gitmem.base.model import iso
+
+        logged = tuple(sorted({*state.decisions, f"{iso(now)} reject {branch}"}))   # the veto, audited
+        changes: dict[str, bytes | None] = {formats.STATE_FILE: enginestate.write(old, replace(
+            state, auto_streak=0, decisions=logged))}
         if review.kind(branch) == "sediment":   # a person's veto (counted; a default rejection is not)
             from gitmem.api.promotions import reject_changes
 

@@ -26,7 +26,7 @@ from gitmem.base.errors import NotFoundError, UsageError
 from gitmem.engines.sediment import distill as routes
 from gitmem.engines.sediment import entry, events, guard, threshold
 from gitmem.engines.sediment.entry import Reflection
-from gitmem.store import enginestate, formats
+from gitmem.store import enginestate
 from gitmem.writer.plan import Plan
 
 REFLECTIONS = routes.REFLECTIONS
@@ -51,7 +51,7 @@ def find(ctx: Context, entry_id: str, rev: str | None = None) -> Reflection:
 
 def state_at(ctx: Context, rev: str | None) -> tuple[bytes | None, enginestate.EngineState]:
     """The engine state file's bytes and value at ``rev``."""
-    old = ctx.git.read(formats.STATE_FILE, rev) if rev else None
+    old = ctx.git.read(enginestate.STATE_FILE, rev) if rev else None
     return old, enginestate.read(old)
 
 
@@ -60,10 +60,10 @@ def with_decision(ctx: Context, rev: str | None, decision: threshold.Decision) -
     """The state file with ``decision`` logged and the derived fields (threshold, streaks) recomputed;
     and the threshold before and after."""
     old, state = state_at(ctx, rev)
-    before = threshold.current(state.sediment_log, ctx.cfg.sediment, decision.at)
-    log = tuple(sorted(set(state.sediment_log) | {decision.line()}))
+    before = threshold.current(state.decisions, ctx.cfg.sediment, decision.at)
+    log = tuple(sorted(set(state.decisions) | {decision.line()}))
     after = threshold.current(log, ctx.cfg.sediment, decision.at)
-    new = replace(state, sediment_log=log, veto_streak=after.veto_streak, approve_streak=after.approve_streak)
+    new = replace(state, decisions=log, veto_streak=after.veto_streak, approve_streak=after.approve_streak)
     if after.base != before.base or state.threshold != after.base:
         new = new.set("threshold", after.base, enginestate.Stamp(decision.line().split(" ")[0],
                                                                  f"sediment {decision.action}"))
@@ -73,7 +73,7 @@ def with_decision(ctx: Context, rev: str | None, decision: threshold.Decision) -
 def current_threshold(ctx: Context, now: datetime, rev: str | None = None) -> threshold.Threshold:
     """The threshold in force at ``now``."""
     _, state = state_at(ctx, rev or ctx.head)
-    return threshold.current(state.sediment_log, ctx.cfg.sediment, now)
+    return threshold.current(state.decisions, ctx.cfg.sediment, now)
 
 
 def emit(ctx: Context, event: events.Event) -> dict[str, object]:

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from gitmem.store import enginestate
+
 SEDIMENT_EVENT = "sedimentation."
 SEDIMENT_REVIEW = "gitmem/review/sediment-"
 ANCHORED_FILES = ("gitmem.yaml", "CLAUDE.md", ".pre-commit-config.yaml", ".gitattributes")
 ANCHORED_DIRS = ("skills/skill_sedimentation/", "skills/sedimentation/", ".gitmem/")
-ENGINE_OWN = (".gitmem/state.yaml", ".gitmem/pending/")
+ENGINE_OWN = (enginestate.STATE_FILE, ".gitmem/pending/")   # the engine's own state and the growth queue
 
 
 def is_sediment(event: str, trailers: Iterable[tuple[str, str]]) -> bool:

@@ -64,8 +64,9 @@ class EngineState:
     approve_streak: int = field(default=0, metadata=_rule("counter"))
     auto_streak: int = field(default=0, metadata=_rule("counter"))   # weight commits applied without review
     drift_baseline: str | None = field(default=None, metadata=_rule("last-writer"))
-    # sedimentation's decisions, "<time> <action> <argument>": the threshold and its streaks replay from them
-    sediment_log: tuple[str, ...] = field(default=(), metadata=_rule("union"))
+    # a person's review decisions and sedimentation's, "<time> <action> <argument>"; the sedimentation
+    # threshold and its streaks replay from them (gitmem.engines.sediment.threshold)
+    decisions: tuple[str, ...] = field(default=(), metadata=_rule("union"))
     stamps: tuple[tuple[str, Stamp], ...] = ()
     extra: tuple[tuple[str, object], ...] = ()
 
@@ -157,7 +158,7 @@ def _format(value: object) -> int:
 
 _READERS = {"format": _format, "threshold": _number, "veto_streak": _count, "approve_streak": _count,
             "auto_streak": _count, "drift_baseline": _commit,
-            "sediment_log": _lines}
+            "decisions": _lines}
 _LAST_WRITERS = frozenset(n for n, r in merged_fields(EngineState) if r == "last-writer")
 
 
@@ -189,7 +190,7 @@ def pinned_baseline(text: str | None) -> str | None:
 def to_mapping(state: EngineState) -> dict[str, object]:
     """The file's keys for ``state`` (None values left out)."""
     out: dict[str, object] = {name: getattr(state, name) for name in _READERS}
-    out["sediment_log"] = list(state.sediment_log) or None
+    out["decisions"] = list(state.decisions) or None
     if state.stamps:
         out[STAMPS] = {name: {"at": s.at, "reason": s.reason} for name, s in state.stamps}
     out.update(state.extra)

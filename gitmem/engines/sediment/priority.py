@@ -24,7 +24,8 @@ class Priority:
 
 def priority(r: Reflection, weights: TypeWeights) -> Priority:
     """The priority of reflection ``r`` with the configured type weights."""
-    weight = float(getattr(weights, r.kind))
+    weight = {"error_fix": weights.error_fix, "process": weights.process, "preference": weights.preference,
+              "routine": weights.routine}[r.kind]
     value = r.score * weight + r.likes * LIKE + (REPEAT if r.repeat else 0.0)
     formula = f"{r.score} x {weight:g} ({r.kind}) + {r.likes} like(s) x {LIKE:g} + {REPEAT if r.repeat else 0:g} (repeat failure) = {value:g}"
     return Priority(value, formula)
