@@ -48,6 +48,12 @@ TOOLS: dict[str, tuple[tuple[str, ...], tuple[str, ...], bool, bool | None]] = {
     "pii_check": (("text",), ("text",), True, None),
     "decay_config_check": ((), (), True, None),
     "drift_check": ((), (), True, None),
+    "sediment_status": ((), (), True, None),
+    "sediment_threshold": ((), (), True, None),
+    "sediment_reflect": (("topic", "context", "approach", "result", "score", "reusable", "kind", "tags", "skill",
+                          "repeat", "loop"), ("topic", "context", "approach", "result", "score", "reusable", "kind"),
+                         False, False),
+    "sediment_like": (("entry_id",), ("entry_id",), False, False),
 }
 
 T = START + timedelta(days=2)

@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
+from pydantic import Field
 
 from gitmem.faces.agenthooks import WORTH_KEEPING   # the one phrase SessionStart says too
 from gitmem import __version__
@@ -182,18 +183,28 @@ def build_server(root: Path) -> MCPServer:
     return server
 
 
-Kind = Literal["error_fix", "process", "preference", "routine"]
-Result = Literal["good", "bad", "neutral"]
+Kind = Annotated[Literal["error_fix", "process", "preference", "routine"],
+                 Field(description="error fix, process improvement, preference or routine")]
+Result = Annotated[Literal["good", "bad", "neutral"], Field(description="outcome against intent")]
+Topic = Annotated[str, Field(description="what the task was about, a few words", min_length=1, max_length=4096)]
+Situation = Annotated[str, Field(description="the situation that started the task, one sentence", min_length=1, max_length=4096)]
+Approach = Annotated[str, Field(description="what was actually done", min_length=1, max_length=4096)]
+Reusable = Annotated[str, Field(description="the reusable point: one principle, pattern or checklist", min_length=1, max_length=4096)]
+Score = Annotated[int, Field(ge=1, le=5, description="effectiveness 1-5, 5 = will surely use it again")]
+Tags = Annotated[list[Annotated[str, Field(max_length=64)]], Field(max_length=16,
+                                                                   description="domain tags, one word each")]
+Skill = Annotated[str, Field(pattern=r"^[A-Za-z0-9_]{0,64}$", description="the skill a process improvement belongs to")]
+Repeat = Annotated[bool, Field(description="the same error class failed twice in a row")]
+Loop = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:#/+-]{0,200}$",
+                            description="this task's loop (session) id: one reflection each")]
+EntryId = Annotated[str, Field(pattern=r"^r-[0-9a-f]{10}$",
+                               description="the reflection the user explicitly asked to keep for later (any language)")]
 SEDIMENT_TOOLS = ("sediment_status", "sediment_threshold", "sediment_reflect", "sediment_like")
 
 
 def sediment_tools(server: MCPServer, call: Callable[[Callable[[MemoryRepo], Any]], Any]) -> None:
     """Sedimentation's tools: the read-only ones, and reflect and like (the agent reflects at the end of
     every non-trivial task). Promotion stays a review a person decides; an unknown argument is refused."""
-    from pydantic import Field
-
-    def text(what: str) -> Any:
-        return Annotated[str, Field(description=what, min_length=1, max_length=4096)]
 
     @server.tool(annotations=READ)
     def sediment_status() -> dict[str, Any]:
@@ -207,21 +218,9 @@ def sediment_tools(server: MCPServer, call: Callable[[Callable[[MemoryRepo], Any
         return call(lambda r: r.sediment_status().threshold.to_json())   # type: ignore[no-any-return]
 
     @server.tool(annotations=WRITE)
-    def sediment_reflect(topic: text("what the task was about, a few words"),  # type: ignore[valid-type]
-                         context: text("the situation that started the task, one sentence"),  # type: ignore[valid-type]
-                         approach: text("what was actually done"),  # type: ignore[valid-type]
-                         result: Annotated[Result, Field(description="outcome against intent")],
-                         score: Annotated[int, Field(ge=1, le=5, description="effectiveness 1-5, 5 = will use again")],
-                         reusable: text("the reusable point: one principle, pattern or checklist"),  # type: ignore[valid-type]
-                         kind: Annotated[Kind, Field(description="error fix, process, preference or routine")],
-                         tags: Annotated[list[Annotated[str, Field(max_length=64)]], Field(
-                             max_length=16, description="domain tags, one word each")] = [],  # noqa: B006
-                         skill: Annotated[str, Field(pattern=r"^[A-Za-z0-9_]{0,64}$",
-                                                     description="the skill a process improvement belongs to")] = "",
-                         repeat: Annotated[bool, Field(description="the same error class failed twice in a row")] = False,
-                         loop: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:#/+-]{0,200}$",
-                                                    description="this task's loop (session) id: one reflection each")] = "",
-                         ) -> dict[str, Any]:
+    def sediment_reflect(topic: Topic, context: Situation, approach: Approach, result: Result, score: Score,
+                         reusable: Reusable, kind: Kind, tags: Tags = [], skill: Skill = "",  # noqa: B006
+                         repeat: Repeat = False, loop: Loop = "") -> dict[str, Any]:
         """Reflect at the end of a non-trivial task: one entry in bank/reflections.md in the sedimentation
         format (at most one per loop; one too similar to the last three is skipped). One commit."""
         return call(lambda r: r.sediment_reflect(  # type: ignore[no-any-return]
@@ -229,8 +228,7 @@ def sediment_tools(server: MCPServer, call: Callable[[Callable[[MemoryRepo], Any
             kind=kind, tags=tuple(tags), skill=skill, repeat=repeat, loop=loop, source="mcp").to_json())
 
     @server.tool(annotations=WRITE)
-    def sediment_like(entry_id: Annotated[str, Field(pattern=r"^r-[0-9a-f]{10}$", description=(
-            "the reflection the user explicitly asked to keep for later (any language)"))]) -> dict[str, Any]:
+    def sediment_like(entry_id: EntryId) -> dict[str, Any]:
         """Count the user's explicit "keep this for later" for a reflection (+10 to its priority). One commit."""
         return call(lambda r: r.sediment_like(entry_id, operator="user").to_json())   # type: ignore[no-any-return]
 

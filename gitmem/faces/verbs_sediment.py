@@ -8,6 +8,13 @@ if TYPE_CHECKING:
 
 from gitmem.faces.console import command, emit_json, json_flag, now_of, out, repo_of
 
+def _operator() -> str:
+    """Who runs this command, for the audit: an agent's shell, or a person."""
+    import os
+
+    return "agent" if "CLAUDECODE" in os.environ else "user"
+
+
 KINDS = ("error_fix", "process", "preference", "routine")
 RESULTS = ("good", "bad", "neutral")
 
@@ -75,7 +82,7 @@ def _reflect(repo: Any, args: Any, now: Any) -> int:
     done = repo.sediment_reflect(topic=args.topic, context=args.context, approach=args.approach, result=args.result or "",
                                  score=args.score, reusable=args.reusable, kind=args.kind or "", tags=tuple(args.tag),
                                  skill=args.skill, role=args.role, repeat=args.repeat, deviation=args.deviation,
-                                 loop=args.loop, output=args.output, operator="user", session=args.session, now=now)
+                                 loop=args.loop, output=args.output, operator=_operator(), session=args.session, now=now)
     if args.json:
         emit_json(done.to_json())
         return 0
@@ -86,7 +93,7 @@ def _reflect(repo: Any, args: Any, now: Any) -> int:
 
 
 def _distill(repo: Any, args: Any, now: Any) -> int:
-    done = repo.sediment_distill(args.id, operator="user", now=now)
+    done = repo.sediment_distill(args.id, operator=_operator(), now=now)
     if args.json:
         emit_json([d.to_json() for d in done])
         return 0
@@ -98,7 +105,7 @@ def _distill(repo: Any, args: Any, now: Any) -> int:
 
 
 def _promote(repo: Any, args: Any, now: Any) -> int:
-    done = repo.sediment_promote(args.id, operator="user" if args.id else "agent", now=now)
+    done = repo.sediment_promote(args.id, operator=_operator(), now=now)
     if args.json:
         emit_json([p.to_json() for p in done])
         return 0
@@ -112,7 +119,7 @@ def _promote(repo: Any, args: Any, now: Any) -> int:
 
 
 def _like(repo: Any, args: Any, now: Any) -> int:
-    r = repo.sediment_like(args.id, now=now)
+    r = repo.sediment_like(args.id, operator=_operator(), now=now)
     if args.json:
         emit_json(r.to_json())
     else:
@@ -122,7 +129,7 @@ def _like(repo: Any, args: Any, now: Any) -> int:
 
 def _threshold(repo: Any, args: Any, now: Any) -> int:
     if args.value is not None:
-        done = repo.sediment_set_threshold(args.value, now=now)
+        done = repo.sediment_set_threshold(args.value, operator=_operator(), now=now)
         if args.json:
             emit_json(done.to_json())
         else:
@@ -140,7 +147,7 @@ def _threshold(repo: Any, args: Any, now: Any) -> int:
 
 
 def _clear(repo: Any, args: Any, now: Any) -> int:
-    done = repo.sediment_clear(args.skill, args.cascade, args.confirm, now=now)
+    done = repo.sediment_clear(args.skill, args.cascade, args.confirm, operator=_operator(), now=now)
     if args.json:
         emit_json(done.to_json())
     else:
