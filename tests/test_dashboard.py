@@ -26,7 +26,7 @@ from tests.loop_helpers import START, add_sessions, git
 T = parse_time("2026-10-01T12:00:00Z")          # patterns and memories come before loop_helpers.START
 NOW = parse_time("2026-12-01T12:00:00Z")
 CHARTS = ("tier", "band", "domain", "project", "weights", "funnel", "streak", "drift", "atrophy", "reviews",
-          "config", "events")
+          "config", "events", "sediment-bank", "sediment-queue", "sediment-threshold")
 # Text that must reach the page as text. The unit tests use this corpus; the browser test uses HELD_OUT only.
 HOSTILE = ["</script><script>window.__pwned=1</script>", "</SCRIPT ><img src=x>", "<!--<script>", "]]></x>",
            "&lt;/script&gt;", "\u2028\u2029", "'\"`${1}", "<style>*{display:none}</style>", "</scr\x00ipt>",
@@ -67,7 +67,16 @@ def build(root: Path) -> MemoryRepo:
     repo = MemoryRepo.open(root)          # the new config
     add_sessions(repo.root, ["backoff and the lockfile"], START + timedelta(days=5), first=5)
     assert repo.propose_weights(now=START + timedelta(days=5, hours=12)).branch
-    return repo
+    later = START + timedelta(days=6)    # sedimentation: a reflection, a threshold a person set, growth queued
+    repo.sediment_reflect(topic=f"Reflection {HELD_OUT[1]}", context="a deploy broke", approach="pinned the tool",
+                          result="good", score=4, reusable="pin the deploy tool", kind="error_fix", now=later)
+    repo.sediment_set_threshold(18, now=later + timedelta(minutes=1))
+    queue = repo.root / ".gitmem" / "pending" / "bank" / "MEMORY.md"
+    queue.parent.mkdir(parents=True)
+    queue.write_text("- a lesson waiting for the next run\n")
+    git(repo.root, "add", "-A", ".gitmem")
+    git(repo.root, "commit", "-qm", "queued growth", "--no-verify")
+    return MemoryRepo.open(root)
 
 
 def expected_points(data: dict[str, Any]) -> dict[str, int]:
@@ -80,6 +89,8 @@ def expected_points(data: dict[str, Any]) -> dict[str, int]:
     counts["config"] = len(data["thresholds"]["config_changes"])
     for key in ("atrophy", "reviews", "events"):
         counts[key] = len(data[key])
+    for key, rows in (("bank", "reflections"), ("queue", "queue"), ("threshold", "history")):
+        counts[f"sediment-{key}"] = len(data["sediment"][rows])
     return counts
 
 
@@ -105,6 +116,9 @@ def test_dashboard_data_reads_counts_and_history(tmp_path: Path) -> None:
     assert [a["slug"] for a in data["atrophy"]] == ["rarely-used-rule-iframe-src-https-example"]
     assert [f["count"] for f in data["funnel"]] == [3, 0, 0, 0, 0]
     assert data["events"] and data["events"][0]["time"] <= data["events"][-1]["time"]
+    sed = data["sediment"]
+    assert sed["threshold"] == 18 and [(h["from"], h["to"]) for h in sed["history"]] == [(15, 18)]
+    assert [r["priority"] for r in sed["reflections"]] == [8] and sed["queue"] == ["bank/MEMORY.md"]
     assert data["drift"]["min_cosine"] == 0.6
 
 

@@ -61,7 +61,17 @@ def dashboard_data(ctx: Context, now: datetime | None = None) -> dict[str, Any]:
                                    "weight_max": ctx.cfg.hebbian.weight_max}},
         "drift": {**drift.to_json(), "describe": drift.describe()},
         "events": _recent(status.events(ctx, limit=EVENTS_SHOWN * 5)),
+        "sediment": _sediment(ctx, now),
     }
+
+
+def _sediment(ctx: Context, now: datetime) -> dict[str, Any]:
+    """The sedimentation bank, the growth queued in .gitmem/pending/, and the threshold's history."""
+    from gitmem.api import bank
+
+    s = bank.status(ctx, now).to_json()
+    return {key: s[key] for key in ("threshold", "base", "history", "reflections", "reviews", "queue", "promotions",
+                                    "degraded")}
 
 
 def _memory_counts(ctx: Context, now: datetime) -> dict[str, builtins.list[dict[str, Any]]]:
