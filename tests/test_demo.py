@@ -19,8 +19,8 @@ from tests.conftest import NOW, run_cli
 SAMPLE = template_dir() / "demo"
 SECRET = "q8Rk2VtY7pLm3Zx9Wc4Nb6Hs1Jd5Fg0AeTu2Io8P"   # the fabricated key planted in the sample session
 SECTIONS = ["1. init", "2. import", "3. remember", "4. recall", "5. harvest", "6. link and why",
-            "7. reflect and sync-core", "8. decay", "9. the review loop", "10. git is the audit log",
-            "11. dashboard", "12. wire it into your agent", "next"]
+            "7. reflect and sync-core", "8. decay", "9. the review loop", "10. sedimentation",
+            "11. git is the audit log", "12. dashboard", "13. wire it into your agent", "next"]
 
 
 def git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -62,7 +62,18 @@ def test_demo_shows_the_review_loop(built: tuple[Path, list[str]]) -> None:
     assert re.search(r"snapshot: gitmem/snapshot/\d{4}-\d{2} on [0-9a-f]{12}", text)
     assert re.search(r"rollback gitmem/snapshot/\d{4}-\d{2}: a new commit [0-9a-f]{12}", text)
     tags = git(root, "tag", "-l", "gitmem/snapshot/*").stdout.split()
-    assert tags and git(root, "rev-parse", "HEAD^{tree}").stdout == git(root, "rev-parse", f"{tags[-1]}^{{tree}}").stdout
+    rolled = git(root, "log", "-1", "--format=%H", "--grep", "^gitmem: rollback to").stdout.strip()   # sedimentation follows it
+    assert tags and git(root, "rev-parse", f"{rolled}^{{tree}}").stdout == git(root, "rev-parse", f"{tags[-1]}^{{tree}}").stdout
+
+
+def test_demo_shows_a_reflection_becoming_a_promoted_rule(built: tuple[Path, list[str]]) -> None:
+    root, said = built
+    text = "\n".join(said)
+    assert re.search(r"sediment reflect: written r-[0-9a-f]{10} in bank/reflections.md", text)
+    assert re.search(r"sediment promote: priority 4 x 2 \(error_fix\) \+ 1 like\(s\) x 10 \+ 0 \(repeat failure\) = 18 "
+                     r">= threshold 15: review gitmem/review/sediment-r-[0-9a-f]{10}", text)
+    assert "review accept: the rule is in bank/TABOOS.md" in text
+    assert "- Rule: stream large exports; never load every row at once" in (root / "bank" / "TABOOS.md").read_text()
 
 
 def test_demo_says_what_each_step_shows(built: tuple[Path, list[str]]) -> None:
@@ -83,9 +94,9 @@ def test_demo_says_what_each_step_shows(built: tuple[Path, list[str]]) -> None:
     assert re.search(r"^reflect: \d+ patterns from \d+ memories", text, re.M)
     assert "# Core memories (gitmem)" in text
     assert re.search(r"^decay as of 2027-01-28: \d+ changes, \d+ archived in commit [0-9a-f]{12}$", text, re.M)
-    assert said[-9:] == [f"cd {root}", "  gitmem list", "  gitmem recall --all 'export timeout'", "  gitmem why demo-8",
-                         "  gitmem consolidate", "  gitmem status", "  gitmem log --events",
-                         "  git log --graph --oneline -8", "  cat CLAUDE.md"]
+    assert said[-10:] == [f"cd {root}", "  gitmem list", "  gitmem recall --all 'export timeout'", "  gitmem why demo-8",
+                          "  gitmem consolidate", "  gitmem status", "  gitmem sediment status", "  gitmem log --events",
+                          "  git log --graph --oneline -8", "  cat CLAUDE.md"]
 
 
 def test_demo_writes_the_dashboard_beside_the_repository_and_names_the_wiring(built: tuple[Path, list[str]]) -> None:
@@ -128,12 +139,13 @@ def test_demo_makes_one_commit_per_change(built: tuple[Path, list[str]]) -> None
     subjects = git(root, "log", "--format=%s").stdout.splitlines()
     assert subjects[-1] == "gitmem: init memory repository"
     assert subjects[-2] == f"gitmem: import 12 memories from {name_key('memories.jsonl', 'f')}"
-    assert subjects[0].startswith("gitmem: rollback to gitmem/snapshot/")
+    assert subjects[0].startswith("gitmem: accept review gitmem/review/sediment-")   # the last step: a person's accept
+    assert any(s.startswith("gitmem: rollback to gitmem/snapshot/") for s in subjects)
     assert any(s.startswith("gitmem: decay as of 2027-01-28") for s in subjects)
     assert all(s.startswith("gitmem: ") for s in subjects)
     # the sample session once (again: no commit; secret: none), then the review loop's three
     assert sum(s.startswith("gitmem: harvest session") for s in subjects) == 4
-    audit = said[said.index(next(h for h in said if h.startswith("== 10."))) + 1].splitlines()
+    audit = said[said.index(next(h for h in said if h.startswith("== 11."))) + 1].splitlines()
     assert [line.split(" ", 1)[1] for line in audit] == subjects   # the log the demo shows is the whole log
 
 

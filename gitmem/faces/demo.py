@@ -95,21 +95,24 @@ def run(target: str | None, say: Say) -> int:
     _section(say, "9. the review loop: sessions move a pattern's weight; a person reviews the update")
     _review_loop(repo, later, say)
 
-    _section(say, "10. git is the audit log: one commit per change")
+    _section(say, "10. sedimentation: one reflection becomes a promoted rule through a review")
+    _sediment_loop(repo, later + timedelta(hours=6, minutes=30), say)
+
+    _section(say, "11. git is the audit log: one commit per change")
     say(short_log(root, 40))
 
-    _section(say, "11. dashboard: the memory and its review loop in one HTML file, no network")
+    _section(say, "12. dashboard: the memory and its review loop in one HTML file, no network")
     page = _dashboard(repo, root, later + timedelta(hours=7))
     say(f"wrote {page} (open it in a browser; `gitmem dashboard --open` does)")
 
-    _section(say, "12. wire it into your agent")
+    _section(say, "13. wire it into your agent")
     say("Claude Code (SessionStart loads the core, SessionEnd harvests the session in the background):")
     say(f"  gitmem install claude-code --repo {root}")
     say("any MCP client: gitmem serve --repo DIR   (pip install 'gitmem-agent[mcp]')")
     _section(say, "next")
     say(f"cd {root}")
     for cmd in ("gitmem list", "gitmem recall --all 'export timeout'", "gitmem why demo-8", "gitmem consolidate",
-                "gitmem status", "gitmem log --events", "git log --graph --oneline -8", "cat CLAUDE.md"):
+                "gitmem status", "gitmem sediment status", "gitmem log --events", "git log --graph --oneline -8", "cat CLAUDE.md"):
         say(f"  {cmd}")
     return 0
 
@@ -173,3 +176,28 @@ def _review_loop(repo: MemoryRepo, now: datetime, say: Say) -> None:
     back = repo.rollback(snap.tag, i_am_the_reviewer=True, now=now + timedelta(hours=6))
     say(f"rollback {snap.tag}: a new commit {(back.commit or '-')[:12]} with the snapshot's tree "
         f"({len(back.paths)} files); history is kept, so the rollback itself can be undone")
+
+
+def _sediment_loop(repo: MemoryRepo, now: datetime, say: Say) -> None:
+    """Reflect, like, distill, promote on a review branch, a person accepts: the rule lands in TABOOS.md."""
+    made = repo.sediment_reflect(
+        topic="Export timed out on large invoices", context="the nightly export failed after 30 s",
+        approach="streamed the rows instead of loading them all", result="good", score=4,
+        reusable="stream large exports; never load every row at once", kind="error_fix", tags=("billing",), now=now)
+    r = made.reflection
+    assert r is not None
+    say(f"sediment reflect: {made.outcome} {r.id} in bank/reflections.md (score {r.score}, kind {r.kind})")
+    liked = repo.sediment_like(r.id, now=now + timedelta(minutes=1))
+    say(f"sediment like: the user said \"keep this for later\": {liked.likes} like (+10 priority)")
+    for d in repo.sediment_distill(r.id, now=now + timedelta(minutes=2)):
+        say(f"sediment distill: {d.id} -> {d.target}")
+    for p in repo.sediment_promote(now=now + timedelta(minutes=3)):
+        say(f"sediment promote: priority {p.formula} >= threshold {p.threshold:g}: review {p.branch}")
+        if p.branch:
+            for line in repo.review_show(p.branch).semantic:
+                say(f"review show: {line}")
+            done = repo.review_accept(p.branch, i_am_the_reviewer=True, now=now + timedelta(minutes=4))
+            say(f"review accept: the rule is in bank/TABOOS.md, logged in bank/promotions.md "
+                f"(merge commit {(done.commit or '')[:12]})")
+    t = repo.sediment_status(now + timedelta(minutes=5)).threshold
+    say(f"sediment status: threshold {t.value:g}, approval streak {t.approve_streak}")
