@@ -22,7 +22,7 @@ from datetime import datetime
 
 from gitmem.api.context import Context
 from gitmem.base import clock
-from gitmem.base.errors import NotFoundError, UsageError
+from gitmem.base.errors import NotFoundError
 from gitmem.engines.sediment import distill as routes
 from gitmem.engines.sediment import entry, events, guard, threshold
 from gitmem.engines.sediment.entry import Reflection
@@ -97,6 +97,13 @@ def event(kind: events.Kind, now: datetime, operator: str, session: str = "", st
                         int(written) if isinstance(written, int) else 0, took, tuple(fields.items()))
 
 
+def _expire(ctx: Context, now: datetime) -> None:
+    """Every sedimentation step first rejects by default the marked promotions whose time ran out."""
+    from gitmem.api import promotions
+
+    promotions.expire(ctx, now)
+
+
 def degraded(ctx: Context) -> bool:
     """Whether the disk has less free space than ``sediment.min_free_mb`` (sedimentation records only)."""
     from gitmem.guards import guard as write_guard
@@ -144,6 +151,7 @@ def reflect(ctx: Context, *, topic: str, context: str, approach: str, result: st
     """
     started = time.monotonic()
     now = now or clock.now()
+    _expire(ctx, now)
     texts = (topic, context, approach, reusable, " ".join(tags), skill, role, source, loop)
     problems = guard.problems(guard.Input(
         ttl_hours=ctx.cfg.sediment.ttl_hours, skill=skill or None,
@@ -287,6 +295,7 @@ def distill(ctx: Context, entry_id: str | None = None, operator: str = "agent", 
             now: datetime | None = None) -> list[Distilled]:
     """Route each reflection not yet distilled (or ``entry_id``) into its structured file, one commit each."""
     now = now or clock.now()
+    _expire(ctx, now)
     pending = [r for r in reflections(ctx) if (r.id == entry_id if entry_id else not r.distilled)]
     if entry_id and not pending:
         find(ctx, entry_id)

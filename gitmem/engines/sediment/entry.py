@@ -9,7 +9,7 @@ own; ``parse`` reads back what ``render`` wrote and skips what it cannot read.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
