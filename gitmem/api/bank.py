@@ -2,7 +2,7 @@
 
 ``status`` reads only. ``set_threshold`` and ``clear`` are a person's operations,
 each one commit with its ``sedimentation.*`` event: the threshold set is audited
-and locks automatic changes for ``sediment.override_lock_seconds``; clearing
+and locks automatic changes for ``experience.override_lock_seconds``; clearing
 needs ``confirm`` and can be reverted with ``git revert``.
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from gitmem.api import sediment
+from gitmem.api import experience
 from gitmem.api.context import Context
-from gitmem.api.sediment import REFLECTIONS, _trailers, emit, event, metadata_change, with_decision
+from gitmem.api.experience import REFLECTIONS, emit, event, metadata_change, trailers, with_decision
 from gitmem.base import clock
 from gitmem.base.errors import UsageError
 from gitmem.engines.sediment import distill as routes
@@ -39,7 +39,7 @@ class ThresholdSet:
 
 def set_threshold(ctx: Context, value: float, operator: str = "user", now: datetime | None = None) -> ThresholdSet:
     """Set the threshold (audited: a commit and a ``threshold_update`` event); automatic permanent
-    changes wait ``sediment.override_lock_seconds``."""
+    changes wait ``experience.override_lock_seconds``."""
     now = now or clock.now()
     guard.check(guard.Input(threshold=value), "threshold")
     decision = threshold.Decision(now, "set", f"{float(value):g} {operator}")
@@ -51,7 +51,7 @@ def set_threshold(ctx: Context, value: float, operator: str = "user", now: datet
         changes: dict[str, bytes | None] = {enginestate.STATE_FILE: data}
         changes.update(metadata_change(ctx, parent, after))
         return Plan(changes, f"gitmem: set the sedimentation threshold to {float(value):g}",
-                    "sedimentation.threshold_update", trailers=_trailers(
+                    "sedimentation.threshold_update", trailers=trailers(
                         "threshold_update", None, operator, old=f"{before.value:g}", new=f"{after.value:g}"))
 
     written = ctx.writer.write(plan, now)
@@ -100,7 +100,7 @@ def clear(ctx: Context, skill: str | None = None, cascade: bool = False, confirm
             changes[routes.PROMOTIONS] = kept.encode("utf-8")
         return Plan(changes, f"gitmem: clear sedimentation experience ({skill or 'all'}{', cascade' if cascade else ''})",
                     "sedimentation.experience_cleared",
-                    trailers=_trailers("experience_cleared", None, operator, skill=skill or "all",
+                    trailers=trailers("experience_cleared", None, operator, skill=skill or "all",
                                        cascade="yes" if cascade else "no"))
 
     written = ctx.writer.write(plan, now)
@@ -161,7 +161,7 @@ def status(ctx: Context, now: datetime | None = None) -> BankStatus:
     head = ctx.head
     weights = ctx.cfg.sediment.type_weights
     rows = []
-    for r in sediment.reflections(ctx, head):
+    for r in experience.reflections(ctx, head):
         p = priority.priority(r, weights)
         rows.append((r, p.value, p.formula))
     reviews = []
@@ -172,6 +172,6 @@ def status(ctx: Context, now: datetime | None = None) -> BankStatus:
             reviews.append(Review(branch, m.id, m.target, m.flags, m.expires))
     prom = ctx.git.read(routes.PROMOTIONS, head) if head else None
     free = write_guard.free_mb(ctx.root)
-    return BankStatus(sediment.current_threshold(ctx, now, head), tuple(rows), tuple(reviews),
-                      tuple(pending.queued(ctx.git, head)), free, sediment.degraded(ctx),
+    return BankStatus(experience.current_threshold(ctx, now, head), tuple(rows), tuple(reviews),
+                      tuple(pending.queued(ctx.git, head)), free, experience.degraded(ctx),
                       len(log.sources(prom.decode("utf-8", "replace"))) if prom else 0)

@@ -7,7 +7,7 @@ accept`` writes the rule into the target as the branch of the checked-out
 branch stands then, logs the promotion in ``bank/promotions.md`` and counts an
 approval; ``review reject`` counts a veto. A promotion that adds a capability,
 rewrites a rule or adds an external dependency is rejected by default when no
-person accepts it within ``sediment.veto_timeout_minutes`` (kept under
+person accepts it within ``experience.veto_timeout_minutes`` (kept under
 ``refs/gitmem/rejected/``, reason "expired"; not a veto); ``reopen`` undoes that.
 """
 
@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-from gitmem.api import sediment
+from gitmem.api import experience
 from gitmem.api.context import Context
 from gitmem.base import clock
 from gitmem.base.errors import NotFoundError, SecurityError, UsageError
@@ -101,9 +101,9 @@ def promote(ctx: Context, entry_id: str | None = None, operator: str = "agent", 
     now = now or clock.now()
     expire(ctx, now)
     head = ctx.head
-    t = sediment.current_threshold(ctx, now, head)
+    t = experience.current_threshold(ctx, now, head)
     found = []
-    for r in sediment.reflections(ctx, head):
+    for r in experience.reflections(ctx, head):
         if (entry_id and r.id != entry_id) or (not entry_id and r.promoted):
             continue
         p = priority.priority(r, ctx.cfg.sediment.type_weights)
@@ -111,7 +111,7 @@ def promote(ctx: Context, entry_id: str | None = None, operator: str = "agent", 
             continue
         found.append(_propose(ctx, r, p, t, bool(entry_id), operator, session, now))
     if entry_id and not found:
-        sediment.find(ctx, entry_id)
+        experience.find(ctx, entry_id)
     return found
 
 
@@ -127,11 +127,11 @@ def _propose(ctx: Context, r: Reflection, p: priority.Priority, t: threshold.Thr
     if base is None or ctx.git.tip(branch) is not None or ctx.git.refs(REJECTED + branch):
         return Proposed(r.id, p.value, p.formula, t.value, None, "", reason="proposed already")
     target, data, flags = change_of(ctx, r, base)
-    if target.creates and sediment.degraded(ctx):
-        sediment.emit(ctx, sediment.event("guard_triggered", now, operator, session, started, reflection=r.id,
+    if target.creates and experience.degraded(ctx):
+        experience.emit(ctx, experience.event("guard_triggered", now, operator, session, started, reflection=r.id,
                                      reason="disk low: no new file"))
         return Proposed(r.id, p.value, p.formula, t.value, None, target.path, flags,
-                        f"under sediment.min_free_mb: {target.path} is not created (recorded only)")
+                        f"under experience.min_free_mb: {target.path} is not created (recorded only)")
     expires = iso(now + timedelta(minutes=ctx.cfg.sediment.veto_timeout_minutes)) if flags else ""
     trailers = (("Gitmem-Review", branch), ("Gitmem-Sediment-Id", r.id), ("Gitmem-Sediment-Target", target.path),
                 ("Gitmem-Sediment-Priority", p.formula), ("Gitmem-Sediment-Trigger", trigger),
@@ -155,18 +155,18 @@ def _propose(ctx: Context, r: Reflection, p: priority.Priority, t: threshold.Thr
     decision = threshold.Decision(now, "propose", branch)
 
     def mark(parent: str | None) -> Plan[None] | None:
-        refl = (ctx.git.read(sediment.REFLECTIONS, parent) or b"").decode("utf-8") if parent else ""
+        refl = (ctx.git.read(experience.REFLECTIONS, parent) or b"").decode("utf-8") if parent else ""
         current = next((x for x in entry.parse(refl) if x.id == r.id), None)
-        state, _, after = sediment.with_decision(ctx, parent, decision)
+        state, _, after = experience.with_decision(ctx, parent, decision)
         changes: dict[str, bytes | None] = {enginestate.STATE_FILE: state}
         if current is not None and not current.promoted:
-            changes[sediment.REFLECTIONS] = entry.replace_entry(refl, replace(current, promoted=branch)).encode()
+            changes[experience.REFLECTIONS] = entry.replace_entry(refl, replace(current, promoted=branch)).encode()
         return Plan(changes, f"gitmem: propose promotion of {r.id} ({branch})", "sedimentation.promote",
                     auto=True, session=session or None, trailers=(("Gitmem-Sediment-Id", r.id),
                                                                   ("Gitmem-Sediment-Review", branch)))
 
     ctx.writer.write(mark, now)
-    sediment.emit(ctx, sediment.event(
+    experience.emit(ctx, experience.event(
         "promote", now, operator, session, started, reflection=r.id, review=branch,
         promotion={"priority_score": p.value, "trigger": trigger, "threshold_at_time": t.value,
                    "output_type": "skill" if target.path.startswith("skills/") else "rule",
@@ -233,9 +233,9 @@ def accept_changes(ctx: Context, branch: str, parent: str, tip: str, who: str,
         raise SecurityError(f"{branch} changes files outside a sediment review's scope (only its bank/ or "
                             f"skills/ target): " + ", ".join(outside or ["(no Gitmem-Sediment-Id)"]),
                             hint=f"reject it: gitmem review reject {branch} --reason scope")
-    r = sediment.find(ctx, m.id, parent)
+    r = experience.find(ctx, m.id, parent)
     target, data, _ = change_of(ctx, r, parent)
-    state, before, after = sediment.with_decision(ctx, parent, threshold.Decision(now, "approve", branch))
+    state, before, after = experience.with_decision(ctx, parent, threshold.Decision(now, "approve", branch))
     prom = (ctx.git.read(routes.PROMOTIONS, parent) or b"# Promotions\n").decode("utf-8")
     prom = log.add(prom, log.Promotion(r, m.formula, m.trigger, target.path, branch, who))
     return {target.path: data, enginestate.STATE_FILE: state,
@@ -245,21 +245,21 @@ def accept_changes(ctx: Context, branch: str, parent: str, tip: str, who: str,
 def reject_changes(ctx: Context, branch: str, parent: str | None, now: datetime,
                    expired: bool = False) -> dict[str, bytes | None]:
     """The state change of a person's veto of ``branch`` (or of its default rejection: no veto counted)."""
-    state, _, after = sediment.with_decision(ctx, parent, threshold.Decision(now, "expire" if expired else "veto",
+    state, _, after = experience.with_decision(ctx, parent, threshold.Decision(now, "expire" if expired else "veto",
                                                                              branch))
     changes: dict[str, bytes | None] = {enginestate.STATE_FILE: state}
-    changes.update(sediment.metadata_change(ctx, parent, after))
+    changes.update(experience.metadata_change(ctx, parent, after))
     return changes
 
 
 def decided(ctx: Context, branch: str, action: str, now: datetime, before: float | None = None) -> None:
     """The events of a person's accept or reject of a sediment review."""
-    t = sediment.current_threshold(ctx, now)
+    t = experience.current_threshold(ctx, now)
     kind: events.Kind = "promote" if action == "accepted" else "veto"
-    sediment.emit(ctx, sediment.event(kind, now, "user", review=branch, decision=action,
+    experience.emit(ctx, experience.event(kind, now, "user", review=branch, decision=action,
                                  guard=events.Guard(True, True, True, "")))
     if before is not None and before != t.base:
-        sediment.emit(ctx, sediment.event("threshold_update", now, "system", old=before, new=t.base,
+        experience.emit(ctx, experience.event("threshold_update", now, "system", old=before, new=t.base,
                                      reason=t.history[-1].reason if t.history else ""))
 
 
@@ -288,7 +288,7 @@ def _deadline(ctx: Context, branch: str, m: Meta) -> str:
     """When ``branch`` expires: its own stamp, or the timeout after its last reopening."""
     from gitmem.base.model import iso
 
-    _, state = sediment.state_at(ctx, ctx.head)
+    _, state = experience.state_at(ctx, ctx.head)
     reopened = [d.at for d in threshold.ordered(state.decisions) if d.action == "reopen" and d.argument == branch]
     if reopened:
         return iso(reopened[-1] + timedelta(minutes=ctx.cfg.sediment.veto_timeout_minutes))
@@ -304,7 +304,7 @@ def _reject_default(ctx: Context, branch: str, tip: str, now: datetime) -> None:
                                          f"gitmem: reject {branch} by default (expired)", "sedimentation.veto",
                                          auto=True, body=f"reason: expired\nkept at: {kept} ({tip})",
                                          trailers=(("Gitmem-Review", branch), ("Gitmem-Veto", "expired"))), now)
-    sediment.emit(ctx, sediment.event("veto", now, "system", review=branch, reason="expired",
+    experience.emit(ctx, experience.event("veto", now, "system", review=branch, reason="expired",
                                  guard=events.Guard(True, True, True, "")))
 
 
@@ -316,7 +316,7 @@ def reopen(ctx: Context, name: str, now: datetime | None = None) -> str:
     kept = REJECTED + branch
     if not ctx.git.refs(kept):
         raise NotFoundError(f"no rejected sediment review {name!r}", hint="list reviews with `gitmem review list`")
-    _, state = sediment.state_at(ctx, ctx.head)
+    _, state = experience.state_at(ctx, ctx.head)
     last = [d.action for d in threshold.ordered(state.decisions) if d.argument == branch and d.action != "propose"]
     if not last or last[-1] != "expire":
         raise UsageError(f"{branch} was rejected by a person, not by default: it stays rejected",
@@ -326,7 +326,7 @@ def reopen(ctx: Context, name: str, now: datetime | None = None) -> str:
     ctx.git.delete_ref(kept)
 
     def plan(parent: str | None) -> Plan[None]:
-        data, _, _ = sediment.with_decision(ctx, parent, threshold.Decision(now, "reopen", branch))
+        data, _, _ = experience.with_decision(ctx, parent, threshold.Decision(now, "reopen", branch))
         return Plan({enginestate.STATE_FILE: data}, f"gitmem: reopen {branch} (allow this promotion)",
                     "sedimentation.promote", trailers=(("Gitmem-Review", branch),))
 

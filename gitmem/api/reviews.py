@@ -315,7 +315,7 @@ def _threshold_base(ctx: Context, branch: str, now: datetime) -> float | None:
 
     if review.kind(branch) != "sediment":
         return None
-    from gitmem.api.sediment import current_threshold
+    from gitmem.api.experience import current_threshold
 
     return current_threshold(ctx, now).base
 
