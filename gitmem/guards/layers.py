@@ -303,7 +303,7 @@ def _format(line: int | None, message: str) -> str:
     return f"line {line}: {message}" if line else message
 
 
-def _sections(text: str) -> dict[int, str]:
+def sections(text: str) -> dict[int, str]:
     """Content by layer number (first occurrence wins) and OUTSIDE for the rest."""
     lines = _lines(text)
     inside = [False] * len(lines)
@@ -321,7 +321,7 @@ def changed_layers(old: str, new: str) -> set[int]:
 
     A layer present in only one of the two texts counts as changed.
     """
-    before, after = _sections(old), _sections(new)
+    before, after = sections(old), sections(new)
     return {n for n in before.keys() | after.keys() if before.get(n) != after.get(n)}
 
 
