@@ -180,9 +180,11 @@ def check_agent_layers(run: Run, files: Sequence[str]) -> None:
     or a merge's MERGE_HEAD) came from that parent, so a merge that only brings in a Layer 1 commit
     made elsewhere (``gitmem sync``) passes; a layer that matches no parent was changed here.
     """
+    if not files:
+        return
     from gitmem.guards.reviewer import agent_of
 
-    found = agent_of(os.environ) if files else None
+    found = agent_of(os.environ)
     if found is None:
         return
     from gitmem.base import gitio

@@ -20,9 +20,11 @@ Kept light: the pre-commit hook imports it (``agent_of``) on every commit.
 
 from __future__ import annotations
 
-from typing import Mapping
-
 from gitmem.base.errors import UsageError
+
+TYPE_CHECKING = False   # typing itself costs an import on every commit
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 OVERRIDE = "--i-am-the-reviewer"
 
