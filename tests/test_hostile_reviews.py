@@ -210,10 +210,13 @@ def test_archive_and_sediment_kinds_declare_their_scope() -> None:
     lost = [rk.Change("memory/project/m-2.md", "deleted")]
     assert [o.reason for o in rk.judge(rk.ARCHIVE, "gitmem/review/archive-2026-11", lost)] == \
         ["a memory deleted, not moved into archive/"]
-    target = "gitmem/review/sediment-bank/TABOOS.md"
+    target = "gitmem/review/sediment-r-2026-11-30-000001"
     assert rk.kind_of(target) is rk.SEDIMENT
     assert rk.judge(rk.SEDIMENT, target, [rk.Change("bank/TABOOS.md", "modified", frozenset({"body"}))]) == []
-    assert len(rk.judge(rk.SEDIMENT, target, [rk.Change("bank/MEMORY.md", "modified")])) == 1
+    assert [o.change.path for o in rk.judge(rk.SEDIMENT, target, [rk.Change("bank/TABOOS.md", "modified"),
+                                                                   rk.Change("skills/x/SKILL.md", "added"),
+                                                                   rk.Change("memory/p/m.md", "deleted")])] == \
+        ["bank/TABOOS.md", "memory/p/m.md", "skills/x/SKILL.md"]
 
 
 def test_a_kind_is_one_declaration() -> None:

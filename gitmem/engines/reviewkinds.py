@@ -22,9 +22,10 @@ from the merged sources, so a change confined to them is in every kind's scope
 only through accept, from the pattern's title as it is on the base.
 
 Declaring a kind is one line: a name, the branch prefix, the scope in words,
-and the rule::
+and the rule (the archive and sedimentation kinds below are declared so; the
+code that opens and accepts their branches lives with their engines)::
 
-    register(Kind("sediment", REVIEW + "sediment-", "only its bank/ or skills/ target", sediment_scope))
+    NOTES = register(Kind("notes", REVIEW + "notes-", "files under notes/ only", notes_scope))
 
 The rule is ``rule(target, change, changes) -> str | None``: None when
 ``change`` is in scope, else why not in a few words. ``target`` is the rest of
@@ -215,9 +216,14 @@ def _archive(target: str, change: Change, changes: Sequence[Change]) -> str | No
 
 
 def _sediment(target: str, change: Change, changes: Sequence[Change]) -> str | None:
-    if change.path == target and change.path.startswith(("bank/", "skills/")) and change.status != "deleted":
-        return None
-    return f"a sedimentation promotion changes its target {target} (under bank/ or skills/) only"
+    if not change.path.startswith(("bank/", "skills/")) or ".." in change.path.split("/"):
+        return "a sedimentation promotion changes one file under bank/ or skills/ only"
+    if change.status == "deleted":
+        return "a sedimentation promotion adds or changes its target, never deletes"
+    targets = [c for c in changes if c.path.startswith(("bank/", "skills/")) and c.status != "deleted"]
+    if len(targets) > 1:
+        return f"one of {len(targets)} files under bank/ or skills/: a sedimentation promotion has one target"
+    return None
 
 
 WEIGHTS = register(Kind("weights", REVIEW + "weights-", "patterns' weight, stage and activation fields", _weights))
@@ -225,7 +231,7 @@ ATROPHIES = register(Kind("atrophy", ATROPHY, "the deletion of its pattern", _at
 PROMOTE = register(Kind("promote", REVIEW + "promote-", "the rule it names, into Layer 1", _promote))
 HARVEST = register(Kind("harvest", REVIEW + "harvest-", "new memories only", _harvest))
 ARCHIVE = register(Kind("archive", REVIEW + "archive-", "moves of memories into archive/", _archive))
-SEDIMENT = register(Kind("sediment", REVIEW + "sediment-", "its bank/ or skills/ target only", _sediment))
+SEDIMENT = register(Kind("sediment", REVIEW + "sediment-", "its one target file under bank/ or skills/", _sediment))
 
 
 # --- the diff, read as changes -----------------------------------------------------------------------
