@@ -187,9 +187,12 @@ def _refuse_outside(branch: str, outside: builtins.list[Outside]) -> None:
     if outside:
         from gitmem.engines.review import visible
 
+        from gitmem.engines.reviewkinds import kind_of
+
+        kind = kind_of(branch)
         listing = [visible(o.shown()) for o in outside]
-        raise CheckFailed(f"{visible(branch)} changes what its kind may not, nothing accepted: "
-                          + "; ".join(listing[:10]) + (f"; and {len(listing) - 10} more" if len(listing) > 10 else ""),
+        raise CheckFailed(f"{visible(branch)} changes {len(listing)} path(s) outside "
+                          f"{f'a {kind.name} review' if kind else 'any review kind'}'s scope; nothing accepted",
                           listing, hint=f"see it with `gitmem review show {visible(branch)}`; reject it with "
                                         f"`gitmem review reject {visible(branch)} --reason 'outside its scope'`")
 
