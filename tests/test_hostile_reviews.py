@@ -477,3 +477,28 @@ def test_check_layers_names_a_heading_planted_in_a_generated_file(repo: MemoryRe
     done = subprocess.run([sys.executable, "-m", "gitmem", "--repo", str(repo.root), "check", "layers"],
                           capture_output=True, text=True, env=_cli_env())
     assert done.returncode == 1 and "HIPPOCAMPUS_CORE.md: line" in done.stdout + done.stderr, done.stdout
+
+
+# --- the merged result passes every guard before it is committed --------------------------------------------
+
+def test_accept_bounds_what_a_review_grows_by_the_amplitude_limit(repo: MemoryRepo) -> None:
+    (repo.root / "bank").mkdir(exist_ok=True)
+    (repo.root / "bank" / "TABOOS.md").write_text("# Taboos\n\n" + "".join(f"- taboo {n}\n" for n in range(20)))
+    git(repo.root, "add", "-A")
+    git(repo.root, "commit", "-qm", "taboos, by the person")
+    grown = (repo.root / "bank" / "TABOOS.md").read_text() + "".join(f"- new rule {n}\n" for n in range(40))
+    branch = "gitmem/review/sediment-r-2026-11-30-000001"
+    hand_made(repo.root, branch, {"bank/TABOOS.md": grown})
+    refused_untouched(repo, branch, match="bank/TABOOS.md")        # far past the amplitude limit,
+    assert repo.review_show(branch).outside == ()                 # though in its kind's scope: one target
+
+
+def test_accept_refuses_a_secret_a_review_brings_in(repo: MemoryRepo) -> None:
+    branch = "gitmem/review/harvest-20261130T000000Z"
+    planted = "---\nid: m-2026-10-30-999997\ntype: fact\ndomain: project\ncreated: 2026-10-30T12:00:00Z\n---\n\n" \
+              f"The deploy key is {KEY}.\n"
+    hand_made(repo.root, branch, {"memory/project/m-2026-10-30-999997.md": planted})
+    head = repo.head
+    with pytest.raises(SecretError):
+        repo.review_accept(branch, i_am_the_reviewer=True, now=LATER)
+    assert repo.head == head and [r.name for r in repo.reviews()] == [branch]
