@@ -202,7 +202,7 @@ def test_a_branch_of_no_kind_is_listed_but_nothing_is_in_its_scope(repo: MemoryR
     branch = "gitmem/review/anything-1"
     hand_made(repo.root, branch, {f"patterns/{SLUG}.md": text.replace("weight: 0.3", "weight: 0.45")})
     assert [(r.name, r.kind) for r in repo.reviews()] == [(branch, "other")]
-    refused_untouched(repo, branch, match="any review kind")
+    refused_untouched(repo, branch, match="no review kind")
 
 
 def test_archive_and_sediment_kinds_declare_their_scope() -> None:

@@ -273,6 +273,9 @@ def review_accept(ctx: Context, name: str, *, only: str | None = None, interacti
     who = person(ctx.root) or "a person"
     kind = reviewkinds.kind_of(branch)
     main = ctx.git.tip(ctx.writer.default_branch())
+    if kind is None:
+        raise CheckFailed(f"{review.visible(branch)} is a branch of no review kind; nothing is accepted from it", [],
+                          hint=f"reject it: gitmem review reject {review.visible(branch)} --reason 'no review kind'")
     if kind is not reviewkinds.HARVEST:   # an inbox's accept refuses the same (what is not a new memory) itself
         _refuse_outside(branch, _outside(branch, changes_of(ctx, ctx.git.merge_base(tip, main) if main else None,
                                                             tip)))

@@ -4,10 +4,12 @@ A weight update or stage move proposed for review is one commit on
 ``gitmem/review/weights-<stamp>``; an atrophy deletion one commit on
 ``gitmem/atrophy/<slug>``. The harvest inbox, ``gitmem/review/harvest-<stamp>``,
 holds memories a harvest was unsure of, one commit per harvest; a person keeps
-or drops them item by item (``InboxItem``, ``parse_only``). A rejected branch moves under ``refs/gitmem/rejected/``
-and stays there for audit. ``semantic_diff`` says in words what a branch
-changes; ``visible`` shows every invisible or direction-changing character, so
-what is reviewed is what is stored.
+or drops them item by item (``InboxItem``, ``parse_only``). A rejected branch
+moves under ``refs/gitmem/rejected/`` and stays there for audit. What each kind
+may change is declared in ``gitmem.engines.reviewkinds`` (the name only finds
+the kind; the diff is judged). ``semantic_diff`` says in words what a branch
+changes in patterns; ``visible`` shows every invisible or direction-changing
+character, so what is reviewed is what is stored.
 """
 
 from __future__ import annotations
