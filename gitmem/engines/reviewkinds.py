@@ -5,8 +5,8 @@ and its name is no evidence of what it does. Each kind therefore declares its
 *scope*, a pure function of the branch's diff against its base, and
 ``review show`` marks, ``review accept`` refuses, every change outside it.
 
-The diff is one :class:`Change` per path: added, modified or deleted, the
-blob ids on both sides, and, for a path both sides hold, what changed in it:
+The diff is one :class:`Change` per path: added, modified or deleted, and,
+for a path both sides hold, what changed in it:
 
 - a memory or pattern document: the front-matter keys whose value changed, and
   ``body`` when its text did (``fields``), with the new values of those keys
@@ -32,7 +32,7 @@ The rule is ``rule(target, change, changes) -> str | None``: None when
 the branch name after the prefix (the pattern a promotion names); ``changes``
 is the whole diff, for a rule that pairs paths (an archive move pairs a
 deletion with an addition). ``kind_of(branch)`` finds the kind of a branch by
-the longest prefix; a branch of no kind is not a review.
+the longest prefix; nothing is in the scope of a branch of no kind.
 """
 
 from __future__ import annotations
@@ -41,11 +41,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from gitmem.guards.forgery import GENERATED_FILES
+
 REVIEW = "gitmem/review/"
 ATROPHY = "gitmem/atrophy/"
 
 Status = Literal["added", "modified", "deleted"]
-GENERATED_FILES = ("HIPPOCAMPUS_CORE.md", "patterns.md")
 REGENERATED_LAYERS = frozenset({"layer 2", "layer 3"})
 HEBBIAN_FIELDS = frozenset({"weight", "stage", "hebbian"})   # what a weight update writes in a pattern
 
@@ -58,8 +59,6 @@ class Change:
     status: Status
     fields: frozenset[str] = frozenset()
     values: tuple[tuple[str, str], ...] = ()   # new values of the changed front-matter keys, as text
-    old_blob: str | None = None
-    new_blob: str | None = None
 
     def value(self, key: str) -> str | None:
         """The new value of front-matter key ``key`` when it changed, as text."""
