@@ -428,7 +428,7 @@ def merged_reviews(ctx: Context, now: datetime | None = None) -> builtins.list[R
     mine = ctx.git.head_branch()
     if mine is None:
         return []
-    remotes = [r for r in ctx.git.refs("refs/remotes/") if r.endswith("/" + mine) and r.count("/") >= 3]
+    remotes = [r for r in ctx.git.refs("refs/remotes/") if r[len("refs/remotes/"):].partition("/")[2] == mine]
     found: builtins.list[ReviewMerged] = []
     for info in reviews(ctx):
         for remote in remotes:
