@@ -348,6 +348,26 @@ def test_a_review_merged_on_the_remote_is_recorded_as_accepted_by_the_merger(
     assert repo.merged_reviews(now=LATER) == []                   # recorded once
 
 
+def test_review_list_records_a_remote_merge(repo: MemoryRepo, tmp_path: Path) -> None:
+    """The verb a person runs after `git fetch` (a file:// remote here; the git daemon case is above)."""
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    git(repo.root, "remote", "add", "origin", bare.as_uri())
+    branch = proposed(repo)
+    git(repo.root, "push", "-q", "origin", "main", branch)
+    teammate = tmp_path / "teammate"
+    subprocess.run(["git", "clone", "-q", bare.as_uri(), str(teammate)], check=True)
+    git(teammate, "-c", "user.name=Rita Reviewer", "-c", "user.email=rita@example.com", "merge", "--no-ff", "-q",
+        "-m", "Merge pull request #8", f"origin/{branch}")
+    git(teammate, "push", "-q", "origin", "main")
+    git(repo.root, "fetch", "-q", "origin")
+    done = subprocess.run([sys.executable, "-m", "gitmem", "--repo", str(repo.root), "review", "list"],
+                          capture_output=True, text=True, env=_cli_env())
+    assert done.returncode == 0, done.stderr
+    assert f"{branch}: merged on origin/main" in done.stdout and "by Rita Reviewer" in done.stdout
+    assert "no open reviews" in done.stdout
+
+
 # --- self-approval ------------------------------------------------------------------------------------------
 
 AGENTS = ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "OPENCLAW_SHELL", "CODEX_THREAD_ID", "CODEX_SESSION_ID",
