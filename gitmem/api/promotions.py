@@ -158,7 +158,8 @@ def _propose(ctx: Context, r: Reflection, p: priority.Priority, t: threshold.Thr
         refl = (ctx.git.read(experience.REFLECTIONS, parent) or b"").decode("utf-8") if parent else ""
         current = next((x for x in entry.parse(refl) if x.id == r.id), None)
         state, _, after = experience.with_decision(ctx, parent, decision)
-        changes: dict[str, bytes | None] = {enginestate.STATE_FILE: state}
+        # the log's metadata block comes with the first proposal, so that an accept only appends its entry
+        changes: dict[str, bytes | None] = {enginestate.STATE_FILE: state, **experience.metadata_change(ctx, parent, after)}
         if current is not None and not current.promoted:
             changes[experience.REFLECTIONS] = entry.replace_entry(refl, replace(current, promoted=branch)).encode()
         return Plan(changes, f"gitmem: propose promotion of {r.id} ({branch})", "sedimentation.promote",
@@ -205,11 +206,6 @@ FLAG_WORDS = {"capability": "adds a capability (a new skill or role)", "rewrite"
               "dependency": "adds an external dependency"}
 
 
-def outside_scope(ctx: Context, base: str | None, tip: str, m: Meta) -> list[str]:
-    """The paths a sediment review changes outside its kind's scope (only its bank/ or skills/ target)."""
-    return [c.path for c in ctx.git.diff(base, tip) if c.path != m.target or not guard.in_scope(c.path)]
-
-
 def shown(ctx: Context, base: str | None, tip: str) -> list[str]:
     """The lines ``review show`` prints for a sediment review: the rule, its target, its marks."""
     from gitmem.engines.review import visible
@@ -219,20 +215,19 @@ def shown(ctx: Context, base: str | None, tip: str) -> list[str]:
              f"priority {visible(m.formula)})"]
     lines += [f"human veto: {FLAG_WORDS.get(f, visible(f))}; rejected by default at {visible(m.expires)} "
               "unless a person accepts it" for f in m.flags]
-    lines += [f"outside a sediment review's scope: {visible(p)}" for p in outside_scope(ctx, base, tip, m)]
-    return lines
+    return lines   # every changed path, and what is outside the kind's scope, is listed by review show itself
 
 
 def accept_changes(ctx: Context, branch: str, parent: str, tip: str, who: str,
                    now: datetime) -> dict[str, bytes | None]:
-    """The changes of accepting sediment review ``branch`` onto ``parent``: the rule in its target (as the
-    target stands now), the promotion logged, an approval counted. Refuses a branch outside its scope."""
-    m = meta(ctx, tip)
-    outside = outside_scope(ctx, ctx.git.merge_base(tip, parent), tip, m)
-    if outside or not m.id:
-        raise SecurityError(f"{branch} changes files outside a sediment review's scope (only its bank/ or "
-                            f"skills/ target): " + ", ".join(outside or ["(no Gitmem-Sediment-Id)"]),
-                            hint=f"reject it: gitmem review reject {branch} --reason scope")
+    """The changes of accepting sediment review ``branch`` onto ``parent``: the rule in its target (computed
+    again from the reflection, as the target stands now: never the branch's text), the promotion logged,
+    an approval counted."""
+    m = meta(ctx, tip)   # the kind's scope (gitmem.engines.reviewkinds.SEDIMENT) was checked before this
+    if not m.id:   # a hand-made branch: what it changes is never taken, there is no rule to compute
+        paths = ", ".join(c.path for c in ctx.git.diff(ctx.git.merge_base(tip, parent), tip)) or "nothing"
+        raise SecurityError(f"{branch} names no reflection (no Gitmem-Sediment-Id trailer); it changes {paths}",
+                            hint=f"reject it: gitmem review reject {branch} --reason 'no reflection'")
     r = experience.find(ctx, m.id, parent)
     target, data, _ = change_of(ctx, r, parent)
     state, before, after = experience.with_decision(ctx, parent, threshold.Decision(now, "approve", branch))
@@ -250,6 +245,11 @@ def reject_changes(ctx: Context, branch: str, parent: str | None, now: datetime,
     changes: dict[str, bytes | None] = {enginestate.STATE_FILE: state}
     changes.update(experience.metadata_change(ctx, parent, after))
     return changes
+
+
+def threshold_base(ctx: Context, branch: str, now: datetime) -> float | None:
+    """The permanent threshold before a decision on ``branch`` (None: not a sediment review)."""
+    return experience.current_threshold(ctx, now).base if branch.startswith(PREFIX) else None
 
 
 def decided(ctx: Context, branch: str, action: str, now: datetime, before: float | None = None) -> None:

@@ -38,9 +38,9 @@ class Promotion:
     decided_by: str
 
     def render(self) -> str:
-        """The entry appended to the log."""
+        """The entry appended to the log: nine lines, within the amplitude floor a review's merge is held to."""
         r = self.reflection
-        return (f"\n## [{r.date}] {mdio.escape_item(r.topic)}\n\n"
+        return (f"\n## [{r.date}] {mdio.escape_item(r.topic)}\n"
                 f"**Priority**: {mdio.escape_item(self.formula)}\n"
                 f"**Trigger**: {mdio.escape_item(self.trigger)}\n"
                 f"**Source**: reflections.md [{r.date}] {r.id}\n"
