@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from collections.abc import Mapping
 from datetime import datetime
 
 from gitmem.api.context import Context
@@ -106,3 +107,10 @@ def metadata_change(ctx: Context, parent: str | None, t: threshold.Threshold) ->
     if old is None:
         return {}
     return {routes.PROMOTIONS: promotions.with_metadata(old.decode("utf-8"), t).encode("utf-8")}
+
+
+def operator_of(environ: Mapping[str, str]) -> str:
+    """Who runs a command, for the audit of its events: ``agent`` under an agent's environment, else ``user``."""
+    from gitmem.guards.reviewer import agent_of
+
+    return "agent" if agent_of(environ) is not None else "user"

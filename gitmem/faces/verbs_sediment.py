@@ -12,7 +12,9 @@ def _operator() -> str:
     """Who runs this command, for the audit: an agent's shell, or a person."""
     import os
 
-    return "agent" if "CLAUDECODE" in os.environ else "user"
+    from gitmem.api.experience import operator_of
+
+    return operator_of(os.environ)
 
 
 KINDS = ("error_fix", "process", "preference", "routine")
