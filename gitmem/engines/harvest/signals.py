@@ -22,7 +22,7 @@ from gitmem.engines.harvest import durability, placement
 from gitmem.engines.harvest.sources import Event
 
 __all__ = ["CJK", "MAX_ITEM", "MAX_SIGNALS", "Signal", "SignalKind", "classify", "clip", "find_signals", "is_own_words",
-           "marker_sources", "markers", "one_line", "repeated_across"]
+           "marker_sources", "markers", "one_line", "repeated_across", "unique"]
 
 SignalKind = Literal["remember", "preference", "decision", "correction", "fact", "error"]
 
@@ -55,6 +55,18 @@ class Signal:
 def one_line(text: str) -> str:
     """``text`` on one line, runs of white space as one space."""
     return " ".join(text.split())
+
+
+def unique(items: Iterable[str]) -> tuple[str, ...]:
+    """``items`` without the empty ones and the repeats (case-folded), in order."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for item in items:
+        key = item.casefold()
+        if item and key not in seen:
+            seen.add(key)
+            out.append(item)
+    return tuple(out)
 
 
 def clip(text: str, limit: int = MAX_ITEM) -> str:
