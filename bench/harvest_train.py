@@ -11,7 +11,9 @@ dependencies; the package never imports them):
 and fields) joined with ``bench/harvest-corpus/labels.jsonl`` (keep or drop
 per candidate key) and the manifest (the repository and split of each
 session). Only ``split: train`` sessions are read: the hold-out repositories
-are never seen here. Candidates that were sampled for labelling carry the
+(``holdout`` and ``fresh``) are never seen here. ``--exclude-repos`` leaves
+some training repositories out too, for weights that ``harvest_funnel.py
+--weights`` measures on them (an out-of-fold funnel). Candidates that were sampled for labelling carry the
 inverse of their sampling rate as weight, so precision is that of every
 candidate, not of the sample.
 

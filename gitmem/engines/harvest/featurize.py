@@ -9,8 +9,9 @@ assistant, with where it sits in the exchange) becomes a sparse vector of
   does not outweigh a short one;
 - its structure: speaker, turn and position, whether a tool failed before it
   and a check passed after it, whether it explains a confirmed fix (a
-  command failed, a file changed, the same command passed), how the user's next turn answers it (agrees,
-  objects, asks), the tool that ran before it;
+  command failed, something changed, the same command passed), how the
+  user's next turn answers it (agrees, objects, asks), the tool that ran
+  before it;
 - the hand-written rules of ``signals`` and ``durability`` as binary markers,
   its script (Latin, CJK, kana, Hangul, Cyrillic...), its length and how much
   it looks like code.
