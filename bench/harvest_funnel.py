@@ -79,8 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--exclude", default="", help="leave these repositories out (comma-separated)")
     parser.add_argument("--weights", type=Path, help="score with this weights file instead of the shipped one "
                         "(one trained without the repositories measured: an out-of-fold funnel)")
+    parser.add_argument("--rules", choices=("scored", "kept", "transient"), default=scorer.RULE_SIGNALS,
+                        help="what the rule signals become beside the scorer's (to compare; the default is shipped)")
     parser.add_argument("--no-harvest", action="store_true", help="skip the real harvest (the last stage)")
     args = parser.parse_args(argv)
+    scorer.RULE_SIGNALS = args.rules
     if args.weights:
         model = scorer.parse(args.weights.read_bytes())
         scorer.load = lambda: model   # find_signals and the harvest read the model through it
