@@ -23,7 +23,7 @@ from gitmem.base.config import Config
 from gitmem.base.errors import CasFailed, CommitInProgress, ConflictError, IndexLocked, SecretError
 from gitmem.base.gitio import Git
 from gitmem.base.model import iso
-from gitmem.guards import guard
+from gitmem.guards import guard, redact
 from gitmem.guards.lock import exclusive
 from gitmem.guards.verdict import Defer, Refuse
 from gitmem.writer import chain, waiting, worktree
@@ -116,7 +116,7 @@ class Writer:
                     commit = self.git.create_commit(branch, tree, parent, text, now, plan.merge_parents)
             except CasFailed:
                 continue
-            state.log_event(self.git.root, "write", iso(now), commit=commit, branch=branch,
+            state.log_event(self.git.root, "write", iso(now), commit=commit, branch=redact.for_log(branch),
                             kind=plan.event, files=len(changes), **({"deferred": list(deferred)} if deferred else {}))
             return Written(commit, branch, plan, judged.stripped, deferred)
         raise ConflictError(f"branch {branch!r} kept moving; gave up after {MAX_ATTEMPTS} attempts",

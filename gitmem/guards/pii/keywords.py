@@ -130,7 +130,7 @@ _ID_QUALIFIERS = frozenset(
     "block row column field idempotency theme storage cache dedupe dedup event trace span correlation feature "
     "features flag flags test tests mock fixture fake dummy sample example locale label tag group index map dict "
     "hash registry composite unique object router nav menu query search filter form input param element component "
-    "widget".split()
+    "widget obj tenant data for csrf xsrf xsec authenticity forgery antiforgery nonce captcha share".split()
 )
 _JOINED_SECRET = ("password", "passwd", "apikey", "secretkey", "accesskey", "privatekey", "authtoken", "accesstoken")
 
@@ -281,6 +281,8 @@ def _assignment_at(v: View, out: list[Cand], s: int, e: int) -> None:
     style = "env" if kind == "env_secret" else ("colon" if sep in (b":", b"=>") else "code")
     if style == "code" and not _spaced(ab, m.start(2), m.end(2)):
         style = "env"  # key=value with no spaces: logfmt, query strings, flags
+    elif not quoted and sep == b":" and (not _spaced(ab, m.start(2), m.end(2)) or name.lower() == "pass"):
+        style = "strict"  # pw:api (a namespace), "PASS: Per-block" (a test's status): a value must look made
     if plausible(value, style, quoted):
         add(out, vs, ve, aws_context(v, vs, value) or kind)
 
@@ -313,6 +315,7 @@ def _computed(ab: bytes, end: int, quoted: bool, value: str, name: str) -> bool:
     last = parts[-1].lower() if parts else ""
     return last in _IDENTIFIER_NAMES and (
         _rx.snake_ident.fullmatch(value) is not None or _rx.code_name.fullmatch(value) is not None
+        or value.isalpha() and value.islower()   # THIRD_APP_KEY = "thirdapp": a map key, not a credential
     )
 
 
@@ -338,7 +341,7 @@ def _phrases_at(v: View, out: list[Cand], ws: int, we: int) -> None:
     labelled_at(v, out, ws, we)
     if nxt == b" " or nxt == b"\t":
         if (word in _PROSE_WORDS or word.rsplit(b"_", 1)[-1] in _PROSE_WORDS) and not (
-            b"_" in word and identifier_name(v.s(ws, we))
+            b"_" in word and identifier_name(v.s(ws, we)) or _qualified(low, ws)
         ):
             for pattern, style in ((rx.prose, "prose"), (rx.bare_kw, "strict")):
                 m = pattern.match(low, ws, hi)
@@ -376,6 +379,17 @@ def _phrases_at(v: View, out: list[Cand], ws: int, we: int) -> None:
             s, e = m.span(2)
             if plausible(v.s(s, e), "colon", True):
                 add(out, s, e, "generic_api_key")
+
+
+def _qualified(low: bytes, ws: int) -> bool:
+    """The word before the keyword names an identifier: "the parent node token is …", "the doc key is …"."""
+    e = ws
+    while e > 0 and low[e - 1] in b" \t":
+        e -= 1
+    s = e
+    while s > 0 and low[s - 1] in _WORD_BYTES:
+        s -= 1
+    return e < ws and low[s:e].decode("ascii", "replace").rsplit("_", 1)[-1] in _ID_QUALIFIERS
 
 
 def find_cli_tools(v: View, out: list[Cand]) -> None:

@@ -75,6 +75,8 @@ def labelled_at(v: View, out: list[Cand], ws: int, we: int) -> None:
         return  # db_password: an identifier, read as an assignment by the keyword detectors
     hi = line_end(low, we)
     m = _rx.tail.match(low, we, hi)
+    if m is not None and b"?" in low[we : m.end()] and not _real_separator(v, we, m.end()):
+        m = None  # "auth token · host": a middle dot lists, it labels nothing
     if m is not None:
         at = m.end()
         if word in _PAIR_LABELS:
@@ -89,7 +91,8 @@ def labelled_at(v: View, out: list[Cand], ws: int, we: int) -> None:
             return
         got = value_at(v, at, hi)
         if got is not None and (got[2] or not _CODE_BYTES & set(v.ab[got[0] : got[1]])):
-            phrase_value(v, out, at, hi, "strict" if word in _PAIR_LABELS else "prose")
+            tight = not got[2] and low[at - 1 : at] == b":"   # pw:api, a namespace: the value must look made
+            phrase_value(v, out, at, hi, "strict" if word in _PAIR_LABELS or tight else "prose")
         return
     if word in _LABELS:
         m = _rx.apposition.match(low, we, hi) or _rx.paren.match(low, we, hi)
@@ -99,6 +102,14 @@ def labelled_at(v: View, out: list[Cand], ws: int, we: int) -> None:
             ls = low.rfind(b"\n", 0, ws) + 1
             if _rx.label_line.match(low, ls, ws) is not None:  # the label alone on its line
                 _next_line(v, out, hi)
+
+
+# What a non-ASCII separator (? in the byte view) may be: dashes, arrows, a full-width colon or equals sign.
+_SEPARATORS = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2192\u21d2\u27f6\u279c\u2794\uff1a\uff1d\u2236")
+
+
+def _real_separator(v: View, s: int, e: int) -> bool:
+    return all(ch in _SEPARATORS for ch, b in zip(v.text[s:e], v.low[s:e]) if b == 0x3F and not ch.isascii())
 
 
 def _next_line(v: View, out: list[Cand], nl: int) -> None:

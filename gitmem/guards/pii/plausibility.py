@@ -34,7 +34,21 @@ _rx = Patterns(
         # an identifier in code: camelCase words of three letters or more (apiKeyFromEnv)
         "not_separator": r"[^\w\s./:+-]",
         "camel": r"[a-z]{2,}(?:[A-Z][a-z]{2,})+",
+        "camel_name": r"[a-z]+(?:[A-Z][a-z]+)+",
         "pathlike": r"(?:~|\.{1,2})?/|[A-Za-z]:[\\/]|.*\.(?:pem|key|crt|txt|json|env|ya?ml|p12|pfx|jks|gpg|asc)\Z",
+        # an auth scheme before a reference: Bearer $TOKEN, Bearer ${TOKEN}, Token $env:X
+        "scheme_ref": r"(?i:bearer|token|basic)[ \t]+(?=\$|%|\{\{)",
+        "amount": r"[0-9]{1,3}(?:[,.' ][0-9]{3})+(?:[.,][0-9]+)?",
+        # a name that says what goes there: finance_app_secret, OLLAMA_API_KEY, my-app-token
+        "named_slot": (
+            r"(?i:(?:[a-z0-9]+[_-])+(?:secret|key|token|password|passwd|pass|pwd|apikey|credentials?|id))"
+        ),
+        # colon-separated names with ids: agent:main:subagent:<uuid>, user:42:profile
+        "id_path": r"[a-z][a-z0-9_-]*(?::(?:[a-z][a-z0-9_-]*|[0-9]+|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}))+",
+        # a sentence: four words or more, ended like one
+        "sentence": r"(?:\S+[ \t]+){3,}\S*[.!?\u3002\uff01\uff1f]\Z",
+        # a vendor's prefix before a body far too short for that vendor's keys: sk-abc123, ghp_xyz
+        "vendor_sample": r"(?:sk-(?:proj-|ant-)?|[rs]k_(?:live|test)_|gh[pousr]_|xox[abposr]-|glpat-|hf_|npm_|gsk_)[A-Za-z0-9_-]{0,15}\Z",
     }
 )
 
@@ -123,6 +137,10 @@ def is_placeholder(value: str, run: int = 5, descending: bool = True) -> bool:
         return True
     if "<" in value and ">" in value or value.startswith("<"):
         return True  # <your-key>, "<enter passphrase>" cut at its blank
+    if _rx.scheme_ref.match(value) or value.startswith("*") or "**" in value:
+        return True  # "Bearer $NOTION_TOKEN"; a masked value (**a7***7ec) shows a key only in part
+    if _rx.vendor_sample.match(value):
+        return True
     low = value.lower()
     if low in _STOPWORDS:
         return True
@@ -158,7 +176,8 @@ def sequential(low: str, descending: bool = True) -> bool:
     for at in range(n - 3):
         if low[at : at + 4] in _ROW_GRAMS:
             covered[at : at + 4] = [True] * 4
-    need = n if n < 12 else (3 * n + 3) // 4
+    alnum = sum(ch.isalnum() for ch in low)   # separators (123:abc, abc-123) need no run
+    need = alnum if alnum < 12 else (3 * alnum + 3) // 4
     if sum(covered) >= need:
         return True
     for period in (1, 2, 3, 4):   # abcabc…, and a1b2c3: two sequences interleaved
@@ -175,7 +194,9 @@ def in_words(value: str) -> bool:
     if not value.isascii() and any(ch.isalpha() and ord(ch) >= _NON_LATIN_FROM for ch in value):
         ascii_alnum = sum(ch.isascii() and ch.isalnum() for ch in value)
         digits = sum(ch.isdigit() for ch in value)
-        return ascii_alnum < 8 and digits < 2   # words of a script keys are not written in
+        letters = sum(ch.isalpha() and ord(ch) >= _NON_LATIN_FROM for ch in value)
+        # words of a script keys are not written in (a sentence of them, numbers and all)
+        return ascii_alnum < 8 and digits < 2 or letters >= 3 and letters * 4 >= len(value)
     tokens = _rx.words_of.findall(value)
     if not tokens or sum(map(len, tokens)) + len(tokens) - 1 < len(value) or _rx.not_separator.search(value):
         return False   # more than one separator between the words, or a character a password mixes in
@@ -219,6 +240,14 @@ def plausible(value: str, style: str, quoted: bool) -> bool:
     """
     if len(value) < 6 or len(value) > 2000 or is_placeholder(value):
         return False
+    if quoted and (value[0] in " \t,+)" or value[-1] in " \t,+("):
+        return False  # "Token:", TOKEN_ADDRESS: the text between two string literals, not one
+    if _rx.amount.fullmatch(value) or _rx.id_path.fullmatch(value) or _rx.named_slot.fullmatch(value):
+        return False  # 2,000,000 tokens; agent:main:<uuid>; "finance_app_secret" names the slot
+    if " " in value and _rx.sentence.match(value):
+        return False  # a quoted sentence after "key": prose, not a passphrase
+    if _rx.camel_name.fullmatch(value) or _rx.constant.fullmatch(value) and _rx.named_slot.fullmatch(value):
+        return False  # "replyToMode", "movingAvg": an identifier, quoted or not
     if not quoted and (value[0] == "#" and style != "env" or _rx.code.match(value) or "(" in value or "[" in value):
         return False  # a YAML comment; a call or subscript such as get_token(…), environ[…]
     if value.startswith(("ssh-", "ecdsa-sha2-", "sk-ssh-", "-----")):

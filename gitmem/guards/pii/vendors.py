@@ -77,6 +77,9 @@ _VENDOR_SOURCES: tuple[tuple[bytes, str], ...] = (
 # Prefixes holding a dot end a token run early: ya29.<run>, SG.<run>, hvs.<run>.
 _DOTTED = ((b"ya29.", b"ya29\\."), (b"SG.", b"SG\\."), (b"hvs.", b"hv"), (b"hvb.", b"hv"))
 _VENDOR_CACHE: dict[int, list[tuple[re.Pattern[bytes], str]]] = {}
+_GLUE = frozenset(b"/+-_")
+# What a token glued after one of _GLUE may start with: the first bytes of the vendor formats.
+_AFTER_GLUE = frozenset(src[0] for src, _ in _VENDOR_SOURCES)
 
 
 def _vendor_patterns(first: int) -> list[tuple[re.Pattern[bytes], str]]:
@@ -99,10 +102,10 @@ def find_vendor(v: View, out: list[Cand]) -> None:
     ab = v.ab
     for rs, re_ in v.runs:
         starts = [rs]
-        # A path or a URL can glue a token to what precedes it: /v1/<token>.
-        # Long runs are base64 blobs, where a / inside starts nothing.
-        if re_ - rs < 512 and (ab.find(b"/", rs, re_) >= 0 or ab.find(b"+", rs, re_) >= 0):
-            starts += [i + 1 for i in range(rs, re_ - 16) if ab[i] in b"/+"]
+        # A path, a URL or a name can glue a token to what precedes it: /v1/<token>,
+        # prod-AKIA…, key_AKIA…. Long runs are base64 blobs, where a / inside starts nothing.
+        if re_ - rs < 512:
+            starts += [i + 1 for i in range(rs, re_ - 16) if ab[i] in _GLUE and ab[i + 1] in _AFTER_GLUE]
         for st in starts:
             for pattern, kind in _vendor_patterns(ab[st]):
                 m = pattern.match(ab, st)
