@@ -49,7 +49,7 @@ LAYERS = [
     {"kinds", "view"},
     {"plausibility", "audit"},
     {"vendors", "personal", "numbers", "network", "encoded", "values"},
-    {"disguise", "layouts", "commands"},
+    {"disguise", "layouts", "commands", "words"},
     {"keywords"},
     {"scan"},
     {"names"},

@@ -22,6 +22,7 @@ from gitmem.guards.pii.plausibility import classes, is_placeholder, looks_aws_se
 from gitmem.guards.pii.vendors import find_private_keys, find_vendor, is_sample_jwt
 from gitmem.guards.pii.values import aws_context, line_end, phrase_value, value_at
 from gitmem.guards.pii.view import ALNUM, Patterns, View, decode_base64
+from gitmem.guards.pii.words import find_word_secrets
 
 _USERINFO = rb"([^\s/?#@:\"'<>\[\]{}\\]*):([^\s/\"'<>\\]+)@(?=[A-Za-z0-9\[])"
 _rx = Patterns(
@@ -87,6 +88,7 @@ def find_secrets(v: View, out: list[Cand]) -> None:
     find_commands(v, out)
     find_tables(v, out)
     find_pgpass(v, out)
+    find_word_secrets(v, out)
 
 
 _URL_PLACEHOLDERS = frozenset(

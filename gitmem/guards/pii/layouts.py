@@ -38,7 +38,9 @@ _rx = Patterns(
             rb"(?:^|[^a-z])(?:sort|partition|primary|foreign|public|cache|hash|routing|map|dict|lookup|unique|composite|"
             rb"row|group|index|registry|field|column|json|yaml|config|translation|list|hot|shortcut|keyboard|ssh|gpg|pgp|"
             rb"host|dedup|bucket|redis|idempotency|object|the|a|an|this|that|your|my|which|each|any|same|cache|first|"
-            rb"next|primary|s3|i18n|dictionary|metadata|label|tag|enter|escape|tab|space|return)[ \t_-]\Z"
+            rb"next|primary|s3|i18n|dictionary|metadata|label|tag|enter|escape|tab|space|return|"
+            # an error about a key names the key: "Unrecognized key(s) in object: 'parameter'"; "X is key - …"
+            rb"unrecognized|unrecognised|unknown|invalid|missing|duplicate|unexpected|extra|required|is|was|are)[ \t_-]\Z"
         ),
         "key_word": rb"[a-z][a-z0-9]*[ \t_-]\Z",
         "paren": rb"[ \t]*\([ \t]*(?=[^\s)]{6,}[ \t]*\))",

@@ -19,6 +19,12 @@ from gitmem.guards.pii.view import Patterns, View
 _rx = Patterns(
     {
         "at": rb"@",
+        # alice [at] corp [dot] de, bob(at)corp(dot)de, carol{at}uni.edu: an address spelled out
+        "spelled": (
+            rb"([a-z0-9._%+-]{1,64})[ \t]*[\[({<][ \t]*at[ \t]*[\])}>][ \t]*"
+            rb"((?:[a-z0-9-]{1,63}(?:[ \t]*[\[({<][ \t]*dot[ \t]*[\])}>][ \t]*|\.))+[a-z]{2,24})(?![a-z0-9-])"
+        ),
+        "spelled_dot": rb"[ \t]*[\[({<][ \t]*dot[ \t]*[\])}>][ \t]*",
         "domain": rb"((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24})(?![A-Za-z0-9-])",
         "home": r"home\\{0,2}/",
         "users": r"Users(?:\\{0,4}/|\\{1,4})",
@@ -50,6 +56,8 @@ _GIT_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "ssh.dev.azure.com", 
 
 def find_emails(v: View, out: list[Cand]) -> None:
     ab = v.ab
+    if b"at]" in v.low or b"at)" in v.low or b"at}" in v.low or b"at>" in v.low:
+        _spelled_emails(v, out)
     if b"@" not in ab:
         return
     rx = _rx
@@ -71,6 +79,14 @@ def find_emails(v: View, out: list[Cand]) -> None:
         if _email_is_placeholder(local, domain) or _in_url_userinfo(ab, s):
             continue
         add(out, s, e, "email")
+
+
+def _spelled_emails(v: View, out: list[Cand]) -> None:
+    for m in _rx.spelled.finditer(v.low):
+        local = m.group(1).decode().strip(".")
+        domain = _rx.spelled_dot.sub(b".", m.group(2)).decode()
+        if local and not _email_is_placeholder(local, domain):
+            add(out, m.start(1), m.end(2), "email")
 
 
 def _in_url_userinfo(ab: bytes, s: int) -> bool:
