@@ -47,7 +47,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "gitmem" / "guards" / "pii"
 # Who may import whom inside the package: each module only from the rows above it.
 LAYERS = [
     {"kinds", "view"},
-    {"plausibility", "audit"},
+    {"plausibility", "audit", "credname"},
     {"vendors", "personal", "numbers", "network", "encoded", "values"},
     {"disguise", "layouts", "commands", "words"},
     {"keywords"},

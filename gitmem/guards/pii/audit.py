@@ -40,14 +40,14 @@ def audit(allowlist: Allowlist, disabled_kinds: Iterable[str] = ()) -> list[str]
             problems.append(f"allowlist pattern {pattern!r} nests repetitions, which can take exponential time")
             continue
         probes = sum(1 for probe in _PROBES if rx.fullmatch(probe))
+        hidden = [kind for kind, samples in _AUDIT_SAMPLES.items() if _hides(rx, samples)]
         if probes * 4 >= len(_PROBES) * 3:
             problems.append(
-                f"allowlist pattern {pattern!r} matches {probes} of {len(_PROBES)} unrelated probe strings: "
-                "it matches nearly everything and would turn secret blocking off; allow exact values or a narrow pattern"
+                f"allowlist pattern {pattern!r} matches nearly everything ({probes} of {len(_PROBES)} unrelated "
+                f"probe strings) and would hide the whole category of {', '.join(hidden) or 'every kind'}, "
+                "turning secret blocking off; allow exact values or a narrow pattern"
             )
-            continue
-        hidden = [kind for kind, samples in _AUDIT_SAMPLES.items() if _hides(rx, samples)]
-        if hidden:
+        elif hidden:
             problems.append(
                 f"allowlist pattern {pattern!r} would hide the whole category of {', '.join(hidden)}: "
                 "it matches most sample values; allow exact values or a narrow pattern"
