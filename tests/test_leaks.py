@@ -132,3 +132,11 @@ def test_a_secret_in_a_pattern_is_still_refused(repo: MemoryRepo, repo_dir: Path
     with pytest.raises(SecretError) as caught:
         repo.pattern_add(f"token {GHP} for ci", ["ci"], now=T)
     assert GHP not in str(caught.value) and GHP not in json.dumps(events(repo_dir))
+
+
+def test_the_dashboard_data_shows_invisible_characters() -> None:
+    from gitmem.faces import dashboard
+
+    embedded = dashboard.embed({"title": "deploy\u202e from main\u200b", "x": "</script><b>"})
+    assert not any(ch in embedded for ch in INVISIBLE) and "[U+202E]" in embedded and "<" not in embedded
+    assert json.loads(embedded)["title"] == "deploy[U+202E] from main[U+200B]"
