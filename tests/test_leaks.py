@@ -140,3 +140,12 @@ def test_the_dashboard_data_shows_invisible_characters() -> None:
     embedded = dashboard.embed({"title": "deploy\u202e from main\u200b", "x": "</script><b>"})
     assert not any(ch in embedded for ch in INVISIBLE) and "[U+202E]" in embedded and "<" not in embedded
     assert json.loads(embedded)["title"] == "deploy[U+202E] from main[U+200B]"
+
+
+def test_an_imported_row_id_holding_a_secret_names_no_file(repo: MemoryRepo, repo_dir: Path, tmp_path: Path) -> None:
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"id": AKIA.lower(), "content": "we deploy from main"}) + "\n"
+                    + json.dumps({"id": "kept-id", "content": "we test before merging"}) + "\n", encoding="utf-8")
+    done = repo.import_file(rows, now=T)
+    assert done.created == 2 and "kept-id" in done.ids and AKIA.lower() not in done.ids
+    assert AKIA.lower() not in everything_written(repo_dir)

@@ -217,7 +217,9 @@ def _redacted_row(ctx: Context, row: importer.Row, name: str, now: datetime) -> 
             raise SecretError(exc.message.replace(key, name), exc.findings, exc.hint) from None
 
     return replace(row, content=clean(row.content, "content"), tags=tuple(clean(t, "tag") for t in row.tags),
-                   source=row.source and clean(row.source, "source"), id=row.id and clean(row.id, "id"))
+                   source=row.source and clean(row.source, "source"),
+                   # an id that holds a secret or PII (lower-cased too) becomes no file name: a new one is made
+                   id=row.id and (None if redact.name_findings(row.id) else clean(row.id, "id")))
 
 
 def _exact_lookup(ctx: Context, parent: str | None) -> memorize.Lookup | None:
