@@ -18,7 +18,7 @@ from gitmem.guards.pii.commands import find_commands
 from gitmem.guards.pii.credname import identifier_name, name_parts, qualified, secret_name
 from gitmem.guards.pii.disguise import find_split_tokens
 from gitmem.guards.pii.kinds import RANK, Cand, add
-from gitmem.guards.pii.layouts import find_pgpass, find_tables, labelled_at
+from gitmem.guards.pii.layouts import find_netrc, find_pgpass, find_tables, labelled_at
 from gitmem.guards.pii.plausibility import classes, is_placeholder, looks_aws_secret, plausible
 from gitmem.guards.pii.vendors import find_private_keys, find_vendor, is_sample_jwt
 from gitmem.guards.pii.values import aws_context, line_end, phrase_value, value_at
@@ -53,7 +53,7 @@ _rx = Patterns(
             rb"(?:[a-z0-9_-]+[ \t]+)?(?:password|passwd|passphrase|token|key|secret)[ \t]+to[ \t]+"
         ),
         "xml_kv": rb"\b(?:key|name)[ \t]*=[ \t]*[\"']([^\"'\n]{1,80})[\"'][ \t]+value[ \t]*=[ \t]*[\"']([^\"'\n]*)[\"']",
-        "bare_kw": rb"\b(?:[a-z0-9]+_)*(?:password|passwd|passphrase|pwd|api[ _-]?key|secret|token)[ \t]+",
+        "bare_kw": rb"\b(?:[a-z0-9]+_)*(?:password|passwd|passphrase|pwd|pw|api[ _-]?key|secret|token)[ \t]+",
         # Command lines whose password flag is a bare -p / -a, and SQL grants. Each
         # starts with a literal; the tool before "login" is checked afterwards.
         "cli_login": rb"login\b[^\n]{0,200}?[ \t](?:-p|--password)(?:[ \t]+|=)(?=[^-\s])",
@@ -88,6 +88,7 @@ def find_secrets(v: View, out: list[Cand]) -> None:
     find_commands(v, out)
     find_tables(v, out)
     find_pgpass(v, out)
+    find_netrc(v, out)
     find_word_secrets(v, out)
 
 

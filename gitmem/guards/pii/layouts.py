@@ -6,7 +6,8 @@ key or secret, then the value, whatever the layout around them.
   ``the password, …,``, ``credentials: user / …``;
 * a table: a row whose cell is a label and whose next cell is the value, or a
   header cell that labels a column, under a Markdown separator row;
-* a PostgreSQL password file line, ``host:port:database:user:password``.
+* a PostgreSQL password file line, ``host:port:database:user:password``;
+* a ``.netrc`` entry, ``machine host login user password …``.
 
 The keyword detectors find where a label word stands (:func:`labelled_at` is
 called for each); tables and password-file lines have a pass of their own.
@@ -48,6 +49,8 @@ _rx = Patterns(
         "label_line": rb"[ \t]*(?:[-*+>#|][ \t]*)*[a-z0-9 _-]{0,30}\Z",
         "sep_row": rb"[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*\r?(?:\n|\Z)",
         "pgpass_hint": rb":(?:[0-9]{1,5}|\*):[^\s:]+:[^\s:]+:",
+        # a .netrc entry: machine HOST [login USER] password VALUE, on one line or several
+        "netrc": rb"machine[ \t]+[^\s]+(?:\s+login[ \t]+[^\s]+)?\s+password[ \t]+([^\s]+)",
         "pgpass": rb"[ \t]*[^\s:#|]+:(?:[0-9]{1,5}|\*):[^\s:]+:[^\s:]+:((?:[^\s:\\]|\\.){6,})[ \t]*\r?(?:\n|\Z)",
         "words": rb"[a-z][a-z0-9 _-]{0,40}",
     }
@@ -223,3 +226,15 @@ def find_pgpass(v: View, out: list[Cand]) -> None:
         got = value_at(v, s, e)
         if got is not None and plausible(v.s(got[0], got[1]), "env", got[2]):
             add(out, got[0], got[1], "generic_api_key")
+
+
+def find_netrc(v: View, out: list[Cand]) -> None:
+    """The password of a ``.netrc`` entry (``machine … login … password …``): any value a
+    person did not write as a placeholder, a UUID-shaped API key included."""
+    if b"machine" not in v.low:
+        return
+    for m in _rx.netrc.finditer(v.low):
+        s, e = m.span(1)
+        value = v.s(s, e)
+        if len(value) >= 6 and not is_placeholder(value) and (classes(value) >= 2 or len(value) >= 10):
+            add(out, s, e, "generic_api_key")

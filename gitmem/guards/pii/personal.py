@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from gitmem.guards.pii.kinds import Cand, add
+from gitmem.guards.pii.plausibility import plausible
 from gitmem.guards.pii.view import Patterns, View
 
 _rx = Patterns(
@@ -24,6 +25,7 @@ _rx = Patterns(
             rb"([a-z0-9._%+-]{1,64})[ \t]*[\[({<][ \t]*at[ \t]*[\])}>][ \t]*"
             rb"((?:[a-z0-9-]{1,63}(?:[ \t]*[\[({<][ \t]*dot[ \t]*[\])}>][ \t]*|\.))+[a-z]{2,24})(?![a-z0-9-])"
         ),
+        "combo": rb"[^\s:/@\"'`<>()\[\]{},;]{6,128}(?![^\s\"'`<>)\],;.])",
         "spelled_dot": rb"[ \t]*[\[({<][ \t]*dot[ \t]*[\])}>][ \t]*",
         "domain": rb"((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24})(?![A-Za-z0-9-])",
         "home": r"home\\{0,2}/",
@@ -79,6 +81,16 @@ def find_emails(v: View, out: list[Cand]) -> None:
         if _email_is_placeholder(local, domain) or _in_url_userinfo(ab, s):
             continue
         add(out, s, e, "email")
+        if ab[e : e + 1] == b":":
+            _combo_password(v, out, e + 1)
+
+
+def _combo_password(v: View, out: list[Cand], at: int) -> None:
+    """``alice@corp.de:Qm7vK2pL9x``: an account and its password, as leaked lists write them
+    (a port, a path or a placeholder after the colon is none)."""
+    m = _rx.combo.match(v.ab, at)
+    if m is not None and plausible(m.group().decode(), "strict", False):
+        add(out, at, m.end(), "generic_api_key")
 
 
 def _spelled_emails(v: View, out: list[Cand]) -> None:
