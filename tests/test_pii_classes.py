@@ -81,3 +81,40 @@ def test_a_vendor_shaped_secret_is_never_allowed_by_a_pattern(token: str) -> Non
 def test_a_keyword_secret_may_still_be_allowed_by_a_pattern() -> None:
     allow = pii.Allowlist(frozenset(), (r"Xk9#[a-z0-9]+",))
     assert not pii.has_secret(pii.scan("password: Xk9#mq2pzz", allow))
+
+
+def _transcript(path: Path, tool_outputs: list[str]) -> Path:
+    """A small Claude Code transcript whose tool results are ``tool_outputs``."""
+    records: list[dict[str, Any]] = [{"type": "user", "message": {"role": "user", "content": "look at the share page"}}]
+    for n, out in enumerate(tool_outputs):
+        records.append({"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": f"t{n}", "name": "Bash", "input": {"command": "curl -s https://site.test/x"}}]}})
+        records.append({"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"t{n}", "content": out}]}})
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+# What sessions read and that refused them whole: every line a class of issue 19's false refusals.
+FALSE_REFUSALS = [
+    "- /url: /explore/6992cde3000000001d027eb7?xsec_token=ABq7Rk2VdLm9Zp4XcT1bNw8Yh3Gf6Js0Ea5UoKiPxY=&xsec_source=pc",
+    '{"obj_type": "docx", "obj_token": "SZHRq8Lm2Zp7Rt4Vw8Yb1NcnRf", "tenant_key": "2d1d4c5e6f7a875d"}',
+    '<meta name="csrf-token" content="FL2zQ9zL/x2Vb7Nc+R4kW8pD1sJf6Gy3Ae0UoTiZ5mXq8Lk2Rt7Vw3Yb9Nc6Df1GhJk4Qp2Zm7Lx9Kv3Bn5w==">',
+    "  PASS: Multi-dimensional input\n  PASS: Per-block scaling",
+    '$headers = @{ "Authorization" = "Bearer $env:NOTION_TOKEN" }\napi_key = "sk-xxxx"  # <your-key>, YOUR_API_KEY, ${TOKEN}',
+    '"sessionKey": "agent:main:subagent:cd3c6a2d-f763-42f3-84d9-99ecfd7ef346", "runId": "9f8e7d6c"',
+    "| Loss | `train/loss` | wandb key |\n| FLOPS | `train/FLOPS` | - |",
+]
+
+
+def test_a_session_that_read_such_output_is_not_refused(tmp_path: Path) -> None:
+    from gitmem.engines.harvest.screen import find_secrets
+
+    assert find_secrets(_transcript(tmp_path / "s.jsonl", FALSE_REFUSALS)) == []
+
+
+def test_a_real_key_among_them_still_refuses_the_session(tmp_path: Path) -> None:
+    from gitmem.engines.harvest.screen import find_secrets
+
+    path = _transcript(tmp_path / "s.jsonl", [*FALSE_REFUSALS, f"export AWS_ACCESS_KEY_ID=prod-{AKIA}"])
+    assert find_secrets(path) == [f"aws_access_key at line {2 * len(FALSE_REFUSALS) + 3}"]
