@@ -20,12 +20,14 @@ _LATIN = ("passwort", "kennwort", "mot de passe", "contrase", "senha", "wachtwoo
 _rx = Patterns(
     {
         "secret_word": (
-            r"(?i)(?:密码|密碼|口令|パスワード|暗証番号|비밀번호|пароль|passwort|kennwort|mot de passe|contraseñas?|"
-            r"contrasena|senha|wachtwoord|has[lł]o|parola|l[oö]senord|salasana|adgangskode|[sş]ifre|jelsz[oó]|heslo)"
+            r"(?i)(?P<word>密码|密碼|口令|パスワード|暗証番号|비밀번호|пароль|passwort|kennwort|mot de passe|"
+            r"contraseñas?|contrasena|senha|wachtwoord|has[lł]o|parola|l[oö]senord|salasana|adgangskode|[sş]ifre|"
+            r"jelsz[oó]|heslo)"
             r"(?:[ \t]*(?:\([^)\n]{1,30}\)|（[^）\n]{1,30}）))?"
-            r"(?:[ \t]*(?:[:：=＝]|->|→|是|为|為|は|は、|:)[ \t]*"
+            r"(?P<sep>[ \t]*(?:[:：=＝]|->|→|是|为|為|は|は、)[ \t]*"
             r"|[ \t]+(?:ist|est|es|é|è|is|jest|je|er|är|on)[ \t]+(?:(?:jetzt|maintenant|ahora|agora|nu|teraz)[ \t]+)?"
-            r"|(?<=[\u3000-\u9fff\uac00-\ud7af])(?:[ \t]+|(?=[A-Za-z0-9])))"
+            # after a word of a script written without spaces, a blank or nothing at all separates
+            r"|[ \t]*)"
         ),
         "value": r"[`\"'“「]?([^\s`\"'“”「」，。、；：！？（）,;]{4,200})",
         "phone_word": r"(?:手机号码?|手機號碼?|手机|手機|电话号码?|電話番号|電話|电话|联系电话|联系方式|携帯|телефон|тел\.)",
@@ -42,6 +44,8 @@ def find_word_secrets(v: View, out: list[Cand]) -> None:
         if not any(w.encode() in low for w in _LATIN if w.isascii()):
             return
     for m in _rx.secret_word.finditer(text):
+        if not m["sep"].strip() and m["word"].isascii():
+            continue  # "Passwort Manager": a word of a Latin script needs a separator or a verb
         got = _rx.value.match(text, m.end())
         if got is None:
             continue
