@@ -27,6 +27,7 @@ _rx = Patterns(
         "b64_chunk": rb"[A-Za-z0-9+/=]+",
         "putty": rb"PuTTY-User-Key-File-[0-9]: ",
         "putty_end": rb"Private-MAC: [0-9a-fA-F]+",
+        "glue": rb"[-_/+](?=[A-Za-z])",
         "named_token": rb"([a-z]{3,16})[-_]([A-Za-z0-9]{32,100})",
         "aws_near": rb"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])",
         "vendor_prefix": (
@@ -83,8 +84,7 @@ _VENDOR_SOURCES: tuple[tuple[bytes, str], ...] = (
 # Prefixes holding a dot end a token run early: ya29.<run>, SG.<run>, hvs.<run>.
 _DOTTED = ((b"ya29.", b"ya29\\."), (b"SG.", b"SG\\."), (b"hvs.", b"hv"), (b"hvb.", b"hv"))
 _VENDOR_CACHE: dict[int, list[tuple[re.Pattern[bytes], str]]] = {}
-_GLUE = frozenset(b"/+-_")
-# What a token glued after one of _GLUE may start with: the first bytes of the vendor formats.
+# What a token glued after - _ / or + may start with: the first bytes of the vendor formats.
 _AFTER_GLUE = frozenset(src[0] for src, _ in _VENDOR_SOURCES)
 
 
@@ -111,7 +111,7 @@ def find_vendor(v: View, out: list[Cand]) -> None:
         # A path, a URL or a name can glue a token to what precedes it: /v1/<token>,
         # prod-AKIA…, key_AKIA…. Long runs are base64 blobs, where a / inside starts nothing.
         if re_ - rs < 512:
-            starts += [i + 1 for i in range(rs, re_ - 16) if ab[i] in _GLUE and ab[i + 1] in _AFTER_GLUE]
+            starts += [m.end() for m in rx.glue.finditer(ab, rs, re_ - 16) if ab[m.end()] in _AFTER_GLUE]
         for st in starts:
             for pattern, kind in _vendor_patterns(ab[st]):
                 m = pattern.match(ab, st)
