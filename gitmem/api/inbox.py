@@ -291,8 +291,8 @@ def reject(ctx: Context, branch: str, reason: str, now: datetime) -> tuple[str, 
     kept = review.rejected_ref(branch)
     ctx.git.set_ref(kept, inbox.tip, ctx.git.commit(kept).id if kept in ctx.git.refs(kept) else None)
     ctx.git.delete_ref(f"refs/heads/{branch}")
-    state.log_event(ctx.root, "review.rejected", iso(now), branch=redact.for_log(branch), kept_at=redact.for_log(kept), reason=redact.for_log(reason),
-                    items=len(inbox.items))
+    state.log_event(ctx.root, "review.rejected", iso(now), branch=redact.for_log(branch), kept_at=redact.for_log(kept),
+                    reason=redact.for_log(reason), items=len(inbox.items))
     _record(ctx, branch, [(i, "drop") for i in inbox.items], now)
     return kept, len(inbox.items)
 
