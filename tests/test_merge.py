@@ -52,10 +52,33 @@ def test_a_field_changed_on_one_side_takes_that_side() -> None:
     assert meta["tier"] == "archive"
 
 
-def test_a_field_changed_differently_on_both_sides_is_a_conflict_keeping_ours() -> None:
+def test_a_field_changed_differently_on_both_sides_is_a_conflict_the_later_value_settles() -> None:
+    meta, _, result = merged(doc(), doc(type="decision"), doc(type="fact"))
+    assert not result.clean and meta["type"] == "fact"
+    assert any("'type'" in c for c in result.conflicts)
+    swapped, _, _ = merged(doc(), doc(type="fact"), doc(type="decision"))
+    assert swapped["type"] == "fact"   # the same whichever side is ours
+
+
+def test_tiers_and_stages_take_the_furthest() -> None:
     meta, _, result = merged(doc(), doc(tier="long"), doc(tier="archive"))
-    assert not result.clean and meta["tier"] == "long"
-    assert any("'tier'" in c for c in result.conflicts)
+    assert result.clean and meta["tier"] == "archive"
+
+
+def test_two_reinforcements_of_one_memory_both_count() -> None:
+    """Both clones reinforce the same memory once (+10 % of 0.5, reinforced +1): the merge keeps both."""
+    base = doc(importance=0.5, reinforced=0)
+    ours = doc(importance=0.55, reinforced=1, last_accessed="2026-11-02T00:00:00Z")
+    theirs = doc(importance=0.55, reinforced=1, last_accessed="2026-11-03T00:00:00Z")
+    meta, _, result = merged(base, ours, theirs)
+    assert result.clean and meta["importance"] == 0.6 and meta["reinforced"] == 2
+    assert meta["last_accessed"] == "2026-11-03T00:00:00Z"
+
+
+def test_set_removals_on_one_side_are_kept_and_additions_united() -> None:
+    base = doc(keywords=["a", "b", "c"])
+    meta, _, _ = merged(base, doc(keywords=["a", "c", "z"]), doc(keywords=["a", "b", "c", "y"]))
+    assert meta["keywords"] == ["a", "c", "y", "z"]
 
 
 def test_bodies_merge_three_ways() -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitmem.api import (checks, duplicates, findings, harvest, indexing, insight, jobs, lifecycle, memories, patterns,
-                        projects, purging, recall, reviews, sessions, status, timeline, upgrade)
+                        projects, purging, recall, reviews, sessions, status, syncing, timeline, upgrade)
 from gitmem.api.context import Context, Progress
 from gitmem.base import clock
 from gitmem.base.state import find_root
@@ -29,8 +29,10 @@ from gitmem.api.reviews import ReviewDecided, ReviewInfo, ReviewShown
 from gitmem.api.status import Status
 from gitmem.api.timeline import RolledBack
 from gitmem.api.upgrade import Upgraded
+from gitmem.api.syncing import Synced
 
 if TYPE_CHECKING:
+    from gitmem.api.doctor import Diagnosis, Repaired
     from gitmem.api.duplicates import Prescan
     from gitmem.api.findings import Allowed, Refused, Shown
     from gitmem.base.config import Config
@@ -105,6 +107,23 @@ class MemoryRepo:
     def upgrade(self, now: datetime | None = None) -> Upgraded:
         """Migrate the repository to this gitmem's format in one commit (``git revert`` undoes it)."""
         return upgrade.upgrade(self._ctx, now)
+
+    # --- many machines ----------------------------------------------------------------------------
+    def sync(self, remote: str | None = None, now: datetime | None = None) -> Synced:
+        """Fetch, merge field by field, regenerate and push (``gitmem sync``); never forces."""
+        return syncing.sync(self._ctx, remote, now)
+
+    def doctor(self, online: bool = True) -> Diagnosis:
+        """Check this clone: hooks, merge driver, line endings, remote, reviews, merges, index."""
+        from gitmem.api import doctor
+
+        return doctor.diagnose(self._ctx, online)
+
+    def repair(self, paths: Sequence[str] = ()) -> Repaired:
+        """Merge properly the memory documents a text merge left with markers or broken front matter."""
+        from gitmem.api import doctor
+
+        return doctor.repair(self._ctx, paths)
 
     # --- memories ----------------------------------------------------------------------------------
     def show(self, memory_id: str, at: str | None = None) -> Memory:

@@ -1,0 +1,170 @@
+"""Tests for gitmem sync: clones of one memory through real git servers on loopback (git daemon, smart HTTP)."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from gitmem.api import MemoryRepo
+from gitmem.base.clock import parse_time
+from gitmem.base.config import Hebbian
+from gitmem.base.errors import ConflictError
+from gitmem.engines import hebbian
+from tests import servers
+from tests.loop_helpers import START, add_sessions, git
+
+T = parse_time("2026-10-30T12:00:00Z")       # the pattern and the shared memory, before the sessions
+LATER = parse_time("2026-11-20T12:00:00Z")   # every later write and sync: inside November
+SHARED = "I prefer small pull requests that do one thing"
+SERVERS: dict[str, Callable[[Path], AbstractContextManager[str]]] = {
+    "git-daemon": servers.git_daemon, "smart-http": servers.smart_http}
+
+
+@pytest.fixture(params=sorted(SERVERS))
+def remote_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    base = tmp_path / "server"
+    base.mkdir()
+    servers.bare(base)
+    with SERVERS[request.param](base) as url:
+        yield f"{url}/memory.git"
+
+
+def first_machine(tmp_path: Path, url: str) -> MemoryRepo:
+    repo = MemoryRepo.init(tmp_path / "a", T)
+    repo.pattern_add("Retry flaky calls with backoff", ["backoff"], now=T)
+    repo.remember(SHARED, now=T)
+    git(repo.root, "remote", "add", "origin", url)
+    assert repo.sync(now=T).pushed
+    return repo
+
+
+def clone(tmp_path: Path, url: str, name: str) -> MemoryRepo:
+    target = tmp_path / name
+    subprocess.run(["git", "clone", "-q", url, str(target)], check=True, capture_output=True)
+    return MemoryRepo.init(target, T)    # gitmem init in a clone: hooks and the merge driver
+
+
+def shared(repo: MemoryRepo) -> tuple[float, int]:
+    (m,) = [m for m in repo.list().memories if m.content.startswith(SHARED[:20])]
+    return m.importance, m.reinforced
+
+
+def work(repo: MemoryRepo, n: int) -> None:
+    """Machine ``n``: a memory of its own, a reinforcement of the shared one, three sessions of its own
+    (two activate the pattern), and a weight update."""
+    repo.remember(f"The staging server of team {n} deploys from branch release-{n}", now=LATER)
+    assert repo.remember(SHARED, now=LATER + timedelta(minutes=n)).action == "reinforced"
+    add_sessions(repo.root, ["the backoff helped again", "the backoff fixed the flaky call", "unrelated lunch"],
+                 START + timedelta(days=n), first=10 * n)
+    assert repo.apply_weights(now=LATER).commit is not None
+
+
+def expected_weight(machines: int) -> float:
+    """Every machine's sessions applied once, in time order, from the initial weight."""
+    cfg = Hebbian()
+    w = cfg.initial_weight
+    for _ in range(machines):   # each machine's sessions are a day apart: in order machine by machine
+        for on in (True, True, False):
+            w = hebbian.step(w, on, cfg)
+    return w
+
+
+@pytest.mark.parametrize("order", ["abc", "cba", "bca"])
+def test_three_clones_write_concurrently_and_sync_in_any_order(tmp_path: Path, remote_url: str, order: str) -> None:
+    a = first_machine(tmp_path, remote_url)
+    machines = {"a": a, "b": clone(tmp_path, remote_url, "b"), "c": clone(tmp_path, remote_url, "c")}
+    base_importance, _ = shared(a)
+    deltas = []
+    for n, name in enumerate("abc", start=1):
+        work(machines[name], n)
+        deltas.append(shared(machines[name])[0] - base_importance)
+    for name in order + order[:2]:      # the first two sync once more to take in the last ones' work
+        done = machines[name].sync(now=LATER)
+        assert done.pushed
+    heads = {name: m.head for name, m in machines.items()}
+    assert len(set(heads.values())) == 1, heads
+    for m in machines.values():
+        assert not (m.git.git_dir / "MERGE_HEAD").exists()
+        assert git(m.root, "status", "--porcelain") == ""
+        importance, reinforced = shared(m)
+        assert reinforced == 3                                  # no reinforcement lost
+        assert importance == pytest.approx(min(1.0, base_importance + sum(deltas)), abs=1e-6)
+        own = [x for x in m.list().memories if "staging server of team" in x.content]
+        assert len(own) == 3                                    # every machine's memory everywhere
+        (p,) = m.patterns()
+        assert p.weight == pytest.approx(expected_weight(3), abs=1e-9)
+        state = hebbian.state_of(p.weight, p.stage, p.created, dict(p.meta))
+        assert len(state.counted) == 9 and len(state.activated) == 6
+        claude = (m.root / "CLAUDE.md").read_text()
+        assert "<<<<<<<" not in claude and f"{expected_weight(3):.2f}" in claude
+        assert m.doctor(online=True).ok, [f for f in m.doctor().findings if not f.ok]
+
+
+def test_sync_fast_forwards_and_pushes_review_branches(tmp_path: Path, remote_url: str) -> None:
+    a = first_machine(tmp_path, remote_url)
+    b = clone(tmp_path, remote_url, "b")
+    a.remember("The build cache lives in the shared bucket", now=LATER)
+    add_sessions(a.root, ["the backoff again"], START, first=0)
+    proposed = a.propose_weights(now=LATER)
+    assert proposed.branch
+    done = a.sync(now=LATER)
+    assert done.how == "pushed" and proposed.branch in done.reviews
+    assert git(a.root, "ls-remote", "origin", f"refs/heads/{proposed.branch}")
+    pulled = b.sync(now=LATER)
+    assert pulled.how == "fast-forward" and b.head == a.head
+    assert b.sync(now=LATER).how == "up-to-date"
+
+
+def test_sync_refuses_a_rewritten_remote(tmp_path: Path, remote_url: str) -> None:
+    a = first_machine(tmp_path, remote_url)
+    b = clone(tmp_path, remote_url, "b")
+    a.remember("The first fact everyone fetched", now=LATER)
+    a.sync(now=LATER)
+    b.sync(now=LATER)
+    # someone rewrites the remote's history (a force-push from a clone that dropped the last commit)
+    git(a.root, "push", "-q", "--force", "origin", f"{a.head}~1:refs/heads/main")
+    for _ in range(2):   # and again: a refused sync leaves nothing that would let the next one through
+        with pytest.raises(ConflictError, match="rewritten"):
+            b.sync(now=LATER)
+
+
+def test_gitmem_commits_nothing_while_a_merge_is_unresolved(tmp_path: Path, remote_url: str) -> None:
+    a = first_machine(tmp_path, remote_url)
+    b = clone(tmp_path, remote_url, "b")
+    (a.root / "notes.txt").write_text("one\n")
+    git(a.root, "add", "notes.txt")
+    git(a.root, "commit", "-qm", "notes")
+    a.sync(now=LATER)
+    (b.root / "notes.txt").write_text("two\n")
+    git(b.root, "add", "notes.txt")
+    git(b.root, "commit", "-qm", "other notes")
+    with pytest.raises(ConflictError, match="for a person"):
+        b.sync(now=LATER)
+    tip = b.head
+    with pytest.raises(ConflictError, match="merge is in progress") as info:
+        b.remember("Anything at all during the merge", now=LATER)
+    assert info.value.hint and "git merge --abort" in info.value.hint
+    assert b.head == tip
+    assert not b.doctor(online=False).ok
+
+
+def test_monthly_snapshot_is_made_once_by_sync_and_taken_by_the_others(tmp_path: Path, remote_url: str) -> None:
+    a = first_machine(tmp_path, remote_url)
+    b = clone(tmp_path, remote_url, "b")
+    a.remember("A November fact from machine a", now=LATER)
+    b.remember("A November fact from machine b", now=LATER)
+    december = parse_time("2026-12-02T08:00:00Z")
+    done_a = a.sync(now=december)
+    assert "gitmem/snapshot/2026-11" in done_a.snapshots
+    done_b = b.sync(now=december)
+    assert "gitmem/snapshot/2026-11" not in done_b.snapshots    # the remote's tag is taken, never remade
+    tag_a = git(a.root, "rev-parse", "gitmem/snapshot/2026-11^{commit}")
+    assert git(b.root, "rev-parse", "gitmem/snapshot/2026-11^{commit}") == tag_a
+    remote_tags = git(a.root, "ls-remote", "--tags", "origin", "refs/tags/gitmem/snapshot/*")
+    names = [line.split("\t")[1] for line in remote_tags.splitlines() if not line.endswith("^{}")]
+    assert names == ["refs/tags/gitmem/snapshot/2026-10", "refs/tags/gitmem/snapshot/2026-11"]
