@@ -13,7 +13,7 @@ import pytest
 from gitmem.api import MemoryRepo
 from gitmem.base.clock import parse_time
 from gitmem.base.config import Hebbian
-from gitmem.base.errors import ConflictError
+from gitmem.base.errors import ConflictError, UsageError
 from gitmem.engines import hebbian
 from tests import servers
 from tests.loop_helpers import START, add_sessions, git
@@ -168,3 +168,13 @@ def test_monthly_snapshot_is_made_once_by_sync_and_taken_by_the_others(tmp_path:
     remote_tags = git(a.root, "ls-remote", "--tags", "origin", "refs/tags/gitmem/snapshot/*")
     names = [line.split("\t")[1] for line in remote_tags.splitlines() if not line.endswith("^{}")]
     assert names == ["refs/tags/gitmem/snapshot/2026-10", "refs/tags/gitmem/snapshot/2026-11"]
+
+
+def test_with_a_remote_only_sync_tags_the_month(tmp_path: Path, remote_url: str) -> None:
+    a = first_machine(tmp_path, remote_url)
+    december = parse_time("2026-12-02T08:00:00Z")
+    with pytest.raises(UsageError, match="only `gitmem sync`"):
+        a.snapshot(december)
+    job = a.run_job("snapshot", now=december)
+    assert job.ok and "gitmem sync" in job.summary
+    assert git(a.root, "tag", "--list", "gitmem/snapshot/*") == ""          # October stays for sync to tag

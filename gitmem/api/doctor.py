@@ -225,7 +225,9 @@ def _repair_staged(ctx: Context, paths: Sequence[str]) -> Repaired:
     from gitmem.base.gitio import merge_text, run
     from gitmem.engines import merge
 
-    done, settled, left = [], [], []
+    done: list[str] = []
+    settled: list[str] = []
+    left: list[str] = []
     for path in paths:
         ours, theirs = _stage(ctx, 2, path), _stage(ctx, 3, path)
         if ours is None or theirs is None:
@@ -273,7 +275,8 @@ def _repair_committed(ctx: Context, paths: Sequence[str]) -> Repaired:
     from gitmem.writer.plan import Plan
 
     changes: dict[str, bytes | None] = {}
-    settled, left = [], []
+    settled: list[str] = []
+    left: list[str] = []
     for path in paths:
         if not path.startswith(DOC_DIRS):
             raise UsageError(f"{path} is not a memory document", hint="repair merges memory/, archive/, patterns/ "

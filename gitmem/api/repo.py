@@ -113,6 +113,10 @@ class MemoryRepo:
         """Fetch, merge field by field, regenerate and push (``gitmem sync``); never forces."""
         return syncing.sync(self._ctx, remote, now)
 
+    def install_merge_driver(self) -> str:
+        """Register gitmem's merge driver in this clone's git config; the command git will run."""
+        return syncing.install_merge_driver(self._ctx)
+
     def doctor(self, online: bool = True) -> Diagnosis:
         """Check this clone: hooks, merge driver, line endings, remote, reviews, merges, index."""
         from gitmem.api import doctor

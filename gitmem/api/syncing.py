@@ -128,6 +128,28 @@ def sync(ctx: Context, remote: str | None = None, now: datetime | None = None) -
                         hint="run `gitmem sync` again in a moment")
 
 
+def install_merge_driver(ctx: Context) -> str:
+    """``gitmem install merge-driver``: the driver registered in the clone's git config, and the lines
+    ``.gitattributes`` lacks (a repository made before them) added in a commit of the person's; the
+    driver's command."""
+    from gitmem.engines import initrepo
+    from gitmem.store import formats
+
+    if not initrepo.install_merge_driver(ctx.root):
+        raise GitError("git config could not be written", hint="check that .git/config is writable")
+    path = ctx.root / formats.ATTRIBUTES
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    missing = formats.missing_attributes(text)
+    if missing:
+        head = text if not text or text.endswith("\n") else text + "\n"
+        path.write_text(head + "# gitmem's merge driver and LF line ends (gitmem install merge-driver)\n"
+                        + "\n".join(missing) + "\n", encoding="utf-8")
+        _git(ctx.root, "add", "--", formats.ATTRIBUTES)
+        _git(ctx.root, "commit", "--quiet", "-m", "gitmem: .gitattributes names the merge driver and LF line ends",
+             "--", formats.ATTRIBUTES)
+    return initrepo.driver_command()
+
+
 def after_reviews_merged(ctx: Context, remote: str) -> None:
     """Hook point: reviews merged on the remote (a pull request accepted there) are recognised by the
     review use case once it offers that; sync calls it here, after its push."""

@@ -268,10 +268,10 @@ def _keys(value: Any) -> list[str]:
 def _origin(value: Any) -> Origin | None:
     if not isinstance(value, Mapping):
         return None
-    try:
-        weight = rounded(float(value.get("weight")))
-    except (TypeError, ValueError):
+    raw = value.get("weight")
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)):
         return None
+    weight = rounded(float(raw))
     stage = str(value.get("stage") or "episodic")
     return Origin(weight, stage if stage in STAGES else "episodic", str(value.get("cursor") or ""),
                   _count(value.get("streak")), _count(value.get("above")), str(value.get("last_activated") or ""))

@@ -232,6 +232,5 @@ def driver_missing(path: Path) -> bool:
 def install_merge_driver(path: Path) -> bool:
     """Register gitmem's merge driver in the clone's git config (``.gitattributes`` names it); True when
     it is registered. Per clone: git never takes a merge driver from the repository itself."""
-    ok = gitio.attempt(path, "config", f"merge.{DRIVER}.name", "gitmem: memory documents merged field by field")
-    ok = ok is not None and gitio.attempt(path, "config", f"merge.{DRIVER}.driver", driver_command()) is not None
-    return ok
+    named = gitio.attempt(path, "config", f"merge.{DRIVER}.name", "gitmem: memory documents merged field by field")
+    return named is not None and gitio.attempt(path, "config", f"merge.{DRIVER}.driver", driver_command()) is not None

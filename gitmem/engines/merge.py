@@ -150,7 +150,7 @@ def _merge_hebbian(merged: dict[str, Any], ours: Mapping[str, Any], theirs: Mapp
 
     def state(meta: Mapping[str, Any]) -> hebbian.HebbState:
         weight = meta.get("weight")
-        return hebbian.state_of(float(weight) if _all_numbers(weight) else 0.0, str(meta.get("stage") or ""),
+        return hebbian.state_of(float(weight) if isinstance(weight, (int, float)) else 0.0, str(meta.get("stage") or ""),
                                 str(meta.get("created") or ""), meta)
 
     done = hebbian.merge_states(state(ours), state(theirs), cfg or Hebbian())

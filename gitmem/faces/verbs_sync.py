@@ -101,11 +101,7 @@ def cmd_repair(args: Any) -> int:
 
 def install_merge_driver(args: Any) -> int:
     """``gitmem install merge-driver``: register the driver in this clone's git config."""
-    from gitmem.engines import initrepo
-
-    root = repo_of(args).root
-    if not initrepo.install_merge_driver(root):
-        err("gitmem: error: git config could not be written")
-        return 1
-    out(f"registered the merge driver {initrepo.DRIVER} in {root}'s git config: {initrepo.driver_command()}")
+    repo = repo_of(args)
+    command_line = repo.install_merge_driver()
+    out(f"registered the merge driver gitmem-memory in {repo.root}'s git config: {command_line}")
     return 0
