@@ -178,3 +178,32 @@ def test_with_a_remote_only_sync_tags_the_month(tmp_path: Path, remote_url: str)
     job = a.run_job("snapshot", now=december)
     assert job.ok and "gitmem sync" in job.summary
     assert git(a.root, "tag", "--list", "gitmem/snapshot/*") == ""          # October stays for sync to tag
+
+
+def test_a_clone_without_the_driver_is_caught_and_repaired(tmp_path: Path, remote_url: str) -> None:
+    a = first_machine(tmp_path, remote_url)
+    b = clone(tmp_path, remote_url, "b")
+    git(b.root, "config", "--remove-section", "merge.gitmem-memory")   # a clone nobody ran gitmem init in
+    assert not b.doctor(online=False).ok
+    a.remember(SHARED, now=LATER)
+    a.sync(now=LATER)
+    b.remember(SHARED, now=LATER + timedelta(minutes=5))
+    pulled = subprocess.run(["git", "pull", "-q", "--no-rebase", "origin", "main"], cwd=b.root, capture_output=True)
+    assert pulled.returncode != 0                                  # git's text merge: conflict markers
+    (path,) = [p for p in git(b.root, "diff", "--name-only", "--diff-filter=U").splitlines()]
+    assert "<<<<<<<" in (b.root / path).read_text()
+    git(b.root, "add", path)                                       # a person takes the text merge as it is
+    refused = subprocess.run(["git", "commit", "--no-edit"], cwd=b.root, capture_output=True, text=True)
+    assert refused.returncode != 0 and "gitmem repair" in refused.stderr + refused.stdout
+    found = {f.name: f for f in b.doctor(online=False).findings}
+    assert not found["documents"].ok and found["documents"].fix == "gitmem repair"
+    assert not found["merge"].ok
+    fixed = b.repair()
+    assert fixed.paths == (path,) and not fixed.left
+    git(b.root, "commit", "--no-edit")
+    assert b.install_merge_driver()
+    b.sync(now=LATER)
+    a.sync(now=LATER)
+    for m in (a, b):
+        assert shared(m)[1] == 2                                   # both reinforcements kept
+    assert a.head == b.head and b.doctor(online=True).ok

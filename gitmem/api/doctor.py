@@ -229,11 +229,17 @@ def _repair_staged(ctx: Context, paths: Sequence[str]) -> Repaired:
     settled: list[str] = []
     left: list[str] = []
     for path in paths:
-        ours, theirs = _stage(ctx, 2, path), _stage(ctx, 3, path)
-        if ours is None or theirs is None:
-            left.append(path)
-            continue
-        result = merge.merge_file(path, _stage(ctx, 1, path), ours, theirs, merge_text, ctx.cfg.hebbian)
+        ours, theirs, base = _stage(ctx, 2, path), _stage(ctx, 3, path), _stage(ctx, 1, path)
+        if ours is None or theirs is None:   # already added as git's text merge left it: its markers' sides
+            try:
+                text = (ctx.root / path).read_text(encoding="utf-8").replace("\r\n", "\n")
+            except OSError:
+                left.append(path)
+                continue
+            base, ours, theirs = sides(text)
+            if base is None:
+                base = _merge_base_version(ctx, path)
+        result = merge.merge_file(path, base, ours, theirs, merge_text, ctx.cfg.hebbian)
         if result.markers:
             left.append(path)
             continue
@@ -242,6 +248,17 @@ def _repair_staged(ctx: Context, paths: Sequence[str]) -> Repaired:
         done.append(path)
         settled.extend(result.conflicts)
     return Repaired(tuple(done), tuple(settled), tuple(left), None)
+
+
+def _merge_base_version(ctx: Context, path: str) -> str | None:
+    """``path`` at the merge base of HEAD and MERGE_HEAD (the base git's text merge had)."""
+    from gitmem.base.gitio import attempt
+
+    found = attempt(ctx.root, "merge-base", "HEAD", "MERGE_HEAD")
+    if not found:
+        return None
+    data = ctx.git.read(path, found.decode().strip())
+    return data.decode("utf-8", "replace") if data is not None else None
 
 
 def sides(text: str) -> tuple[str | None, str, str]:
