@@ -119,3 +119,71 @@ def test_identical_sides_give_that_side() -> None:
 def test_merge_text_handles_unicode_and_missing_final_newlines() -> None:
     out, clean = merge_text("α\nβ", "α\nβ\nγ", "α\nβ")
     assert clean and out == "α\nβ\nγ"
+
+
+# -- property: random edits on both sides ------------------------------------------------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+WORDS = st.sampled_from(["alpha", "beta", "gamma", "delta", "eps", "zeta"])
+EDIT = st.one_of(
+    st.tuples(st.just("reinforce"), st.integers(1, 3)),
+    st.tuples(st.just("add_keyword"), WORDS),
+    st.tuples(st.just("drop_keyword"), WORDS),
+    st.tuples(st.just("tier"), st.sampled_from(["short", "long", "archive"])),
+    st.tuples(st.just("seen"), st.integers(1, 28)),
+    st.tuples(st.just("field"), st.sampled_from(["note", "source", "project"])),
+    st.tuples(st.just("line"), st.integers(0, 3)),
+)
+
+
+def _edited(edits: list[tuple[str, object]], side: str) -> tuple[str, dict[str, object]]:
+    meta: dict[str, object] = {"id": "m-1", "type": "fact", "importance": 0.5, "reinforced": 1,
+                               "keywords": ["alpha", "beta"], "last_accessed": "2026-11-01T00:00:00Z", "tier": "short"}
+    lines = ["one", "two", "three", "four"]
+    for kind, value in edits:
+        if kind == "reinforce":
+            assert isinstance(value, int)
+            meta["reinforced"] = int(str(meta["reinforced"])) + value
+            meta["importance"] = round(float(str(meta["importance"])) + 0.01 * value, 6)
+        elif kind == "add_keyword" and value not in meta["keywords"]:   # type: ignore[operator]
+            meta["keywords"] = [*meta["keywords"], value]                # type: ignore[misc]
+        elif kind == "drop_keyword":
+            meta["keywords"] = [k for k in meta["keywords"] if k != value]   # type: ignore[attr-defined]
+        elif kind == "tier":
+            meta["tier"] = value
+        elif kind == "seen":
+            meta["last_accessed"] = f"2026-11-{value:02d}T00:00:00Z"
+        elif kind == "field":
+            meta[f"{value}_{side}"] = f"set by {side}"
+        elif kind == "line":
+            assert isinstance(value, int)
+            lines[value] = f"{lines[value]} edited by {side}"
+    return documents.render_document(meta, "\n".join(lines) + "\n"), meta
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(EDIT, max_size=6), st.lists(EDIT, max_size=6))
+def test_random_edits_merge_to_a_document_that_parses_keeps_every_addition_and_is_symmetric(
+        ours_edits: list[tuple[str, object]], theirs_edits: list[tuple[str, object]]) -> None:
+    base, base_meta = _edited([], "base")
+    ours, ours_meta = _edited(ours_edits, "ours")
+    theirs, theirs_meta = _edited(theirs_edits, "theirs")
+    one = merge.merge_document(PATH, base, ours, theirs, merge_text)
+    other = merge.merge_document(PATH, base, theirs, ours, merge_text)
+    meta, body = documents.split(PATH, one.text)            # always parses
+    if ours == theirs:   # git merges identical texts without a driver: one change, made once
+        assert one.text == ours
+        return
+    for side in (ours_meta, theirs_meta):
+        for key in side:
+            if key not in base_meta:
+                assert meta[key] == side[key]                  # a field either side added is kept
+    gained = (int(str(ours_meta["reinforced"])) - 1) + (int(str(theirs_meta["reinforced"])) - 1)
+    assert meta["reinforced"] == 1 + gained                    # counters by deltas
+    added = {k for s in (ours_meta, theirs_meta) for k in s["keywords"] if k not in base_meta["keywords"]}  # type: ignore[attr-defined]
+    assert added <= set(meta["keywords"])                      # a set member either side added is kept
+    assert meta["last_accessed"] == max(str(ours_meta["last_accessed"]), str(theirs_meta["last_accessed"]))
+    assert documents.split(PATH, other.text)[0] == meta        # the same whichever side is "ours"
+    if one.clean:
+        assert documents.split(PATH, other.text)[1] == body and "<<<<<<<" not in body
