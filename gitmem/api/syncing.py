@@ -240,7 +240,9 @@ def regenerate(ctx: Context, now: datetime | None = None) -> str | None:
     from gitmem.store import store
     from gitmem.writer.plan import Plan
 
-    core = recall.load_core(ctx)
+    head = ctx.head
+    # the core file comes from the index (brought to the tip first): only where the repository has one
+    core = recall.load_core(ctx) if head and ctx.git.read("HIPPOCAMPUS_CORE.md", head) is not None else None
 
     def plan(parent: str | None) -> Plan[None] | None:
         if parent is None:
@@ -252,7 +254,7 @@ def regenerate(ctx: Context, now: datetime | None = None) -> str | None:
             changes["CLAUDE.md"] = claude
         if pats or ctx.git.read("patterns.md", parent) is not None:
             changes["patterns.md"] = render.patterns_md(render.pattern_lines(pats, with_core=True)).encode("utf-8")
-        if ctx.git.read("HIPPOCAMPUS_CORE.md", parent) is not None:
+        if core is not None and ctx.git.read("HIPPOCAMPUS_CORE.md", parent) is not None:
             changes["HIPPOCAMPUS_CORE.md"] = core.text.encode("utf-8")
         return Plan(changes, "gitmem: regenerate the generated files after a merge", "sync.regenerate", auto=True)
 
