@@ -207,3 +207,43 @@ def test_a_clone_without_the_driver_is_caught_and_repaired(tmp_path: Path, remot
     for m in (a, b):
         assert shared(m)[1] == 2                                   # both reinforcements kept
     assert a.head == b.head and b.doctor(online=True).ok
+
+
+def test_a_clone_with_autocrlf_writes_no_crlf_memory(tmp_path: Path, remote_url: str) -> None:
+    a = first_machine(tmp_path, remote_url)
+    target = tmp_path / "windows"
+    subprocess.run(["git", "-c", "core.autocrlf=true", "clone", "-q", remote_url, str(target)], check=True)
+    git(target, "config", "core.autocrlf", "true")
+    docs = [p for p in (target / "memory").rglob("*.md")] + [target / "CLAUDE.md"]
+    assert docs and all(b"\r\n" not in p.read_bytes() for p in docs)
+    w = MemoryRepo.init(target, T)
+    w.remember("Line ends stay LF on a machine that converts them", now=LATER)
+    w.sync(now=LATER)
+    a.sync(now=LATER)
+    assert all(b"\r\n" not in p.read_bytes() for p in (a.root / "memory").rglob("*.md"))
+
+
+V1_BUNDLE = Path(__file__).parent / "fixtures" / "repo-v1.bundle"
+
+
+def test_a_repository_of_format_1_syncs_after_doctor_says_what_to_run(tmp_path: Path, remote_url: str) -> None:
+    seed = tmp_path / "seed"
+    subprocess.run(["git", "clone", "-q", "-b", "main", str(V1_BUNDLE), str(seed)], check=True)
+    git(seed, "push", "-q", remote_url, "main:main")
+    old = clone(tmp_path, remote_url, "old")
+    found = {f.name: f for f in old.doctor(online=True).findings}
+    assert not found["format"].ok and found["format"].fix == "gitmem upgrade"
+    assert not found["attributes"].ok and found["attributes"].fix == "gitmem install merge-driver"
+    new = clone(tmp_path, remote_url, "new")
+    assert new.upgrade(now=LATER).after == 2
+    new.install_merge_driver()                                   # adds the .gitattributes lines
+    assert {f.name: f for f in new.doctor(online=True).findings}["attributes"].ok
+    new.remember("The upgraded clone writes this", now=LATER)
+    new.sync(now=LATER)
+    old.remember("The old clone writes that", now=LATER)          # still format 1 here, and read as such
+    old.sync(now=LATER)
+    new.sync(now=LATER)
+    for m in (old, new):
+        texts = {x.content for x in m.list().memories}
+        assert {"The upgraded clone writes this", "The old clone writes that"} <= texts
+        assert m.doctor(online=True).ok, [f for f in m.doctor().findings if not f.ok]

@@ -85,7 +85,7 @@ def _attributes(ctx: Context) -> Finding:
     lacking = [p for p in probe if f"{p}: eol: lf" not in text or f"{p}: merge: gitmem-memory" not in text]
     if lacking:
         return Finding("attributes", False, ".gitattributes does not pin eol=lf and merge=gitmem-memory for "
-                       f"{', '.join(lacking)}", "gitmem upgrade")
+                       f"{', '.join(lacking)}", "gitmem install merge-driver")
     return Finding("attributes", True, "memory documents have eol=lf and merge=gitmem-memory")
 
 
