@@ -247,3 +247,29 @@ def test_a_repository_of_format_1_syncs_after_doctor_says_what_to_run(tmp_path: 
         texts = {x.content for x in m.list().memories}
         assert {"The upgraded clone writes this", "The old clone writes that"} <= texts
         assert m.doctor(online=True).ok, [f for f in m.doctor().findings if not f.ok]
+
+
+def test_the_verbs_sync_doctor_repair_and_install(tmp_path: Path, remote_url: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from tests.conftest import run_cli
+
+    a = first_machine(tmp_path, remote_url)
+    root = str(a.root)
+    code, out, _ = run_cli(["--repo", root, "--now", "2026-11-20T12:00:00Z", "sync", "--json"], capsys)
+    assert code == 0 and json.loads(out)["how"] == "up-to-date"
+    code, out, _ = run_cli(["--repo", root, "doctor", "--json"], capsys)
+    report = json.loads(out)
+    assert code == 0 and report["ok"] and {c["check"] for c in report["checks"]} >= {
+        "hooks", "merge-driver", "attributes", "remote", "reviews", "merge", "documents", "index"}
+    git(a.root, "config", "--remove-section", "merge.gitmem-memory")
+    code, out, _ = run_cli(["--repo", root, "doctor", "--offline"], capsys)
+    assert code == 1 and "FAIL merge-driver" in out and "fix: gitmem install merge-driver" in out
+    code, out, _ = run_cli(["--repo", root, "install", "merge-driver"], capsys)
+    assert code == 0 and "merge-driver" in git(a.root, "config", "merge.gitmem-memory.driver")
+    code, out, _ = run_cli(["--repo", root, "repair"], capsys)
+    assert code == 0 and "no memory document needs repair" in out
+    git(a.root, "remote", "remove", "origin")
+    code, _, err = run_cli(["--repo", root, "sync"], capsys)
+    assert code == 1 and "no git remote" in err and "hint:" in err

@@ -227,7 +227,11 @@ def _merge(ctx: Context, remote: str, branch: str, incoming: str | None, settled
                             hint="see `git status`, then run `gitmem sync` again")
     message = (f"gitmem: sync with {remote} (merge {remote}/{branch})\n\nGitmem-Event: sync.merge\n"
                f"Gitmem-Remote: {remote}\n")
-    _git(root, "commit", "--quiet", "-m", message)
+    from gitmem.base.gitio import run
+    from gitmem.base.model import iso
+
+    stamp = iso(now)   # the merge commit is dated by the sync's clock, as gitmem's own commits are
+    run(root, "commit", "--quiet", "-m", message, env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
     regenerate(ctx, now)
     return "merged"
 
