@@ -181,7 +181,8 @@ def test_random_edits_merge_to_a_document_that_parses_keeps_every_addition_and_i
                 assert meta[key] == side[key]                  # a field either side added is kept
     gained = (int(str(ours_meta["reinforced"])) - 1) + (int(str(theirs_meta["reinforced"])) - 1)
     assert meta["reinforced"] == 1 + gained                    # counters by deltas
-    added = {k for s in (ours_meta, theirs_meta) for k in s["keywords"] if k not in base_meta["keywords"]}  # type: ignore[attr-defined]
+    base_keywords = list(base_meta["keywords"])   # type: ignore[call-overload]
+    added = {k for s in (ours_meta, theirs_meta) for k in s["keywords"] if k not in base_keywords}  # type: ignore[attr-defined]
     assert added <= set(meta["keywords"])                      # a set member either side added is kept
     assert meta["last_accessed"] == max(str(ours_meta["last_accessed"]), str(theirs_meta["last_accessed"]))
     assert documents.split(PATH, other.text)[0] == meta        # the same whichever side is "ours"
