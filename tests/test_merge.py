@@ -188,3 +188,59 @@ def test_random_edits_merge_to_a_document_that_parses_keeps_every_addition_and_i
     assert documents.split(PATH, other.text)[0] == meta        # the same whichever side is "ours"
     if one.clean:
         assert documents.split(PATH, other.text)[1] == body and "<<<<<<<" not in body
+
+
+# -- merge_file: by the kind of file ----------------------------------------------------------------
+
+def _claude(layer1: str, layer2: str) -> str:
+    return (f"# CLAUDE.md\n\n<!-- gitmem:layer 1 core -->\n{layer1}\n<!-- /gitmem:layer -->\n\n"
+            f"<!-- gitmem:layer 2 patterns -->\n{layer2}\n<!-- /gitmem:layer -->\n\n"
+            "<!-- gitmem:layer 3 episodic -->\n- none\n<!-- /gitmem:layer -->\n\n"
+            "<!-- gitmem:layer 4 meta -->\n- be brief\n<!-- /gitmem:layer -->\n")
+
+
+def test_claude_md_merges_the_person_s_layers_and_leaves_the_generated_ones_to_regenerate() -> None:
+    base = _claude("- rule one", "- p 0.30")
+    ours = _claude("- rule one\n- rule from ours", "- p 0.35")
+    theirs = _claude("- rule one", "- p 0.40")
+    done = merge.merge_file("CLAUDE.md", base, ours, theirs, merge_text)
+    assert done.clean and done.regenerate and "- rule from ours" in done.text and "- p 0.35" in done.text
+    assert "<<<<<<<" not in done.text
+
+
+def test_generated_files_keep_ours_and_ask_to_be_regenerated() -> None:
+    done = merge.merge_file("patterns.md", "a\n", "b\n", "c\n", merge_text)
+    assert done.clean and done.regenerate and done.text == "b\n"
+
+
+def test_the_engine_state_merges_by_its_field_rules() -> None:
+    base = "format: 1\nthreshold: 15\nveto_streak: 0\napprove_streak: 0\nauto_streak: 1\n"
+    ours = "format: 1\nthreshold: 15\nveto_streak: 0\napprove_streak: 0\nauto_streak: 2\n"
+    theirs = "format: 2\nthreshold: 15\nveto_streak: 0\napprove_streak: 0\nauto_streak: 3\n"
+    done = merge.merge_file(".gitmem/state.yaml", base, ours, theirs, merge_text)
+    from gitmem.store import enginestate
+
+    state = enginestate.read(done.text)
+    assert done.clean and state.auto_streak == 4 and state.format == 2
+
+
+def test_two_clones_weight_updates_of_one_pattern_replay_every_session_once() -> None:
+    from gitmem.base.config import Hebbian
+    from gitmem.engines import hebbian
+    from gitmem.store.documents import read_pattern, render_pattern
+
+    cfg = Hebbian()
+    path = "patterns/retry.md"
+    created = read_pattern(path, render_pattern(documents.Pattern(
+        "retry", "Retry", 0.3, "episodic", ("backoff",), ("back off",), (), 0, "", "2026-10-01T00:00:00Z", path)))
+    sessions = [hebbian.SessionSignal(f"2026-11-{d:02d}T10:00:00Z", f"s{d}",
+                                      frozenset({"backoff"}) if d % 2 else frozenset()) for d in range(1, 9)]
+
+    def after(signals: list[hebbian.SessionSignal]) -> str:
+        return hebbian.plan_weights([created], signals, cfg).changes[path].decode()
+
+    base = render_pattern(created).decode()
+    done = merge.merge_file(path, base, after(sessions[:5]), after(sessions[3:]), merge_text, cfg)
+    meta, _ = documents.split(path, done.text)
+    alone, _ = documents.split(path, after(sessions))
+    assert done.clean and meta["weight"] == alone["weight"] and meta["hebbian"] == alone["hebbian"]

@@ -273,3 +273,17 @@ def test_the_verbs_sync_doctor_repair_and_install(tmp_path: Path, remote_url: st
     git(a.root, "remote", "remove", "origin")
     code, _, err = run_cli(["--repo", root, "sync"], capsys)
     assert code == 1 and "no git remote" in err and "hint:" in err
+
+
+def test_a_clone_without_hooks_is_told_how_to_install_them(tmp_path: Path, remote_url: str,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.conftest import run_cli
+
+    first_machine(tmp_path, remote_url)
+    bare_clone = tmp_path / "plain"
+    subprocess.run(["git", "clone", "-q", remote_url, str(bare_clone)], check=True)
+    code, _, err = run_cli(["--repo", str(bare_clone), "list"], capsys)
+    assert code == 0 and "no gitmem hooks" in err and "gitmem init" in err
+    MemoryRepo.init(bare_clone, T)
+    code, _, err = run_cli(["--repo", str(bare_clone), "list"], capsys)
+    assert code == 0 and "no gitmem hooks" not in err

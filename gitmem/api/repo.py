@@ -74,8 +74,11 @@ class MemoryRepo:
 
     @classmethod
     def open(cls, repo: str | Path | None = None) -> MemoryRepo:
-        """Open the memory repository named by --repo, GITMEM_DIR or the working folder."""
-        return cls(find_root(repo))
+        """Open the memory repository named by --repo, GITMEM_DIR or the working folder (a clone of a
+        remote without gitmem's hooks is told how to install them)."""
+        opened = cls(find_root(repo))
+        syncing.warn_if_unhooked(opened.git.git_dir)
+        return opened
 
     @classmethod
     def init(cls, path: str | Path, now: datetime | None = None, install_hooks: bool = True) -> MemoryRepo:

@@ -79,6 +79,27 @@ def default_remote(root: Path) -> str:
                      hint="name one: gitmem sync REMOTE")
 
 
+def warn_if_unhooked(git_dir: Path) -> None:
+    """A clone of a remote whose git hooks are not gitmem's (``git clone`` without ``gitmem init``) is
+    told so: its person's commits would go unchecked and its merges would lack the driver. Two small
+    reads, no git process: every command pays it."""
+    from gitmem.base.notice import warn
+
+    try:
+        config = (git_dir / "config").read_text(encoding="utf-8", errors="replace").lower()
+    except OSError:
+        return
+    if '[remote "' not in config or "hookspath" in config:
+        return
+    try:
+        hook = (git_dir / "hooks" / "pre-commit").read_bytes()
+    except OSError:
+        hook = b""
+    if b"gitmem" not in hook:
+        warn("this clone has no gitmem hooks (cloned without `gitmem init`?): commits go unchecked and merges "
+             "lack gitmem's merge driver; run `gitmem init` here to install them")
+
+
 def merging(root: Path) -> bool:
     """True while a merge waits to be concluded in this clone."""
     from gitmem.base.gitio import read_git_dirs
