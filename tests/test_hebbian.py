@@ -184,7 +184,7 @@ def test_a_legacy_cursor_reads_as_the_floor_of_an_empty_set() -> None:
 
 def test_past_the_kept_count_the_oldest_sessions_fold_into_the_origin() -> None:
     cfg = Hebbian()
-    sessions = _signals(hebbian.COUNTED_KEPT + 30, hot=frozenset(range(0, 600, 2)))
+    sessions = _signals(hebbian.COUNTED_KEPT + 30, hot=frozenset(range(0, 400, 2)))
     start = HebbState(cfg.initial_weight, created="2026-10-01T00:00:00Z")
     state, _ = hebbian.advance(start, ["backoff"], "p", sessions, cfg)
     assert len(state.counted) == hebbian.COUNTED_KEPT and state.weight == _once(sessions)
@@ -192,3 +192,18 @@ def test_past_the_kept_count_the_oldest_sessions_fold_into_the_origin() -> None:
     assert none == [] and again.weight == state.weight
     replayed, _ = hebbian.replay(state.start(), state.created, state.counted, state.activated, cfg)
     assert (replayed.weight, replayed.streak, replayed.above) == (state.weight, state.streak, state.above)
+
+
+def test_a_pattern_holding_the_most_counted_sessions_stays_a_readable_document() -> None:
+    from gitmem.store.documents import Pattern, read_pattern, render_pattern
+
+    cfg = Hebbian()
+    path = "patterns/p.md"
+    p = read_pattern(path, render_pattern(Pattern("p", "P", 0.3, "episodic", ("backoff",), (), (), 0, "",
+                                                  "2026-10-01T00:00:00Z", path)))
+    long_ids = [SessionSignal(s.at, f"00000000-0000-4000-8000-{i:012d}", s.stems)
+                for i, s in enumerate(_signals(hebbian.COUNTED_KEPT + 50, hot=frozenset(range(0, 400))))]
+    data = hebbian.plan_weights([p], long_ids, cfg).changes[path]
+    again = read_pattern(path, data)
+    state = hebbian.state_of(again.weight, again.stage, again.created, dict(again.meta))
+    assert len(state.counted) == len(state.activated) == hebbian.COUNTED_KEPT

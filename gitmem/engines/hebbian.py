@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 STAGES = ("episodic", "emergent", "strong", "core-candidate", "core")
 HISTORY_KEPT = 60          # weight-history entries kept in a pattern's front matter
-COUNTED_KEPT = 500         # counted sessions kept by key; older ones are folded into the origin
+COUNTED_KEPT = 300         # counted sessions kept by key (~40 KiB of front matter at most); older ones fold into the origin
 DIGITS = 6
 
 
