@@ -78,8 +78,9 @@ def _driver(ctx: Context) -> Finding:
 
 def _attributes(ctx: Context) -> Finding:
     from gitmem.base.gitio import attempt
+    from gitmem.store.enginestate import STATE_FILE
 
-    probe = ["memory/user/00/m-probe.md", "patterns/probe.md", ".gitmem/state.yaml"]
+    probe = ["memory/user/00/m-probe.md", "patterns/probe.md", STATE_FILE]
     out = attempt(ctx.root, "check-attr", "eol", "merge", "--", *probe)
     text = (out or b"").decode("utf-8", "replace")
     lacking = [p for p in probe if f"{p}: eol: lf" not in text or f"{p}: merge: gitmem-memory" not in text]
