@@ -49,7 +49,7 @@ class Diagnosis:
         return {"ok": self.ok, "checks": [f.to_json() for f in self.findings]}
 
 
-def diagnose(ctx: Context, online: bool = True) -> Diagnosis:
+def doctor(ctx: Context, online: bool = True) -> Diagnosis:
     """Hooks, merge driver, line endings, format, remotes, unpushed reviews, merges and markers, the index."""
     checks = [_hooks(ctx), _driver(ctx), _attributes(ctx), _format(ctx)]
     if online:

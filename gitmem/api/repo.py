@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitmem.api import (checks, duplicates, findings, harvest, indexing, insight, jobs, lifecycle, memories, patterns,
+from gitmem.api import (checks, doctor, duplicates, findings, harvest, indexing, insight, jobs, lifecycle, memories, patterns,
                         projects, purging, recall, reviews, sessions, status, syncing, timeline, upgrade)
 from gitmem.api.context import Context, Progress
 from gitmem.base import clock
@@ -122,14 +122,10 @@ class MemoryRepo:
 
     def doctor(self, online: bool = True) -> Diagnosis:
         """Check this clone: hooks, merge driver, line endings, remote, reviews, merges, index."""
-        from gitmem.api import doctor
-
-        return doctor.diagnose(self._ctx, online)
+        return doctor.doctor(self._ctx, online)
 
     def repair(self, paths: Sequence[str] = ()) -> Repaired:
         """Merge properly the memory documents a text merge left with markers or broken front matter."""
-        from gitmem.api import doctor
-
         return doctor.repair(self._ctx, paths)
 
     # --- memories ----------------------------------------------------------------------------------
