@@ -287,3 +287,17 @@ def test_a_clone_without_hooks_is_told_how_to_install_them(tmp_path: Path, remot
     MemoryRepo.init(bare_clone, T)
     code, _, err = run_cli(["--repo", str(bare_clone), "list"], capsys)
     assert code == 0 and "no gitmem hooks" not in err
+
+
+def test_a_review_merged_on_the_remote_is_recorded_as_accepted_by_sync(tmp_path: Path, remote_url: str) -> None:
+    a = first_machine(tmp_path, remote_url)
+    add_sessions(a.root, ["the backoff again"], START, first=0)
+    proposed = a.propose_weights(now=LATER)
+    assert proposed.branch and proposed.branch in a.sync(now=LATER).reviews
+    reviewer = tmp_path / "reviewer"                      # a pull request merged on the server's side
+    subprocess.run(["git", "clone", "-q", remote_url, str(reviewer)], check=True)
+    git(reviewer, "merge", "--no-ff", "-q", "-m", "Merge the weights review", f"origin/{proposed.branch}")
+    git(reviewer, "push", "-q", "origin", "main")
+    done = a.sync(now=LATER)
+    assert done.accepted == (proposed.branch,) and proposed.branch not in done.reviews
+    assert proposed.branch not in a.git.branches()

@@ -49,12 +49,14 @@ class Synced:
     snapshots: tuple[str, ...] = ()           # snapshot tags made (and pushed) by this sync
     settled: tuple[str, ...] = ()             # conflicts the merge rules settled, as reported
     warnings: tuple[str, ...] = field(default=())
+    accepted: tuple[str, ...] = ()            # reviews merged on the remote, recorded as accepted
 
     def to_json(self) -> dict[str, object]:
         """What ``sync --json`` prints."""
         return {"remote": self.remote, "branch": self.branch, "incoming": self.incoming, "how": self.how,
                 "commit": self.commit, "pushed": self.pushed, "reviews": list(self.reviews),
-                "snapshots": list(self.snapshots), "settled": list(self.settled), "warnings": list(self.warnings)}
+                "snapshots": list(self.snapshots), "settled": list(self.settled), "warnings": list(self.warnings),
+                "accepted": list(self.accepted)}
 
 
 def remotes(root: Path) -> list[str]:
@@ -140,11 +142,11 @@ def sync(ctx: Context, remote: str | None = None, now: datetime | None = None) -
                 continue   # the remote moved since the fetch: fetch and merge again
             raise
         _git(root, "update-ref", f"refs/remotes/{remote}/{branch}", f"refs/heads/{branch}")
+        accepted = after_reviews_merged(ctx, now)
         reviews = _push_reviews(ctx, remote, warnings)
         snaps = team_snapshots(ctx, remote, now, warnings)
-        after_reviews_merged(ctx, remote)
         return Synced(remote, branch, incoming, how, ctx.git.tip(branch), True, reviews, snaps,
-                      tuple(settled), tuple(warnings))
+                      tuple(settled), tuple(warnings), accepted)
     raise ConflictError(f"{remote} kept moving: gave up after {ATTEMPTS} rounds of fetch, merge and push",
                         hint="run `gitmem sync` again in a moment")
 
@@ -171,10 +173,12 @@ def install_merge_driver(ctx: Context) -> str:
     return initrepo.driver_command()
 
 
-def after_reviews_merged(ctx: Context, remote: str) -> None:
-    """Hook point: reviews merged on the remote (a pull request accepted there) are recognised by the
-    review use case once it offers that; sync calls it here, after its push."""
-    return None
+def after_reviews_merged(ctx: Context, now: datetime) -> tuple[str, ...]:
+    """Reviews merged on the remote (a pull request accepted there), recognised by the review use case
+    and recorded as accepted; they are no longer open, so they are not pushed again."""
+    from gitmem.api import reviews
+
+    return tuple(r.name for r in reviews.merged_reviews(ctx, now))
 
 
 def _git(root: Path, *args: str) -> str:

@@ -23,6 +23,8 @@ def cmd_sync(args: Any) -> int:
     words = {"up-to-date": "already in step", "fast-forward": "fast-forwarded", "merged": "merged",
              "pushed": "nothing to merge"}
     out(f"{done.remote}/{done.branch}: {words.get(done.how, done.how)}; pushed {(done.commit or '')[:12]}")
+    for name in done.accepted:
+        out(f"  review {name} was merged on {done.remote}: recorded as accepted")
     for name in done.reviews:
         out(f"  pushed review branch {name}")
     for tag in done.snapshots:
