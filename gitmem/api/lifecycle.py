@@ -21,7 +21,7 @@ def decay(ctx: Context, now: datetime | None = None, dry_run: bool = False) -> D
     """Fold the access log, recompute bands and tiers, archive what is forgotten: ONE commit."""
     from gitmem.base import state
     from gitmem.engines import decay
-    from gitmem.engines.recall import ACCESS_LOG
+    from gitmem.api.recall import ACCESS_LOG
 
     now = now or clock.now()
     log, folding = ctx.writer.state / ACCESS_LOG, ctx.writer.state / decay.FOLDING
