@@ -27,7 +27,7 @@ def decay(ctx: Context, now: datetime | None = None, dry_run: bool = False) -> D
     log, folding = ctx.writer.state / ACCESS_LOG, ctx.writer.state / decay.FOLDING
     if not dry_run:
         state.set_aside(log, folding)
-    accesses = decay.latest_access([folding, log], now)
+    accesses = decay.latest_access((r for path in (folding, log) for r in state.read(path)), now)
     report: dict[str, Any] = {}
 
     def plan(parent: str | None) -> Plan[None] | None:
