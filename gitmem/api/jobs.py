@@ -83,6 +83,8 @@ def drain(ctx: Context, now: datetime) -> dict[str, object]:
         written = ctx.writer.write(pending.planner(ctx.git), now)
     except GitmemError as exc:
         return {"drain_error": exc.message, "pending": pending.queued(ctx.git, ctx.head)}
+    except (OSError, ValueError, RecursionError, UnicodeError) as exc:   # as a job's own failure: told, not raised
+        return {"drain_error": f"{type(exc).__name__}: {exc}"[:300], "pending": pending.queued(ctx.git, ctx.head)}
     if written.commit is None:
         return {"pending": pending.queued(ctx.git, ctx.head)}
     return {"drained": builtins.list(written.result or ()), "drain_commit": written.commit,
