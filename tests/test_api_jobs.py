@@ -11,6 +11,7 @@ from gitmem.api import MemoryRepo
 from gitmem.api.jobs import JOBS
 from gitmem.base.errors import UsageError
 from gitmem.base.model import iso
+from tests.conftest import run_cli
 from tests.loop_helpers import START, git, write_transcripts
 
 T = START + timedelta(days=2)
@@ -129,7 +130,8 @@ def test_session_files_refuses_a_path_outside_the_session_folders(repo: MemoryRe
     assert len(repo.session_files([folder]).files) == 1
 
 
-def test_a_deferred_append_is_applied_by_the_next_job_run(repo: MemoryRepo, repo_dir: Path) -> None:
+def test_a_deferred_append_is_applied_by_the_next_job_run(repo: MemoryRepo, repo_dir: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
     """The amplitude guard commits one batch of a large automated append and queues the rest; the next run
     of any job applies the next batch as a commit of its own, and status shows what still waits."""
     from gitmem.writer import pending
@@ -145,6 +147,8 @@ def test_a_deferred_append_is_applied_by_the_next_job_run(repo: MemoryRepo, repo
     assert w.deferred == (bank,) and pending.queued(repo.git, repo.head) == [bank]
     assert repo.status(T).pending == (bank,)
     assert repo.status(T).to_json()["pending"] == {"count": 1, "files": [bank]}
+    code, out, _ = run_cli(["--repo", str(repo_dir), "status", "--now", iso(T)], capsys)
+    assert code == 0 and f"growth queued in .gitmem/pending/: 1 ({bank})" in out
     first, queued_before = (repo_dir / bank).read_text(), (repo_dir / queue).read_text()
     head = repo.head
 
