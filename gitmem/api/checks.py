@@ -47,14 +47,18 @@ def check_config(root: Path) -> Report:
 
 
 def check_layers(root: Path, git: Git, rev_range: str | None = None) -> Report:
-    """Structure of CLAUDE.md now, and who changed Layers 1 and 4 in ``rev_range``."""
+    """Structure of CLAUDE.md now, forged structure in the other generated files, and who changed Layers 1
+    and 4 in ``rev_range``."""
     from gitmem.engines.checks import history_problems, layers_report
+    from gitmem.guards.forgery import GENERATED_FILES
 
     path = root / "CLAUDE.md"
     if not path.exists():
-        return layers_report(None, [])
+        return layers_report(None, {}, [])
     text = path.read_text(encoding="utf-8")
-    return layers_report(text, history_problems(git, rev_range) if rev_range else [])
+    generated = {name: (root / name).read_text(encoding="utf-8", errors="replace") for name in GENERATED_FILES
+                 if (root / name).is_file() and not (root / name).is_symlink()}
+    return layers_report(text, generated, history_problems(git, rev_range) if rev_range else [])
 
 
 def check_amplitude(root: Path, amplitude_max: float, floor_lines: int = 10) -> Report:

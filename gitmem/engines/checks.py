@@ -7,6 +7,7 @@ the use case's (``gitmem.api.checks``), printing and exit codes the CLI's.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from gitmem.base.gitio import Trailers
@@ -52,13 +53,18 @@ def check_pii(cfg: Config) -> Report:
     return Report(not problems, problems)
 
 
-def layers_report(text: str | None, history: list[str]) -> Report:
-    """The structure of CLAUDE.md's ``text`` (None: missing), with the problems ``history_problems`` found."""
+def layers_report(text: str | None, generated: Mapping[str, str], history: list[str]) -> Report:
+    """The structure of CLAUDE.md's ``text`` (None: missing), forged structure in the ``generated`` files'
+    texts (name -> text), with the problems ``history_problems`` found."""
     from gitmem.guards import layers
+    from gitmem.guards.forgery import generated_problems
 
     if text is None:
         return Report(False, ("CLAUDE.md is missing",))
-    problems = [*layers.validate(text), *history]
+    problems = list(layers.validate(text))
+    for name, found in generated.items():
+        problems.extend(f"{name}: {problem}" for problem in generated_problems(name, found))
+    problems.extend(history)
     return Report(not problems, tuple(problems))
 
 
