@@ -41,6 +41,8 @@ def config_report(text: str | None, name: str) -> Report:
         return Report(False, (f"{name} is missing; copy it from a fresh `gitmem init`",))
     checked = config.check_text(text, name)
     problems = tuple(str(p) for p in checked.problems)
+    if not problems:   # an allowlist that hides every secret is a broken config, not a pii matter only
+        problems = check_pii(checked.config).problems
     return Report(not problems, problems, checked.warnings)
 
 

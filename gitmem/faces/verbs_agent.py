@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 # --- install claude-code ----------------------------------------------------------------------
 
 def _install_args(p: Any) -> None:
-    p.add_argument("target", choices=("claude-code",), help="the agent to wire the memory into")
+    p.add_argument("target", choices=("claude-code", "merge-driver"),
+                   help="the agent to wire the memory into, or merge-driver: gitmem's git merge driver in this clone")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--user", action="store_true", help="~/.claude/settings.json, or settings.json in $CLAUDE_CONFIG_DIR (the default)")
     where.add_argument("--project", metavar="DIR", help="DIR/.claude/settings.local.json (personal, not committed)")
@@ -39,6 +40,10 @@ def cmd_install(args: Any) -> int:
 
     from gitmem.api import integration
 
+    if args.target == "merge-driver":
+        from gitmem.faces.verbs_sync import install_merge_driver
+
+        return install_merge_driver(args)
     repo = repo_of(args)
     path = integration.settings_path(args.settings, args.project)
     cwd = Path(args.project).expanduser() if args.project else Path.cwd()
