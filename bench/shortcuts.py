@@ -68,7 +68,7 @@ def yaml_figures(n: int) -> None:
     docs = _front_matters(n)
     assert all(yamlio.load_plain(d) == yamlio.normalize(yamlio.load_safe(d)) for d in docs[:200])
     safe = _time(yamlio.load_safe, docs)
-    events = _time(yamlio._load_events, docs)
+    events = _time(yamlio.plain.load_events, docs)
     plain = _time(yamlio.load_plain, docs)
     print(f"yaml, {n} memory front matters (us per document, best of 3)")
     print(f"  ruamel safe loader (the library)   {safe:8.1f}")

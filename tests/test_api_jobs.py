@@ -11,6 +11,7 @@ from gitmem.api import MemoryRepo
 from gitmem.api.jobs import JOBS
 from gitmem.base.errors import UsageError
 from gitmem.base.model import iso
+from tests.conftest import run_cli
 from tests.loop_helpers import START, git, write_transcripts
 
 T = START + timedelta(days=2)
@@ -127,3 +128,45 @@ def test_session_files_refuses_a_path_outside_the_session_folders(repo: MemoryRe
         with pytest.raises(SecurityError, match="outside the configured session folders"):
             repo.session_files([bad])
     assert len(repo.session_files([folder]).files) == 1
+
+
+def test_a_deferred_append_is_applied_by_the_next_job_run(repo: MemoryRepo, repo_dir: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """The amplitude guard commits one batch of a large automated append and queues the rest; the next run
+    of any job applies the next batch as a commit of its own, and status shows what still waits."""
+    from gitmem.writer import pending
+    from gitmem.writer.plan import Plan, Written
+
+    bank, queue = "bank/MEMORY.md", ".gitmem/pending/bank/MEMORY.md"
+    base = "# Memory\n\n" + "lesson\n" * 18
+    reflections = "".join(f"## reflection {n}\nscore: 4\n\n" for n in range(8))   # 24 lines, the limit is 10
+    repo.writer.write(lambda parent: Plan({bank: base.encode()}, "seed", "test.seed"), T)
+    w: Written[None] = repo.writer.write(
+        lambda parent: Plan({bank: (base + reflections).encode()}, "sediment", "sediment.reflect", auto=True,
+                            defer=True), T)
+    assert w.deferred == (bank,) and pending.queued(repo.git, repo.head) == [bank]
+    assert repo.status(T).pending == (bank,)
+    assert repo.status(T).to_json()["pending"] == {"count": 1, "files": [bank]}
+    code, out, _ = run_cli(["--repo", str(repo_dir), "status", "--now", iso(T)], capsys)
+    assert code == 0 and f"growth queued in .gitmem/pending/: 1 ({bank})" in out
+    first, queued_before = (repo_dir / bank).read_text(), (repo_dir / queue).read_text()
+    head = repo.head
+
+    run = repo.run_job("snapshot", now=T + timedelta(hours=2))
+    assert run.ok and run.details["drained"] == [bank] and "applied queued growth of 1 files" in run.summary
+    drained = run.details["drain_commit"]
+    assert isinstance(drained, str) and git(repo_dir, "rev-parse", f"{drained}~1") == head   # its own commit
+    assert "amplitude.pending" in git(repo_dir, "log", "-1", "--format=%B", drained)
+    grown = (repo_dir / bank).read_text()
+    assert grown.startswith(first) and len(grown) > len(first)           # the next batch, in order
+    assert first + queued_before == base + reflections                   # nothing was dropped
+    assert not (repo_dir / queue).exists() or len((repo_dir / queue).read_text()) < len(queued_before)
+    assert git(repo_dir, "status", "--porcelain") == ""
+
+    rounds = 1
+    while pending.queued(repo.git, repo.head):   # one batch per run, until nothing waits
+        rounds += 1
+        assert rounds < 10 and repo.run_job("decay", now=T + timedelta(hours=2 + rounds)).details.get("drained")
+    assert (repo_dir / bank).read_text() == base + reflections and not (repo_dir / queue).exists()
+    assert repo.status(T).pending == ()
+    assert "drained" not in repo.run_job("snapshot", now=T + timedelta(days=1)).details   # nothing left to apply

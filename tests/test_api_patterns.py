@@ -26,6 +26,14 @@ def test_pattern_add_starts_at_the_initial_weight(repo: MemoryRepo) -> None:
     assert again.slug.endswith("-2") and again.weight == 0.5
 
 
+def test_a_pattern_slug_takes_whole_words_as_the_tokenizer_cuts_them(repo: MemoryRepo) -> None:
+    """Accented words fold to ASCII whole ("école" -> "ecole", not "cole"); words of other scripts leave no
+    trace in the file name; the underscore parts words, as in recall."""
+    added = repo.pattern_add("Réunion à l'école: check_ports avant Наш деплой", ["reunion"], now=T)
+    assert added.slug == "reunion-a-l-ecole-check-ports-avant"
+    assert repo.pattern_add("Наш деплой", ["deploy"], now=T).slug == "pattern"
+
+
 @pytest.mark.parametrize("text,triggers,weight,match", [
     ("", ["a"], None, "needs text"), ("rule", [" ", ""], None, "at least one trigger"),
     ("rule", ["a"], 1.0, "outside"), ("rule", ["a"], -0.1, "outside")])

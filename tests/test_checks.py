@@ -10,7 +10,7 @@ import pytest
 
 from gitmem.api import MemoryRepo
 from gitmem.base.errors import GitmemError, NotFoundError
-from gitmem.engines import checks
+from gitmem.api import checks
 
 RULE = "- (your first rule)"
 

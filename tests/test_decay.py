@@ -7,13 +7,14 @@ import json
 import subprocess
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitmem.api import MemoryRepo
-from gitmem.base import clock, config
+from gitmem.base import clock, config, state
 from gitmem.base.config import Config
 from gitmem.base.config import Memory as MemoryConfig
 from gitmem.base.config import Tiers
@@ -113,6 +114,11 @@ def test_band_is_monotone(a: float, b: float) -> None:
 
 # --- the access log ------------------------------------------------------------
 
+def _records(*paths: Path) -> list[dict[str, Any]]:
+    """The access logs' records as decay's use case reads them (a torn line skipped)."""
+    return [r for path in paths for r in state.read(path)]
+
+
 def test_latest_access_keeps_the_latest_per_id_over_several_logs(tmp_path: Path) -> None:
     one, two = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     one.write_text("\n".join(json.dumps(r) for r in [
@@ -120,7 +126,7 @@ def test_latest_access_keeps_the_latest_per_id_over_several_logs(tmp_path: Path)
         {"id": "m-2", "at": "2026-11-02T00:00:00Z"}]) + "\n")
     two.write_text("\n".join(json.dumps(r) for r in [
         {"id": "m-1", "at": "2026-11-03T00:00:00Z"}, {"id": "m-2", "at": "2026-11-20T00:00:00Z"}]) + "\n")
-    assert decay.latest_access([one, two, tmp_path / "missing.jsonl"], T) == {
+    assert decay.latest_access(_records(one, two, tmp_path / "missing.jsonl"), T) == {
         "m-1": "2026-11-05T00:00:00Z", "m-2": "2026-11-20T00:00:00Z"}
 
 
@@ -134,11 +140,11 @@ def test_latest_access_ignores_the_future_junk_and_torn_lines(tmp_path: Path) ->
         json.dumps({"id": "m-3", "at": "yesterday"}),
         '{"id": "m-4", "at": "2026-11-0',
     ]))
-    assert decay.latest_access([log], T) == {"m-1": "2026-11-01T00:00:00Z"}
+    assert decay.latest_access(_records(log), T) == {"m-1": "2026-11-01T00:00:00Z"}
 
 
 def test_latest_access_of_no_logs_is_empty() -> None:
-    assert decay.latest_access([], T) == {}
+    assert decay.latest_access(_records(), T) == {}
 
 
 # --- plan_decay against a real repository ----------------------------------------

@@ -240,14 +240,14 @@ def test_commits_from_a_linked_worktree_move_the_shared_branch(g: Git, tmp_path:
 def test_sync_worktree_writes_files_and_stages_them(g: Git) -> None:
     changes: dict[str, bytes | None] = {"memory/user/a.md": b"A\n", "b.md": b"B\n"}
     commit(g, changes)
-    assert g.sync_worktree(changes)
+    assert g.worktree.sync(changes)
     assert (g.root / "memory/user/a.md").read_bytes() == b"A\n"
     assert git(g.root, "status", "--porcelain") == ""
-    assert g.worktree_hash("b.md") == git(g.root, "hash-object", "b.md").strip()
-    assert g.index_hash("b.md") == g.tree_entry_hash(g.tip("main"), "b.md")
+    assert g.worktree.file_hash("b.md") == git(g.root, "hash-object", "b.md").strip()
+    assert g.worktree.index_hash("b.md") == g.tree_entry_hash(g.tip("main"), "b.md")
     removal: dict[str, bytes | None] = {"memory/user/a.md": None}
     commit(g, removal)
-    assert g.sync_worktree(removal)
+    assert g.worktree.sync(removal)
     assert not (g.root / "memory").exists()                          # emptied folders are pruned
     assert git(g.root, "status", "--porcelain") == ""
     assert list((g.git_dir / "gitmem" / "tmp").iterdir()) == []      # no temporary file left behind
@@ -258,47 +258,47 @@ def test_sync_worktree_index_only_paths_are_not_rewritten(g: Git) -> None:
     changes: dict[str, bytes | None] = {"a.md": b"already there\n"}
     commit(g, changes)
     before = (g.root / "a.md").stat().st_ino
-    assert g.sync_worktree(changes, index_only=frozenset({"a.md"}))
+    assert g.worktree.sync(changes, index_only=frozenset({"a.md"}))
     assert (g.root / "a.md").stat().st_ino == before
     assert git(g.root, "status", "--porcelain") == ""
 
 
 def test_worktree_hash_absent_and_symlink(g: Git) -> None:
-    assert g.worktree_hash("none.md") is None
-    assert g.worktree_hash("none/deeper.md") is None
+    assert g.worktree.file_hash("none.md") is None
+    assert g.worktree.file_hash("none/deeper.md") is None
     os.symlink("elsewhere", g.root / "l")
-    assert g.worktree_hash("l") == "symlink"
+    assert g.worktree.file_hash("l") == "symlink"
     (g.root / "d").mkdir()
-    assert g.worktree_hash("d") is None
+    assert g.worktree.file_hash("d") is None
 
 
 def test_staged_changes_sees_what_a_person_staged(g: Git) -> None:
     changes: dict[str, bytes | None] = {"a.md": b"a\n", "b.md": b"b\n"}
     commit(g, changes)
-    g.sync_worktree(changes)
+    g.worktree.sync(changes)
     (g.root / "a.md").write_text("edited\n")
-    assert g.staged_changes(g.tip("main"), ["a.md", "b.md"]) == set()     # edited, not staged
+    assert g.worktree.staged_changes(g.tip("main"), ["a.md", "b.md"]) == set()     # edited, not staged
     git(g.root, "add", "a.md")
-    assert g.staged_changes(g.tip("main"), ["a.md", "b.md"]) == {"a.md"}
-    assert g.staged_changes(None, ["a.md"]) == {"a.md"}
+    assert g.worktree.staged_changes(g.tip("main"), ["a.md", "b.md"]) == {"a.md"}
+    assert g.worktree.staged_changes(None, ["a.md"]) == {"a.md"}
     assert g.tree_entry_hash(None, "a.md") is None
     assert g.tree_entry_hash(g.tip("main"), "zzz") is None
-    assert g.index_hash("zzz") is None
+    assert g.worktree.index_hash("zzz") is None
 
 
 def test_large_indexes_go_through_git(g: Git) -> None:
     # Past LARGE_INDEX_BYTES the index is read and written by git's own commands.
     many: dict[str, bytes | None] = {f"memory/user/m-{i:05d}-{'x' * 40}.md": b"m\n" for i in range(2500)}
     commit(g, many)
-    assert g.sync_worktree(many)
-    assert (g.git_dir / "index").stat().st_size > gitio.repo.LARGE_INDEX_BYTES
+    assert g.worktree.sync(many)
+    assert (g.git_dir / "index").stat().st_size > gitio.worktree.LARGE_INDEX_BYTES
     one: dict[str, bytes | None] = {"memory/user/m-00000-" + "x" * 40 + ".md": b"changed\n", "new.md": b"n\n"}
     commit(g, one)
-    assert g.sync_worktree(one)
+    assert g.worktree.sync(one)
     assert git(g.root, "status", "--porcelain") == ""
     (g.root / "new.md").write_text("person\n")
     git(g.root, "add", "new.md")
-    assert g.staged_changes(g.tip("main"), ["new.md", "memory/user/m-00001-" + "x" * 40 + ".md"]) == {"new.md"}
+    assert g.worktree.staged_changes(g.tip("main"), ["new.md", "memory/user/m-00001-" + "x" * 40 + ".md"]) == {"new.md"}
 
 
 def test_an_old_index_lock_of_another_program_is_reported_never_deleted(g: Git) -> None:
@@ -310,7 +310,7 @@ def test_an_old_index_lock_of_another_program_is_reported_never_deleted(g: Git) 
     old = time.time() - 3600
     os.utime(lock, (old, old))
     with pytest.raises(IndexLocked) as info:
-        g.sync_worktree(changes)
+        g.worktree.sync(changes)
     assert lock.exists() and f"rm '{lock}'" in (info.value.hint or "")
     assert not (g.root / "a.md").exists()
 
@@ -334,11 +334,11 @@ def test_an_index_lock_is_taken_over_only_when_gitmems_record_shows_its_writer_d
         old = time.time() - 3600
         os.utime(rec, (old, old))
     if record == "dead":
-        assert g.sync_worktree(changes)
+        assert g.worktree.sync(changes)
         assert not lock.exists() and git(g.root, "status", "--porcelain") == ""
     else:
         with pytest.raises(IndexLocked):
-            g.sync_worktree(changes)
+            g.worktree.sync(changes)
         assert lock.exists()
 
 
@@ -361,7 +361,7 @@ def test_a_stage_left_half_done_by_a_killed_writer_does_not_block_the_next(g: Gi
     rec.write_text(json.dumps({"pid": dead.pid, "host": socket.gethostname(), "start": None}))
     (g.git_dir / "index.lock").write_bytes(b"")
     (g.git_dir / "index.lock.lock").write_bytes(b"half an index")   # killed inside libgit2's write
-    assert g.sync_worktree(changes)
+    assert g.worktree.sync(changes)
     assert not (g.git_dir / "index.lock.lock").exists() and not (g.git_dir / "index.lock").exists()
     assert git(g.root, "status", "--porcelain") == ""
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gitmem.base.errors import CasFailed
-from gitmem.base.gitio import rewrite
+from gitmem.base.gitio import history, rewrite
 
 VALUE = "leak-7Q2vX9kPz"
 PLACEHOLDER = "[SECRET:purged]"
@@ -116,7 +116,7 @@ def test_a_value_nowhere_rewrites_nothing(leaky: Path) -> None:
 
 
 def test_texts_reach_blobs_names_messages_tags_and_reflogs(leaky: Path) -> None:
-    texts = list(rewrite.texts(leaky))
+    texts = list(history.texts(leaky))
     assert any(f"dir-{VALUE}" == t for t in texts)
     assert any(f"release with {VALUE}" in t for t in texts)
     assert any(f"{VALUE} before amend" in t for t in texts)   # only a reflog reaches it

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from gitmem.base.config import check_text
-from gitmem.engines.checks import check_config
+from gitmem.api.checks import check_config
 from gitmem.guards import pii
 from tests.pii_samples import AKIA, GHP
 

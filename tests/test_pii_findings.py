@@ -268,3 +268,25 @@ def test_show_never_prints_part_of_another_secret_cut_by_the_context(repo: Memor
     for context in contexts:
         assert all(other[i : i + 6] not in context for i in range(len(other) - 5)), context
         assert FIXTURE_PW not in context
+
+
+def test_a_refusal_tells_outside_transcripts_by_the_harvest_rule(repo: MemoryRepo, repo_dir: Path,
+                                                                 tmp_path: Path) -> None:
+    """One rule for what lies in the session folders: the refusal record marks a transcript reached through a
+    link that points out as outside (it needs ``--file``), as the unattended harvest refuses to read it."""
+    from gitmem.api import refusals, sessionfolders
+    from gitmem.engines.harvest.screen import Found
+
+    folder, elsewhere = tmp_path / "sessions", tmp_path / "elsewhere"
+    folder.mkdir()
+    elsewhere.mkdir()
+    (folder / "out").symlink_to(elsewhere)
+    inner, outer = fixture_session(folder, "in"), fixture_session(elsewhere, "out")
+    through_link = folder / "out" / outer.name
+    found = [Found(0, 4, "env_secret", FIXTURE_PW)]
+    marks = {}
+    for path in (inner, through_link):
+        refusal = refusals.record_refusal(repo_dir, [folder], path.stem, path, [], found, NOW)
+        marks[path] = refusal.findings[0].with_file
+        assert marks[path] is not sessionfolders.inside(path, [folder])
+    assert marks == {inner: False, through_link: True}

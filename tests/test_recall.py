@@ -1,4 +1,5 @@
-"""Tests for gitmem.engines.recall: search over the derived index and the access log, in real repositories."""
+"""Tests for recall (gitmem.engines.recall ranks, gitmem.store.current opens the index, gitmem.api.recall logs the
+hits): search over the derived index and the access log, in real repositories."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from typing import Any
 
 import pytest
 
-from gitmem.base.errors import NotARepoError
+from gitmem.api.recall import ACCESS_LOG, recall_at, recall_many
+from gitmem.base.errors import ArgumentError, NotARepoError
 from gitmem.engines import recall
+from gitmem.store.current import open_index
 from gitmem.store import refresh
 from gitmem.store.index import ROWS_VERSION, Filters
 
@@ -24,20 +27,20 @@ def remember(repo: Any, text: str, minutes: int = 0, **kw: Any) -> str:
 
 
 def access_log(repo_dir: Path) -> list[dict[str, str]]:
-    path = repo_dir / ".git" / "gitmem" / recall.ACCESS_LOG
+    path = repo_dir / ".git" / "gitmem" / ACCESS_LOG
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def test_recall_empty_repo(repo_dir: Path) -> None:
-    assert recall.recall(repo_dir, "anything at all", now=NOW) == []
+    assert recall_at(repo_dir, "anything at all", now=NOW) == []
 
 
 def test_recall_finds_a_memory_and_logs_the_hit(repo: Any, repo_dir: Path) -> None:
     mid = remember(repo, "The staging database runs on port 5432")
     remember(repo, "Lunch is at noon on Fridays", minutes=1)
-    found = recall.recall(repo_dir, "staging database port", now=NOW + timedelta(hours=1))
+    found = recall_at(repo_dir, "staging database port", now=NOW + timedelta(hours=1))
     assert [r.id for r in found][:1] == [mid]
     assert found[0].content == "The staging database runs on port 5432"
     assert 0 < found[0].relevance <= 1.0
@@ -46,19 +49,19 @@ def test_recall_finds_a_memory_and_logs_the_hit(repo: Any, repo_dir: Path) -> No
 
 def test_recall_without_log_leaves_no_trace(repo: Any, repo_dir: Path) -> None:
     remember(repo, "the build runs nightly")
-    assert recall.recall(repo_dir, "nightly build", now=NOW, log=False)
+    assert recall_at(repo_dir, "nightly build", now=NOW, log=False)
     assert access_log(repo_dir) == []
 
 
 def test_recall_finds_inflected_and_accented_forms(repo: Any, repo_dir: Path) -> None:
     mid = remember(repo, "Réunion à l'école: the researchers presented generalizations")
     for question in ("reunion ecole", "researching generalization", "RÉUNION"):
-        assert [r.id for r in recall.recall(repo_dir, question, now=NOW, log=False)] == [mid], question
+        assert [r.id for r in recall_at(repo_dir, question, now=NOW, log=False)] == [mid], question
 
 
 def test_recall_of_stop_words_only_is_empty(repo: Any, repo_dir: Path) -> None:
     remember(repo, "what was that about")
-    assert recall.recall(repo_dir, "what was that", now=NOW) == []
+    assert recall_at(repo_dir, "what was that", now=NOW) == []
     assert access_log(repo_dir) == []
 
 
@@ -66,7 +69,7 @@ def test_recall_at_a_past_commit_sees_the_past_and_logs_nothing(repo: Any, repo_
     first = remember(repo, "kubernetes cluster in eu-west")
     past = repo.head
     remember(repo, "kubernetes cluster moved to us-east", minutes=5)
-    found = recall.recall(repo_dir, "kubernetes cluster", at=past, now=NOW)
+    found = recall_at(repo_dir, "kubernetes cluster", at=past, now=NOW)
     assert [r.id for r in found] == [first]
     assert access_log(repo_dir) == []
 
@@ -74,7 +77,7 @@ def test_recall_at_a_past_commit_sees_the_past_and_logs_nothing(repo: Any, repo_
 def test_recall_filters_by_type(repo: Any, repo_dir: Path) -> None:
     fact = remember(repo, "the deploy script lives in tools", type="fact")
     remember(repo, "I prefer deploy scripts in bash", type="preference", minutes=1)
-    found = recall.recall(repo_dir, "deploy script", filters=Filters(type="fact"), now=NOW, log=False)
+    found = recall_at(repo_dir, "deploy script", found_by=Filters(type="fact"), now=NOW, log=False)
     assert [r.id for r in found] == [fact]
 
 
@@ -82,8 +85,8 @@ def test_expand_adds_linked_memories_one_hop_out(repo: Any, repo_dir: Path) -> N
     a = remember(repo, "the payments service uses postgres")
     b = remember(repo, "backups run every night at two", minutes=1)
     repo.link(a, b, now=NOW + timedelta(minutes=2))
-    plain = recall.recall(repo_dir, "payments service", now=NOW, log=False)
-    expanded = recall.recall(repo_dir, "payments service", now=NOW, log=False, expand=True)
+    plain = recall_at(repo_dir, "payments service", now=NOW, log=False)
+    expanded = recall_at(repo_dir, "payments service", now=NOW, log=False, expand=True)
     assert [r.id for r in plain] == [a]
     assert [r.id for r in expanded] == [a, b]
     assert expanded[1].via == f"linked from {a}"
@@ -95,7 +98,7 @@ def test_expand_skips_an_archived_link(repo: Any, repo_dir: Path) -> None:
     b = remember(repo, "postgres version eleven, retired", minutes=1)
     repo.link(a, b, now=NOW + timedelta(minutes=2))
     repo.forget(b, now=NOW + timedelta(minutes=3))
-    expanded = recall.recall(repo_dir, "payments service", now=NOW, log=False, expand=True)
+    expanded = recall_at(repo_dir, "payments service", now=NOW, log=False, expand=True)
     assert [r.id for r in expanded] == [a]
 
 
@@ -103,7 +106,7 @@ def test_recall_many_answers_every_question_over_one_index(repo: Any, repo_dir: 
     tabs = remember(repo, "I prefer tabs for indentation")
     port = remember(repo, "the api listens on port 8080", minutes=1)
     questions = ["tabs indentation", "api port", "nothing matches zebra"]
-    answers = dict(recall.recall_many(repo_dir, questions, 10, Filters(), None, False, NOW))
+    answers = dict(recall_many(repo_dir, questions, 10, Filters(), None, False, NOW))
     assert list(answers) == questions
     assert [r.id for r in answers["tabs indentation"]] == [tabs]
     assert [r.id for r in answers["api port"]] == [port]
@@ -113,7 +116,7 @@ def test_recall_many_answers_every_question_over_one_index(repo: Any, repo_dir: 
 
 def test_recalled_record_is_plain_json(repo: Any, repo_dir: Path) -> None:
     remember(repo, "the wiki lives on confluence")
-    (hit,) = recall.recall(repo_dir, "wiki confluence", now=NOW, log=False)
+    (hit,) = recall_at(repo_dir, "wiki confluence", now=NOW, log=False)
     record = hit.to_json()
     assert set(record) == {"id", "score", "relevance", "content", "type", "domain", "importance", "tier",
                            "band", "path", "source_id", "via"}
@@ -123,15 +126,15 @@ def test_recalled_record_is_plain_json(repo: Any, repo_dir: Path) -> None:
 
 def test_not_a_repository(tmp_path: Path) -> None:
     with pytest.raises(NotARepoError):
-        recall.recall(tmp_path, "anything", now=NOW)
+        recall_at(tmp_path, "anything", now=NOW)
 
 
 def test_open_index_rebuilds_rows_of_another_version(repo: Any, repo_dir: Path) -> None:
     remember(repo, "rows made by an older gitmem")
-    ix = recall.open_index(repo_dir)
+    ix = open_index(repo_dir)
     ix.set_meta("schema", "2")
     ix.close()
-    ix = recall.open_index(repo_dir)
+    ix = open_index(repo_dir)
     try:
         assert ix.get_meta("schema") == ROWS_VERSION
         assert ix.count() == 1
@@ -146,22 +149,22 @@ def test_an_index_built_by_the_previous_layout_is_rebuilt(repo: Any, repo_dir: P
 
     mid = remember(repo, "We went camping yesterday")
     remember(repo, "Camping gear list: tent, stove, camping mats", minutes=1)
-    recall.open_index(repo_dir).close()
+    open_index(repo_dir).close()
     db = sqlite3.connect(state.index_path(repo_dir))   # as the previous gitmem left it: no dated column, schema 3, rows 4
     db.execute("ALTER TABLE memory DROP COLUMN dated")
     db.execute("UPDATE meta SET value = '3' WHERE key = 'gitmem.store.index.schema'")
     db.execute("UPDATE meta SET value = '4' WHERE key = 'schema'")
     db.commit()
     db.close()
-    found = recall.recall(repo_dir, "When did we go camping?", now=NOW, log=False)
+    found = recall_at(repo_dir, "When did we go camping?", now=NOW, log=False)
     assert [r.id for r in found][:1] == [mid]
 
 
 def test_open_index_follows_a_new_commit(repo: Any, repo_dir: Path) -> None:
     remember(repo, "before")
-    recall.open_index(repo_dir).close()
+    open_index(repo_dir).close()
     remember(repo, "after, in a new commit", minutes=1)
-    ix = recall.open_index(repo_dir)
+    ix = open_index(repo_dir)
     try:
         assert ix.count() == 2
         assert ix.get_meta("commit") == repo.head
@@ -173,7 +176,7 @@ def test_open_index_replaces_a_corrupt_file(repo: Any, repo_dir: Path) -> None:
     remember(repo, "survives")
     path = refresh.index_file(repo.git)
     path.write_bytes(b"garbage, not sqlite")
-    ix = recall.open_index(repo_dir)
+    ix = open_index(repo_dir)
     try:
         assert ix.count() == 1
     finally:
@@ -182,10 +185,10 @@ def test_open_index_replaces_a_corrupt_file(repo: Any, repo_dir: Path) -> None:
 
 def test_a_fresh_index_is_searched_without_importing_pygit2(repo: Any, repo_dir: Path) -> None:
     remember(repo, "the release train leaves on thursdays")
-    recall.open_index(repo_dir).close()  # brings the index to HEAD
+    open_index(repo_dir).close()  # brings the index to HEAD
     code = (
-        "import sys; from pathlib import Path; from gitmem.engines import recall; "
-        f"found = recall.recall(Path({str(repo_dir)!r}), 'release train', log=False); "
+        "import sys; from pathlib import Path; from gitmem.api.recall import recall_at; "
+        f"found = recall_at(Path({str(repo_dir)!r}), 'release train', log=False); "
         "print(len(found), 'pygit2' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -197,15 +200,16 @@ def test_a_fresh_index_is_searched_without_importing_pygit2(repo: Any, repo_dir:
 def test_k_limits_the_hits(repo: Any, repo_dir: Path) -> None:
     for i in range(5):
         remember(repo, f"deploy note number {i} about the pipeline", minutes=i)
-    assert len(recall.recall(repo_dir, "deploy pipeline", k=2, now=NOW, log=False)) == 2
-    assert recall.recall(repo_dir, "deploy pipeline", k=0, now=NOW, log=False) == []
+    assert len(recall_at(repo_dir, "deploy pipeline", k=2, now=NOW, log=False)) == 2
+    with pytest.raises(ArgumentError):   # -k outside 1..1000 is a usage error before anything is opened
+        recall_at(repo_dir, "deploy pipeline", k=0, now=NOW, log=False)
 
 
 def test_archived_memories_come_back_only_when_asked(repo: Any, repo_dir: Path) -> None:
     mid = remember(repo, "the legacy cron server in the basement")
     repo.forget(mid, now=NOW + timedelta(minutes=1))
-    assert recall.recall(repo_dir, "legacy cron server", now=NOW, log=False) == []
-    found = recall.recall(repo_dir, "legacy cron server", filters=Filters(include_archive=True), now=NOW, log=False)
+    assert recall_at(repo_dir, "legacy cron server", now=NOW, log=False) == []
+    found = recall_at(repo_dir, "legacy cron server", found_by=Filters(include_archive=True), now=NOW, log=False)
     assert [(r.id, r.tier) for r in found] == [(mid, "archive")]
 
 
@@ -213,8 +217,8 @@ def test_recall_at_a_tag(repo: Any, repo_dir: Path) -> None:
     mid = remember(repo, "release train leaves on thursdays")
     subprocess.run(["git", "-C", str(repo_dir), "tag", "v1"], check=True)
     repo.forget(mid, now=NOW + timedelta(minutes=1))
-    assert [r.id for r in recall.recall(repo_dir, "release train", at="v1", now=NOW)] == [mid]
-    assert recall.recall(repo_dir, "release train", now=NOW, log=False) == []
+    assert [r.id for r in recall_at(repo_dir, "release train", at="v1", now=NOW)] == [mid]
+    assert recall_at(repo_dir, "release train", now=NOW, log=False) == []
 
 
 def test_a_detached_head_recalls_what_is_checked_out(repo: Any, repo_dir: Path) -> None:
@@ -222,14 +226,14 @@ def test_a_detached_head_recalls_what_is_checked_out(repo: Any, repo_dir: Path) 
     past = repo.head
     remember(repo, "the office moved to paris", minutes=1)
     subprocess.run(["git", "-C", str(repo_dir), "checkout", "-q", "--detach", past], check=True)
-    assert [r.id for r in recall.recall(repo_dir, "office", now=NOW, log=False)] == [first]
+    assert [r.id for r in recall_at(repo_dir, "office", now=NOW, log=False)] == [first]
 
 
 def test_hits_are_ordered_by_score(repo: Any, repo_dir: Path) -> None:
     remember(repo, "python packaging with uv", importance=0.9)
     remember(repo, "python packaging with pip and venv, python packaging notes", minutes=1, importance=0.5)
     remember(repo, "unrelated lunch plans", minutes=2)
-    found = recall.recall(repo_dir, "python packaging", now=NOW, log=False)
+    found = recall_at(repo_dir, "python packaging", now=NOW, log=False)
     assert len(found) == 2
     assert found[0].score >= found[1].score
     assert max(r.relevance for r in found) == 1.0
@@ -253,7 +257,7 @@ def test_default_recall_keeps_a_never_forget_memory_whatever_its_band(
     m = repo.show(mid)
     # the band still follows the formula; under never_forget, decay archives it
     assert m.tier == ("short" if shown else "archive") and m.band in ("background", "fading")
-    found = [r.id for r in recall.recall(repo_dir, "vault recovery phrase", now=LATER, log=False)]
+    found = [r.id for r in recall_at(repo_dir, "vault recovery phrase", now=LATER, log=False)]
     assert (mid in found) is shown
     assert (mid in [r.id for r in repo.recall("blue notebook", now=LATER)]) is shown
 
@@ -267,16 +271,16 @@ def test_never_forget_follows_the_config_without_a_new_commit(repo: Any, repo_di
     low = _faded(repo, "Grandmother's birthday is on the ninth of March", 0.6)
     repo.decay(now=LATER)   # not archived: 0.6 is at or above this clone's never_forget
     assert repo.show(low).band in ("background", "fading")
-    assert [r.id for r in recall.recall(repo_dir, "grandmother birthday", now=LATER, log=False)] == [low]
+    assert [r.id for r in recall_at(repo_dir, "grandmother birthday", now=LATER, log=False)] == [low]
     config.write_text(text + "\n")   # back to 0.9, no commit: the index notices the file changed
-    assert recall.recall(repo_dir, "grandmother birthday", now=LATER, log=False) == []
+    assert recall_at(repo_dir, "grandmother birthday", now=LATER, log=False) == []
 
 
 def test_never_forget_does_not_bring_back_what_a_person_archived(repo: Any, repo_dir: Path) -> None:
     mid = _faded(repo, "The old office door code was changed", 0.95)
     repo.forget(mid, now=NOW)
-    assert recall.recall(repo_dir, "office door code", now=LATER, log=False) == []
-    assert [r.id for r in recall.recall(repo_dir, "office door code", 10, Filters(include_archive=True), now=LATER,
+    assert recall_at(repo_dir, "office door code", now=LATER, log=False) == []
+    assert [r.id for r in recall_at(repo_dir, "office door code", 10, Filters(include_archive=True), now=LATER,
                                         log=False)] == [mid]
 
 
@@ -285,8 +289,8 @@ def test_naming_a_band_still_narrows_to_that_band(repo: Any, repo_dir: Path) -> 
     repo.decay(now=LATER)
     band = repo.show(mid).band
     other = "core" if band != "core" else "active"
-    assert recall.recall(repo_dir, "allergy fridge", 10, Filters(band=other), now=LATER, log=False) == []
-    assert [r.id for r in recall.recall(repo_dir, "allergy fridge", 10, Filters(band=band, include_background=True),
+    assert recall_at(repo_dir, "allergy fridge", 10, Filters(band=other), now=LATER, log=False) == []
+    assert [r.id for r in recall_at(repo_dir, "allergy fridge", 10, Filters(band=band, include_background=True),
                                         now=LATER, log=False)] == [mid]
 
 
@@ -361,10 +365,10 @@ def harvested(repo: Any, tmp_path: Path) -> dict[str, str]:
 ])
 def test_recall_finds_an_episode_by_title_outcome_and_files(repo_dir: Path, harvested: dict[str, str],
                                                             query: str, session: str) -> None:
-    found = recall.recall(repo_dir, query, 5, Filters(type="episode"), now=NOW, log=False)
+    found = recall_at(repo_dir, query, 5, Filters(type="episode"), now=NOW, log=False)
     assert found and found[0].path == harvested[session], query
     assert all(r.type == "episode" for r in found)
-    alongside = recall.recall(repo_dir, query, now=NOW, log=False)
+    alongside = recall_at(repo_dir, query, now=NOW, log=False)
     assert harvested[session] in [r.path for r in alongside if r.type == "episode"]
 
 
@@ -372,7 +376,7 @@ def test_episodes_never_take_a_memorys_place_in_the_top_k(repo: Any, repo_dir: P
     ids = [remember(repo, f"The invoices table migration step {n} copies invoices to Postgres", minutes=n)
            for n in range(4)]
     for k in (1, 2, 4):
-        found = recall.recall(repo_dir, "migrate invoices postgres", k, now=NOW, log=False)
+        found = recall_at(repo_dir, "migrate invoices postgres", k, now=NOW, log=False)
         memories = [r for r in found if r.type != "episode"]
         assert len(memories) == k and {r.id for r in memories} <= set(ids)
         assert [r.type for r in found[:k]] == [r.type for r in memories]    # memories first, all k of them
@@ -382,23 +386,23 @@ def test_episodes_never_take_a_memorys_place_in_the_top_k(repo: Any, repo_dir: P
 def test_at_most_a_few_episodes_come_alongside_but_type_episode_takes_k(repo_dir: Path,
                                                                         harvested: dict[str, str]) -> None:
     query = "invoices navbar checkout tailscale"
-    alongside = recall.recall(repo_dir, query, 10, now=NOW, log=False)
+    alongside = recall_at(repo_dir, query, 10, now=NOW, log=False)
     assert len(alongside) == recall.EPISODES_ALONGSIDE
-    assert len(recall.recall(repo_dir, query, 10, Filters(type="episode"), now=NOW, log=False)) == 4
+    assert len(recall_at(repo_dir, query, 10, Filters(type="episode"), now=NOW, log=False)) == 4
 
 
 def test_a_memory_filter_keeps_episodes_out(repo: Any, repo_dir: Path, harvested: dict[str, str]) -> None:
     remember(repo, "Invoices migrate to Postgres next quarter", domain="project")
     for filters in (Filters(type="fact"), Filters(domain="project"), Filters(tier="short"), Filters(band="core")):
-        assert all(r.type != "episode" for r in recall.recall(repo_dir, "invoices postgres", 10, filters,
+        assert all(r.type != "episode" for r in recall_at(repo_dir, "invoices postgres", 10, filters,
                                                             now=NOW, log=False)), filters
 
 
 def test_episodes_are_not_logged_as_memory_accesses_nor_loaded_as_core(repo: Any, repo_dir: Path,
                                                                       harvested: dict[str, str]) -> None:
-    assert recall.recall(repo_dir, "sticky navigation bar", now=NOW)
+    assert recall_at(repo_dir, "sticky navigation bar", now=NOW)
     assert access_log(repo_dir) == []
-    index = recall.open_index(repo_dir)
+    index = open_index(repo_dir)
     try:
         assert index.count() == 0 and index.has_type("episode")
     finally:
@@ -408,14 +412,14 @@ def test_episodes_are_not_logged_as_memory_accesses_nor_loaded_as_core(repo: Any
 
 def test_the_index_follows_episodes_added_and_removed(repo: Any, repo_dir: Path, tmp_path: Path,
                                                       harvested: dict[str, str]) -> None:
-    assert recall.recall(repo_dir, "tailnet", 3, Filters(type="episode"), now=NOW, log=False)
+    assert recall_at(repo_dir, "tailnet", 3, Filters(type="episode"), now=NOW, log=False)
     subprocess.run(["git", "rm", "-q", harvested["s-tailscale"]], cwd=repo_dir, check=True)
     subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "drop an episode"], cwd=repo_dir, check=True)
-    assert recall.recall(repo_dir, "tailnet", 3, Filters(type="episode"), now=NOW, log=False) == []
+    assert recall_at(repo_dir, "tailnet", 3, Filters(type="episode"), now=NOW, log=False) == []
     late = claude_session(tmp_path / "late.jsonl", "s-late", "Rotate the kafka certificates", "certs expire friday",
                           "Kafka brokers now load certificates from the vault", ("ops/kafka/certs.tf",))
     repo.harvest([late], fmt="claude-code", signals=0, now=NOW)
-    assert [r.type for r in recall.recall(repo_dir, "kafka certificates", now=NOW, log=False)] == ["episode"]
+    assert [r.type for r in recall_at(repo_dir, "kafka certificates", now=NOW, log=False)] == ["episode"]
 
 
 def test_cli_recall_type_episode(repo_dir: Path, harvested: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
@@ -460,7 +464,7 @@ QUERY = "deploy build host"
 
 
 def _found(repo_dir: Path, **kw: Any) -> set[str]:
-    return {r.id for r in recall.recall(repo_dir, QUERY, 10, now=NOW, log=False, **kw)}
+    return {r.id for r in recall_at(repo_dir, QUERY, 10, now=NOW, log=False, **kw)}
 
 
 def test_a_project_memory_carries_its_project_and_a_user_memory_stays_global(repo: Any, projects: dict[str, Any]) -> None:
@@ -505,7 +509,7 @@ def test_outside_a_known_project_recall_sees_every_project(repo_dir: Path, proje
 def test_a_named_project_scopes_recall(repo: Any, repo_dir: Path, projects: dict[str, Any],
                                        project: str, expected: set[str]) -> None:
     ids = projects["ids"]
-    assert _found(repo_dir, filters=Filters(project=project)) == {ids[name] for name in expected}
+    assert _found(repo_dir, found_by=Filters(project=project)) == {ids[name] for name in expected}
     assert {r.id for r in repo.recall(QUERY, project=project, here=projects["billing"], now=NOW)} == \
         {ids[name] for name in expected}
 
@@ -562,7 +566,7 @@ def test_real_sessions_are_found_by_their_title_and_outcome(repo: Any, repo_dir:
             if not query or query.startswith("No conversation"):
                 continue
             asked += 1
-            top = recall.recall(repo_dir, query, 3, Filters(type="episode"), now=NOW, log=False)
+            top = recall_at(repo_dir, query, 3, Filters(type="episode"), now=NOW, log=False)
             found += bool(top) and top[0].path == rel
     assert asked >= sum(c.queries for c in corpora()) and found / asked >= 0.9, (found, asked)
 

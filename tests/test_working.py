@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gitmem.api import MemoryRepo
+from gitmem.base import state
 from gitmem.base.config import Memory as MemoryConfig
 from gitmem.base.errors import UsageError, ValidationError
 from gitmem.base.model import is_valid_id, memory_path
@@ -108,18 +109,18 @@ def _record(n: Note) -> dict[str, object]:
     return {"id": n.id, "text": n.text, "importance": n.importance, "type": n.type, "domain": n.domain, "at": n.at}
 
 
-def test_notes_from_reads_back_what_was_written(tmp_path: Path) -> None:
+def test_notes_of_reads_back_what_was_written(tmp_path: Path) -> None:
     notes = [_n(0.2, "a"), _n(0.9, "b")]
     path = tmp_path / working.WORKING_LOG
     path.write_text("".join(json.dumps(_record(n)) + "\n" for n in notes))
-    assert working.notes_from(path) == notes
+    assert working.notes_of(state.read(path)) == notes
 
 
-def test_notes_from_a_missing_log_is_empty(tmp_path: Path) -> None:
-    assert working.notes_from(tmp_path / "nope.jsonl") == []
+def test_notes_of_a_missing_log_is_empty(tmp_path: Path) -> None:
+    assert working.notes_of(state.read(tmp_path / "nope.jsonl")) == []
 
 
-def test_notes_from_skips_torn_and_incomplete_lines(tmp_path: Path) -> None:
+def test_notes_of_skips_torn_and_incomplete_lines(tmp_path: Path) -> None:
     good = _record(_n(0.7, "kept"))
     lines = [
         json.dumps(good),
@@ -132,14 +133,14 @@ def test_notes_from_skips_torn_and_incomplete_lines(tmp_path: Path) -> None:
     ]
     path = tmp_path / "working.jsonl"
     path.write_text("\n".join(lines))
-    assert [n.text for n in working.notes_from(path)] == ["kept", "second"]
+    assert [n.text for n in working.notes_of(state.read(path))] == ["kept", "second"]
 
 
-def test_notes_from_stringifies_odd_scalars(tmp_path: Path) -> None:
+def test_notes_of_stringifies_odd_scalars(tmp_path: Path) -> None:
     path = tmp_path / "working.jsonl"
     path.write_text(json.dumps({"id": 7, "text": 8, "importance": "0.5", "type": "fact", "domain": "user",
                                 "at": "2026-11-29T12:00:00Z"}) + "\n")
-    (n,) = working.notes_from(path)
+    (n,) = working.notes_of(state.read(path))
     assert (n.id, n.text, n.importance) == ("7", "8", 0.5)
 
 

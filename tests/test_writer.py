@@ -577,13 +577,13 @@ def test_a_killed_writer_leaves_the_index_locked_and_recover_finishes_it(repo: M
     g = repo.writer.git
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    g.lock_index()
+    g.worktree.lock_index()
     staging.record_path(g.git_dir).write_text(json.dumps({"pid": dead.pid, "host": __import__("socket").gethostname(),
                                                           "start": None}))
     tree = g.build_tree(parent, {"memory/user/new.md": b"new\n", "memory/user/seed.md": None})
     (state / "worktree-journal.json").write_text(json.dumps(
         {"branch": "main", "parent": parent, "paths": ["memory/user/new.md", "memory/user/seed.md"]}))
-    g.stage_index(tree, ["memory/user/new.md", "memory/user/seed.md"])
+    g.worktree.stage_index(tree, ["memory/user/new.md", "memory/user/seed.md"])
     g.create_commit("main", tree, parent, "killed\n", T)
     (repo_dir / "x.txt").write_text("a person's file\n")
     done = subprocess.run(["git", "commit", "-a", "-m", "person"], cwd=repo_dir, capture_output=True, text=True)

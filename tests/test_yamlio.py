@@ -412,16 +412,16 @@ def _either(fn: Any, text: str) -> Any:
 @given(st.dictionaries(keys, values, min_size=1, max_size=8))
 def test_the_canonical_reading_agrees_with_the_parser_or_declines(data: dict[str, Any]) -> None:
     text = yamlio.dump_plain(data)
-    fast = yamlio._canonical(text)
-    assert fast is None or fast == yamlio._load_events(text)
-    assert yamlio.load_plain(text) == yamlio._load_events(text)
+    fast = yamlio.plain.read_canonical(text)
+    assert fast is None or fast == yamlio.plain.load_events(text)
+    assert yamlio.load_plain(text) == yamlio.plain.load_events(text)
 
 
 def test_a_memory_front_matter_takes_the_canonical_reading() -> None:
     data = {"id": "m-2026-11-29-3f9a12", "type": "fact", "importance": 0.5, "created": "2026-11-29T12:00:00Z",
             "reinforced": 0, "keywords": ["kafka", "retry", "été"], "tags": [], "source": "", "flag": True,
             "none": None, "count": -3}
-    assert yamlio._canonical(yamlio.dump_plain(data)) == data
+    assert yamlio.plain.read_canonical(yamlio.dump_plain(data)) == data
 
 
 BASE = 'id: m-1\ntype: fact\nimportance: 0.5\ncreated: 2026-11-29T12:00:00Z\nkeywords: [a, b]\nsource: ""\n'
@@ -445,12 +445,12 @@ HELD_OUT = MUTATIONS[3::4]
 
 @pytest.mark.parametrize("text", [t for t in MUTATIONS if t not in HELD_OUT])
 def test_text_a_person_shaped_reads_as_the_parser_reads_it(text: str) -> None:
-    assert _either(yamlio.load_plain, text) == _either(yamlio._load_events, text)
+    assert _either(yamlio.load_plain, text) == _either(yamlio.plain.load_events, text)
 
 
 @pytest.mark.parametrize("text", HELD_OUT)
 def test_held_out_shapes_read_as_the_parser_reads_them(text: str) -> None:
-    assert _either(yamlio.load_plain, text) == _either(yamlio._load_events, text)
+    assert _either(yamlio.load_plain, text) == _either(yamlio.plain.load_events, text)
 
 
 @settings(max_examples=300, deadline=None)
@@ -459,4 +459,4 @@ def test_held_out_shapes_read_as_the_parser_reads_them(text: str) -> None:
     "n: 0x1f\n", "t: 2026-11-29 13:40:00\n", "e: ''\n"]), max_size=8))
 def test_any_mix_of_lines_reads_as_the_parser_reads_it(lines: list[str]) -> None:
     text = "".join(lines)
-    assert _either(yamlio.load_plain, text) == _either(yamlio._load_events, text)
+    assert _either(yamlio.load_plain, text) == _either(yamlio.plain.load_events, text)

@@ -36,15 +36,16 @@ class SessionFiles:
 
 def session_folders(ctx: Context) -> builtins.list[Path]:
     """The configured folders agents write session logs to (``daemon.session_folders``), expanded."""
-    from gitmem.api.findings import folders_of
+    from gitmem.api.sessionfolders import folders_of
 
     return folders_of(ctx.cfg)
 
 
 def inside_session_folders(ctx: Context, path: str | Path) -> bool:
     """True when ``path`` (symlinks resolved) lies inside one of the configured session folders."""
-    target = Path(path).expanduser().resolve()
-    return any(target.is_relative_to(f.resolve()) for f in session_folders(ctx))
+    from gitmem.api.sessionfolders import inside
+
+    return inside(path, session_folders(ctx))
 
 
 def newest_session(folders: Sequence[Path]) -> Path | None:

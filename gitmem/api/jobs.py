@@ -2,7 +2,9 @@
 
 One job is one call of ``run_job``: it never raises for a failure a person must fix later
 (a bad transcript, a lock held too long, a broken file); it records ``job.run`` or
-``job.error`` in the clone's event log and returns a ``JobRun``. ``gitmem status`` shows the
+``job.error`` in the clone's event log and returns a ``JobRun``. Before its own work every
+job applies the next batch of the growth queued in ``.gitmem/pending/`` (one commit of its
+own, ``drain``): what a run queues waits for the next run of any job. ``gitmem status`` shows the
 last error; ``job_runs`` gives the last run of each job (the daemon's status, the dashboard).
 """
 
@@ -54,15 +56,49 @@ def run_job(ctx: Context, job: str, now: datetime | None = None,
         raise UsageError(f"unknown job {job!r}", hint="one of: " + ", ".join(JOBS))
     now = now or clock.now()
     at = iso(now)
+    drained = drain(ctx, now)
     try:
         summary, details = _JOBS[job](ctx, now, paths)
-        run = JobRun(job, True, summary, at, details)
+        run = JobRun(job, True, summary + _drained_note(drained), at, {**details, **drained})
     except GitmemError as exc:
-        run = JobRun(job, False, exc.message, at, {"hint": exc.hint} if exc.hint else {})
+        run = JobRun(job, False, exc.message, at, {**({"hint": exc.hint} if exc.hint else {}), **drained})
     except (OSError, ValueError, RecursionError, UnicodeError) as exc:
-        run = JobRun(job, False, f"{type(exc).__name__}: {exc}"[:300], at)
+        run = JobRun(job, False, f"{type(exc).__name__}: {exc}"[:300], at, drained)
     _record(ctx, run)
     return run
+
+
+def drain(ctx: Context, now: datetime) -> dict[str, object]:
+    """Apply the next batch of every file's queued growth (``.gitmem/pending/``) as one commit.
+
+    Returns the details a job run carries: ``drained`` (the files), ``drain_commit``, and the files
+    still queued after it (``pending``); ``drain_error`` when the write failed (the job runs anyway,
+    the queue stays for the next run). Nothing when nothing is queued.
+    """
+    from gitmem.writer import pending
+
+    if not pending.queued(ctx.git, ctx.head):
+        return {}
+    try:
+        written = ctx.writer.write(pending.planner(ctx.git), now)
+    except GitmemError as exc:
+        return {"drain_error": exc.message, "pending": pending.queued(ctx.git, ctx.head)}
+    except (OSError, ValueError, RecursionError, UnicodeError) as exc:   # as a job's own failure: told, not raised
+        return {"drain_error": f"{type(exc).__name__}: {exc}"[:300], "pending": pending.queued(ctx.git, ctx.head)}
+    if written.commit is None:
+        return {"pending": pending.queued(ctx.git, ctx.head)}
+    return {"drained": builtins.list(written.result or ()), "drain_commit": written.commit,
+            "pending": pending.queued(ctx.git, ctx.head)}
+
+
+def _drained_note(drained: dict[str, object]) -> str:
+    files = drained.get("drained")
+    if isinstance(files, builtins.list) and files:
+        left = drained.get("pending")
+        return f"; applied queued growth of {len(files)} files" + (
+            f" ({len(left)} still queued)" if isinstance(left, builtins.list) and left else "")
+    error = drained.get("drain_error")
+    return f"; queued growth not applied: {error}" if error else ""
 
 
 def job_runs(ctx: Context) -> dict[str, dict[str, object]]:
@@ -177,4 +213,4 @@ def _changed(run: JobRun) -> bool:
     """Whether a run changed something (a commit, a tag, a review branch, harvested sessions): only such
     runs, and failures, go to the event log."""
     d = run.details
-    return bool(d.get("harvested") or d.get("review") or d.get("commit") or d.get("created"))
+    return bool(d.get("harvested") or d.get("review") or d.get("commit") or d.get("created") or d.get("drained"))

@@ -21,13 +21,13 @@ def decay(ctx: Context, now: datetime | None = None, dry_run: bool = False) -> D
     """Fold the access log, recompute bands and tiers, archive what is forgotten: ONE commit."""
     from gitmem.base import state
     from gitmem.engines import decay
-    from gitmem.engines.recall import ACCESS_LOG
+    from gitmem.api.recall import ACCESS_LOG
 
     now = now or clock.now()
     log, folding = ctx.writer.state / ACCESS_LOG, ctx.writer.state / decay.FOLDING
     if not dry_run:
         state.set_aside(log, folding)
-    accesses = decay.latest_access([folding, log], now)
+    accesses = decay.latest_access((r for path in (folding, log) for r in state.read(path)), now)
     report: dict[str, Any] = {}
 
     def plan(parent: str | None) -> Plan[None] | None:

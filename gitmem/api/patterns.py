@@ -4,7 +4,6 @@ co-activation, open atrophy branches (DESIGN.md sections 5 and 8)."""
 from __future__ import annotations
 
 import builtins
-import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Iterable
@@ -327,10 +326,12 @@ def _table(rows: tuple[Row, ...]) -> str:
 
 
 def _slug(text: str, limit: int = 48) -> str:
-    """A file name from the first whole words of ``text`` (ASCII letters and digits)."""
-    words = re.findall(r"[a-z0-9]+", text.lower())
+    """A file name from the first whole words of ``text``, as gitmem's tokenizer cuts and folds them
+    ("Réunion" is "reunion"), in ASCII letters and digits."""
+    from gitmem.base.text import words
+
     slug = ""
-    for w in words:
+    for w in (a for w in words(text) if (a := w.encode("ascii", "ignore").decode())):
         if slug and len(slug) + 1 + len(w) > limit:
             break
         slug = f"{slug}-{w}" if slug else w[:limit]

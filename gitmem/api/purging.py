@@ -26,7 +26,7 @@ def purge(ctx: Context, value: str | None = None, finding: str | None = None, co
     from gitmem.base import state
     from gitmem.base.model import iso
     from gitmem.base.errors import ConflictError
-    from gitmem.base.gitio import Git, rewrite
+    from gitmem.base.gitio import Git, history, rewrite
     from gitmem.engines import purge as purging
     from gitmem.guards.redact import allowlist
     from gitmem.store.refresh import rebuild_file
@@ -36,7 +36,7 @@ def purge(ctx: Context, value: str | None = None, finding: str | None = None, co
         raise ConflictError("uncommitted edits in " + ", ".join(dirty[:5]) + (" …" if len(dirty) > 5 else "")
                             + "; nothing was purged", hint="commit or stash them first (`git status`)")
     allow = allowlist(ctx.cfg)
-    goal = purging.target(value, finding, rewrite.texts(ctx.root), allow)
+    goal = purging.target(value, finding, history.texts(ctx.root), allow)
     done = rewrite.rewrite(ctx.root, goal.value, goal.placeholder, apply=confirm)
     result = purging.Purged(goal.kind, goal.placeholder, goal.id, confirm, done.commits, done.refs,
                             purging.remote_updates(done.refs, rewrite.remotes(ctx.root)))

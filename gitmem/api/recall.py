@@ -4,6 +4,8 @@ HIPPOCAMPUS_CORE.md with Layers 2 and 3 of CLAUDE.md kept in sync.
 Recall is the hot path of every face: ``recall_at`` and ``recall_many`` take the
 repository's root, not a ``Context``, so a process that only recalls never loads
 the config schema or the writer. Every face builds its filters here (``filters``).
+They open the index (``gitmem.store.current``), have the engine rank, and write
+the access log of the hits.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
     from gitmem.engines.recall import Recalled
     from gitmem.engines.render import CoreItem, Rendered
     from gitmem.writer.plan import Written
-    from gitmem.store.index import Filters
+    from gitmem.store.index import Filters, Index
 
 
 def filters(type: str | None = None, domain: str | None = None, tier: str | None = None, band: str | None = None,
@@ -62,26 +64,76 @@ def check_k(k: int) -> int:
     return k
 
 
-def recall_at(root: Path, query: str, k: int, found_by: Filters, at: str | None = None, expand: bool = False,
-              now: datetime | None = None, here: Path | None = None) -> builtins.list[Recalled]:
+ACCESS_LOG = "access.jsonl"   # the clone's recall hits, under its state folder; decay folds them
+
+
+def recall_at(root: Path, query: str, k: int = 10, found_by: Filters | None = None, at: str | None = None,
+              expand: bool = False, now: datetime | None = None, here: Path | None = None,
+              log: bool = True) -> builtins.list[Recalled]:
     """Memories of the repository at ``root`` ranked by relevance, importance and recency; hits go to the
-    access log. ``here`` (a directory) scopes them to its project when ``found_by`` names none."""
+    access log (not with ``log`` False, nor when recalling the past with ``at``). ``here`` (a directory)
+    scopes them to its project when ``found_by`` names none (global memories always come)."""
     from gitmem.base import clock
     from gitmem.engines import recall as engine
+    from gitmem.store.current import open_index
 
-    return engine.recall(root, query, check_k(k), found_by, at, expand, now or clock.now(),
-                         here=here if not found_by.project else None)
+    k, now = check_k(k), now or clock.now()
+    index = open_index(root, at)
+    try:
+        found = engine.search(index, query, k, _kept(root, index, found_by, here), now, expand)
+    finally:
+        index.close()
+    if log and at is None:
+        log_access(root, (r.id for r in found if r.type != "episode"), now)
+    return found
 
 
-def recall_many(root: Path, queries: Sequence[str], k: int, found_by: Filters, at: str | None = None,
+def recall_many(root: Path, queries: Sequence[str], k: int, found_by: Filters | None = None, at: str | None = None,
                 expand: bool = False, now: datetime | None = None,
                 here: Path | None = None) -> Iterable[tuple[str, builtins.list[Recalled]]]:
-    """Many queries over one open index (``recall --batch``), each with its results."""
+    """Many queries over one open index (``recall --batch``), each with its results; hits go to the access log."""
     from gitmem.base import clock
     from gitmem.engines import recall as engine
+    from gitmem.store.current import open_index
 
-    return engine.recall_many(root, queries, check_k(k), found_by, at, expand, now or clock.now(),
-                              here if not found_by.project else None)
+    k, now = check_k(k), now or clock.now()
+    index = open_index(root, at)
+    try:
+        kept = _kept(root, index, found_by, here)
+        for q in queries:
+            found = engine.search(index, q, k, kept, now, expand)
+            if at is None:
+                log_access(root, (r.id for r in found if r.type != "episode"), now)
+            yield q, found
+    finally:
+        index.close()
+
+
+def _kept(root: Path, index: Index, found_by: Filters | None, here: Path | None) -> Filters:
+    """``found_by`` with the config's never_forget unless the caller set one, scoped to the project of ``here``
+    when it names none."""
+    from gitmem.store.current import never_forget, project_here
+    from gitmem.store.index import Filters
+
+    found_by = found_by if found_by is not None else Filters()
+    if found_by.never_forget is None:
+        found_by = found_by._replace(never_forget=never_forget(root, index))
+    if here is not None and found_by.project is None:
+        found_by = found_by._replace(project=project_here(index, here))
+    return found_by
+
+
+def log_access(root: Path, ids: Iterable[str | None], now: datetime) -> None:
+    """Record recall hits; the next decay folds them into last_accessed (no commit now)."""
+    from gitmem.base import state
+
+    hits = [i for i in ids if i is not None]
+    if not hits:
+        return
+    path = state.shared_dir(root) / ACCESS_LOG
+    stamp = now.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    for memory_id in hits:
+        state.append(path, {"id": memory_id, "at": stamp})
 
 
 def recall(ctx: Context, query: str, k: int = 10, *, type: str | None = None, domain: str | None = None,
@@ -110,8 +162,8 @@ def core_items(ctx: Context, project: str | None = None, here: str | Path | None
     ``project`` and ``here`` scope them as in ``recall``: global memories always come. A project's
     memories load only there: from a folder of another project, or of none, ``here`` loads no project's.
     """
-    from gitmem.engines.recall import open_index, project_here
     from gitmem.engines.render import CoreItem
+    from gitmem.store.current import open_index, project_here
 
     index = open_index(ctx.root)
     try:

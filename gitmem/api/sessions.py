@@ -42,9 +42,11 @@ def note(ctx: Context, text: str, *, importance: float | None = None, type: str 
 
 def notes(ctx: Context) -> builtins.list[Note]:
     """The working notes of the current session, oldest first (those a failed session end set aside too)."""
+    from gitmem.base import state
     from gitmem.engines import working
 
-    return working.notes_from(working_log(ctx).with_suffix(".ending")) + working.notes_from(working_log(ctx))
+    log = working_log(ctx)
+    return working.notes_of(state.read(log.with_suffix(".ending"))) + working.notes_of(state.read(log))
 
 
 def session_end(ctx: Context, now: datetime | None = None, session: str | None = None) -> SessionEnd:
@@ -57,7 +59,7 @@ def session_end(ctx: Context, now: datetime | None = None, session: str | None =
         session = ctx.redactor.redact_text(session, "session", "memory.session_end", now)
     pending = working_log(ctx).with_suffix(".ending")
     state.set_aside(working_log(ctx), pending)
-    all_notes = working.notes_from(pending)
+    all_notes = working.notes_of(state.read(pending))
     keep = working.kept(all_notes, ctx.cfg.memory)
     kept_ids: builtins.list[str] = []
 

@@ -126,6 +126,7 @@ class Status:
     last_snapshot: str | None
     last_error: dict[str, object] | None
     refused: tuple[Refused, ...] = ()   # sessions a secret refused, with their finding ids (api.findings)
+    pending: tuple[str, ...] = ()   # files whose growth waits in .gitmem/pending/ (the next job applies a batch)
 
     @property
     def review_forced(self) -> bool:
@@ -138,7 +139,8 @@ class Status:
                 "reviews": list(self.reviews), "auto_streak": self.auto_streak,
                 "forced_review_after": self.forced_review_after, "review_forced": self.review_forced,
                 "drift": self.drift, "last_snapshot": self.last_snapshot, "last_error": self.last_error,
-                "refused_sessions": [r.to_json() for r in self.refused]}
+                "refused_sessions": [r.to_json() for r in self.refused],
+                "pending": {"count": len(self.pending), "files": list(self.pending)}}
 
 
 def status(ctx: Context, now: datetime | None = None) -> Status:
@@ -146,6 +148,7 @@ def status(ctx: Context, now: datetime | None = None) -> Status:
     snapshot and the last error of a background job."""
     from gitmem.api.findings import refused
     from gitmem.engines import review
+    from gitmem.writer import pending
     from gitmem.store import snapshots
 
     now = now or clock.now()
@@ -162,7 +165,8 @@ def status(ctx: Context, now: datetime | None = None) -> Status:
         timeline.drift(ctx).to_json(),
         snapshots.latest(ctx.git),
         last_job_error(ctx.root),
-        tuple(refused(ctx.root)))
+        tuple(refused(ctx.root)),
+        tuple(pending.queued(ctx.git, head)))
 
 
 def events(ctx: Context, limit: int | None = None) -> builtins.list[dict[str, object]]:

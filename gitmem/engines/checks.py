@@ -1,20 +1,19 @@
-"""``gitmem check``: config, PII settings, CLAUDE.md layers, staged amplitude.
+"""``gitmem check``: config, PII settings, CLAUDE.md layers, staged amplitude, judged from values.
 
-Each check takes values (the repository root, its config, its ``Git``) and
-returns a ``Report``; printing and exit codes belong to the CLI.
+Each check takes values (a file's text, the config, a ``Git`` to read commits
+from) and returns a ``Report``; reading the work tree and the staged files is
+the use case's (``gitmem.api.checks``), printing and exit codes the CLI's.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from gitmem.base.errors import GitmemError
 from gitmem.base.gitio import Trailers
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from gitmem.base.config import Config
     from gitmem.base.gitio import CommitInfo, Git
 
@@ -34,14 +33,13 @@ class Report:
         return {"ok": self.ok, "problems": list(self.problems), "warnings": list(self.warnings)}
 
 
-def check_config(root: Path) -> Report:
-    """Validate gitmem.yaml without loading it first (it may be the thing that is broken)."""
+def config_report(text: str | None, name: str) -> Report:
+    """The problems and warnings of gitmem.yaml's ``text`` (None: the file is missing), without loading it."""
     from gitmem.base import config
 
-    path = root / config.CONFIG_FILE
-    if not path.is_file():
-        return Report(False, (f"{path.name} is missing; copy it from a fresh `gitmem init`",))
-    checked = config.check_text(path.read_text(encoding="utf-8"), path.name)
+    if text is None:
+        return Report(False, (f"{name} is missing; copy it from a fresh `gitmem init`",))
+    checked = config.check_text(text, name)
     problems = tuple(str(p) for p in checked.problems)
     if not problems:   # an allowlist that hides every secret is a broken config, not a pii matter only
         problems = check_pii(checked.config).problems
@@ -57,22 +55,18 @@ def check_pii(cfg: Config) -> Report:
     return Report(not problems, problems)
 
 
-def check_layers(root: Path, git: Git, rev_range: str | None = None) -> Report:
-    """Structure of CLAUDE.md now, forged structure in the other generated files, and who changed Layers 1
-    and 4 in ``rev_range``."""
+def layers_report(text: str | None, generated: Mapping[str, str], history: list[str]) -> Report:
+    """The structure of CLAUDE.md's ``text`` (None: missing), forged structure in the ``generated`` files'
+    texts (name -> text), with the problems ``history_problems`` found."""
     from gitmem.guards import layers
-    from gitmem.guards.forgery import GENERATED_FILES, generated_problems
+    from gitmem.guards.forgery import generated_problems
 
-    path = root / "CLAUDE.md"
-    if not path.exists():
+    if text is None:
         return Report(False, ("CLAUDE.md is missing",))
-    problems = list(layers.validate(path.read_text(encoding="utf-8")))
-    for name in GENERATED_FILES:
-        if (root / name).is_file() and not (root / name).is_symlink():
-            text = (root / name).read_text(encoding="utf-8", errors="replace")
-            problems.extend(f"{name}: {problem}" for problem in generated_problems(name, text))
-    if rev_range:
-        problems.extend(history_problems(git, rev_range))
+    problems = list(layers.validate(text))
+    for name, found in generated.items():
+        problems.extend(f"{name}: {problem}" for problem in generated_problems(name, found))
+    problems.extend(history)
     return Report(not problems, tuple(problems))
 
 
@@ -102,25 +96,3 @@ def history_problems(git: Git, rev_range: str) -> list[str]:
                                       automated=True, approved=trailers.has("Gitmem-Approved-By"))
         problems.extend(f"commit {info.id[:12]}: {p}" for p in changed)
     return problems
-
-
-def check_amplitude(root: Path, amplitude_max: float, floor_lines: int = 10) -> Report:
-    """The staged changes of the repository at ``root`` against the amplitude limit."""
-    from gitmem.base.gitio import staged_names
-    from gitmem.guards import amplitude
-
-    problems = tuple(amplitude.check_staged(root, staged_names(root), amplitude_max, floor_lines))
-    return Report(not problems, problems)
-
-
-def run(what: str, root: Path, cfg: Config, git: Git, rev_range: str | None = None) -> Report:
-    """Run one named check (``config``, ``pii``, ``layers`` or ``amplitude``)."""
-    if what == "config":
-        return check_config(root)
-    if what == "pii":
-        return check_pii(cfg)
-    if what == "layers":
-        return check_layers(root, git, rev_range)
-    if what == "amplitude":
-        return check_amplitude(root, cfg.sediment.amplitude_max, cfg.sediment.amplitude_floor_lines)
-    raise GitmemError(f"unknown check {what!r}", hint=f"one of: {', '.join(CHECKS)}")

@@ -6,14 +6,13 @@ own previous output, so a second run with the same clock changes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 
 from functools import lru_cache
 
 from gitmem.store import store
-from gitmem.base import state
 from gitmem.base.clock import parse_time
 from gitmem.base.config import Config
 from gitmem.base.config import Memory as MemoryConfig
@@ -93,21 +92,20 @@ class DecayReport:
                 "moves": [{"id": m.id, "change": m.change} for m in self.moves], "archived": list(self.archived)}
 
 
-def latest_access(paths: list[Path], now: datetime) -> dict[str, str]:
-    """The latest access of each memory id in the access logs ``paths``, none after ``now``."""
+def latest_access(records: Iterable[Mapping[str, object]], now: datetime) -> dict[str, str]:
+    """The latest access of each memory id in the access log's ``records``, none after ``now``."""
     latest: dict[str, str] = {}
-    for path in paths:
-        for rec in state.read(path):
-            mid, at = rec.get("id"), rec.get("at")
-            if not isinstance(mid, str) or not isinstance(at, str):
-                continue
-            try:
-                if parse_time(at) > now:
-                    continue  # a replay with an earlier clock must not see the future
-            except Exception:
-                continue
-            if at > latest.get(mid, ""):
-                latest[mid] = at
+    for rec in records:
+        mid, at = rec.get("id"), rec.get("at")
+        if not isinstance(mid, str) or not isinstance(at, str):
+            continue
+        try:
+            if parse_time(at) > now:
+                continue  # a replay with an earlier clock must not see the future
+        except Exception:
+            continue
+        if at > latest.get(mid, ""):
+            latest[mid] = at
     return latest
 
 

@@ -82,7 +82,7 @@ def init(path: Path, now: datetime, install_hooks: bool = True) -> InitResult:
     tree = git.build_tree(None, files)
     commit = git.create_commit("main", tree, None,
                                "gitmem: init memory repository\n\nGitmem-Event: repo.init\n", now)
-    git.sync_worktree(files)
+    git.worktree.sync(files)
     gitio.use_index_v4(path)
     install_merge_driver(path)
     hooks = set(install_git_hooks(path)) == set(HOOKS) if install_hooks else False

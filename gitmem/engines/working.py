@@ -9,13 +9,13 @@ the commit (the use-case layer composes that).
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterable, Mapping
+from typing import Any
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 
 from gitmem.base.config import Memory as MemoryConfig
 from gitmem.engines import memorize
-from gitmem.base import state
 from gitmem.guards import guard
 from gitmem.base.kinds import check_choice
 from gitmem.base.model import DOMAINS, TYPES, Memory, iso, new_id
@@ -77,10 +77,10 @@ def to_memory(n: Note, now: datetime, cfg: MemoryConfig, session: str | None) ->
                                keywords=encode.keywords(n.text), source=f"working:{session or 'session'}")
 
 
-def notes_from(path: Path) -> list[Note]:
-    """Notes stored in a working log file (a torn line is skipped)."""
+def notes_of(records: Iterable[Mapping[str, Any]]) -> list[Note]:
+    """The notes of a working log's records (the use case reads the file); an incomplete record is skipped."""
     out = []
-    for rec in state.read(path):
+    for rec in records:
         try:
             out.append(Note(str(rec["id"]), str(rec["text"]), float(rec["importance"]), str(rec["type"]),
                             str(rec["domain"]), str(rec["at"])))

@@ -248,6 +248,7 @@ def cmd_status(args: Any) -> int:
     if st.last_error:
         e = st.last_error   # a job's failure carries job and summary (run_job, the agent hooks)
         out(f"last background error: {e.get('at')} {e.get('job') or ''}: {e.get('summary') or e.get('message', '')}")
+    out(f"growth queued in .gitmem/pending/: {len(st.pending)}" + (f" ({', '.join(st.pending)})" if st.pending else ""))
     out(f"sessions refused for a secret: {len(st.refused)}")
     for refusal in st.refused:
         out(f"  {refusal.path or 'session ' + refusal.session} ({refusal.at})")

@@ -2,26 +2,27 @@
 
 The index is per clone (``.git/gitmem/index.sqlite``), never committed, and
 always rebuildable from git; a file that is not a valid index raises
-``IndexCorrupt`` so the caller can rebuild it. This module holds the schema,
-the rows, their upkeep (upsert, delete, meta values) and the search that
-fetches candidates; how candidates are scored is ``gitmem.store.ranking``,
-and keeping the index in step with git is ``gitmem.store.refresh``.
+``IndexCorrupt`` so the caller can rebuild it. This module holds the
+upkeep of the rows (upsert, delete, meta values) and the search that
+fetches candidates; the tables and how a memory becomes a row are
+``gitmem.store.layout``, how candidates are scored is
+``gitmem.store.ranking``, and keeping the index in step with git is
+``gitmem.store.refresh``.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import sqlite3
 from collections import namedtuple
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
-from gitmem.base import text
 from gitmem.base.errors import IndexCorrupt
-from gitmem.store import ranking
+from gitmem.store import layout, ranking
+from gitmem.store.layout import ROWS_VERSION, SCHEMA_VERSION, IndexRow
 from gitmem.store.ranking import EPISODE, Filters
 
 __all__ = ["EPISODE", "ROWS_VERSION", "SCHEMA_VERSION", "Filters", "Hit", "Index", "IndexRow"]
@@ -31,99 +32,6 @@ if TYPE_CHECKING:
     from typing import Any, TypeVar
 
     _T = TypeVar("_T")
-
-SCHEMA_VERSION = "6"
-# What rows carry (the stems and stop words of the terms column included):
-# an index whose rows were made another way is rebuilt, not trusted.
-# 3: stems from PyStemmer's porter, one English and French stop list.
-# 4: episodes are rows too (type "episode"); memories carry their project.
-# 5: rows say whether their text states a time (the ``dated`` column, schema 4);
-#    keys hold the closed forms of hyphenated compounds.
-# 6: FTS5 indexes gitmem's own stems (the ``words`` column, schema 6), no porter tokenizer.
-ROWS_VERSION = "6"
-# Meta keys are the caller's (the indexed commit, its own versions); this one
-# is the table layout's, named so that no caller's key collides with it.
-_SCHEMA_KEY = "gitmem.store.index.schema"
-
-# Lists are stored joined by the ASCII unit separator: faster to read back
-# than JSON, and no keyword, tag or id contains it.
-_SEPARATOR = "\x1f"
-
-# A number ending a source id orders the memories of that source; the part
-# before it must end in a character that is not a hex digit, so a random
-# hex id ("m-2026-11-29-3f9a12") never looks like a sequence.
-_SEQUENCE = re.compile(r"^(.*[^0-9a-fA-F])(\d{1,9})$")
-
-_SCHEMA = (
-    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    """CREATE TABLE memory (
-    rid INTEGER PRIMARY KEY,
-    id TEXT NOT NULL UNIQUE,
-    path TEXT NOT NULL,
-    content TEXT NOT NULL,
-    words TEXT NOT NULL,         -- the content's stems, every word: the FTS words column
-    keys TEXT NOT NULL,          -- stems of keywords, tags, closed compounds: the FTS keys column
-    cjk TEXT NOT NULL,           -- CJK bigrams, for the FTS cjk column
-    terms TEXT NOT NULL,         -- " stem stem … ": no stop words, space padded, for the reranker
-    type TEXT NOT NULL,
-    domain TEXT NOT NULL,
-    tier TEXT NOT NULL,
-    band TEXT NOT NULL,
-    importance REAL NOT NULL,
-    created TEXT NOT NULL,
-    last_accessed TEXT NOT NULL,
-    accessed_ts REAL,            -- last_accessed as epoch seconds, NULL if unparseable
-    keywords TEXT NOT NULL,      -- lists joined by _SEPARATOR
-    tags TEXT NOT NULL,
-    links TEXT NOT NULL,
-    source_id TEXT,
-    seq_key TEXT,
-    seq_pos INTEGER,
-    project TEXT,                -- the project id, NULL for a global memory
-    project_name TEXT,
-    dated INTEGER NOT NULL DEFAULT 0  -- 1 when the content states a time (gitmem.base.text.states_time)
-    )""",
-    "CREATE INDEX memory_seq ON memory (seq_key, seq_pos)",
-    "CREATE INDEX memory_type ON memory (type)",
-    "CREATE INDEX memory_project ON memory (project)",
-    """CREATE VIRTUAL TABLE memory_fts USING fts5 (
-    words, keys, cjk,
-    content='memory', content_rowid='rid',
-    tokenize='unicode61 remove_diacritics 2'
-    )""",
-    # how many memories hold each term: the rarity that weighs a query term's coverage
-    "CREATE VIRTUAL TABLE memory_vocab USING fts5vocab (memory_fts, 'row')",
-    f"INSERT INTO meta VALUES ('{_SCHEMA_KEY}', '{SCHEMA_VERSION}')",
-)
-
-_ROW_COLUMNS = (
-    "id, path, content, type, domain, tier, band, importance, created, "
-    "last_accessed, keywords, tags, source_id, links, project, project_name"
-)
-
-
-class IndexRow(namedtuple("IndexRow", "id path content type domain tier band importance created last_accessed "
-                                       "keywords tags source_id links project project_name",
-                                       defaults=((), (), None, (), None, None))):
-    """One memory as the index stores it.
-
-    Fields: ``id``, ``path``, ``content``, ``type``, ``domain``, ``tier``,
-    ``band`` (str); ``importance`` (float, 0..1); ``created``,
-    ``last_accessed`` (ISO 8601 str); ``keywords``, ``tags``, ``links``
-    (tuples of str, default empty); ``source_id`` (str or None); ``project``,
-    ``project_name`` (the project's id and display name, None for a global
-    memory). An episode is a row of ``type`` "episode".
-
-    The values of this module are named tuples, not dataclasses or
-    typing.NamedTuple: recall runs as a whole process per query, and importing
-    either costs more than the query itself.
-
-    ``source_id`` is where the memory came from when that is an id of its own
-    (an import row id, ``session:<id>#L<line>``); a number ending it orders
-    the memories of one source, which recall uses as conversational context.
-    """
-
-    __slots__ = ()
 
 
 class Hit(namedtuple("Hit", "id path score relevance row")):
@@ -143,7 +51,7 @@ class Index:
         self._depth = 0
         try:
             if self.path != ":memory:" and not os.path.exists(self.path):
-                _create(self.path)
+                layout.create(self.path)
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
             raise IndexCorrupt(self.path, str(exc)) from exc
@@ -164,12 +72,12 @@ class Index:
         db.execute("PRAGMA mmap_size = 1073741824")
         db.execute("PRAGMA cache_size = -32768")
         if self.path == ":memory:":
-            for statement in _SCHEMA:
+            for statement in layout.SCHEMA:
                 db.execute(statement)
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
         if not {"meta", "memory", "memory_fts"} <= tables:
             raise IndexCorrupt(self.path, "tables missing")
-        found = db.execute("SELECT value FROM meta WHERE key = ?", (_SCHEMA_KEY,)).fetchone()
+        found = db.execute("SELECT value FROM meta WHERE key = ?", (layout.SCHEMA_KEY,)).fetchone()
         if found is None or found[0] != SCHEMA_VERSION:
             raise IndexCorrupt(self.path, f"schema {found[0] if found else 'unknown'}, expected {SCHEMA_VERSION}")
 
@@ -214,11 +122,11 @@ class Index:
         from them once, instead of row by row; a row whose id repeats keeps
         the last one, as ``upsert`` does.
         """
-        values = {row.id: _values(row) for row in rows}
+        values = {row.id: layout.values(row) for row in rows}
         with self.transaction():
             if self._call(self._db.execute, "SELECT EXISTS (SELECT 1 FROM memory)").fetchone()[0]:
                 raise ValueError("fill() loads an empty index; use upsert()")
-            self._call(self._db.executemany, _INSERT, values.values())
+            self._call(self._db.executemany, layout.INSERT, values.values())
             self._call(self._db.execute, "INSERT INTO memory_fts (memory_fts) VALUES ('rebuild')")
             for key, value in (meta or {}).items():
                 self.set_meta(key, value)
@@ -226,7 +134,7 @@ class Index:
 
     def _upsert_one(self, row: IndexRow) -> None:
         self._unindex(row.id)
-        cur = self._db.execute(_INSERT, _values(row))
+        cur = self._db.execute(layout.INSERT, layout.values(row))
         self._db.execute(
             "INSERT INTO memory_fts (rowid, words, keys, cjk) SELECT rid, words, keys, cjk"
             " FROM memory WHERE rid = ?",
@@ -262,7 +170,7 @@ class Index:
         with self.transaction():
             self._call(self._db.execute, "DELETE FROM memory")
             self._call(self._db.execute, "INSERT INTO memory_fts (memory_fts) VALUES ('delete-all')")
-            self._call(self._db.execute, "DELETE FROM meta WHERE key != ?", (_SCHEMA_KEY,))
+            self._call(self._db.execute, "DELETE FROM meta WHERE key != ?", (layout.SCHEMA_KEY,))
 
     def get_meta(self, key: str) -> str | None:
         """A stored meta value (such as the indexed commit id), or None."""
@@ -280,8 +188,8 @@ class Index:
 
     def get(self, memory_id: str) -> IndexRow | None:
         """One stored memory by id, or None."""
-        found = self._call(self._db.execute, f"SELECT {_ROW_COLUMNS} FROM memory WHERE id = ?", (memory_id,)).fetchone()
-        return None if found is None else _row(found)
+        found = self._call(self._db.execute, f"SELECT {layout.COLUMNS} FROM memory WHERE id = ?", (memory_id,)).fetchone()
+        return None if found is None else layout.row_of(found)
 
     def has_type(self, type_: str) -> bool:
         """Whether any row is of ``type_`` (an episode search skips its query when none is)."""
@@ -295,7 +203,7 @@ class Index:
 
     def rows(self) -> Iterator[IndexRow]:
         """Every stored memory, by id."""
-        yield from map(_row, self._call(self._db.execute, f"SELECT {_ROW_COLUMNS} FROM memory ORDER BY id"))
+        yield from map(layout.row_of, self._call(self._db.execute, f"SELECT {layout.COLUMNS} FROM memory ORDER BY id"))
 
     def close(self) -> None:
         """Close the database; the object is unusable afterwards."""
@@ -399,8 +307,8 @@ class Index:
 
     def _rows_by_rid(self, rids: list[int]) -> dict[int, IndexRow]:
         marks = ",".join("?" * len(rids))
-        cur = self._call(self._db.execute, f"SELECT rid, {_ROW_COLUMNS} FROM memory WHERE rid IN ({marks})", rids)
-        return {found[0]: _row(found[1:]) for found in cur}
+        cur = self._call(self._db.execute, f"SELECT rid, {layout.COLUMNS} FROM memory WHERE rid IN ({marks})", rids)
+        return {found[0]: layout.row_of(found[1:]) for found in cur}
 
     def _call(self, fn: Callable[..., _T], *args: Any) -> _T:
         """Run one database call, turning a damaged file into IndexCorrupt."""
@@ -414,51 +322,6 @@ class Index:
 
 # ------------------------------------------------------------------ helpers
 
-_INSERT = (
-    "INSERT INTO memory (id, path, content, words, keys, cjk, terms, type, domain, tier, band,"
-    " importance, created, last_accessed, accessed_ts, keywords, tags, links, source_id,"
-    " seq_key, seq_pos, project, project_name, dated) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-)
-
-
-def _values(row: IndexRow) -> tuple[Any, ...]:
-    """The ``memory`` table's values for ``row`` (what the full-text and reranker columns derive)."""
-    content = f"{row.content}\n{' '.join((*row.keywords, *row.tags))}"
-    keys = ranking.fts_keys(row.keywords, row.tags, row.content)
-    cjk = text.cjk_terms(content)
-    seq = None if row.type == EPISODE else _sequence(row.source_id or row.id)
-    return (
-        row.id, row.path, row.content, ranking.fts_words(row.content), keys, cjk, ranking.terms(content, cjk),
-        row.type, row.domain, row.tier, row.band, float(row.importance),
-        row.created, row.last_accessed, _epoch(row.last_accessed),
-        _join(row.keywords), _join(row.tags), _join(row.links), row.source_id,
-        seq[0] if seq else None, seq[1] if seq else None, row.project, row.project_name,
-        int(text.states_time(row.content)),
-    )  # fmt: skip
-
-
-
-def _create(path: str) -> None:
-    """Make the index file whole beside ``path`` (WAL mode: readers never wait for upkeep; tables),
-    then link it into place: of racing makers the first wins and none sees a half-made file
-    (switching a shared file to WAL answers "database is locked" at once, with no wait)."""
-    from gitmem.base.files import temp_beside
-
-    tmp = temp_beside(path)
-    try:
-        db = sqlite3.connect(tmp, isolation_level=None)
-        try:
-            db.executescript("PRAGMA journal_mode = WAL; BEGIN; " + "; ".join(_SCHEMA) + "; COMMIT")
-        finally:
-            db.close()
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            pass
-    finally:
-        Path(tmp).unlink(missing_ok=True)   # its -wal and -shm go with the last connection's close
-
-
 def _is_busy(exc: sqlite3.Error) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
@@ -466,35 +329,3 @@ def _is_busy(exc: sqlite3.Error) -> bool:
 def _looks_corrupt(exc: sqlite3.Error) -> bool:
     text = str(exc).lower()
     return any(word in text for word in ("malformed", "corrupt", "not a database", "no such table", "no such column"))
-
-
-def _sequence(source: str) -> tuple[str, int] | None:
-    found = _SEQUENCE.match(source)
-    return (found.group(1), int(found.group(2))) if found else None
-
-
-def _join(items: tuple[str, ...]) -> str:
-    return _SEPARATOR.join(items)
-
-
-def _split(text: str) -> tuple[str, ...]:
-    return tuple(text.split(_SEPARATOR)) if text else ()
-
-
-def _epoch(stamp: str) -> float | None:
-    try:
-        moment = datetime.fromisoformat(stamp.strip().replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.timestamp()
-
-
-def _row(found: Sequence[Any]) -> IndexRow:
-    (mid, path, content, typ, domain, tier, band, importance, created, accessed, keywords, tags, source, links,
-     project, project_name) = found
-    return IndexRow(
-        mid, path, content, typ, domain, tier, band, importance, created, accessed,
-        _split(keywords), _split(tags), source, _split(links), project, project_name,
-    )  # fmt: skip

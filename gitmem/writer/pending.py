@@ -3,7 +3,9 @@
 An automated write of a file takes that file's queue first; :func:`planner`
 makes the write that only drains: it writes each queued file as it is, and
 the amplitude guard turns that into the next batch (the rest stays queued).
-Nothing queued is ever dropped.
+Nothing queued is ever dropped. Every background job drains one batch before
+its own work (``gitmem.api.jobs``), so what one run queues is applied by the
+next run of any job, at least one session later.
 """
 
 from __future__ import annotations

@@ -43,14 +43,14 @@ def commit(git: Git, branch: str, tree: str, parent: str | None, text: str,
     person = git_commit_in(git.root)
     if person is not None:
         raise CommitInProgress(person)
-    git.lock_index()
+    git.worktree.lock_index()
     moved = False
     try:
         before = refuse_dirty(git, parent, changes)   # under the lock: nobody stages meanwhile
         # a file the change leaves as it was is neither staged nor rewritten (its mtime stays)
         todo = {p: d for p, d in changes.items() if (None if d is None else blob_id(d)) != before[p]}
         _journal(git, branch, parent, todo)
-        git.stage_index(tree, todo)
+        git.worktree.stage_index(tree, todo)
         # one that started since read HEAD before the branch moves and fails ("cannot lock ref
         # 'HEAD'") if it moves now: looked for again at the last moment, and waited for
         person = git_commit_in(git.root)
@@ -58,11 +58,11 @@ def commit(git: Git, branch: str, tree: str, parent: str | None, text: str,
             raise CommitInProgress(person)
         made = git.create_commit(branch, tree, parent, text, now, merged)
         moved = True
-        git.write_files(todo)
-        git.publish_index()
+        git.worktree.write_files(todo)
+        git.worktree.publish_index()
     except BaseException:
         if not moved:
-            git.unlock_index()
+            git.worktree.unlock_index()
             _journal_done(git)
         raise
     _journal_done(git)
@@ -72,9 +72,9 @@ def commit(git: Git, branch: str, tree: str, parent: str | None, text: str,
 def refuse_dirty(git: Git, parent: str | None, changes: Mapping[str, bytes | None]) -> dict[str, str | None]:
     """Refuse when a person edited or staged one of the paths; else each path's blob id at ``parent``."""
     paths = sorted(changes)
-    staged = git.staged_changes(parent, paths)
+    staged = git.worktree.staged_changes(parent, paths)
     before = git.tree_entry_hashes(parent, paths)
-    dirty = [p for p in paths if p in staged or git.worktree_hash(p) != before[p]]
+    dirty = [p for p in paths if p in staged or git.worktree.file_hash(p) != before[p]]
     if dirty:
         raise ConflictError(
             "uncommitted changes in " + ", ".join(dirty[:5]) + (" …" if len(dirty) > 5 else "") + "; nothing was written",
@@ -84,7 +84,7 @@ def refuse_dirty(git: Git, parent: str | None, changes: Mapping[str, bytes | Non
 
 def pending(git: Git) -> bool:
     """True when a killed writer left a journal or its index.lock."""
-    return journal_path(git).exists() or git.index_lock_abandoned()
+    return journal_path(git).exists() or git.worktree.index_lock_abandoned()
 
 
 def recover(git: Git, branch: str) -> None:
@@ -94,30 +94,30 @@ def recover(git: Git, branch: str) -> None:
         journal = json.loads(journal_path(git).read_text())
     except (FileNotFoundError, ValueError):
         journal = None
-    ours = git.index_lock_abandoned()
+    ours = git.worktree.index_lock_abandoned()
     tip = git.tip(branch)
     if not isinstance(journal, dict) or journal.get("branch") != branch or tip is None \
             or tip == journal.get("parent"):
         if ours:
-            git.unlock_index()   # the branch never moved: the old index is right
+            git.worktree.unlock_index()   # the branch never moved: the old index is right
         _journal_done(git)
         return
     parent = journal.get("parent")
     paths = [p for p in journal.get("paths", []) if isinstance(p, str)]
     if ours:
-        git.unlock_index()   # its content may be torn: start again from the index, untouched meanwhile
-    git.lock_index()   # IndexLocked when someone else holds it: the caller waits
+        git.worktree.unlock_index()   # its content may be torn: start again from the index, untouched meanwhile
+    git.worktree.lock_index()   # IndexLocked when someone else holds it: the caller waits
     try:
         stale = {p: git.tree_entry_hash(parent, p) for p in paths}
         fresh = {p: git.tree_entry_hash(tip, p) for p in paths}
         # entries still as before the write (or already done) are ours; a person's staging is kept
-        git.stage_index(tip, [p for p in paths if git.index_hash(p) in (stale[p], fresh[p])])
-        todo = {p: git.read(p, tip) for p in paths if git.worktree_hash(p) == stale[p]}
-        git.write_files(todo)
+        git.worktree.stage_index(tip, [p for p in paths if git.worktree.index_hash(p) in (stale[p], fresh[p])])
+        todo = {p: git.read(p, tip) for p in paths if git.worktree.file_hash(p) == stale[p]}
+        git.worktree.write_files(todo)
     except BaseException:
-        git.unlock_index()
+        git.worktree.unlock_index()
         raise
-    git.publish_index()
+    git.worktree.publish_index()
     _journal_done(git)
 
 

@@ -13,7 +13,8 @@
 - ``trailers``: the one trailer reader, git's own parser, for a message
   being committed and for commits already made;
 - ``rewrite``: every ref's history with one value replaced (``gitmem purge``),
-  imported by its one caller only.
+  imported by its one caller only; ``history``: the roots of that walk (refs,
+  reflogs, head files) and every text they reach.
 """
 
 from __future__ import annotations

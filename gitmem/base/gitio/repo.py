@@ -14,11 +14,10 @@ from __future__ import annotations
 from collections import namedtuple
 
 from gitmem.base.errors import CasFailed, ConflictError, NotFoundError
-from gitmem.base.gitio.staging import drop as drop_index_lock, owner_gone, publish, stage, take, write_files
-from gitmem.base.gitio.command import changed_in_index
 from gitmem.base.gitio.heads import common_dir
 from gitmem.base.gitio.trees import build
 from gitmem.base.gitio.trailers import read_commits
+from gitmem.base.gitio.worktree import WorkTree
 
 TYPE_CHECKING = False  # typing costs milliseconds on the recall path: annotations only
 if TYPE_CHECKING:
@@ -32,7 +31,6 @@ if TYPE_CHECKING:
 
 DEFAULT_NAME = "gitmem"
 DEFAULT_EMAIL = "gitmem@localhost"
-LARGE_INDEX_BYTES = 100 * 1024   # about 2k entries: from here git's C code beats reading the index into libgit2
 
 
 class CommitInfo(namedtuple("CommitInfo", "id message author time parents")):
@@ -89,6 +87,7 @@ class Git:
         self.git_dir = Path(self.repo.path)
         self.common_dir = Path(common_dir(self.git_dir))
         self._commits: dict[str, pygit2.Commit] = {}
+        self.worktree = WorkTree(self.root, self.git_dir, self.repo)
 
     # --- reading -----------------------------------------------------------
     def head_branch(self) -> str | None:
@@ -356,37 +355,7 @@ class Git:
         except (ValueError, pygit2.GitError, pygit2.AlreadyExistsError):
             raise ConflictError(f"tag {name!r} exists already") from None
 
-    # --- work tree -----------------------------------------------------------
-    def worktree_hash(self, path: str) -> str | None:
-        """Blob id of the work tree file at ``path`` (None when absent)."""
-        import os
-
-        import pygit2
-
-        full = os.path.join(self.root, path)   # a string: a large change hashes 100k files
-        try:
-            if os.path.islink(full):
-                return "symlink"
-            with open(full, "rb") as fh:
-                return str(pygit2.hash(fh.read()))
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-            return None
-
-    def staged_changes(self, rev: str | None, paths: list[str]) -> set[str]:
-        """Paths whose index entry differs from their blob at ``rev`` (a person staged something)."""
-        if rev is not None and _index_size(self.git_dir) > LARGE_INDEX_BYTES:
-            found = changed_in_index(self.root, rev, paths)
-            if found is not None:
-                return set(found)
-        return {p for p in paths if self.index_hash(p) != self.tree_entry_hash(rev, p)}
-
-    def index_hash(self, path: str) -> str | None:
-        """Blob id of ``path`` in the index (None when it is not staged)."""
-        idx = self.repo.index
-        idx.read(False)
-        entry = idx[path] if path in idx else None
-        return str(entry.id) if entry is not None else None
-
+    # --- trees by entry ------------------------------------------------------
     def tree_entry_hash(self, rev: str | None, path: str) -> str | None:
         """Blob id of ``path`` at ``rev`` (None when absent or ``rev`` is None)."""
         if rev is None:
@@ -402,38 +371,6 @@ class Git:
 
         return entry_ids(self._commit(rev).tree if rev else None, paths)
 
-    def write_files(self, changes: Mapping[str, bytes | None], skip: frozenset[str] = frozenset()) -> None:
-        """Write changed paths into the work tree (None deletes; ``skip``: already right), each by rename."""
-        write_files(self.root, self.git_dir, changes, skip)
-
-    # The index follows a write under git's own index.lock (gitio.staging): lock,
-    # stage, move the branch, write the files, publish. A kill anywhere between
-    # leaves the lock, which makes a person's `git commit` refuse, never delete.
-    def lock_index(self) -> None:
-        """Take ``index.lock`` (a copy of the index in it); IndexLocked when another program holds it."""
-        take(self.git_dir)
-
-    def stage_index(self, tree: str, paths: Iterable[str]) -> None:
-        """Set the entries of ``paths`` in the held ``index.lock`` to what tree (or commit) ``tree`` holds."""
-        stage(self.git_dir, self.root, self.tree_entries(tree, paths),
-                      large=_index_size(self.git_dir) > LARGE_INDEX_BYTES)
-
-    def stage_entries(self, entries: Mapping[str, tuple[str, int] | None]) -> None:
-        """Set entries (path -> (blob id, mode), None removes) in the held ``index.lock``."""
-        stage(self.git_dir, self.root, entries, large=_index_size(self.git_dir) > LARGE_INDEX_BYTES)
-
-    def publish_index(self) -> None:
-        """Rename the held ``index.lock`` over the index."""
-        publish(self.git_dir)
-
-    def unlock_index(self) -> None:
-        """Drop gitmem's ``index.lock`` unused."""
-        drop_index_lock(self.git_dir)
-
-    def index_lock_abandoned(self) -> bool:
-        """True when ``index.lock`` is gitmem's and no write of it is under way (its writer is dead)."""
-        return owner_gone(self.git_dir)
-
     def tree_entries(self, rev: str, paths: Iterable[str]) -> dict[str, tuple[str, int] | None]:
         """(blob id, mode) of each of ``paths`` in tree or commit ``rev`` (None: absent)."""
         import pygit2
@@ -441,34 +378,6 @@ class Git:
         from gitmem.base.gitio.trees import blob_entries
 
         return blob_entries(self.repo[rev].peel(pygit2.Tree), paths)
-
-    def sync_worktree(self, changes: Mapping[str, bytes | None], index_only: frozenset[str] = frozenset()) -> bool:
-        """Write changed paths into the work tree and the index (outside a commit: a new repository).
-
-        Paths in ``index_only`` already hold the right content and only need
-        the index. IndexLocked when another program holds the index.
-        """
-        import pygit2
-        from pygit2.enums import FileMode
-
-        self.lock_index()
-        try:
-            entries = {path: (None if data is None else (str(pygit2.hash(data)), int(FileMode.BLOB)))
-                       for path, data in changes.items()}
-            self.stage_entries(entries)
-            self.write_files(changes, index_only)
-        except BaseException:
-            self.unlock_index()
-            raise
-        self.publish_index()
-        return True
-
-
-def _index_size(git_dir: Path) -> int:
-    try:
-        return (git_dir / "index").stat().st_size
-    except OSError:
-        return 0
 
 
 def _touches(c: pygit2.Commit, path: str) -> bool:

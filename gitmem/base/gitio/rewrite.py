@@ -18,11 +18,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gitmem.base.gitio import command
-from gitmem.base.gitio.heads import read_git_dirs
+from gitmem.base.gitio.history import git_dirs, head_files, log_ids, ref_targets, reflog_files, rewrite_log
 
-# Files of a git dir that name commits (mapped to the new ids like reflogs) or
-# hold the last messages written (cleaned of the value).
-_HEAD_FILES = ("ORIG_HEAD", "FETCH_HEAD", "COMMIT_EDITMSG", "MERGE_MSG", "SQUASH_MSG", "TAG_EDITMSG")
 # Commit header fields dropped in a rewritten commit: a signature would no longer match.
 _DROPPED = (b"gpgsig", b"gpgsig-sha256", b"mergetag")
 
@@ -65,12 +62,11 @@ def rewrite(root: Path, value: str, replacement: str, apply: bool) -> Rewrite:
 
     repo = pygit2.Repository(str(root))
     job = _Job(repo, value.encode("utf-8"), replacement.encode("utf-8"))
-    dirs = read_git_dirs(root)
-    git_dir, common = (Path(dirs[0]), Path(dirs[1])) if dirs else (Path(repo.path), Path(repo.path))
-    logs = list(_reflog_files(git_dir, common))
-    heads = _head_files(git_dir, common)
-    tips = _ref_targets(repo)
-    roots = [oid for _, oid in tips] + [oid for path in logs + heads for oid in _log_ids(path)]
+    git_dir, common = git_dirs(root, repo)
+    logs = list(reflog_files(git_dir, common))
+    heads = head_files(git_dir, common)
+    tips = ref_targets(repo)
+    roots = [oid for _, oid in tips] + [oid for path in logs + heads for oid in log_ids(path)]
     job.walk(roots)
     updates = []
     for name, oid in tips:
@@ -83,10 +79,10 @@ def rewrite(root: Path, value: str, replacement: str, apply: bool) -> Rewrite:
         _follow_renames(root, repo, updates)
     if apply and (updates or commits):
         ids = {**job.commits, **job.tags}
-        for path in _reflog_files(git_dir, common):
-            _rewrite_log(path, ids, job.value, job.replacement)
+        for path in reflog_files(git_dir, common):
+            rewrite_log(path, ids, job.value, job.replacement)
         for path in heads:
-            _rewrite_log(path, ids, job.value, job.replacement)
+            rewrite_log(path, ids, job.value, job.replacement)
         if not repo.is_bare and not repo.head_is_unborn:
             command.run(root, "read-tree", "-u", "--reset", "HEAD")
         command.run(root, "gc", "--prune=now", "--quiet")
@@ -263,50 +259,6 @@ class _Job:
         return self.tags[oid]
 
 
-def texts(root: Path) -> Iterator[str]:
-    """Every text the history of ``root`` holds, once each: file contents, file names,
-    commit and tag messages and identities, from every ref and reflog entry."""
-    import pygit2
-    from pygit2.enums import ObjectType, SortMode
-
-    repo = pygit2.Repository(str(root))
-    dirs = read_git_dirs(root)
-    git_dir, common = (Path(dirs[0]), Path(dirs[1])) if dirs else (Path(repo.path), Path(repo.path))
-    roots = [oid for _, oid in _ref_targets(repo)] + [oid for p in _reflog_files(git_dir, common) for oid in _log_ids(p)]
-    obj: Any
-    walker = repo.walk(None, SortMode.TOPOLOGICAL)
-    seen: set[str] = set()
-    for oid in roots:
-        obj = repo.get(oid)
-        while obj is not None and obj.type == ObjectType.TAG:
-            if str(obj.id) not in seen:
-                seen.add(str(obj.id))
-                yield repo.odb.read(obj.id)[1].decode("utf-8", "replace")
-            obj = repo.get(obj.target)
-        if obj is not None and obj.type == ObjectType.COMMIT:
-            walker.push(obj.id)
-    if not roots:
-        return
-    for c in walker:
-        yield repo.odb.read(c.id)[1].decode("utf-8", "replace")
-        yield from _tree_texts(repo, c.tree_id, seen)
-
-
-def _tree_texts(repo: Any, oid: Any, seen: set[str]) -> Iterator[str]:
-    from pygit2.enums import ObjectType
-
-    if str(oid) in seen:
-        return
-    seen.add(str(oid))
-    for entry in repo[oid]:
-        yield entry.name
-        if entry.type == ObjectType.TREE:
-            yield from _tree_texts(repo, entry.id, seen)
-        elif entry.type == ObjectType.BLOB and str(entry.id) not in seen:
-            seen.add(str(entry.id))
-            yield repo[entry.id].data.decode("utf-8", "replace")
-
-
 def uncommitted(root: Path) -> list[str]:
     """Paths with staged or unstaged edits in the work tree at ``root`` (untracked files are not edits)."""
     import pygit2
@@ -349,18 +301,6 @@ def _free(name: str, taken: set[str]) -> str:
     return candidate
 
 
-def _ref_targets(repo: Any) -> list[tuple[str, str]]:
-    """(name, target id) of every direct ref; symbolic refs (HEAD, origin/HEAD) follow their target."""
-    from pygit2.enums import ReferenceType
-
-    out = []
-    for name in repo.references:
-        ref = repo.references.get(name)
-        if ref is not None and ref.type == ReferenceType.DIRECT:
-            out.append((name, str(ref.target)))
-    return sorted(out)
-
-
 def _move_refs(root: Path, updates: list[RefUpdate]) -> None:
     from gitmem.base.errors import CasFailed, GitError
 
@@ -377,54 +317,4 @@ def _move_refs(root: Path, updates: list[RefUpdate]) -> None:
         raise CasFailed(", ".join(u.name for u in updates)) from exc
 
 
-def _reflog_files(git_dir: Path, common: Path) -> list[Path]:
-    folders = {git_dir / "logs", common / "logs", *(p / "logs" for p in (common / "worktrees").glob("*"))}
-    found: set[Path] = set()
-    for folder in folders:
-        if folder.is_dir():
-            found.update(path for path in folder.rglob("*") if path.is_file())
-    return sorted(found)
-
-
-def _log_ids(path: Path) -> Iterator[str]:
-    """The object ids a reflog line, ORIG_HEAD, FETCH_HEAD or a detached HEAD file names."""
-    for line in path.read_bytes().split(b"\n"):
-        for part in line.replace(b"\t", b" ").split(b" ", 2)[:2]:
-            if len(part) == 40 and part.strip(b"0") and all(c in b"0123456789abcdef" for c in part):
-                yield part.decode()
-
-
-def _head_files(git_dir: Path, common: Path) -> list[Path]:
-    """ORIG_HEAD, FETCH_HEAD and the message files of every work tree, and the HEAD files of
-    linked work trees (ids when detached)."""
-    folders = {git_dir, common, *(p for p in (common / "worktrees").glob("*") if p.is_dir())}
-    found = [folder / name for folder in sorted(folders) for name in _HEAD_FILES]
-    found += [p / "HEAD" for p in (common / "worktrees").glob("*") if p.is_dir()]
-    return [p for p in found if p.is_file()]
-
-
-def _rewrite_log(path: Path, ids: dict[str, str], value: bytes, replacement: bytes) -> None:
-    """A reflog (or ORIG_HEAD, FETCH_HEAD, a HEAD file) with its ids mapped and the value replaced.
-
-    The ids lead each line (two in a reflog line, one elsewhere); the value is
-    replaced only in the rest, so a value that looks like part of an id cannot
-    break one.
-    """
-    data = path.read_bytes()
-    out = []
-    for line in data.split(b"\n"):
-        lead = 0
-        for _ in range(2):
-            part = line[lead:lead + 40]
-            if len(part) == 40 and all(c in b"0123456789abcdef" for c in part):
-                line = line[:lead] + ids.get(part.decode(), part.decode()).encode() + line[lead + 40:]
-                lead += 41
-            else:
-                break
-        out.append(line[:lead] + line[lead:].replace(value, replacement))
-    new = b"\n".join(out)
-    if new != data:
-        path.write_bytes(new)
-
-
-__all__ = ["RefUpdate", "Rewrite", "remotes", "rewrite", "texts", "uncommitted"]
+__all__ = ["RefUpdate", "Rewrite", "remotes", "rewrite", "uncommitted"]
