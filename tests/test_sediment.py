@@ -4,6 +4,7 @@ parameter validation, sandbox, amplitude, promotion logic, frequency monitoring,
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,29 @@ from gitmem.engines.sediment.entry import Reflection
 from gitmem.guards import amplitude
 from gitmem.writer.plan import Plan
 from tests.sediment_helpers import T0, at, head, reflect, state
+from gitmem.api.promotions import Proposed
+from gitmem.api.sediment import Reflected
 
 from gitmem.base.config import TypeWeights
+
+
+def branch_of(p: Proposed) -> str:
+    """The review branch of a promotion that was proposed (None only when it was not)."""
+    assert p.branch, p.reason
+    return p.branch
+
+
+def reflection_of(r: Reflected) -> Reflection:
+    """The entry a reflect wrote or queued (None only when it skipped)."""
+    assert r.reflection is not None, r.reason
+    return r.reflection
+
+
+def route_of(r: Reflection) -> distill.Route:
+    """Where distill sends ``r`` when every target exists."""
+    route = distill.route(r, lambda p: True)
+    assert route is not None
+    return route
 
 
 def sample(**over: object) -> Reflection:
@@ -125,7 +147,7 @@ def test_the_anchors_are_refused_to_any_sedimentation_write(repo: MemoryRepo, pa
     # gitmem.yaml and the hook setup are outside the allowed folders too: the sandbox refuses them first
     with pytest.raises(SecurityError, match="anchors|outside the allowed folders"):
         repo.writer.write(lambda parent: Plan({path: b"threshold: 10\n"}, "s", "sedimentation.promote"), T0)
-    plan = Plan({path: b"x\n"}, "s", "review.accept", approved_by="P <p@example.com>",
+    plan: Plan[None] = Plan({path: b"x\n"}, "s", "review.accept", approved_by="P <p@example.com>",
                 trailers=(("Gitmem-Review", "gitmem/review/sediment-r-0000000000"),))
     with pytest.raises(SecurityError, match="anchors|outside the allowed folders"):
         repo.writer.write(lambda parent: plan, T0)
@@ -139,11 +161,11 @@ def test_a_role_name_with_a_path_in_it_is_refused(repo: MemoryRepo) -> None:
 def test_a_hand_made_sediment_review_reaching_outside_its_target_is_refused(repo: MemoryRepo) -> None:
     made = reflect(repo, 1)
     [proposed] = repo.sediment_promote(now=at(2))
-    branch = proposed.branch
+    branch = branch_of(proposed)
     tip = repo.git.tip(branch)
-    forged = Plan({"bank/TABOOS.md": b"# Taboos\n- x\n", "memory/user/m-evil.md": b"---\nid: m-evil\n---\nx\n"},
+    forged: Plan[None] = Plan({"bank/TABOOS.md": b"# Taboos\n- x\n", "memory/user/m-evil.md": b"---\nid: m-evil\n---\nx\n"},
                   "more", "other.event", auto=True,
-                  trailers=(("Gitmem-Review", branch), ("Gitmem-Sediment-Id", made.reflection.id),
+                  trailers=(("Gitmem-Review", branch), ("Gitmem-Sediment-Id", reflection_of(made).id),
                             ("Gitmem-Sediment-Target", "bank/TABOOS.md")))
     repo.writer.write(lambda parent: forged if parent == tip else None, at(3), branch=branch)
     with pytest.raises(CheckFailed, match="outside a sediment review's scope") as info:
@@ -203,7 +225,7 @@ def test_a_new_day_file_has_no_amplitude_limit(repo: MemoryRepo) -> None:
 
 def test_the_sandbox_runs_before_the_amplitude_check(repo: MemoryRepo) -> None:
     big = b"".join(b"line %d\n" % i for i in range(500))
-    plan = Plan({"bank/TABOOS.md": big, "../escape.md": b"x\n"}, "s", "sedimentation.distill", auto=True)
+    plan: Plan[None] = Plan({"bank/TABOOS.md": big, "../escape.md": b"x\n"}, "s", "sedimentation.distill", auto=True)
     with pytest.raises(SecurityError):
         repo.writer.write(lambda parent: plan, T0)
     with pytest.raises(CheckFailed, match="automated write may grow"):
@@ -259,7 +281,7 @@ def test_accept_writes_the_rule_logs_it_and_counts_an_approval(repo: MemoryRepo)
     made = reflect(repo, 1)
     [p] = repo.sediment_promote(now=at(2))
     reflect(repo, 2)   # main moves on: the rule is written into the target as it stands then
-    repo.review_accept(p.branch, i_am_the_reviewer=True, now=at(4))
+    repo.review_accept(branch_of(p), i_am_the_reviewer=True, now=at(4))
     taboos = (Path(repo.root) / "bank" / "TABOOS.md").read_text()
     assert f"- Rule: check for flaky clock test early (1) ({made.reflection.id}, 2026-12-01, promoted)" in taboos
     log = (Path(repo.root) / "bank" / "promotions.md").read_text()
@@ -273,9 +295,9 @@ def test_a_new_skill_is_a_capability_under_the_human_veto(repo: MemoryRepo) -> N
     made = repo.sediment_status(at(1)).reflections[0][0]
     [p] = repo.sediment_promote(made.id, operator="user", now=at(2))
     assert p.flags == ("capability",) and p.target == "skills/release_checklist/SKILL.md"
-    shown = repo.review_show(p.branch)
+    shown = repo.review_show(branch_of(p))
     assert any("adds a capability" in s and "2026-12-01T10:12:00Z" in s for s in shown.semantic)
-    repo.review_accept(p.branch, i_am_the_reviewer=True, now=at(3))
+    repo.review_accept(branch_of(p), i_am_the_reviewer=True, now=at(3))
     assert "## Rules" in (Path(repo.root) / "skills" / "release_checklist" / "SKILL.md").read_text()
 
 
@@ -293,9 +315,9 @@ def test_rewriting_an_existing_rule_and_adding_a_dependency_are_marked(repo: Mem
 def test_a_persons_rejection_is_a_veto(repo: MemoryRepo) -> None:
     reflect(repo, 1)
     [p] = repo.sediment_promote(now=at(2))
-    repo.review_reject(p.branch, "not general", i_am_the_reviewer=True, now=at(3))
+    repo.review_reject(branch_of(p), "not general", i_am_the_reviewer=True, now=at(3))
     assert state(repo).veto_streak == 1
-    assert repo.git.refs("refs/gitmem/rejected/" + p.branch)
+    assert repo.git.refs("refs/gitmem/rejected/" + branch_of(p))
     assert repo.sediment_promote(now=at(4)) == []   # never proposed again
 
 
@@ -319,7 +341,7 @@ def test_three_vetoes_in_a_row_raise_it_by_two_permanently_on_a_real_repository(
     for n in range(3):
         reflect(repo, n, now=at(10 * n))
         [p] = repo.sediment_promote(now=at(10 * n + 1))
-        repo.review_reject(p.branch, "no", i_am_the_reviewer=True, now=at(10 * n + 2))
+        repo.review_reject(branch_of(p), "no", i_am_the_reviewer=True, now=at(10 * n + 2))
     s = state(repo)
     assert s.threshold == 17 and s.veto_streak == 0
     status = repo.sediment_status(at(200)).threshold
@@ -370,8 +392,9 @@ def test_two_clones_logs_merge_by_union_and_replay_the_same(repo: MemoryRepo) ->
 
 # --- TTL -----------------------------------------------------------------------------------------
 
-def _deviation(repo: MemoryRepo, minutes: float, topic: str = "drifted from the goal") -> object:
-    return reflect(repo, 1, now=at(minutes), topic=topic, deviation=True, kind="routine", repeat=False)
+def _deviation(repo: MemoryRepo, minutes: float, topic: str = "drifted from the goal") -> Reflected:
+    made: Reflected = reflect(repo, 1, now=at(minutes), topic=topic, deviation=True, kind="routine", repeat=False)
+    return made
 
 
 def test_a_deviation_is_not_written_twice_within_24_hours(repo: MemoryRepo) -> None:
@@ -411,7 +434,7 @@ def test_a_repeat_within_the_ttl_is_a_guard_event(repo: MemoryRepo) -> None:
 def _threads(work: list) -> list[BaseException]:   # type: ignore[type-arg]
     errors: list[BaseException] = []
 
-    def run(fn) -> None:   # type: ignore[no-untyped-def]
+    def run(fn: Callable[[], object]) -> None:
         try:
             fn()
         except BaseException as exc:   # noqa: BLE001 - reported below
@@ -461,8 +484,10 @@ def test_decisions_and_reads_at_once(repo: MemoryRepo) -> None:
         reflect(repo, n, now=at(n))
     root = repo.root
     proposed = MemoryRepo.open(root).sediment_promote(now=at(10))
-    work = [lambda b=p.branch: MemoryRepo.open(root).review_reject(b, "no", i_am_the_reviewer=True, now=at(11))
-            for p in proposed]
+    def rejecting(branch: str) -> Callable[[], object]:
+        return lambda: MemoryRepo.open(root).review_reject(branch, "no", i_am_the_reviewer=True, now=at(11))
+
+    work = [rejecting(branch_of(p)) for p in proposed]
     work += [lambda: MemoryRepo.open(root).sediment_status(at(11)) for _ in range(4)]
     assert _threads(work) == []
     assert len([line for line in state(repo).decisions if " veto " in line]) == 4
@@ -493,7 +518,7 @@ def test_distill_routes_by_kind(repo: MemoryRepo) -> None:
 def test_insert_puts_a_rule_at_the_end_of_its_section() -> None:
     text = "# Memory\n\n## Testing\n\n- old one\n\n## Other\n\n- x\n"
     r = sample(kind="preference", tags=("#experience", "#preference", "#testing"), reusable="new one")
-    out = distill.insert(text, distill.route(r, lambda p: True), r)
+    out = distill.insert(text, route_of(r), r)
     assert out == "# Memory\n\n## Testing\n\n- old one\n- new one (r-0123456789, 2026-12-01)\n\n## Other\n\n- x\n"
 
 
@@ -503,7 +528,7 @@ def test_clear_needs_confirm_and_is_one_revertible_commit(repo: MemoryRepo) -> N
     reflect(repo, 1, kind="process", skill="deploy")
     reflect(repo, 2)
     [p] = [x for x in repo.sediment_promote(now=at(5)) if x.id]
-    repo.review_accept(p.branch, i_am_the_reviewer=True, now=at(6))
+    repo.review_accept(branch_of(p), i_am_the_reviewer=True, now=at(6))
     with pytest.raises(UsageError, match="second confirmation"):
         repo.sediment_clear(confirm=False, now=at(7))
     done = repo.sediment_clear("deploy", cascade=True, confirm=True, now=at(8))
@@ -522,15 +547,15 @@ def test_a_marked_promotion_expires_into_a_default_rejection_that_reopen_undoes(
     [p] = repo.sediment_promote(rid, operator="user", now=at(2))
     assert repo.sediment_expire(at(11)) == []
     assert repo.sediment_expire(at(12)) == [p.branch]
-    assert repo.reviews() == [] and repo.git.refs("refs/gitmem/rejected/" + p.branch)
+    assert repo.reviews() == [] and repo.git.refs("refs/gitmem/rejected/" + branch_of(p))
     assert "Gitmem-Veto: expired" in repo.git.commit(head(repo)).message
     assert state(repo).veto_streak == 0
-    assert repo.review_reopen(p.branch, now=at(13)) == p.branch
+    assert repo.review_reopen(branch_of(p), now=at(13)) == branch_of(p)
     assert [r.name for r in repo.reviews()] == [p.branch]
     assert repo.sediment_expire(at(22)) == []          # the timeout starts again at the reopening
-    repo.review_reject(p.branch, "no", i_am_the_reviewer=True, now=at(14))
+    repo.review_reject(branch_of(p), "no", i_am_the_reviewer=True, now=at(14))
     with pytest.raises(UsageError, match="rejected by a person"):
-        repo.review_reopen(p.branch, now=at(15))
+        repo.review_reopen(branch_of(p), now=at(15))
 
 
 def test_an_unmarked_promotion_never_expires(repo: MemoryRepo) -> None:

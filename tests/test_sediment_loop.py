@@ -25,8 +25,10 @@ def test_harvested_sessions_become_an_accepted_promotion(repo: MemoryRepo) -> No
     assert fixed.likes == 1 and decided.likes == 0          # "Keep this for later." is the person's like
     assert fixed.reflected and fixed.reflected.outcome == "written"
     r = fixed.reflected.reflection
+    assert r is not None
     assert r.kind == "error_fix" and r.loop and r.source.startswith("session:")
-    assert decided.reflected and decided.reflected.reflection.kind == "preference"
+    assert decided.reflected and decided.reflected.reflection
+    assert decided.reflected.reflection.kind == "preference"
     again = repo.sediment_reflect_sessions([SESSIONS / "fixed_failure.jsonl"], now=at(1))
     assert all(f.reflected is None or f.reflected.outcome == "skipped" for f in again)   # one per loop
     rows = {x.id: (x, p) for x, p, _ in repo.sediment_status(at(2)).reflections}
@@ -36,6 +38,7 @@ def test_harvested_sessions_become_an_accepted_promotion(repo: MemoryRepo) -> No
     proposed = repo.sediment_promote(now=at(4))
     assert [p.id for p in proposed] == [r.id]                # the decision (3 x 1.0) waits
     branch = proposed[0].branch
+    assert branch
     repo.review_accept(branch, i_am_the_reviewer=True, now=at(5))
     taboos = (Path(repo.root) / "bank" / "TABOOS.md").read_text()
     assert f"({r.id}, 2026-12-01, promoted)" in taboos and taboos.count(r.id) == 1   # the distilled line became the rule
@@ -84,6 +87,7 @@ def test_review_reopen_from_the_cli(repo: MemoryRepo, capsys: pytest.CaptureFixt
     reflect(repo, 1, kind="process", skill="new_skill")
     rid = repo.sediment_status(at(1)).reflections[0][0].id
     [p] = repo.sediment_promote(rid, operator="user", now=at(2))
+    assert p.branch
     code, out, _ = run_cli(["review", "show", p.branch, "--repo", str(repo.root)], capsys)
     assert code == 0 and "human veto: adds a capability" in out
     repo.sediment_expire(at(30))
