@@ -105,7 +105,9 @@ def run(target: str | None, say: Say) -> int:
     _section(say, "12. wire it into your agent")
     say("Claude Code (SessionStart loads the core, SessionEnd harvests the session in the background):")
     say(f"  gitmem install claude-code --repo {root}")
-    say("any MCP client: gitmem serve --repo DIR   (pip install 'gitmem-agent[mcp]')")
+    from gitmem.api.installation import install_hint
+
+    say(f"any MCP client: gitmem serve --repo DIR   (the MCP SDK: {install_hint('mcp')})")
     _section(say, "next")
     say(f"cd {root}")
     for cmd in ("gitmem list", "gitmem recall --all 'export timeout'", "gitmem why demo-8", "gitmem consolidate",

@@ -16,7 +16,7 @@ def _init_args(p: Any) -> None:
     p.add_argument("--no-hooks", action="store_true", help="do not install the pre-commit hooks")
     p.add_argument("--pre-commit", dest="pre_commit", action="store_true",
                    help="install the hooks through the pre-commit framework (.pre-commit-config.yaml), "
-                        "not gitmem's own light scripts (needs: pip install 'gitmem-agent[pre-commit]')")
+                        "not gitmem's own light scripts (needs the pre-commit extra: gitmem-agent[pre-commit])")
     json_flag(p)
 
 
