@@ -56,7 +56,7 @@ class Origin:
             spec = f"'{self.where}{tail}'"
         elif self.kind == "git":
             at = f"@{self.commit}" if self.commit else ""
-            spec = f"'{DISTRIBUTION}{tail} @ git+{self.where}{at}'"
+            spec = f"'{DISTRIBUTION}{tail} @ git+{_with_host(self.where)}{at}'"
         elif self.kind == "archive":
             spec = f"'{DISTRIBUTION}{tail} @ {self.where}'"
         else:
@@ -70,7 +70,7 @@ class Origin:
         if self.kind == "folder":
             return f"git -C '{self.where}' pull && {_pip()} install '{self.where}'"
         if self.kind == "git":
-            return f"{_pip()} install --upgrade '{DISTRIBUTION} @ git+{self.where}'"
+            return f"{_pip()} install --upgrade '{DISTRIBUTION} @ git+{_with_host(self.where)}'"
         if self.kind == "archive":
             return f"{_pip()} install --upgrade '{DISTRIBUTION} @ {self.where}'"
         return f"{_pip()} install --upgrade {DISTRIBUTION}"
@@ -127,6 +127,11 @@ def _local(url: str) -> str:
 
     parsed = urlparse(url)
     return unquote(parsed.path) if parsed.scheme == "file" else url
+
+
+def _with_host(url: str) -> str:
+    """``file:///x`` as ``file://localhost/x``: pip before 24 refuses ``name @ git+file:///x`` (no host)."""
+    return "file://localhost/" + url[len("file:///"):] if url.startswith("file:///") else url
 
 
 def _source_tree() -> str:
