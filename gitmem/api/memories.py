@@ -193,8 +193,15 @@ def import_file(ctx: Context, path: str | Path, dedupe: bool = False, now: datet
                     trailers=(("Gitmem-Source", f"import:{key}"),))
 
     written = ctx.writer.write(plan, now)
+    over: tuple[tuple[str, int, int], ...] = ()
+    would, limit = 0, 0
+    if written.commit is not None:   # the next decay, which the daemon runs daily, is no surprise
+        from gitmem.engines import decay
+
+        preview = decay.preview(ctx.git, written.commit, ctx.cfg, now)
+        over, would, limit = tuple(preview.over()), preview.would_archive, preview.limit
     return Imported(counts["created"], counts["reinforced"], counts["unchanged"], tuple(sorted(bad)),
-                    written.commit, tuple(m.id for m in good))
+                    written.commit, tuple(m.id for m in good), over, would if over else 0, limit)
 
 
 def _redacted_row(ctx: Context, row: importer.Row, name: str, now: datetime) -> importer.Row:

@@ -262,7 +262,8 @@ def analyze(ctx: Context, cluster_threshold: float | None = None, merge_threshol
     sessions = hebbian.signals_of(store.episodes(ctx.git, head))
     return analyze.analyze(store.all_patterns(ctx.git, head), sessions,
                            analyze.CLUSTER_THRESHOLD if cluster_threshold is None else cluster_threshold,
-                           analyze.MERGE_THRESHOLD if merge_threshold is None else merge_threshold)
+                           analyze.MERGE_THRESHOLD if merge_threshold is None else merge_threshold,
+                           ctx.cfg.analyze.min_sessions)
 
 
 def atrophy(ctx: Context, now: datetime | None = None) -> builtins.list[str]:

@@ -195,6 +195,13 @@ def cmd_import(args: Any) -> int:
     else:
         out(f"imported {r.created} created, {r.reinforced} reinforced, {r.unchanged} unchanged, "
             f"{len(r.skipped)} skipped" + (f" in commit {r.commit[:12]}" if r.commit else " (nothing to commit)"))
+    for tier, count, cap in r.over_caps:
+        err(f"warning: {count} {tier}-term memories, over max_{tier}_term ({cap}) in gitmem.yaml")
+    if r.over_caps:
+        held = (f"; more than {r.review_limit} at once, so decay will open an archive review instead of archiving"
+                if r.would_archive > r.review_limit else "")
+        err(f"warning: the next decay would archive {r.would_archive} memories{held}")
+        err("hint: raise memory.max_short_term / max_long_term in gitmem.yaml to keep them live")
     return 0
 
 

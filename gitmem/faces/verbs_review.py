@@ -177,6 +177,9 @@ def cmd_analyze(args: Any) -> int:
         out("cluster: " + ", ".join(c))
     for a, b, j in found.merge_candidates:
         out(f"merge candidate: {a} + {b} ({j:.3f})")
+    if found.pairs and not found.merge_candidates:
+        out(f"analyze: no merge candidate (one needs a Jaccard index of at least the merge threshold over "
+            f"at least {found.min_sessions} shared sessions, analyze.min_sessions)")
     if not found.pairs:
         out("analyze: no two patterns are activated by the same session")
     return 0
