@@ -20,7 +20,7 @@ SAMPLE = template_dir() / "demo"
 SECRET = "q8Rk2VtY7pLm3Zx9Wc4Nb6Hs1Jd5Fg0AeTu2Io8P"   # the fabricated key planted in the sample session
 SECTIONS = ["1. init", "2. import", "3. remember", "4. recall", "5. harvest", "6. link and why",
             "7. reflect and sync-core", "8. decay", "9. the review loop", "10. git is the audit log",
-            "11. dashboard", "12. wire it into your agent", "next"]
+            "11. dashboard", "12. no silent mass change", "13. wire it into your agent", "next"]
 
 
 def git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -63,6 +63,17 @@ def test_demo_shows_the_review_loop(built: tuple[Path, list[str]]) -> None:
     assert re.search(r"rollback gitmem/snapshot/\d{4}-\d{2}: a new commit [0-9a-f]{12}", text)
     tags = git(root, "tag", "-l", "gitmem/snapshot/*").stdout.split()
     assert tags and git(root, "rev-parse", "HEAD^{tree}").stdout == git(root, "rev-parse", f"{tags[-1]}^{{tree}}").stdout
+
+
+def test_demo_shows_a_mass_archive_going_to_review(built: tuple[Path, list[str]]) -> None:
+    root, said = built
+    text = "\n".join(said)
+    assert "import warns: 160 short-term memories, over max_short_term (100); the next decay would archive 60" in text
+    found = re.search(r"nothing archived on main; the review (gitmem/review/archive-\d{8}T\d{6}Z) lists", text)
+    assert found and "decay: 60 archives at once is more than 50" in text
+    bulk = next(root.parent.glob("demo-bulk-*")) / "memory"
+    assert git(bulk, "rev-parse", "--verify", "-q", found.group(1)).returncode == 0
+    assert git(bulk, "ls-tree", "-r", "--name-only", "HEAD", "archive").stdout.count(".md") == 0
 
 
 def test_demo_says_what_each_step_shows(built: tuple[Path, list[str]]) -> None:
