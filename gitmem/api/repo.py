@@ -362,6 +362,11 @@ class MemoryRepo:
         """
         return status.events(self._ctx, limit)
 
+    def history(self, limit: int | None = None) -> builtins.list[dict[str, object]]:
+        """The commit history of the branch, newest first, each commit with its gitmem event (from its
+        trailers; None for a person's own commit) and whether it was automated."""
+        return status.history(self._ctx, limit)
+
     # --- jobs --------------------------------------------------------------------------------------
     def run_job(self, job: str, now: datetime | None = None,
                 paths: Sequence[str | Path] | None = None) -> JobRun:

@@ -12,7 +12,8 @@ from gitmem.faces.console import choices
 # --- init / demo -------------------------------------------------------------------
 
 def _init_args(p: Any) -> None:
-    p.add_argument("dir", metavar="DIR", help="folder for the new memory repository")
+    p.add_argument("dir", metavar="DIR", nargs="?", default=None,
+                   help="folder for the new memory repository, or a clone of one to set up (default: the current folder)")
     p.add_argument("--no-hooks", action="store_true", help="do not install the pre-commit hooks")
     p.add_argument("--pre-commit", dest="pre_commit", action="store_true",
                    help="install the hooks through the pre-commit framework (.pre-commit-config.yaml), "
@@ -20,12 +21,14 @@ def _init_args(p: Any) -> None:
     json_flag(p)
 
 
-@command("init", "create a memory repository in DIR", _init_args)
+@command("init", "create a memory repository in DIR (default: here), or set up a clone of one", _init_args)
 def cmd_init(args: Any) -> int:
     from gitmem.api import MemoryRepo
 
     framework = args.pre_commit and not args.no_hooks
-    result = MemoryRepo.init(args.dir, now_of(args), install_hooks=not args.no_hooks and not framework).setup
+    import os
+
+    result = MemoryRepo.init(args.dir or os.getcwd(), now_of(args), install_hooks=not args.no_hooks and not framework).setup
     assert result is not None  # init always records what it did
     if framework:
         from dataclasses import replace
