@@ -108,7 +108,7 @@ def remember(ctx: Context, text: str, *, type: str | None = None, domain: str | 
             mem = mem.with_(project=scope.id, project_name=scope.name)
         lookup = (duplicates.rechecked(ctx, scan, parent, mem.project) if scan is not None else duplicates.duplicate_lookup(ctx, parent))
         batch = memorize.Batch(lookup, now, ctx.cfg.memory)
-        outcome = batch.add(mem, dedupe=deduping)
+        outcome = batch.add(mem, dedupe=deduping, given=importance)
         if outcome.action == "reinforced":
             new = outcome.memory
             return Plan(duplicates.batch_changes(ctx, batch, parent), f"gitmem: reinforce {new.id} ({new.reinforced}x)",
@@ -243,7 +243,7 @@ def link(ctx: Context, a: str, b: str, relation: str = "related", now: datetime 
     from gitmem.engines import links
 
     now = now or clock.now()
-    links.check_relation(relation)
+    relation = links.check_relation(relation)
     if check_id(a) == check_id(b):
         raise ValidationError("a memory cannot link to itself")
 

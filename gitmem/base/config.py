@@ -35,8 +35,11 @@ SCHEMA_VERSION = 1
 # --- environment: the only place GITMEM_* variables are read ---------------
 
 def env_allowed_dirs() -> tuple[str, ...] | None:
-    """GITMEM_ALLOWED_DIRS (``:`` or ``,`` separated) narrows paths.allowed_dirs."""
+    """GITMEM_ALLOWED_DIRS (``:`` or ``,`` separated) narrows paths.allowed_dirs; HEBBIAN_ALLOWED_DIRS,
+    the Hebbian memory design's name for it, is read when GITMEM_ALLOWED_DIRS is not set."""
     raw = os.environ.get("GITMEM_ALLOWED_DIRS")
+    if raw is None:
+        raw = os.environ.get("HEBBIAN_ALLOWED_DIRS")
     if raw is None:
         return None
     return tuple(p.strip().strip("/") for p in raw.replace(",", ":").split(":") if p.strip())

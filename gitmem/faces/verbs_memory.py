@@ -63,7 +63,8 @@ def cmd_demo(args: Any) -> int:
 # --- memories ----------------------------------------------------------------------
 
 def _remember_args(p: Any) -> None:
-    p.add_argument("text", metavar="TEXT", help="what to remember ('-' reads standard input)")
+    p.add_argument("text", metavar="TEXT", nargs="?", help="what to remember ('-' reads standard input)")
+    p.add_argument("--content", metavar="TEXT", help="the same as TEXT (the flag the DNA memory scripts use)")
     p.add_argument("--type", choices=choices("type"), help="default: inferred from the text")
     p.add_argument("--domain", choices=choices("domain"), help="default: inferred from the text")
     p.add_argument("--importance", type=float, help="0..1 (default: scored from the text)")
@@ -98,6 +99,12 @@ def _stdin_text(cap: int) -> str:
 
 @command("remember", "remember TEXT (reinforces a similar memory instead of duplicating it)", _remember_args)
 def cmd_remember(args: Any) -> int:
+    from gitmem.base.errors import ArgumentError
+
+    if (args.text is None) == (args.content is None):
+        raise ArgumentError("give what to remember once: as TEXT or as --content TEXT",
+                            hint='gitmem remember "I prefer small pull requests"')
+    args.text = args.text if args.text is not None else args.content
     repo = repo_of(args)
     text = _stdin_text(repo.cfg.sediment.max_content_bytes) if args.text == "-" else args.text
     if args.working:
