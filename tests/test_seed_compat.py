@@ -74,3 +74,26 @@ def test_importing_a_learnings_folder_makes_a_memory_per_entry(repo: MemoryRepo)
     contents = sorted(m.content for m in repo.list().memories)
     assert contents[0].startswith("Run the migrations before the test suite") and "make migrate" in contents[0]
     assert contents[1] == "The staging API lives behind the VPN."
+
+
+def test_reflect_verifies_a_pattern_new_memories_confirm(repo: MemoryRepo) -> None:
+    from datetime import timedelta
+
+    from gitmem.base.clock import parse_time
+
+    t = parse_time(NOW)
+    for text in ("Retry flaky network calls with exponential backoff",
+                 "Flaky network calls need a retry with exponential backoff and jitter"):
+        repo.remember(text, dedupe=False, now=t)
+    first = repo.reflect(now=t)
+    assert len(first.created) == 1
+    slug = first.created[0].rsplit("/", 1)[-1].removesuffix(".md")
+    later = t + timedelta(days=2)
+    one = repo.remember("Always retry the flaky network calls, with an exponential backoff", dedupe=False, now=later)
+    repo.remember("The invoice PDF is rendered by WeasyPrint", dedupe=False, now=later)
+    again = repo.reflect(now=later)
+    assert again.created == () and len(again.updated) == 1
+    pats = {p.slug: p for p in repo.patterns()}
+    assert set(pats) == {slug}                        # verified again, no near copy such as slug-2
+    assert pats[slug].verified == 2 and pats[slug].last_verified.startswith(later.strftime("%Y-%m-%d"))
+    assert one.id in pats[slug].sources

@@ -32,6 +32,9 @@ __all__ = ["GROUP_THRESHOLD", "Item", "PatternDraft", "ReflectPlan", "STATE_FILE
 # Topic links, not duplicates: "GitHub push timed out" and "GitHub clone
 # timed out" link at ~0.45, unrelated memories stay under 0.2.
 GROUP_THRESHOLD = 0.25
+# A new memory confirms an existing pattern when it is at least this close to one of its lessons
+# (closer than the grouping threshold: verifying a pattern is a stronger claim than a shared topic).
+CONFIRM_THRESHOLD = 0.35
 _MAX_TRIGGERS = 5
 _MAX_LESSONS = 5
 _LESSON_CHARS = 160
@@ -308,6 +311,47 @@ def state_file(now: datetime, runs: int) -> bytes:
     return documents.emit_front_matter({"last_run": iso(now), "runs": runs}).encode("utf-8")
 
 
+def confirmations(existing: Sequence[Pattern], items: Sequence[Item],
+                  threshold: float = CONFIRM_THRESHOLD) -> tuple[list[PatternDraft], list[Item]]:
+    """(a draft per existing pattern that new memories confirm, the items that confirm none).
+
+    A memory confirms the pattern whose lesson it is closest to, at ``threshold`` or more,
+    when it contradicts none of its lessons; the pattern is then verified again (its count
+    and date raised, the memory added to its sources) instead of a near copy being made."""
+    lessons = [(p, lesson, topic_words(lesson)) for p in existing for lesson in p.lessons]
+    found: dict[str, list[Item]] = {}
+    rest: list[Item] = []
+    for item in _ordered(items):
+        words = topic_words(item.text)
+        if not words:
+            rest.append(item)
+            continue
+        best: tuple[float, str] | None = None
+        for pattern, lesson, lesson_words in lessons:
+            if not lesson_words:
+                continue
+            score = _link(item.text, lesson, words, lesson_words)
+            if score >= threshold and (best is None or score > best[0]):
+                best = (score, pattern.slug)
+        chosen = next((p for p in existing if best and p.slug == best[1]), None)
+        if chosen is None or _contradicts(chosen.lessons, (item.text,)):
+            rest.append(item)
+            continue
+        found.setdefault(chosen.slug, []).append(item)
+    drafts = []
+    for pattern in existing:
+        members = found.get(pattern.slug)
+        if not members:
+            continue
+        new: list[str] = []
+        for item in members:
+            lesson = _lesson(item.text)
+            if lesson and not any(is_duplicate(lesson, kept) for kept in (*pattern.lessons, *new)):
+                new.append(lesson)
+        drafts.append(PatternDraft(pattern.slug, pattern.title, (), tuple(new), tuple(i.id for i in members)))
+    return drafts, rest
+
+
 def plan_reflect(existing: Sequence[Pattern], drafts: Sequence[PatternDraft], now: datetime,
                  initial_weight: float | None = None) -> ReflectPlan:
     """File changes that fold ``drafts`` (from ``group``) into patterns; new ones start at ``initial_weight``."""
@@ -387,8 +431,9 @@ def plan_run(existing: Sequence[Pattern], live: Sequence[Memory], state: bytes |
     if not pending or (auto and len(pending) < trigger):
         return Run(None, count)
     recent = sorted(fresh, key=lambda m: (m.created, m.id))[-window:]
-    result = plan_reflect(existing, group([Item(m.id, m.content, m.type, m.created) for m in recent]), now,
-                          initial_weight)
+    confirmed, rest = confirmations(existing, [Item(m.id, m.content, m.type, m.created) for m in recent])
+    drafts = [d for d in group(rest) if d.slug not in {c.slug for c in confirmed}]
+    result = plan_reflect(existing, [*confirmed, *drafts], now, initial_weight)
     changes = dict(result.changes)
     if not changes:
         return Run(None, count)   # nothing folded: no commit just to count a run
