@@ -377,6 +377,11 @@ class MemoryRepo:
         """The last recorded run of each job that ran in this clone, by job name."""
         return jobs.job_runs(self._ctx)
 
+    def decay_due(self, now: datetime | None = None) -> bool:
+        """Whether decay is due in this clone: it never ran here, or its last run is ``daemon.decay_hours`` old
+        (the cron entry runs it this way, so a crontab without the daemon decays daily too)."""
+        return jobs.decay_due(self._ctx, now)
+
     # --- purging -----------------------------------------------------------------------------------
     def purge(self, value: str | None = None, finding: str | None = None, confirm: bool = False,
               now: datetime | None = None) -> "Purged":
