@@ -41,9 +41,11 @@ def test_the_marketplace_lists_the_plugin_by_a_relative_source() -> None:
     assert KEBAB.fullmatch(str(market["name"]))
     owner = market["owner"]
     assert isinstance(owner, dict) and owner.get("name")
-    (entry,) = market["plugins"]   # type: ignore[misc]
+    plugins = market["plugins"]
+    assert isinstance(plugins, list) and len(plugins) == 1
+    entry: dict[str, object] = plugins[0]
     assert str(entry["source"]).startswith("./")
-    assert (ROOT / entry["source"]).resolve() == PLUGIN
+    assert (ROOT / str(entry["source"])).resolve() == PLUGIN
     assert entry["name"] == load(PLUGIN / ".claude-plugin" / "plugin.json")["name"]
 
 
