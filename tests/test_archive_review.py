@@ -147,6 +147,9 @@ def test_accepting_the_archive_review_archives_them(repo_dir: Path, tmp_path: Pa
     repo.import_file(rows(tmp_path, 150), now=T)
     report = repo.decay(now=T + timedelta(days=40))
     assert report.review
+    code, shown, err = run_cli(["--repo", str(repo_dir), "review", "show", report.review], capsys)
+    assert code == 0, err
+    assert "OUTSIDE" not in shown and "130 of 150 live memories would be archived at once" in shown
     code, _, err = run_cli(["--repo", str(repo_dir), "review", "accept", report.review, "--i-am-the-reviewer"], capsys)
     assert code == 0, err
     assert len(live_files(repo_dir, "HEAD", "memory")) == 20
