@@ -2,7 +2,7 @@
 
 Run by hand from the repository root:
 
-    PYTHONPATH=. python bench/harvest_eval.py --corpus DUMPS --sessions TRANSCRIPTS [--split holdout]
+    PYTHONPATH=. python bench/harvest_eval.py --corpus DUMPS --sessions TRANSCRIPTS [--split holdout|fresh|train]
     PYTHONPATH=. python bench/harvest_eval.py --bench [FOLDER]
 
 Every session is harvested for real, each into a fresh memory repository
@@ -287,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sessions", type=Path, help="folder of the rebuilt transcripts")
     parser.add_argument("--labels", type=Path, default=CORPUS / "labels.jsonl")
     parser.add_argument("--manifest", type=Path, default=CORPUS / "manifest.jsonl")
-    parser.add_argument("--split", default="holdout", choices=("holdout", "train"))
+    parser.add_argument("--split", default="holdout", choices=("holdout", "fresh", "train"))
     parser.add_argument("--bench", nargs="?", const=ROOT.parent / "shared" / "bench" / "sessions", type=Path)
     parser.add_argument("--rules", choices=("scored", "kept", "transient"), default=scorer.RULE_SIGNALS,
                         help="what the rule signals become beside the scorer's (to compare; the default is shipped)")

@@ -11,7 +11,9 @@ dependencies; the package never imports them):
 and fields) joined with ``bench/harvest-corpus/labels.jsonl`` (keep or drop
 per candidate key) and the manifest (the repository and split of each
 session). Only ``split: train`` sessions are read: the hold-out repositories
-are never seen here. Candidates that were sampled for labelling carry the
+(``holdout`` and ``fresh``) are never seen here. ``--exclude-repos`` leaves
+some training repositories out too, for weights that ``harvest_funnel.py
+--weights`` measures on them (an out-of-fold funnel). Candidates that were sampled for labelling carry the
 inverse of their sampling rate as weight, so precision is that of every
 candidate, not of the sample.
 
@@ -68,13 +70,14 @@ class Row:
     then_passed: bool = False
     next_user: str | None = None
     tool_before: str | None = None
+    fixed: bool = False
 
     @classmethod
     def of(cls, rec: dict[str, Any]) -> "Row":
         """A row from a dump record (fields it lacks take their defaults)."""
         return cls(str(rec.get("speaker") or "user"), str(rec.get("text") or ""), int(rec.get("turn") or 0),
                    float(rec.get("position") or 0.0), bool(rec.get("after_error")), bool(rec.get("then_passed")),
-                   rec.get("next_user") or None, rec.get("tool_before") or None)
+                   rec.get("next_user") or None, rec.get("tool_before") or None, bool(rec.get("fixed")))
 
 
 @dataclass
@@ -93,7 +96,7 @@ CHECKS: tuple[Row, ...] = (
     Row("user", "Je préfère que tu écrives les messages de commit en français.", 2, 0.2),
     Row("user", "We deploy from the main branch only; release branches are gone.", 3, 0.3),
     Row("assistant", "The test failed because the fixture built a naive datetime; making it timezone-aware fixed it.",
-        4, 0.5, True, True, "great, thanks", "Bash"),
+        4, 0.5, True, True, "great, thanks", "Bash", True),
     Row("assistant", "Let me check the file first.", 5, 0.6, False, False, None, "Read"),
     Row("user", "thanks!", 6, 0.9),
 )
@@ -154,7 +157,7 @@ def dev_examples(folder: Path) -> list[Example]:
                             and similarity.similarity(g["gist"], c.text) >= 0.2)
                         or similarity.similarity(g["gist"], c.text) >= 0.6), None)
             out.append(Example(Row(c.speaker, c.text, c.turn, c.position, c.after_error, c.then_passed, c.next_user,
-                                   c.tool_before), owner, path.name, hit is not None, None))
+                                   c.tool_before, c.fixed), owner, path.name, hit is not None, None))
     return out
 
 
@@ -264,10 +267,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="inverse regularisation strengths to try (the best out-of-fold average precision wins)")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--prune", type=float, default=1e-3, help="keep weights of at least this magnitude")
+    parser.add_argument("--exclude-repos", default="",
+                        help="leave these training repositories out (comma-separated): weights for an out-of-fold funnel")
     args = parser.parse_args(argv)
     if args.corpus:
         ex = corpus_examples(args.corpus, args.labels, args.manifest, "train")
-        source, provisional = f"corpus train split ({args.labels.name})", False
+        left_out = {r for r in args.exclude_repos.split(",") if r}
+        ex = [e for e in ex if e.group not in left_out]
+        source, provisional = f"corpus train split ({args.labels.name})", bool(left_out)
+        if left_out:
+            source += f" without {len(left_out)} repositories"
     elif args.dev:
         ex = dev_examples(args.dev)
         source, provisional = "provisional: the 25 bench sessions with weak labels (not the corpus)", True

@@ -90,3 +90,20 @@ def test_a_bad_format_value_is_a_clear_error(text: bytes) -> None:
     with pytest.raises(UsageError) as info:
         formats.format_of(text)
     assert info.value.hint and "git checkout" in info.value.hint
+
+
+def test_the_attribute_lines_of_format_2_are_the_templates() -> None:
+    from gitmem.engines.initrepo import template_dir
+
+    text = (template_dir() / ".gitattributes").read_text(encoding="utf-8")
+    rules = tuple(line for line in text.splitlines() if line.strip() and not line.startswith("#"))
+    assert rules == formats.ATTRIBUTE_LINES
+
+
+def test_format_1_to_2_numbers_the_format_and_names_the_missing_attribute_lines() -> None:
+    old = {formats.STATE_FILE: b"format: 1\n", ".gitattributes": b"*.md text eol=lf\n*.png binary\n"}
+    changes = formats.upgrade_changes(old.get, 1)
+    assert set(changes) == {formats.STATE_FILE} and formats.format_of(changes[formats.STATE_FILE]) == 2
+    missing = formats.missing_attributes("*.md text eol=lf\n*.png binary\n")
+    assert "*.md text eol=lf" not in missing and "memory/**/*.md merge=gitmem-memory" in missing
+    assert formats.missing_attributes("\n".join(formats.ATTRIBUTE_LINES)) == []

@@ -43,11 +43,12 @@ def test_manifest_spans_repositories_formats_and_languages_and_splits_by_reposit
     for e in entries:
         assert e["id"] == hashlib.sha1(f"{e['repo']}:{e['path']}".encode()).hexdigest()[:12]
         assert re.fullmatch(r"[0-9a-f]{40}", str(e["commit"])) and re.fullmatch(r"[0-9a-f]{40}", str(e["blob"]))
-        assert e["split"] in ("train", "holdout")
+        assert e["split"] in ("train", "fresh", "holdout")
         splits[str(e["repo"])].add(e["split"])
-    assert all(len(s) == 1 for s in splits.values()), "a repository's sessions are all train or all holdout"
+    assert all(len(s) == 1 for s in splits.values()), "a repository's sessions are all in one split"
     held = sum(1 for s in splits.values() if s == {"holdout"})
     assert held == round(len(splits) * 0.2)
+    assert sum(1 for s in splits.values() if s == {"fresh"}) == 6   # a second hold-out, drawn from the training repositories
     assert len({e["id"] for e in entries}) == len(entries)
 
 

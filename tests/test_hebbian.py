@@ -110,7 +110,8 @@ def test_front_matter_round_trip_and_hostile_values() -> None:
     state = HebbState(0.42, "emergent", "2026-10-01T00:00:00Z", "2026-11-02T00:00:00Z|s1", 3, 0,
                       "2026-11-02T00:00:00Z", (("2026-11-01T00:00:00Z", 0.4), ("2026-11-02T00:00:00Z", 0.42)))
     meta = {"hebbian": hebbian.meta_of(state)}
-    assert hebbian.state_of(0.42, "emergent", "2026-10-01T00:00:00Z", meta) == state
+    # a state counted by a cursor alone reads back with that state as the origin of its (empty) session set
+    assert hebbian.state_of(0.42, "emergent", "2026-10-01T00:00:00Z", meta) == replace(state, origin=state.start())
     odd = hebbian.state_of(0.5, "nonsense", "", {"hebbian": {"streak": float("inf"), "above": "x",
                                                               "history": [["a"], ["t", "nan?"], 7, ["t", 0.5]]}})
     assert odd.stage == "episodic" and odd.streak == 0 and odd.above == 0 and odd.history == (("t", 0.5),)
@@ -127,3 +128,82 @@ def test_history_is_bounded() -> None:
 def test_limits_hold_at_the_edges(weight: float) -> None:
     state, steps = hebbian.advance(HebbState(weight), ["x"], "k", [session(1, "x"), session(2, "y")], CFG)
     assert all(CFG.weight_min <= s.after <= CFG.weight_max for s in steps)
+
+
+# -- counted sessions as a set ----------------------------------------------------------------------
+
+def _signals(n: int, start: int = 0, hot: frozenset[int] = frozenset()) -> list[SessionSignal]:
+    return [SessionSignal(f"2026-11-{1 + (start + i) // 24:02d}T{(start + i) % 24:02d}:00:00Z", f"s{start + i:03d}",
+                          frozenset({"backoff"}) if (start + i) in hot else frozenset()) for i in range(n)]
+
+
+def _once(sessions: list[SessionSignal]) -> float:
+    cfg = Hebbian()
+    w = cfg.initial_weight
+    for s in sorted(sessions):
+        w = hebbian.step(w, "backoff" in s.stems, cfg)
+    return w
+
+
+def test_a_session_older_than_the_last_counted_one_still_counts_once_in_its_place() -> None:
+    cfg = Hebbian()
+    hot = frozenset({0, 1, 3})
+    all_sessions = _signals(6, hot=hot)
+    start = HebbState(cfg.initial_weight, created="2026-10-01T00:00:00Z")
+    late, early = all_sessions[4:], all_sessions[:4]
+    state, _ = hebbian.advance(start, ["backoff"], "p", late, cfg)
+    state, steps = hebbian.advance(state, ["backoff"], "p", early, cfg)    # arrived later from another machine
+    assert len(steps) == 4 and state.weight == _once(all_sessions)
+    again, none = hebbian.advance(state, ["backoff"], "p", all_sessions, cfg)
+    assert none == [] and again == state
+
+
+def test_two_machines_states_merge_to_every_session_applied_once() -> None:
+    cfg = Hebbian()
+    hot = frozenset(range(0, 40, 3))
+    sessions = _signals(40, hot=hot)
+    start = HebbState(cfg.initial_weight, created="2026-10-01T00:00:00Z")
+    ours, _ = hebbian.advance(start, ["backoff"], "p", sessions[::2], cfg)
+    theirs, _ = hebbian.advance(start, ["backoff"], "p", sessions[1::2], cfg)
+    merged = hebbian.merge_states(ours, theirs, cfg)
+    assert merged == hebbian.merge_states(theirs, ours, cfg)
+    alone, _ = hebbian.advance(start, ["backoff"], "p", sessions, cfg)
+    assert merged.weight == alone.weight == _once(sessions)
+    assert (merged.streak, merged.above, merged.counted) == (alone.streak, alone.above, alone.counted)
+
+
+def test_a_legacy_cursor_reads_as_the_floor_of_an_empty_set() -> None:
+    cfg = Hebbian()
+    meta = {"hebbian": {"cursor": "2026-11-01T05:00:00Z|s005", "streak": 2, "above": 0, "last_activated": ""}}
+    state = hebbian.state_of(0.4, "episodic", "2026-10-01T00:00:00Z", meta)
+    assert hebbian.is_legacy(meta) and state.counted == frozenset() and state.start().cursor.endswith("s005")
+    after, steps = hebbian.advance(state, ["backoff"], "p", _signals(8, hot=frozenset({6})), cfg)
+    assert [s.session for s in steps] == ["s006", "s007"] and after.weight == hebbian.step(hebbian.step(0.4, True, cfg), False, cfg)
+    assert not hebbian.is_legacy({"hebbian": hebbian.meta_of(after)})
+
+
+def test_past_the_kept_count_the_oldest_sessions_fold_into_the_origin() -> None:
+    cfg = Hebbian()
+    sessions = _signals(hebbian.COUNTED_KEPT + 30, hot=frozenset(range(0, 400, 2)))
+    start = HebbState(cfg.initial_weight, created="2026-10-01T00:00:00Z")
+    state, _ = hebbian.advance(start, ["backoff"], "p", sessions, cfg)
+    assert len(state.counted) == hebbian.COUNTED_KEPT and state.weight == _once(sessions)
+    again, none = hebbian.advance(state, ["backoff"], "p", sessions, cfg)
+    assert none == [] and again.weight == state.weight
+    replayed, _ = hebbian.replay(state.start(), state.created, state.counted, state.activated, cfg)
+    assert (replayed.weight, replayed.streak, replayed.above) == (state.weight, state.streak, state.above)
+
+
+def test_a_pattern_holding_the_most_counted_sessions_stays_a_readable_document() -> None:
+    from gitmem.store.documents import Pattern, read_pattern, render_pattern
+
+    cfg = Hebbian()
+    path = "patterns/p.md"
+    p = read_pattern(path, render_pattern(Pattern("p", "P", 0.3, "episodic", ("backoff",), (), (), 0, "",
+                                                  "2026-10-01T00:00:00Z", path)))
+    long_ids = [SessionSignal(s.at, f"00000000-0000-4000-8000-{i:012d}", s.stems)
+                for i, s in enumerate(_signals(hebbian.COUNTED_KEPT + 50, hot=frozenset(range(0, 400))))]
+    data = hebbian.plan_weights([p], long_ids, cfg).changes[path]
+    again = read_pattern(path, data)
+    state = hebbian.state_of(again.weight, again.stage, again.created, dict(again.meta))
+    assert len(state.counted) == len(state.activated) == hebbian.COUNTED_KEPT

@@ -47,9 +47,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "gitmem" / "guards" / "pii"
 # Who may import whom inside the package: each module only from the rows above it.
 LAYERS = [
     {"kinds", "view"},
-    {"plausibility", "audit"},
+    {"plausibility", "audit", "credname"},
     {"vendors", "personal", "numbers", "network", "encoded", "values"},
-    {"disguise", "layouts", "commands"},
+    {"disguise", "layouts", "commands", "words"},
     {"keywords"},
     {"scan"},
     {"names"},

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from gitmem.guards import pii
-from gitmem.guards.pii.keywords import identifier_name
+from gitmem.guards.pii.credname import identifier_name
 from gitmem.guards.pii.plausibility import in_words, is_placeholder, sequential
 
 CASES = Path(__file__).parent / "fixtures" / "false_alarms.jsonl"

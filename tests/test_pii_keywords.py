@@ -133,15 +133,15 @@ def test_discord_webhook_token() -> None:
 
 
 def test_secret_name_verdicts_are_cached_within_bounds() -> None:
-    from gitmem.guards.pii import keywords
+    from gitmem.guards.pii import credname
 
     for i in range(5000):
-        keywords._secret_name(f"name_{i}_password")
-    assert len(keywords._NAME_CACHE) <= 4096
-    assert keywords._secret_name("aws_secret_access_key") == "aws"
-    assert keywords._secret_name("DB_PASSWORD") == "yes"
-    assert keywords._secret_name("primary_key") is None
-    assert keywords._secret_name("password_field") is None
+        credname.secret_name(f"name_{i}_password")
+    assert len(credname._NAME_CACHE) <= 4096
+    assert credname.secret_name("aws_secret_access_key") == "aws"
+    assert credname.secret_name("DB_PASSWORD") == "yes"
+    assert credname.secret_name("primary_key") is None
+    assert credname.secret_name("password_field") is None
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -175,9 +175,9 @@ def test_keyword_forms(text: str, expected: set[tuple[str, str]]) -> None:
     ("token_count", None), ("max_tokens", None), ("", None), ("___", None),
 ])
 def test_secret_name_verdicts(name: str, verdict: str | None) -> None:
-    from gitmem.guards.pii import keywords
+    from gitmem.guards.pii import credname
 
-    assert keywords._classify_name(name) == verdict
+    assert credname._classify_name(name) == verdict
 
 
 def test_values_are_trimmed_of_trailing_punctuation() -> None:

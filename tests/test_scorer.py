@@ -154,6 +154,11 @@ def tool_use(n: int, command: str) -> dict[str, Any]:
     return {"type": "tool_use", "id": f"t{n}", "name": "Bash", "input": {"command": command}}
 
 
+def edit(n: int, path: str, old: str, new: str) -> dict[str, Any]:
+    return {"type": "tool_use", "id": f"t{n}", "name": "Edit",
+            "input": {"file_path": path, "old_string": old, "new_string": new}}
+
+
 def tool_result(n: int, output: str, error: bool) -> dict[str, Any]:
     return {"type": "tool_result", "tool_use_id": f"t{n}", "content": output, "is_error": error}
 
@@ -168,6 +173,8 @@ SESSION: list[tuple[str, Any]] = [
                              "and offset-aware datetimes", True)]),
     ("assistant", "The test failed because the fixture built a naive datetime; making the fixture "
                   "timezone-aware with UTC fixed the comparison."),
+    ("assistant", [edit(3, "tests/test_dates.py", "datetime(2026, 1, 1)", "datetime(2026, 1, 1, tzinfo=UTC)")]),
+    ("user", [tool_result(3, "The file tests/test_dates.py has been updated.", False)]),
     ("assistant", [tool_use(2, "pytest -q")]),
     ("user", [tool_result(2, "42 passed in 1.20s", False)]),
     ("assistant", "Done! All tests pass now."),
@@ -197,12 +204,19 @@ def test_a_decision_is_kept_as_a_decision(harvested: dict[str, Any]) -> None:
     assert "decision" in mem.tags
 
 
-@pytest.mark.xfail(strict=True, reason="in the corpus labels a failure then a passing run barely predicts a kept "
-                   "lesson (4 of 149 such assistant statements kept): the weights drop it")
 def test_the_assistants_cause_and_fix_after_a_failing_test_is_kept_as_a_lesson(harvested: dict[str, Any]) -> None:
     found = [s for s in harvested["signals"] if "naive datetime" in s.text]
     assert found and not found[0].inbox and found[0].kind == "error"
     assert any("naive datetime" in text for text in harvested["memories"])
+
+
+def test_a_lesson_is_the_assistants_reason_or_fix_of_a_confirmed_fix_in_any_language() -> None:
+    for text in ("The build broke because the lockfile was stale.", "Der Test schlug fehl, weil die Zeitzone fehlte.",
+                 "La compilation échouait parce que le cache était vieux.", "测试失败是因为时区没有设置。",
+                 "Тест падал из-за устаревшего кэша сборки."):
+        assert scorer.lesson(cand(text, "assistant", fixed=True)), text
+        assert not scorer.lesson(cand(text, "assistant")) and not scorer.lesson(cand(text, "user", fixed=True))
+    assert not scorer.lesson(cand("Let me run the tests again now.", "assistant", fixed=True))
 
 
 def test_chatter_and_tool_output_are_dropped(harvested: dict[str, Any]) -> None:

@@ -144,3 +144,31 @@ def test_conversation_is_what_was_said_or_done(tmp_path: Path) -> None:
         t = read(path)
         check_transcript(path, "auto", t)   # a transcript, only one with nothing said
         assert not has_conversation(t)
+
+
+# --------------------------------------------------------------------------- one read for screen, events and redaction
+
+def test_the_screen_reads_the_records_the_reader_read_and_finds_the_same(tmp_path: Path) -> None:
+    from gitmem.engines.harvest.reader import load
+    from gitmem.engines.harvest.screen import screen_session, secrets_in
+
+    path = write_lines(tmp_path / "s.jsonl", [
+        {"type": "user", "sessionId": "s", "message": {"role": "user", "content": "hello there, friend"}},
+        {"type": "user", "sessionId": "s", "message": {"role": "user", "content": f"the key is {AWS_KEY}"}},
+    ])
+    loaded = load(path)
+    assert [(f.line, f.kind) for f in screen_session(path, (), None, loaded={path: loaded.records}).found] == \
+        [(f.line, f.kind) for f in secrets_in(path)] and secrets_in(path)
+    path.unlink()   # screened from the records already read: the file is not opened again
+    assert screen_session(path, (), None, loaded={path: loaded.records}).found
+
+
+def test_a_secret_on_a_line_with_a_broken_byte_refuses_the_session(tmp_path: Path) -> None:
+    from gitmem.engines.harvest.planning import read_session
+
+    path = tmp_path / "s.jsonl"
+    line = json.dumps({"type": "user", "sessionId": "s", "message": {"role": "user", "content": f"key {AWS_KEY} café"}})
+    path.write_bytes(line.encode().replace(b"caf\\u00e9", b"caf\xe9") + b"\n")
+    session = read_session(path, "auto", None)
+    assert any(AWS_KEY in e.text for e in session.transcript.events)   # the reader reads the line
+    assert session.secrets   # so the screen scans it too

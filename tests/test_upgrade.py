@@ -16,7 +16,7 @@ from gitmem.base.errors import UsageError
 from gitmem.store import enginestate, formats
 
 FIXTURES = Path(__file__).parent / "fixtures"
-BUNDLES = {0: FIXTURES / "repo-v0.1.0.bundle", 1: FIXTURES / "repo-v1.bundle"}
+BUNDLES = {0: FIXTURES / "repo-v0.1.0.bundle", 1: FIXTURES / "repo-v1.bundle", 2: FIXTURES / "repo-v2.bundle"}
 
 
 def git(repo: Path, *args: str) -> str:
@@ -56,10 +56,10 @@ def test_a_format_0_repository_upgrades_in_one_commit_that_revert_undoes(
     assert git(repo_dir, "rev-parse", "HEAD").strip() == before_head      # --check writes nothing
 
     code, out, _ = run_cli(["--repo", str(repo_dir), "--now", NOW, "upgrade"], capsys)
-    assert code == 0 and "upgraded from format 0 to 1" in out
+    assert code == 0 and f"upgraded from format 0 to {formats.FORMAT}" in out
     assert git(repo_dir, "rev-parse", "HEAD~1").strip() == before_head   # one commit
     assert git(repo_dir, "diff", "--name-only", "HEAD~1", "HEAD").split() == [formats.STATE_FILE]
-    assert "Gitmem-Upgrade: 0 -> 1" in git(repo_dir, "log", "-1", "--format=%B")
+    assert f"Gitmem-Upgrade: 0 -> {formats.FORMAT}" in git(repo_dir, "log", "-1", "--format=%B")
     new_state = (repo_dir / formats.STATE_FILE).read_bytes()
     assert formats.format_of(new_state) == formats.FORMAT and new_state.startswith(b"# Engine state")
     from dataclasses import replace

@@ -12,7 +12,7 @@ are taken by ``candidates.extract``. For each session OUT gets:
 
 - ``<id>.jsonl``: the sampled candidates, in transcript order, one object each:
   ``key``, ``speaker``, ``text``, the context flags (``turn``, ``position``,
-  ``after_error``, ``then_passed``, ``tool_before``), ``next_user`` and the
+  ``after_error``, ``then_passed``, ``fixed``, ``tool_before``), ``next_user`` and the
   previous and next statement (``prev``, ``next``: speaker and text, clipped);
 - a line in ``index.jsonl``: how many candidates each speaker had and how many
   were sampled (to reweight figures), and whether the scanner refused the session.
@@ -99,7 +99,7 @@ def neighbour(found: Sequence[Candidate], n: int, redactor: Redactor) -> dict[st
 def record(found: Sequence[Candidate], n: int, redactor: Redactor) -> dict[str, Any]:
     c = found[n]
     return {"key": c.key(), "speaker": c.speaker, "text": mask(c.text, redactor), "turn": c.turn, "position": c.position,
-            "after_error": c.after_error, "then_passed": c.then_passed, "tool_before": c.tool_before,
+            "after_error": c.after_error, "then_passed": c.then_passed, "fixed": c.fixed, "tool_before": c.tool_before,
             "next_user": mask(c.next_user, redactor)[:CLIP], "prev": neighbour(found, n - 1, redactor),
             "next": neighbour(found, n + 1, redactor)}
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Sequence
 from gitmem.base import state
 from gitmem.base.errors import CasFailed, ConflictError, GitmemError, NotFoundError
 from gitmem.base.model import iso
+from gitmem.guards import redact
 
 if TYPE_CHECKING:
     from gitmem.api.context import Context
@@ -190,7 +191,7 @@ def add(ctx: Context, memories: Sequence[Memory], now: datetime, session: str = 
         for b, tip in folded:   # their items are in this one now, their commits its parents
             if ctx.git.tip(b) == tip:
                 ctx.git.delete_ref(f"refs/heads/{b}")
-        state.log_event(ctx.root, "harvest.inbox", iso(now), branch=branch, commit=commit, added=len(fresh),
+        state.log_event(ctx.root, "harvest.inbox", iso(now), branch=redact.for_log(branch), commit=commit, added=len(fresh),
                         session=session)
         return InboxAdded(branch, commit, len(fresh))
     raise ConflictError("the harvest inbox kept moving; gave up", hint="harvest again when other harvests end")
@@ -290,8 +291,8 @@ def reject(ctx: Context, branch: str, reason: str, now: datetime) -> tuple[str, 
     kept = review.rejected_ref(branch)
     ctx.git.set_ref(kept, inbox.tip, ctx.git.commit(kept).id if kept in ctx.git.refs(kept) else None)
     ctx.git.delete_ref(f"refs/heads/{branch}")
-    state.log_event(ctx.root, "review.rejected", iso(now), branch=branch, kept_at=kept, reason=reason,
-                    items=len(inbox.items))
+    state.log_event(ctx.root, "review.rejected", iso(now), branch=redact.for_log(branch), kept_at=redact.for_log(kept),
+                    reason=redact.for_log(reason), items=len(inbox.items))
     _record(ctx, branch, [(i, "drop") for i in inbox.items], now)
     return kept, len(inbox.items)
 

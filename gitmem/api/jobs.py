@@ -151,8 +151,12 @@ def _job_decay(ctx: Context, now: datetime, paths: Sequence[str | Path] | None) 
 
 
 def _job_snapshot(ctx: Context, now: datetime, paths: Sequence[str | Path] | None) -> tuple[str, dict[str, object]]:
+    from gitmem.api.syncing import remotes
+
     if ctx.head is None:
         return "nothing to snapshot yet", {}
+    if remotes(ctx.root):
+        return "a remote is set: gitmem sync makes the monthly snapshot", {}
     snap = timeline.snapshot(ctx, now)
     return (f"snapshot {snap.tag} {'created' if snap.created else 'already there'}",
             {"tag": snap.tag, "created": snap.created})

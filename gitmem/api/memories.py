@@ -12,7 +12,7 @@ from gitmem.base.kinds import GLOBAL_DOMAINS, check_choice
 from gitmem.base.model import (DOMAINS, TYPES, Forgotten, Imported, Memory, Remembered, check_id, iso, memory_path,
                                name_key, new_id)
 from gitmem.engines import memorize
-from gitmem.guards import guard
+from gitmem.guards import guard, redact
 from gitmem.writer.plan import Plan, Written
 from gitmem.store import store
 from gitmem.store.store import Listing
@@ -85,6 +85,10 @@ def remember(ctx: Context, text: str, *, type: str | None = None, domain: str | 
         guard.check_range("importance", importance, 0.0, 1.0)
     if memory_id is not None:
         check_id(memory_id)
+        found = redact.name_findings(memory_id)
+        if found:   # never echoed: an id becomes a file name, a commit trailer and a log field
+            raise ValidationError(f"the memory id given holds {', '.join(found)}",
+                                  hint="choose an id that names the memory, not a secret or a person (or omit --id)")
     # redacted once, before anything (keywords, type, message) is derived from it
     clean = ctx.redactor.redact(text, "memory text", "memory.create", now)
     text = clean.text
@@ -220,7 +224,9 @@ def _redacted_row(ctx: Context, row: importer.Row, name: str, now: datetime) -> 
             raise SecretError(exc.message.replace(key, name), exc.findings, exc.hint) from None
 
     return replace(row, content=clean(row.content, "content"), tags=tuple(clean(t, "tag") for t in row.tags),
-                   source=row.source and clean(row.source, "source"), id=row.id and clean(row.id, "id"))
+                   source=row.source and clean(row.source, "source"),
+                   # an id that holds a secret or PII (lower-cased too) becomes no file name: a new one is made
+                   id=row.id and (None if redact.name_findings(row.id) else clean(row.id, "id")))
 
 
 def _exact_lookup(ctx: Context, parent: str | None) -> memorize.Lookup | None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Iterable
 from gitmem.api.context import Context
 from gitmem.base import clock
 from gitmem.base.errors import ConflictError, UsageError
+from gitmem.guards import redact
 from gitmem.store import enginestate, formats, store
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def pattern_add(ctx: Context, text: str, triggers: builtins.list[str], weight: f
     if not (cfg.weight_min <= w <= cfg.weight_max):
         raise UsageError(f"weight {w} is outside [{cfg.weight_min}, {cfg.weight_max}]",
                          hint="no weight reaches 1.0; pick one within hebbian.weight_min and weight_max")
-    base = _slug(text)
+    base = _slug(redact.nameable(text))   # a slug reaches file names, commits and pages
     info: dict[str, str] = {}
 
     def plan(parent: str | None) -> Plan[None]:
@@ -217,7 +218,7 @@ def _supersede(ctx: Context, branch: str, now: datetime) -> str:
     if tip is not None:
         ctx.git.set_ref(review.rejected_ref(branch), tip, None)
     ctx.git.delete_ref(f"refs/heads/{branch}")
-    state.log_event(ctx.root, "review.superseded", iso(now), branch=branch, reason="superseded")
+    state.log_event(ctx.root, "review.superseded", iso(now), branch=redact.for_log(branch), reason="superseded")
     return branch
 
 

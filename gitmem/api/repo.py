@@ -15,8 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitmem.api import (checks, duplicates, findings, harvest, indexing, insight, jobs, lifecycle, memories, patterns,
-                        projects, purging, recall, reviews, sessions, status, timeline, upgrade)
+from gitmem.api import (checks, doctor, duplicates, findings, harvest, indexing, insight, jobs, lifecycle, memories, patterns,
+                        projects, purging, recall, reviews, sessions, status, syncing, timeline, upgrade)
 from gitmem.api.context import Context, Progress
 from gitmem.base import clock
 from gitmem.base.state import find_root
@@ -29,8 +29,10 @@ from gitmem.api.reviews import ReviewDecided, ReviewInfo, ReviewMerged, ReviewSh
 from gitmem.api.status import Status
 from gitmem.api.timeline import RolledBack
 from gitmem.api.upgrade import Upgraded
+from gitmem.api.syncing import Synced
 
 if TYPE_CHECKING:
+    from gitmem.api.doctor import Diagnosis, Repaired
     from gitmem.api.duplicates import Prescan
     from gitmem.api.findings import Allowed, Refused, Shown
     from gitmem.base.config import Config
@@ -72,8 +74,11 @@ class MemoryRepo:
 
     @classmethod
     def open(cls, repo: str | Path | None = None) -> MemoryRepo:
-        """Open the memory repository named by --repo, GITMEM_DIR or the working folder."""
-        return cls(find_root(repo))
+        """Open the memory repository named by --repo, GITMEM_DIR or the working folder (a clone of a
+        remote without gitmem's hooks is told how to install them)."""
+        opened = cls(find_root(repo))
+        syncing.warn_if_unhooked(opened.git.git_dir)
+        return opened
 
     @classmethod
     def init(cls, path: str | Path, now: datetime | None = None, install_hooks: bool = True) -> MemoryRepo:
@@ -105,6 +110,23 @@ class MemoryRepo:
     def upgrade(self, now: datetime | None = None) -> Upgraded:
         """Migrate the repository to this gitmem's format in one commit (``git revert`` undoes it)."""
         return upgrade.upgrade(self._ctx, now)
+
+    # --- many machines ----------------------------------------------------------------------------
+    def sync(self, remote: str | None = None, now: datetime | None = None) -> Synced:
+        """Fetch, merge field by field, regenerate and push (``gitmem sync``); never forces."""
+        return syncing.sync(self._ctx, remote, now)
+
+    def install_merge_driver(self) -> str:
+        """Register gitmem's merge driver in this clone's git config; the command git will run."""
+        return syncing.install_merge_driver(self._ctx)
+
+    def doctor(self, online: bool = True) -> Diagnosis:
+        """Check this clone: hooks, merge driver, line endings, remote, reviews, merges, index."""
+        return doctor.doctor(self._ctx, online)
+
+    def repair(self, paths: Sequence[str] = ()) -> Repaired:
+        """Merge properly the memory documents a text merge left with markers or broken front matter."""
+        return doctor.repair(self._ctx, paths)
 
     # --- memories ----------------------------------------------------------------------------------
     def show(self, memory_id: str, at: str | None = None) -> Memory:

@@ -39,10 +39,15 @@ def snapshot(ctx: Context, now: datetime | None = None) -> Snapshot:
     """Tag HEAD as this UTC month's snapshot (``gitmem/snapshot/YYYY-MM``), or report the existing tag.
 
     The one place snapshots are made (``gitmem snapshot`` and the snapshot job): each earlier
-    month with commits and no tag is tagged first, on its last commit.
+    month with commits and no tag is tagged first, on its last commit. In a clone with a git
+    remote, only ``gitmem sync`` tags (one tag per month for the whole team), and this refuses.
     """
+    from gitmem.api.syncing import remotes
     from gitmem.store import snapshots
 
+    if remotes(ctx.root):
+        raise UsageError("this memory repository has a git remote: only `gitmem sync` makes the monthly snapshot, "
+                         "after a push, so every clone shares one tag per month", hint="gitmem sync")
     head = ctx.head
     if head is None:
         raise UsageError("the repository has no commit to tag yet", hint="remember something first")

@@ -43,6 +43,8 @@ def check_config(root: Path) -> Report:
         return Report(False, (f"{path.name} is missing; copy it from a fresh `gitmem init`",))
     checked = config.check_text(path.read_text(encoding="utf-8"), path.name)
     problems = tuple(str(p) for p in checked.problems)
+    if not problems:   # an allowlist that hides every secret is a broken config, not a pii matter only
+        problems = check_pii(checked.config).problems
     return Report(not problems, problems, checked.warnings)
 
 

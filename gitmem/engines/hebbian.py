@@ -8,8 +8,19 @@ in time order, the pattern's weight moves by
 with ``a`` 1 when the session activates the pattern (one of its triggers,
 stemmed as recall stems, occurs in the session's stems, or the session cites
 the pattern's slug) and 0 otherwise; the result is rounded to 6 decimals and
-every comparison uses the rounded value. A cursor per pattern (the last session
-counted) makes each session count once, so a re-run changes nothing.
+every comparison uses the rounded value.
+
+Each pattern keeps the set of sessions it counted (``hebbian.counted``, with
+the subset that activated it in ``hebbian.activated``) and the state it had
+before them (``hebbian.origin``). The weight, streaks, stage and history are
+replayed from the origin over the counted set in (time, id) order, so a
+session counts once whichever machine counted it and in whatever order the
+sessions arrived: two clones' sets merge by their union (``merge_states``)
+and the replay equals applying every session once. A pattern written before
+the set existed (only a ``cursor``: the last session counted) reads with its
+current state as the origin and the cursor as the floor below which no
+session is counted again. Past ``COUNTED_KEPT`` sessions the oldest are folded
+into the origin, which keeps a pattern's front matter bounded.
 
 Stages only move forward: episodic -> emergent after ``emergent_after``
 consecutive activated sessions -> strong once the weight has stayed above
@@ -30,6 +41,7 @@ if TYPE_CHECKING:
 
 STAGES = ("episodic", "emergent", "strong", "core-candidate", "core")
 HISTORY_KEPT = 60          # weight-history entries kept in a pattern's front matter
+COUNTED_KEPT = 300         # counted sessions kept by key (~40 KiB of front matter at most); older ones fold into the origin
 DIGITS = 6
 
 
@@ -49,6 +61,18 @@ class SessionSignal:
 
 
 @dataclass(frozen=True)
+class Origin:
+    """A pattern's state before its counted sessions; ``cursor`` the floor (the last session folded in)."""
+
+    weight: float
+    stage: str = "episodic"
+    cursor: str = ""
+    streak: int = 0
+    above: int = 0
+    last_activated: str = ""
+
+
+@dataclass(frozen=True)
 class HebbState:
     """A pattern's Hebbian state as its front matter keeps it."""
 
@@ -60,6 +84,15 @@ class HebbState:
     above: int = 0                    # consecutive sessions ending above strong_weight
     last_activated: str = ""
     history: tuple[tuple[str, float], ...] = ()   # (session time, weight after), newest last
+    origin: Origin | None = None      # None: the state itself is the origin (nothing counted by set yet)
+    counted: frozenset[str] = frozenset()     # keys of the sessions counted since the origin
+    activated: frozenset[str] = frozenset()   # the counted ones that activated the pattern
+
+    def start(self) -> Origin:
+        """The origin the counted sessions replay from."""
+        if self.origin is not None:
+            return self.origin
+        return Origin(self.weight, self.stage, self.cursor, self.streak, self.above, self.last_activated)
 
 
 @dataclass(frozen=True)
@@ -111,24 +144,95 @@ def next_stage(stage: str, streak: int, above: int, weight: float, cfg: Hebbian)
     return stage
 
 
-def advance(state: HebbState, triggers: Sequence[str], slug: str, sessions: Iterable[SessionSignal],
-            cfg: Hebbian) -> tuple[HebbState, list[Step]]:
-    """Count every session newer than the pattern's creation and its cursor, in (time, id) order."""
-    stems = trigger_stems(triggers)
+def stage_rank(stage: str) -> int:
+    """The position of ``stage`` in the forward order of stages (-1: not a stage)."""
+    return STAGES.index(stage) if stage in STAGES else -1
+
+
+def replay(origin: Origin, created: str, counted: Iterable[str], activated: frozenset[str], cfg: Hebbian,
+           before: Sequence[tuple[str, float]] = (), stage_floor: str = "episodic") -> tuple[HebbState, list[Step]]:
+    """The state after counting the sessions ``counted`` (keys) from ``origin`` in (time, id) order.
+
+    ``before``: history entries from before the origin, kept ahead of the replayed ones; the stage never
+    ends below ``stage_floor`` (a person's review may have moved it)."""
+    state = HebbState(origin.weight, origin.stage, created, origin.cursor, origin.streak, origin.above,
+                      origin.last_activated, tuple(before)[-HISTORY_KEPT:], origin)
+    keys = sorted(k for k in set(counted) if not origin.cursor or k > origin.cursor)
     steps: list[Step] = []
-    for s in sorted(sessions):
-        if (state.created and s.at <= state.created) or (state.cursor and s.key <= state.cursor):
-            continue
-        on = activates(stems, slug, s)
+    history = list(state.history)
+    for key in keys:
+        at, _, sid = key.partition("|")
+        on = key in activated
         weight = step(state.weight, on, cfg)
         streak = state.streak + 1 if on else 0
         above = state.above + 1 if weight > rounded(cfg.strong_weight) else 0
         stage = next_stage(state.stage, streak, above, weight, cfg)
-        steps.append(Step(s.id, s.at, on, state.weight, weight, state.stage, stage))
-        state = replace(state, weight=weight, stage=stage, cursor=s.key, streak=streak, above=above,
-                        last_activated=s.at if on else state.last_activated,
-                        history=(*state.history, (s.at, weight))[-HISTORY_KEPT:])
-    return state, steps
+        steps.append(Step(sid, at, on, state.weight, weight, state.stage, stage))
+        history.append((at, weight))
+        state = replace(state, weight=weight, stage=stage, cursor=key, streak=streak, above=above,
+                        last_activated=at if on else state.last_activated)
+    if stage_rank(stage_floor) > stage_rank(state.stage):
+        state = replace(state, stage=stage_floor)
+    state = replace(state, history=tuple(history[-HISTORY_KEPT:]), counted=frozenset(keys),
+                    activated=frozenset(k for k in keys if k in activated))
+    return _folded(state, steps, cfg), steps
+
+
+def _folded(state: HebbState, steps: Sequence[Step], cfg: Hebbian) -> HebbState:
+    """``state`` with the counted sessions past ``COUNTED_KEPT`` folded into its origin, oldest first
+    (``steps``: the replay of every counted session, in order)."""
+    n = len(state.counted) - COUNTED_KEPT
+    if n <= 0:
+        return state
+    keys = sorted(state.counted)
+    origin = state.start()
+    streak, above, last = origin.streak, origin.above, origin.last_activated
+    for s in steps[:n]:
+        streak = streak + 1 if s.activated else 0
+        above = above + 1 if s.after > rounded(cfg.strong_weight) else 0
+        last = s.at if s.activated else last
+    cut = steps[n - 1]
+    kept = frozenset(keys[n:])
+    return replace(state, origin=Origin(cut.after, cut.stage_after, keys[n - 1], streak, above, last),
+                   counted=kept, activated=state.activated & kept)
+
+
+def advance(state: HebbState, triggers: Sequence[str], slug: str, sessions: Iterable[SessionSignal],
+            cfg: Hebbian) -> tuple[HebbState, list[Step]]:
+    """Count every session newer than the pattern's creation and its floor and not counted yet; the
+    state is replayed over the whole counted set in (time, id) order. The steps are the new sessions'."""
+    stems = trigger_stems(triggers)
+    origin = state.start()
+    fresh: dict[str, bool] = {}
+    for s in sessions:
+        if (state.created and s.at <= state.created) or (origin.cursor and s.key <= origin.cursor) \
+                or s.key in state.counted:
+            continue
+        fresh[s.key] = activates(stems, slug, s)
+    if not fresh:
+        return state, []
+    activated = state.activated | {k for k, on in fresh.items() if on}
+    after, steps = replay(origin, state.created, state.counted | fresh.keys(), activated, cfg,
+                          _before(state, origin), state.stage)
+    return after, [s for s in steps if f"{s.at}|{s.session}" in fresh]
+
+
+def _before(state: HebbState, origin: Origin) -> tuple[tuple[str, float], ...]:
+    """The history entries from before the origin (those of the sessions folded into it)."""
+    floor = origin.cursor.partition("|")[0]
+    return tuple(h for h in state.history if floor and h[0] <= floor)
+
+
+def merge_states(ours: HebbState, theirs: HebbState, cfg: Hebbian) -> HebbState:
+    """Two clones' states of one pattern merged: the counted sessions united and replayed from the
+    origin (the later one when the two sides folded differently), the stage the furthest of both sides."""
+    a, b = ours.start(), theirs.start()
+    origin, first = (a, ours) if (a.cursor, repr(a)) >= (b.cursor, repr(b)) else (b, theirs)
+    stage = max((ours.stage, theirs.stage), key=stage_rank)
+    counted = ours.counted | theirs.counted
+    state, _ = replay(origin, first.created, counted, ours.activated | theirs.activated, cfg,
+                      _before(first, origin), stage)
+    return state
 
 
 # -- front matter ------------------------------------------------------------------
@@ -144,15 +248,43 @@ def state_of(weight: float, stage: str, created: str, meta: Mapping[str, Any]) -
                 history.append((str(entry[0]), rounded(float(entry[1]))))
             except (TypeError, ValueError):
                 continue
+    counted = frozenset(_keys(data.get("counted")))
     return HebbState(rounded(weight), stage if stage in STAGES else "episodic", created,
                      str(data.get("cursor") or ""), _count(data.get("streak")), _count(data.get("above")),
-                     str(data.get("last_activated") or ""), tuple(history[-HISTORY_KEPT:]))
+                     str(data.get("last_activated") or ""), tuple(history[-HISTORY_KEPT:]),
+                     _origin(data.get("origin")), counted, frozenset(_keys(data.get("activated"))) & counted)
+
+
+def is_legacy(meta: Mapping[str, Any]) -> bool:
+    """True for a pattern counted by a cursor only (format 1): no set of counted sessions yet."""
+    raw = meta.get("hebbian")
+    return isinstance(raw, Mapping) and bool(raw.get("cursor")) and "origin" not in raw
+
+
+def _keys(value: Any) -> list[str]:
+    return [str(v) for v in value if isinstance(v, str) and "|" in v] if isinstance(value, list) else []
+
+
+def _origin(value: Any) -> Origin | None:
+    if not isinstance(value, Mapping):
+        return None
+    raw = value.get("weight")
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)):
+        return None
+    weight = rounded(float(raw))
+    stage = str(value.get("stage") or "episodic")
+    return Origin(weight, stage if stage in STAGES else "episodic", str(value.get("cursor") or ""),
+                  _count(value.get("streak")), _count(value.get("above")), str(value.get("last_activated") or ""))
 
 
 def meta_of(state: HebbState) -> dict[str, Any]:
     """The ``hebbian`` mapping of a pattern's front matter."""
+    o = state.start()
     return {"cursor": state.cursor, "streak": state.streak, "above": state.above,
-            "last_activated": state.last_activated, "history": [[at, w] for at, w in state.history]}
+            "last_activated": state.last_activated, "history": [[at, w] for at, w in state.history],
+            "origin": {"weight": o.weight, "stage": o.stage, "cursor": o.cursor, "streak": o.streak,
+                       "above": o.above, "last_activated": o.last_activated},
+            "counted": sorted(state.counted), "activated": sorted(state.activated)}
 
 
 def _count(value: Any) -> int:

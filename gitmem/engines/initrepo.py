@@ -85,6 +85,7 @@ def init(path: Path, now: datetime, install_hooks: bool = True) -> InitResult:
                                "gitmem: init memory repository\n\nGitmem-Event: repo.init\n", now)
     git.sync_worktree(files)
     gitio.use_index_v4(path)
+    install_merge_driver(path)
     hooks = set(install_git_hooks(path)) == set(HOOKS) if install_hooks else False
     return InitResult(path, True, commit, f"created memory repository {path}", hooks)
 
@@ -94,9 +95,13 @@ def _complete(path: Path, install_hooks: bool) -> InitResult:
     if not (path / ".git").exists():
         raise UsageError(f"{path} has gitmem's files but is not a git work tree",
                          hint=f"git init {path} (or clone the memory repository) and run gitmem init again")
+    driver = driver_missing(path) and install_merge_driver(path)
     todo = hooks_to_write(path)
     if not install_hooks or not todo:
         note = "hooks already installed" if not todo else "hooks not installed (--no-hooks)"
+        if driver:
+            return InitResult(path, False, None, f"{path} is already a gitmem repository; {note}; registered the "
+                              "merge driver gitmem-memory in this clone's git config", not todo)
         return InitResult(path, False, None, f"{path} is already a gitmem repository; {note}; nothing to do",
                           not todo)
     gitio.use_index_v4(path)
@@ -104,6 +109,7 @@ def _complete(path: Path, install_hooks: bool) -> InitResult:
     done = [name for name in todo if name in written]
     kept = [name for name in todo if name not in written]
     message = f"{path} is already a gitmem repository; "
+    message += "registered the merge driver gitmem-memory; " if driver else ""
     message += f"installed its git hooks ({', '.join(done)})" if done else "installed no git hook"
     if kept:
         message += (f"; left alone: {', '.join(kept)} (not gitmem's: move it aside and run `gitmem init` again "
@@ -204,3 +210,28 @@ def install_git_hooks(path: Path) -> list[str]:
         written.append(name)
     gitio.attempt(path, "config", PYTHON_KEY, sys.executable)
     return written
+
+
+DRIVER = "gitmem-memory"   # the merge driver .gitattributes names for memory documents
+
+
+def driver_command(python: str | None = None) -> str:
+    """The command git runs to merge one file: ``%O`` base, ``%A`` ours (the result goes there), ``%B``
+    theirs, ``%P`` the path in the repository."""
+    import shlex
+    import sys
+
+    return f"{shlex.quote(python or sys.executable)} -m gitmem merge-driver %O %A %B %P"
+
+
+def driver_missing(path: Path) -> bool:
+    """True when this clone's git config lacks gitmem's merge driver (or names another command)."""
+    found = gitio.attempt(path, "config", "--get", f"merge.{DRIVER}.driver")
+    return found is None or found.decode("utf-8", "replace").strip() != driver_command()
+
+
+def install_merge_driver(path: Path) -> bool:
+    """Register gitmem's merge driver in the clone's git config (``.gitattributes`` names it); True when
+    it is registered. Per clone: git never takes a merge driver from the repository itself."""
+    named = gitio.attempt(path, "config", f"merge.{DRIVER}.name", "gitmem: memory documents merged field by field")
+    return named is not None and gitio.attempt(path, "config", f"merge.{DRIVER}.driver", driver_command()) is not None

@@ -2,12 +2,17 @@
 HIPPOCAMPUS_CORE.md and patterns.md.
 
 Memory text is presented as quoted, recalled data (never as instructions) and
-escaped so it can never forge a layer marker or a heading. Budgets are whole
+escaped so it can never forge a layer marker or a heading, nor open or close
+a tag of an agent's harness (``</system-reminder>``, ``<system>``): the ``<``
+of anything shaped like a tag becomes ``&lt;``. Bidirectional controls and
+zero-width characters are shown as ``[U+202E]``, never passed on, so what a
+person reviews reads the way the agent reads it. Budgets are whole
 items: what does not fit is ranked out, never cut mid-item.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -43,13 +48,30 @@ class Rendered:
         return {"text": self.text, "included": list(self.included), "left_out": self.left_out}
 
 
+# Characters that change how text reads without being seen: bidirectional
+# embeddings, overrides and isolates, marks, zero-width joiners and spaces, BOM.
+_INVISIBLE = re.compile("[\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+# What a harness or an HTML reader takes for a tag: <name, </name, <!x, <?x.
+_TAG_OPEN = re.compile(r"<(?=[/!?]?[A-Za-z])")
+
+
+def as_data(text: str) -> str:
+    """``text`` as data for an agent and a reader: no tag can open or close
+    (``<`` of a tag as ``&lt;``), no invisible character kept (shown as ``[U+XXXX]``)."""
+    if "<" in text:
+        text = _TAG_OPEN.sub("&lt;", text)
+    if not text.isascii():
+        text = _INVISIBLE.sub(lambda m: f"[U+{ord(m[0]):04X}]", text)
+    return text
+
+
 def quote(text: str) -> str:
-    """``text`` escaped and quoted line by line (Markdown block quote)."""
-    return "\n".join("> " + line if line else ">" for line in layers.escape(text.strip()).split("\n"))
+    """``text`` escaped and quoted line by line (Markdown block quote), as data (``as_data``)."""
+    return "\n".join("> " + line if line else ">" for line in layers.escape(as_data(text.strip())).split("\n"))
 
 
 def core_block(item: CoreItem) -> str:
-    head = mdio.escape_item(f"[{item.id}] {item.type}/{item.domain}, importance {item.importance:.2f}")
+    head = mdio.escape_item(as_data(f"[{item.id}] {item.type}/{item.domain}, importance {item.importance:.2f}"))
     return f"- {head}\n" + \
         "\n".join("  " + line for line in quote(item.content).split("\n"))
 
@@ -95,15 +117,15 @@ def pattern_lines(patterns: Iterable[Pattern], with_core: bool = False) -> list[
 
 
 def _pattern_item(p: PatternLine) -> list[str]:
-    title = mdio.escape_item(p.title) or mdio.escape_item(p.slug)
-    head = f"- **{title}** (weight {p.weight:.2f}, {p.stage}) — patterns/{mdio.escape_item(p.slug)}.md"
+    title = mdio.escape_item(as_data(p.title)) or mdio.escape_item(as_data(p.slug))
+    head = f"- **{title}** (weight {p.weight:.2f}, {p.stage}) — patterns/{mdio.escape_item(as_data(p.slug))}.md"
     # an empty item (`  - `) under the head line would be read as its setext underline
-    lessons = [text for text in (mdio.escape_item(lesson[:200]) for lesson in p.lessons) if text][:3]
+    lessons = [text for text in (mdio.escape_item(as_data(lesson[:200])) for lesson in p.lessons) if text][:3]
     return [head] + [f"  - {text}" for text in lessons]
 
 
 def _episode_item(e: EpisodeLine) -> list[str]:
-    return [f"- {mdio.escape_item(f'{e.date}: {e.summary[:160]} — {e.path}')}"]
+    return [f"- {mdio.escape_item(as_data(f'{e.date}: {e.summary[:160]} — {e.path}'))}"]
 
 
 def _fill(items: Iterable[list[str]], budget: int) -> tuple[list[str], int, int]:

@@ -30,6 +30,7 @@ def load_verbs() -> dict[str, tuple[Callable[[Any], int], str, Callable[[Any], N
     from gitmem.faces import verbs_serve  # noqa: F401
     from gitmem.faces import verbs_daemon  # noqa: F401
     from gitmem.faces import verbs_upgrade  # noqa: F401
+    from gitmem.faces import verbs_sync  # noqa: F401
 
     return COMMANDS
 

@@ -28,9 +28,16 @@ def template() -> str:
     return resources.files("gitmem.faces").joinpath(TEMPLATE).read_text("utf-8")
 
 
+# Bidirectional controls and zero-width characters, shown as [U+XXXX] on the page as in
+# every generated file (gitmem.engines.render.as_data): a reader sees what is there.
+_INVISIBLE = re.compile("[\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
 def embed(data: Any) -> str:
-    """``data`` as JSON safe inside a script element: no ``<``, ``>`` or ``&`` left to end it or open markup."""
+    """``data`` as JSON safe inside a script element: no ``<``, ``>`` or ``&`` left to end it or open markup,
+    no invisible character left to reorder or hide what the page shows."""
     text = json.dumps(data, ensure_ascii=False, sort_keys=True, allow_nan=False)
+    text = _INVISIBLE.sub(lambda m: f"[U+{ord(m[0]):04X}]", text)
     return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 

@@ -48,6 +48,8 @@ from gitmem.faces.hookrun import HINTS, Report, Run, Settings, _cached_settings,
 _DOCUMENT = re.compile(r"\.(?:md|markdown|ya?ml)$", re.IGNORECASE)
 _MEMORY_DOC = re.compile(r"^(?:memory|archive)/.+\.md$")
 _PATTERN_DOC = re.compile(r"^patterns/[^/]+\.md$")
+# what git's text merge leaves where both sides changed the same lines (a clone without gitmem's merge driver)
+_MARKERS = re.compile(rb"^<<<<<<<(?: .*)?\r?\n(?:.*\n)*?^=======\r?\n(?:.*\n)*?^>>>>>>>(?: |\r?$)", re.M)
 # --- checks -----------------------------------------------------------------
 
 def _findings(run: Run, path: str, text: str) -> list[Finding]:
@@ -221,14 +223,22 @@ def _merge_heads(root: str) -> list[str]:
 
 
 def check_amplitude(run: Run, files: Sequence[str]) -> None:
-    """Existing files may not grow past sediment.amplitude_max in one commit."""
-    if not files:
+    """Existing files may not grow past sediment.amplitude_max in one commit (a merge commit's files
+    grew in the commits it brings, each checked where it was made)."""
+    if not files or _merging(run.root):
         return
     from gitmem.guards import amplitude
 
     settings = run.settings()
     for problem in amplitude.check_staged(run.root, files, settings.amplitude_max, settings.amplitude_floor_lines):
         run.report.problem("amplitude", None, None, problem)
+
+
+def _merging(root: str) -> bool:
+    from gitmem.base.gitio.heads import read_git_dirs
+
+    dirs = read_git_dirs(root)
+    return dirs is not None and os.path.exists(os.path.join(dirs[0], "MERGE_HEAD"))
 
 
 def check_drift(run: Run, files: Sequence[str]) -> None:
@@ -302,6 +312,12 @@ def check_documents(run: Run, files: Sequence[str]) -> None:
                 data = fh.read(documents.MAX_FILE_BYTES + 1)
         except (FileNotFoundError, IsADirectoryError):
             continue   # deleted: nothing to read
+        found = _MARKERS.search(data)
+        if found:
+            run.report.problem("documents", path, data.count(b"\n", 0, found.start()) + 1,
+                               "conflict markers from a text merge (this clone merged without gitmem's merge "
+                               f"driver): run `gitmem repair {path}`, and `gitmem install merge-driver`")
+            continue
         try:
             (documents.read_pattern if _PATTERN_DOC.match(path) else documents.read_memory)(path, data)
         except DocumentError as exc:

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 # --- install claude-code ----------------------------------------------------------------------
 
 def _install_args(p: Any) -> None:
-    p.add_argument("target", choices=("claude-code", "openclaw"), help="the agent to wire the memory into")
+    p.add_argument("target", choices=("claude-code", "openclaw", "merge-driver"),
+                   help="the agent to wire the memory into, or merge-driver: gitmem's git merge driver in this clone")
     p.add_argument("--config", metavar="FILE",
                    help="openclaw: this openclaw.json (default: $OPENCLAW_STATE_DIR/openclaw.json, ~/.openclaw/openclaw.json)")
     where = p.add_mutually_exclusive_group()
@@ -42,6 +43,10 @@ def cmd_install(args: Any) -> int:
 
     from gitmem.api import integration
 
+    if args.target == "merge-driver":
+        from gitmem.faces.verbs_sync import install_merge_driver
+
+        return install_merge_driver(args)
     repo = repo_of(args)
     if args.target == "openclaw":
         return _openclaw(repo, args)

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 
     from gitmem.base.config import Config
 
-__all__ = ["Redacted", "allowlist", "finding_id", "placeholder_for", "redact_document", "redact_text", "replace", "strip",
-           "yaml_end"]
+__all__ = ["Redacted", "allowlist", "finding_id", "for_log", "name_findings", "nameable", "placeholder_for",
+           "redact_document", "redact_text", "replace", "strip", "yaml_end"]
 
 
 class Redacted(namedtuple("Redacted", "text kinds secrets")):
@@ -218,3 +218,33 @@ def finding_id(kind: str, value: str) -> str:
     import hashlib
 
     return f"{kind}-{hashlib.sha256(value.encode('utf-8')).hexdigest()[:12]}"
+
+
+# --------------------------------------------------------------------------
+# Derived names: what reaches a file name, a commit subject, a ref or a log
+
+
+def nameable(text: str) -> str:
+    """``text`` made safe to derive a name from (a pattern's slug, a file name):
+    every secret and every piece of PII replaced by its placeholder first, so
+    ``mail alice@corp.de`` names a file ``mail-email`` and never the address."""
+    return strip(text)
+
+
+def name_findings(value: str) -> list[str]:
+    """The kinds of secret or PII in a name a person gave (an ``--id``), [] when clean.
+
+    A name is lower case: the upper-case form is scanned too, since a key
+    folded to lower case (``akiaq3eg…``) still gives most of itself away.
+    """
+    kinds = [f.kind for f in pii.scan(value)]
+    upper = value.upper()
+    if upper != value:
+        kinds += [f.kind for f in pii.scan(upper) if f.secret]
+    return sorted(set(kinds))
+
+
+def for_log(value: str) -> str:
+    """A name from outside (a branch, a ref) as the event log may record it:
+    secrets and PII replaced by their placeholders."""
+    return strip(value) if value else value

@@ -18,10 +18,19 @@ from gitmem.base.origin import upgrade_hint
 from gitmem.store import enginestate
 from gitmem.store.enginestate import STATE_FILE
 
-__all__ = ["FORMAT", "FORMATS", "STATE_FILE", "STEPS", "Reader", "check", "format_of", "upgrade_changes"]
+__all__ = ["ATTRIBUTES", "ATTRIBUTE_LINES", "FORMAT", "FORMATS", "STATE_FILE", "STEPS", "Reader", "check", "format_of",
+           "missing_attributes", "upgrade_changes"]
 
-FORMAT = 1
-FORMATS = {0: "gitmem 0.1.0 (no format key)", 1: "gitmem 0.2: the format key in .gitmem/state.yaml"}
+FORMAT = 2
+FORMATS = {0: "gitmem 0.1.0 (no format key)", 1: "gitmem 0.2: the format key in .gitmem/state.yaml",
+           2: "gitmem 0.2: patterns count their sessions as a set (merged by union)"}
+ATTRIBUTES = ".gitattributes"
+# the rules of templates/.gitattributes a format-2 repository holds (tests/test_formats.py pins them to it)
+ATTRIBUTE_LINES = ("*.md text eol=lf", "*.yaml text eol=lf", "memory/**/*.md merge=gitmem-memory",
+                   "archive/**/*.md merge=gitmem-memory", "patterns/*.md merge=gitmem-memory",
+                   "episodes/**/*.md merge=gitmem-memory", ".gitmem/state.yaml merge=gitmem-memory",
+                   "CLAUDE.md merge=gitmem-memory", "HIPPOCAMPUS_CORE.md merge=gitmem-memory",
+                   "patterns.md merge=gitmem-memory")
 
 Reader = Callable[[str], "bytes | None"]   # a path of the tree being upgraded → its bytes (None: absent)
 
@@ -57,9 +66,25 @@ def _number_the_format(read: Reader) -> dict[str, bytes | None]:
     return {STATE_FILE: enginestate.write(old, replace(enginestate.read(old), format=1))}
 
 
+def _count_sessions_as_sets(read: Reader) -> dict[str, bytes | None]:
+    """1 -> 2: patterns count sessions as a set. No pattern is rewritten: one counted by a cursor reads as
+    the origin of an empty set, and its next weight update writes the set. The number keeps a gitmem that
+    knows only cursors from writing patterns a merge could no longer replay exactly. ``.gitattributes``
+    is a person's file, outside what automated writes touch: ``gitmem install merge-driver`` adds the
+    missing ``ATTRIBUTE_LINES`` to it, and ``gitmem doctor`` says when they are missing."""
+    old = read(STATE_FILE)
+    return {STATE_FILE: enginestate.write(old, replace(enginestate.read(old), format=2))}
+
+
+def missing_attributes(text: str) -> list[str]:
+    """The lines of ``ATTRIBUTE_LINES`` a ``.gitattributes`` holding ``text`` lacks."""
+    present = {line.strip() for line in text.splitlines()}
+    return [line for line in ATTRIBUTE_LINES if line not in present]
+
+
 # STEPS[n] upgrades format n to n + 1: it reads the tree as the earlier steps left it and returns the
 # files it changes. A step never drops what a person wrote; it only adds or rewrites what gitmem owns.
-STEPS: dict[int, Callable[[Reader], dict[str, bytes | None]]] = {0: _number_the_format}
+STEPS: dict[int, Callable[[Reader], dict[str, bytes | None]]] = {0: _number_the_format, 1: _count_sessions_as_sets}
 
 
 def upgrade_changes(read: Reader, version: int) -> dict[str, bytes | None]:

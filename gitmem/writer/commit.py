@@ -23,7 +23,7 @@ from gitmem.base.config import Config
 from gitmem.base.errors import CasFailed, CommitInProgress, ConflictError, IndexLocked, SecretError
 from gitmem.base.gitio import Git
 from gitmem.base.model import iso
-from gitmem.guards import guard
+from gitmem.guards import guard, redact
 from gitmem.guards.lock import exclusive
 from gitmem.guards.verdict import Defer, Refuse
 from gitmem.writer import chain, waiting, worktree
@@ -88,6 +88,7 @@ class Writer:
             return pending
 
     def _write(self, planner: Planner[T], now: datetime, branch: str, checked_out: bool) -> Written[T]:
+        refuse_while_merging(self.git)
         if checked_out:
             worktree.recover(self.git, branch)
         for _ in range(MAX_ATTEMPTS):
@@ -116,7 +117,7 @@ class Writer:
                     commit = self.git.create_commit(branch, tree, parent, text, now, plan.merge_parents)
             except CasFailed:
                 continue
-            state.log_event(self.git.root, "write", iso(now), commit=commit, branch=branch,
+            state.log_event(self.git.root, "write", iso(now), commit=commit, branch=redact.for_log(branch),
                             kind=plan.event, files=len(changes), **({"deferred": list(deferred)} if deferred else {}))
             return Written(commit, branch, plan, judged.stripped, deferred)
         raise ConflictError(f"branch {branch!r} kept moving; gave up after {MAX_ATTEMPTS} attempts",
@@ -143,6 +144,14 @@ class Writer:
             self._names = pii.Names(state.salt(self.root), state.known_names(self.root))
             self._names_stamp = stamp
         return self._names
+
+
+def refuse_while_merging(git: Git) -> None:
+    """Nothing is committed while a merge waits for a person: the commit would carry half of it."""
+    if (git.git_dir / "MERGE_HEAD").exists():
+        raise ConflictError("a merge is in progress in this clone and not resolved yet; gitmem commits nothing "
+                            "until it is", hint="run `gitmem repair` to merge the memory documents, then "
+                            "`git commit` (or `git merge --abort`), then `gitmem sync`")
 
 
 def log_rejected(root: Path, error: SecretError, event: str, session: str | None, now: datetime) -> None:

@@ -7,7 +7,12 @@ candidates (raw tool output never becomes a memory); they only shape the
 context a candidate carries: whether a tool failed since the last user turn
 (``after_error``), and whether the next tool run after the statement passed
 (``then_passed``: the assistant's explanation after a failure that the next
-run proves right is the strongest lesson a session holds).
+run proves right is the strongest lesson a session holds), and whether it
+explains a confirmed fix (``fixed``): a command failed, a file was changed,
+and the same command run again passed, all in one turn. The statements of
+the assistant from the failure up to its first words after the passing run
+are paired with that fix: together they are the cause and the fix of one
+lesson, whatever language they are written in.
 
 The events a transcript yields are redacted before extraction (``planning``),
 so every candidate's text is already clean. A candidate is named by its line,
@@ -23,10 +28,11 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from gitmem.engines.harvest.content import FILE_TOOLS
 from gitmem.engines.harvest.signals import CJK, one_line
 from gitmem.engines.harvest.sources import Event, Transcript
 
-__all__ = ["MAX_UNIT", "MIN_UNIT", "VERSION", "Candidate", "Speaker", "extract", "units"]
+__all__ = ["EDIT_TOOLS", "MAX_UNIT", "MIN_UNIT", "VERSION", "Candidate", "Speaker", "extract", "fix_explanations", "units"]
 
 VERSION = 1
 """How units are cut; labels made against another version do not match by key."""
@@ -42,6 +48,8 @@ _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _INDENTED = re.compile(r"^(?: {4}|\t)")
 _ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|[a-zA-Z][.)]|[一二三四五六七八九十]+、)\s+")
 _HEADING = re.compile(r"^\s*#{1,6}\s+")
+# The tools that change a file (reading ones do not fix anything).
+EDIT_TOOLS = frozenset(t for t in FILE_TOOLS if not t.startswith(("read", "view"))) | {"apply_patch", "patch"}
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=\S)|(?<=[。！？；])")
 
 
@@ -55,7 +63,8 @@ class Candidate:
     ``after_error``: a tool failed since the last user turn, before it;
     ``then_passed``: it follows a failure and the next tool result after it is
     not an error; ``next_user``: the start of the user's next turn ('' if none);
-    ``tool_before``: the last tool called since the last user turn.
+    ``tool_before``: the last tool called since the last user turn; ``fixed``: an assistant statement
+    paired with a confirmed fix (a command failed, a file changed, the same command then passed).
     """
 
     line: int
@@ -68,6 +77,7 @@ class Candidate:
     then_passed: bool = False
     next_user: str = ""
     tool_before: str | None = None
+    fixed: bool = False
 
     def key(self) -> str:
         """``line:part:hash``: how labels name this candidate."""
@@ -147,6 +157,7 @@ def extract(t: Transcript) -> tuple[Candidate, ...]:
     total = max(len(events) - 1, 1)
     next_user = _next_user_texts(events)
     next_result = _next_result_errors(events)
+    fixes = fix_explanations(events)
     found: list[Candidate] = []
     turn = 0
     failed = False
@@ -166,8 +177,57 @@ def extract(t: Transcript) -> tuple[Candidate, ...]:
         for part, text in enumerate(units(e.text)):
             found.append(Candidate(e.line, part, speaker, text, turn, round(n / total, 4),
                                    after_error=speaker == "assistant" and failed, then_passed=passed,
-                                   next_user=next_user[n], tool_before=tool if speaker == "assistant" else None))
+                                   next_user=next_user[n], tool_before=tool if speaker == "assistant" else None,
+                                   fixed=n in fixes))
     return tuple(found)
+
+
+_PREFIX = re.compile(r"^(?:cd\s+\S+\s*(?:&&|;)\s*|(?:sudo|env|time|timeout\s+\d+\w?)\s+|\w+=\S*\s+)+")
+
+
+def _command(e: Event) -> str:
+    """What a tool call ran, to know it again when rerun: its tool and the program and first word of a
+    command (``cd X &&``, ``sudo`` and variables before it left out), else the first line of its input."""
+    first = e.text.strip().split("\n", 1)[0] if e.text.strip() else ""
+    words = _PREFIX.sub("", " ".join(first.split())).split()
+    head = words[:2] if len(words) > 1 and not words[1].startswith(("-", "/", ".", "~")) else words[:1]
+    return f"{(e.tool or '').casefold()} {' '.join(head)}"
+
+
+def fix_explanations(events: tuple[Event, ...]) -> frozenset[int]:
+    """The indexes of the assistant events that explain a confirmed fix: from a failed tool run (something
+    changed since: a file edited or another command run) up to the assistant's first words after the same
+    command passes again, within one user turn."""
+    out: set[int] = set()
+    failed: str | None = None     # the command that failed, waiting for its passing run
+    edited = False                # something changed since the failure
+    explaining: list[int] = []
+    calls: list[str] = []         # the commands of the calls waiting for their results, in order
+    after_pass = False            # the first assistant words after the passing run belong to the fix too
+    for n, e in enumerate(events):
+        if e.sidechain or e.meta:
+            continue
+        if e.role == "user":
+            failed, edited, explaining, calls, after_pass = None, False, [], [], False
+        elif e.role == "tool_call":
+            calls.append(_command(e))
+            edited = edited or (failed is not None and calls[-1] != failed)
+        elif e.role == "tool_result":
+            if not calls:
+                continue
+            ran = calls.pop(0)
+            if e.is_error and failed is None and (ran.split(" ", 1)[0] not in EDIT_TOOLS):
+                failed, edited, explaining = ran, False, []
+            elif not e.is_error and ran == failed and edited:
+                out.update(explaining)
+                failed, edited, explaining, after_pass = None, False, [], True
+        elif e.role == "assistant":
+            if failed is not None:
+                explaining.append(n)
+            elif after_pass:
+                out.add(n)
+                after_pass = False
+    return frozenset(out)
 
 
 def _next_user_texts(events: tuple[Event, ...]) -> list[str]:

@@ -14,14 +14,14 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable
 
 from gitmem.base import mdio
 from gitmem.engines.harvest import scorer
 from gitmem.engines.harvest.content import FILE_TOOLS, SHELL_TOOLS
-from gitmem.engines.harvest.signals import CJK, MAX_ITEM, MAX_SIGNALS, Signal, clip, find_signals, is_own_words
+from gitmem.engines.harvest.signals import CJK, MAX_ITEM, MAX_SIGNALS, Signal, clip, find_signals, is_own_words, unique
+from gitmem.engines.harvest.topics import MAX_TAGS, tags_of
 from gitmem.engines.harvest.sources import Event, Transcript
 
 __all__ = ["Episode", "extract", "merge", "render", "section_items", "slugify", "title"]
@@ -56,7 +56,6 @@ class Episode:
 # Bounds: an episode document stays small whatever the session's size.
 MAX_SUMMARY = 1200
 MAX_TITLE = 100
-MAX_TAGS = 12
 MAX_ERRORS = 60
 _RENDER_CAPS = {"decisions": 20, "corrections": 20, "files_touched": 50, "commands_run": 40, "errors": 20}
 
@@ -65,17 +64,6 @@ _OUTCOME = "Outcome: "
 
 
 # --------------------------------------------------------------------------- small text helpers
-
-def _dedup(items: Iterable[str]) -> tuple[str, ...]:
-    seen: set[str] = set()
-    out: list[str] = []
-    for item in items:
-        key = item.casefold()
-        if item and key not in seen:
-            seen.add(key)
-            out.append(item)
-    return tuple(out)
-
 
 def slugify(session_id: str) -> str:
     """A file-name-safe ``[a-z0-9-]`` slug of a session id."""
@@ -160,76 +148,7 @@ def _errors(events: Iterable[Event]) -> tuple[str, ...]:
             found.extend(clip(ln) for ln in _error_lines(e.text)[:1])
         if len(found) >= MAX_ERRORS * 2:
             break
-    return _dedup(found)[:MAX_ERRORS]
-
-
-# --------------------------------------------------------------------------- tags
-
-_LANGUAGES = {
-    "py": "python", "ts": "typescript", "tsx": "typescript", "js": "javascript", "jsx": "javascript", "mjs": "javascript",
-    "cjs": "javascript", "vue": "vue", "svelte": "svelte", "go": "go", "rs": "rust", "java": "java", "kt": "kotlin",
-    "rb": "ruby", "php": "php", "cs": "csharp", "cpp": "cpp", "cc": "cpp", "hpp": "cpp", "c": "c", "h": "c",
-    "swift": "swift", "md": "markdown", "sql": "sql", "sh": "shell", "bash": "shell", "ps1": "powershell",
-    "html": "html", "css": "css", "scss": "css", "yaml": "yaml", "yml": "yaml", "toml": "toml", "json": "json",
-    "xml": "xml", "ipynb": "jupyter", "tf": "terraform", "dockerfile": "docker", "lua": "lua", "dart": "dart",
-}
-_SHELL_NOISE = frozenset({
-    "cd", "echo", "ls", "cat", "grep", "rg", "head", "tail", "sed", "awk", "find", "mkdir", "rm", "cp", "mv", "export",
-    "set", "source", "sleep", "wc", "sort", "uniq", "pwd", "true", "false", "test", "xargs", "tee", "chmod", "touch",
-    "which", "for", "do", "done", "if", "then", "fi", "while", "env", "sudo", "time", "printf", "dir", "type", "where",
-    "powershell", "cmd", "bash", "sh", "timeout", "tr", "cut", "diff", "stat", "du", "df", "file", "less", "more",
-})
-_STOP = frozenset("""
-the and for that this with you your are was were have has had not but all can will would should could what when
-where which who why how into from then than them they their there here also just like want need make please file
-files code some more only over such very much many any each other about after before again because being both
-does doing done down during few further its itself let lets now off once out own same she should so too under
-until use used using well while yes okay thanks thank sure need know think look see get got give take put way
-new add check help try run work working still right need make sure able going want wanted one two also ok
-avec pour dans que qui est pas les des une sur par plus mais comme cette tout fait faire sont été être aussi
-donc bien très peut nous vous ils elles leur leurs sans sous entre encore même alors fichier merci
-dont cant wont isnt doesnt didnt always never really maybe something anything everything
-remember call keep first oublie plutot desormais jamais toujours
-""".split())
-# Keys, hashes, ids and numbers are not topics (and a key must not become a tag).
-_ID_LIKE = re.compile(r"\d.*\d.*\d|^\d+$|[a-z]{16,}|^(?=.*\d).{10,}$")
-_PATHISH = re.compile(r"\S*[\\/]\S*")
-_WORD = re.compile(r"[A-Za-zÀ-ÿ][A-Za-zÀ-ÿ0-9_+#.-]{2,}")
-
-
-def _tag(word: str) -> str:
-    ascii_word = unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode().lower()
-    return re.sub(r"[^a-z0-9]+", "-", ascii_word).strip("-")
-
-
-def _extension(path: str) -> str:
-    name = re.split(r"[\\/]", path)[-1].lower()
-    return name.rsplit(".", 1)[-1] if "." in name else name
-
-
-def _tags(events: list[Event], files: tuple[str, ...], commands: tuple[str, ...]) -> tuple[str, ...]:
-    tools = Counter(_tag(e.tool) for e in events if e.role == "tool_call" and e.tool)
-    langs = Counter(_LANGUAGES[ext] for f in files if (ext := _extension(f)) in _LANGUAGES)
-    progs: Counter[str] = Counter()
-    for command in commands:
-        for segment in re.split(r"&&|\|\||[;|]", command):
-            tokens = segment.split()
-            while tokens and "=" in tokens[0]:
-                tokens.pop(0)  # VAR=value before the program
-            if tokens:
-                prog = _tag(re.split(r"[\\/]", tokens[0])[-1])
-                if prog and prog not in _SHELL_NOISE and len(prog) <= 20 and not prog[0].isdigit():
-                    progs[prog] += 1
-    words: Counter[str] = Counter()
-    for e in events:
-        if is_own_words(e) or (e.role == "summary" and not e.meta):
-            prose = _PATHISH.sub(" ", e.text[:1000])  # path and URL parts are not topics
-            for w in _WORD.findall(prose):
-                if (t := _tag(w)) and t not in _STOP and 4 <= len(t) <= 24 and not _ID_LIKE.search(t):
-                    words[t] += 1
-    ranked = [t for t, _ in langs.most_common(3)] + [t for t, _ in progs.most_common(4)]
-    ranked += [t for t, _ in words.most_common(5)] + [t for t, _ in tools.most_common(4)]
-    return _dedup(t for t in ranked if t)[:MAX_TAGS]
+    return unique(found)[:MAX_ERRORS]
 
 
 # --------------------------------------------------------------------------- summary
@@ -299,16 +218,16 @@ def _turns(events: list[Event]) -> tuple[int, int]:
 def extract(t: Transcript) -> Episode:
     """Summarize a transcript into an episode with its signals."""
     events = list(t.events)
-    files = _dedup(f for e in events if e.role == "tool_call" for f in _files(e))
-    commands = _dedup(c for e in events if e.role == "tool_call" and (c := _command(e)))
+    files = unique(f for e in events if e.role == "tool_call" for f in _files(e))
+    commands = unique(c for e in events if e.role == "tool_call" and (c := _command(e)))
     signals = scorer.find_signals(t, find_signals(events))
     user_turns, assistant_turns = _turns(events)
     return Episode(
         session_id=t.session_id, slug=slugify(t.session_id), format=t.format, source_path=t.path, cwd=t.cwd,
-        started=t.started, ended=t.ended, summary=_summary(events), tags=_tags(events, files, commands),
+        started=t.started, ended=t.ended, summary=_summary(events), tags=tags_of(events, files, commands),
         files_touched=files, commands_run=commands, errors=_errors(events),
-        decisions=_dedup(s.text for s in signals if s.kind == "decision" and not s.inbox),
-        corrections=_dedup(s.text for s in signals if s.kind == "correction" and not s.inbox),
+        decisions=unique(s.text for s in signals if s.kind == "decision" and not s.inbox),
+        corrections=unique(s.text for s in signals if s.kind == "correction" and not s.inbox),
         signals=signals, user_turns=user_turns, assistant_turns=assistant_turns,
         tool_calls=sum(1 for e in events if e.role == "tool_call"), **_activation(events),
     )
@@ -453,12 +372,12 @@ def merge(old: Episode, new: Episode) -> Episode:
         source_path=new.source_path or old.source_path, cwd=old.cwd or new.cwd,
         started=old.started or new.started, ended=max(ends) if ends else None,
         summary=_merge_summary(old.summary, new.summary),
-        tags=_dedup((*old.tags, *new.tags))[:MAX_TAGS],
-        files_touched=_dedup((*old.files_touched, *new.files_touched)),
-        commands_run=_dedup((*old.commands_run, *new.commands_run)),
-        errors=_dedup((*old.errors, *new.errors))[:MAX_ERRORS],
-        decisions=_dedup((*old.decisions, *new.decisions)),
-        corrections=_dedup((*old.corrections, *new.corrections)),
+        tags=unique((*old.tags, *new.tags))[:MAX_TAGS],
+        files_touched=unique((*old.files_touched, *new.files_touched)),
+        commands_run=unique((*old.commands_run, *new.commands_run)),
+        errors=unique((*old.errors, *new.errors))[:MAX_ERRORS],
+        decisions=unique((*old.decisions, *new.decisions)),
+        corrections=unique((*old.corrections, *new.corrections)),
         signals=tuple(signals[:MAX_SIGNALS]),
         user_turns=old.user_turns + new.user_turns,
         assistant_turns=old.assistant_turns + new.assistant_turns,

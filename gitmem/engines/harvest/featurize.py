@@ -8,8 +8,10 @@ assistant, with where it sits in the exchange) becomes a sparse vector of
   character 3- to 5-grams, each group scaled to unit length so a long text
   does not outweigh a short one;
 - its structure: speaker, turn and position, whether a tool failed before it
-  and a check passed after it, how the user's next turn answers it (agrees,
-  objects, asks), the tool that ran before it;
+  and a check passed after it, whether it explains a confirmed fix (a
+  command failed, something changed, the same command passed), how the
+  user's next turn answers it (agrees, objects, asks), the tool that ran
+  before it;
 - the hand-written rules of ``signals`` and ``durability`` as binary markers,
   its script (Latin, CJK, kana, Hangul, Cyrillic...), its length and how much
   it looks like code.
@@ -35,7 +37,7 @@ __all__ = ["BUCKETS", "SPEC", "Scorable", "features", "spec_hash", "words"]
 
 BUCKETS = 1 << 18
 _MASK = BUCKETS - 1
-VERSION = "featurize-2"
+VERSION = "featurize-3"
 MAX_CHARS = 400          # character n-grams and markers of a long statement come from its first MAX_CHARS characters
 CHAR_NGRAMS = (3, 4, 5)
 
@@ -59,6 +61,8 @@ class Scorable(Protocol):
     def next_user(self) -> str | None: ...
     @property
     def tool_before(self) -> str | None: ...
+    @property
+    def fixed(self) -> bool: ...
 
 
 _CJK_CHAR = KANA + HAN
@@ -122,6 +126,10 @@ def _structure(c: Scorable, text: str, toks: list[str]) -> list[str]:
         names += ["then_passed", f"sp={sp}&then_passed"]
     if c.after_error and c.then_passed:
         names += ["error_then_passed", f"sp={sp}&error_then_passed"]
+    if c.fixed:
+        names += ["fixed", f"sp={sp}&fixed"]
+        if signals.explains(text):
+            names.append(f"sp={sp}&fixed&because")
     nxt = (c.next_user or "").strip()
     if not nxt:
         names.append("next=none")

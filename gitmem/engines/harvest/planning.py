@@ -175,19 +175,22 @@ def read_session(unit: Unit | Path, fmt: str, allow: Allowlist | None, redactor:
     if not isinstance(unit, Unit):
         unit = Unit(Path(unit), subagents.companions(Path(unit)))
     path = unit.path
-    screened = screen.screen_session(path, unit.parts, allow, settled)
+    main = reader.load(path, fmt)   # each file is read once: screen, events and redaction share it
+    counted = [p for p in unit.parts if subagents.part_of(p) in ("main", "agent")]
+    parts = {p: reader.load(p, fmt) for p in counted}
+    screened = screen.screen_session(path, unit.parts, allow, settled,
+                                     {path: main.records, **{p: got.records for p, got in parts.items()}})
     secrets = screened.secrets
-    t = reader.read(path, fmt)
+    t = main.transcript
     screen.check_transcript(path, fmt, t)
     if unit.parts:
-        counted = [(p, reader.read(p, fmt)) for p in unit.parts if subagents.part_of(p) in ("main", "agent")]
-        t = subagents.merge(t, counted)
+        t = subagents.merge(t, [(p, parts[p].transcript) for p in counted])
     elif subagents.part_of(path) != "main":
         t = subagents.merge(t, [])
     given, given_cwd = t.session_id, t.cwd
     t = replace(t, session_id=name_key(t.session_id, "s"), path=name_key(path.name, "f"))
     if redactor is not None and not secrets:
-        t = _redacted(t, path, _masking(redactor, screened) if screened.masked else redactor)
+        t = _redacted(t, path, _masking(redactor, screened) if screened.masked else redactor, main.data)
     return Session(path, t, episodes.extract(t), tuple(secrets), given, given_cwd, screened.found)
 
 
@@ -195,10 +198,10 @@ def _masking(redactor: Redactor, screened: screen.Screened) -> Redactor:
     return lambda text, names: redactor(screened.mask(text), names)
 
 
-def _redacted(t: Transcript, path: Path, redactor: Redactor) -> Transcript:
+def _redacted(t: Transcript, path: Path, redactor: Redactor, data: bytes | None = None) -> Transcript:
     from gitmem.guards import pii
 
-    names = pii.names_in([t.cwd or "", *_cwds(path), path.parent.name, str(path.parent)])
+    names = pii.names_in([t.cwd or "", *_cwds(path, data), path.parent.name, str(path.parent)])
     cache: dict[str, str] = {}
 
     def clean(text: str) -> str:
@@ -213,13 +216,15 @@ def _redacted(t: Transcript, path: Path, redactor: Redactor) -> Transcript:
 _CWD = re.compile(rb'"cwd"\s*:\s*"((?:[^"\\]|\\.){1,4096})"')
 
 
-def _cwds(path: Path) -> set[str]:
-    """Every ``cwd`` the records of a transcript name (a session may move between folders)."""
+def _cwds(path: Path, data: bytes | None = None) -> set[str]:
+    """Every ``cwd`` the records of a transcript name (a session may move between folders); ``data``: its bytes
+    when already read."""
     found: set[str] = set()
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return found
+    if data is None:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return found
     for raw in set(_CWD.findall(data)):
         try:
             value = json.loads(b'"' + raw + b'"')

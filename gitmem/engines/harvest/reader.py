@@ -3,7 +3,9 @@
 The format (given, or detected from the first records) picks the module that
 turns each record into events; this module handles the bytes: where a
 previous read stopped, lines still being written, the identity fields a
-resumed read takes from the head of the file.
+resumed read takes from the head of the file. ``load`` reads a whole file
+once for everything harvest derives from it: the transcript, the records the
+secret screen scans, the bytes the redaction learns user names from.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from gitmem.base.errors import UsageError
 from gitmem.base.streams import read_lines
@@ -18,7 +21,7 @@ from gitmem.engines.harvest import claude_code, generic, openclaw
 from gitmem.engines.harvest.sources import (LINE_CAP, Event, Format, Reading, RecordReader, Transcript, check_format, detect_format,
                                             not_jsonl, open_transcript, split_records)
 
-__all__ = ["read", "session_of"]
+__all__ = ["Loaded", "load", "read", "session_of"]
 
 _READERS: dict[Format, RecordReader] = {
     "claude-code": claude_code.read_record, "openclaw": openclaw.read_record, "jsonl": generic.read_record,
@@ -81,6 +84,19 @@ def session_of(path: Path, fmt: str = "auto") -> str | None:
     return _head_identity(path, form).session_id if form == "claude-code" else None
 
 
+class Loaded(NamedTuple):
+    """A transcript file read once: its transcript, its records by line, and its bytes."""
+
+    transcript: Transcript
+    records: list[tuple[int, dict[str, Any]]]
+    data: bytes
+
+
+def load(path: Path, fmt: str = "auto") -> Loaded:
+    """Read a whole transcript file once: its transcript with the records and bytes it came from."""
+    return _load(Path(path), fmt, 0, 0)
+
+
 def read(path: Path, fmt: str = "auto", start_offset: int = 0, start_line: int = 0) -> Transcript:
     """Read a transcript file, or the part of it after ``start_offset`` / ``start_line``.
 
@@ -89,7 +105,10 @@ def read(path: Path, fmt: str = "auto", start_offset: int = 0, start_line: int =
     of lines appended since, numbered as lines of the whole file. Raises
     ``UsageError`` when the file cannot be read or is not JSONL at all.
     """
-    path = Path(path)
+    return _load(Path(path), fmt, start_offset, start_line).transcript
+
+
+def _load(path: Path, fmt: str, start_offset: int, start_line: int) -> Loaded:
     given = check_format(fmt)
     form: Format = detect_format(path) if given == "auto" else given
     data, after_open_line = _read_from(path, start_offset, start_line)
@@ -112,12 +131,12 @@ def read(path: Path, fmt: str = "auto", start_offset: int = 0, start_line: int =
     session_id = st.session_id or _file_stem(path)
     if st.agent_id:
         session_id = f"{session_id}-agent-{st.agent_id}"
-    return Transcript(
+    return Loaded(Transcript(
         session_id=session_id, format=form, path=str(path), cwd=st.cwd, version=st.version,
         # records without a timestamp date the episode by the file's own (first read only)
         started=st.started or (_file_time(path) if start_offset == 0 else None), ended=st.ended, events=tuple(events),
         end_offset=start_offset + end, end_line=last_line, skipped=bad,
-    )
+    ), records, data)
 
 
 def _settle_summaries(st: Reading) -> list[Event]:

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from gitmem.engines.harvest.sources import Transcript
 
 __all__ = ["FILE", "FORMAT", "MAGIC", "MAX_TEXT", "Decision", "Model", "WeightsMismatch", "concise", "decide", "dump",
-           "find_signals", "kind_of", "load", "parse", "score"]
+           "find_signals", "kind_of", "lesson", "load", "parse", "score"]
 
 FILE = "scorer.weights"
 MAGIC = b"GMHS"
@@ -235,10 +235,11 @@ def find_signals(t: Transcript, rules: Sequence[Signal] = (), model: Model | Non
     for c, vector, p in scored:
         if durability.is_scoped_now(c.text) or any(r in _folded(c.text) for r in durable.get(c.line, ())):
             continue   # "for now" is transient whatever the score; a rule's finer cut stands for the statement
-        verdict = decide(p, m)
+        fix = lesson(c)
+        verdict = "keep" if fix else decide(p, m)
         if verdict == "drop":
             continue
-        kind = SIGNAL_KIND[kind_of(c, m, vector)]
+        kind = "error" if fix else SIGNAL_KIND[kind_of(c, m, vector)]
         text = concise(c.text)
         floor = durability.floor(text, kind) if verdict == "keep" else 0.0
         same = [r for r in out if not r.durable and r.line == c.line and _folded(r.text) == _folded(text)]
@@ -249,6 +250,15 @@ def find_signals(t: Transcript, rules: Sequence[Signal] = (), model: Model | Non
         out.append(Signal(text, kind, c.line, True, floor, inbox=verdict == "inbox", key=c.key()))
     out.sort(key=lambda s: s.line)   # stable: on one line, the rules' signals first
     return tuple(out[:MAX_SIGNALS])
+
+
+def lesson(c: Scorable) -> bool:
+    """Whether candidate ``c`` is the assistant's cause and fix of a confirmed fix (a command failed, a file
+    changed, the same command then passed) and gives the reason or names the fix: a lesson whatever the score,
+    since the run that passed proves it (the corpus labels hold too few such cases to learn it)."""
+    from gitmem.engines.harvest.signals import explains
+
+    return c.speaker == "assistant" and c.fixed and explains(c.text)
 
 
 def outright(rule: Signal) -> bool:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from gitmem.guards.pii import Allowlist
 
 __all__ = ["ALLOWABLE_KINDS", "Flagged", "Found", "Screened", "allowable", "check_transcript", "find_secrets",
-           "has_conversation", "scanned_strings", "screen_session", "secrets_in"]
+           "has_conversation", "scanned_strings", "screen_session", "secrets_in", "secrets_of"]
 
 # Shorter strings cannot hold a secret of any kind the scanner knows.
 _MIN_LEN = 8
@@ -64,8 +64,6 @@ class Found(NamedTuple):
 
 def secrets_in(path: Path, allow: Allowlist | None = None, part: int = 0) -> list[Found]:
     """Every distinct secret of every complete record of the file, by line and kind."""
-    from gitmem.guards import pii
-
     found: list[Found] = []
     with path.open("rb") as fh:
         for n, raw in enumerate(fh, 1):
@@ -73,9 +71,23 @@ def secrets_in(path: Path, allow: Allowlist | None = None, part: int = 0) -> lis
                 record = json.loads(raw)
             except (ValueError, RecursionError):
                 continue
-            seen = {(f.kind, t[f.start : f.end]) for t in scanned_strings(record) for f in pii.scan(t, allow) if f.secret}
-            found.extend(Found(part, n, kind, value) for kind, value in sorted(seen))
+            found += _secrets_of_record(record, allow, part, n)
     return found
+
+
+def secrets_of(records: Sequence[tuple[int, Any]], allow: Allowlist | None = None, part: int = 0) -> list[Found]:
+    """``secrets_in`` over records already read (``reader.load``): the file is not read again."""
+    found: list[Found] = []
+    for n, record in records:
+        found += _secrets_of_record(record, allow, part, n)
+    return found
+
+
+def _secrets_of_record(record: Any, allow: Allowlist | None, part: int, line: int) -> list[Found]:
+    from gitmem.guards import pii
+
+    seen = {(f.kind, t[f.start : f.end]) for t in scanned_strings(record) for f in pii.scan(t, allow) if f.secret}
+    return [Found(part, line, kind, value) for kind, value in sorted(seen)]
 
 
 # The kinds a person may settle as "not a secret": those found by the words
@@ -152,15 +164,23 @@ class Screened:
 Judge = Callable[[str, str], bool]   # (kind, value): settled by a person as not a secret
 
 
-def screen_session(path: Path, parts: Sequence[Path], allow: Allowlist | None, settled: Judge | None = None) -> Screened:
+def screen_session(path: Path, parts: Sequence[Path], allow: Allowlist | None, settled: Judge | None = None,
+                   loaded: Mapping[Path, Sequence[tuple[int, Any]]] | None = None) -> Screened:
     """Screen a session's main file and its sub-agent files; a finding ``settled`` allows is masked, not refused.
 
-    Only an allowable finding can be settled: a vendor-format key refuses the
-    session even when someone recorded it as allowed.
+    A file whose records ``loaded`` holds (read once by ``reader.load``) is
+    screened from them; any other file is read here. Only an allowable finding
+    can be settled: a vendor-format key refuses the session even when someone
+    recorded it as allowed.
     """
-    found = secrets_in(path, allow)
+    have = loaded or {}
+
+    def of(p: Path, n: int) -> list[Found]:
+        return secrets_of(have[p], allow, n) if p in have else secrets_in(p, allow, n)
+
+    found = of(path, 0)
     for n, part in enumerate(parts, 1):
-        found += secrets_in(part, allow, n)
+        found += of(part, n)
     if settled is None:
         return Screened(tuple(found))
     keep: list[Found] = []

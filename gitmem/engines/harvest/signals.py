@@ -21,8 +21,8 @@ from gitmem.base.text import CJK as CJK_RANGES
 from gitmem.engines.harvest import durability, placement
 from gitmem.engines.harvest.sources import Event
 
-__all__ = ["CJK", "MAX_ITEM", "MAX_SIGNALS", "Signal", "SignalKind", "classify", "clip", "find_signals", "is_own_words",
-           "marker_sources", "markers", "one_line", "repeated_across"]
+__all__ = ["CJK", "MAX_ITEM", "MAX_SIGNALS", "Signal", "SignalKind", "classify", "clip", "explains", "find_signals", "is_own_words",
+           "marker_sources", "markers", "one_line", "repeated_across", "unique"]
 
 SignalKind = Literal["remember", "preference", "decision", "correction", "fact", "error"]
 
@@ -55,6 +55,18 @@ class Signal:
 def one_line(text: str) -> str:
     """``text`` on one line, runs of white space as one space."""
     return " ".join(text.split())
+
+
+def unique(items: Iterable[str]) -> tuple[str, ...]:
+    """``items`` without the empty ones and the repeats (case-folded), in order."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for item in items:
+        key = item.casefold()
+        if item and key not in seen:
+            seen.add(key)
+            out.append(item)
+    return tuple(out)
 
 
 def clip(text: str, limit: int = MAX_ITEM) -> str:
@@ -172,14 +184,19 @@ def markers(sentence: str) -> tuple[str, ...]:
     found = [kind for kind, pattern in _PATTERNS if pattern.search(sentence)]
     cues = (("accept", _ACCEPT.match(one_line(sentence))), ("proposal", _PROPOSAL.search(sentence)),
             ("cause", _CAUSE.search(sentence)), ("root-cause", _ROOT_CAUSE.search(sentence)),
-            ("problem", _PROBLEM.search(sentence)))
+            ("problem", _PROBLEM.search(sentence)), ("because", _BECAUSE.search(sentence)))
     return (*found, *(name for name, hit in cues if hit))
+
+
+def explains(sentence: str) -> bool:
+    """Whether ``sentence`` gives a reason or names a fix ("because", "caused by", "the fix was", 因为, weil...)."""
+    return _BECAUSE.search(sentence) is not None
 
 
 def marker_sources() -> tuple[str, ...]:
     """The source of every pattern ``markers`` reads: a change to one of them changes the scorer's feature spec."""
     return (*(p.pattern for _, p in _PATTERNS), _ACCEPT.pattern, _PROPOSAL.pattern, _CAUSE.pattern,
-            _ROOT_CAUSE.pattern, _PROBLEM.pattern)
+            _ROOT_CAUSE.pattern, _PROBLEM.pattern, _BECAUSE.pattern)
 
 
 def _signal_text(kind: SignalKind, sentence: str) -> str:
@@ -206,6 +223,14 @@ _CAUSE = re.compile(
 _ROOT_CAUSE = re.compile(r"\broot cause\b|\bcause (?:racine|première)\b|根本原因|根因", re.I)
 _PROBLEM = re.compile(r"\b(?:error|exception|fails?|failed|crash(?:es)?|broken|not (?:\w+ed|working|created|saved|shown))\b"
                       r"|\berreur\b|报错|報錯|错误|錯誤|失败|失敗|异常|異常", re.I)
+# How a statement gives a reason or a fix, in the grammar words of each language (no topic word): what
+# makes an explanation of a confirmed fix (``candidates.fix_explanations``) a lesson.
+_BECAUSE = re.compile(
+    r"\b(?:because|caused by|due to|the (?:issue|problem|bug|cause|error|failure) (?:is|was)|fixed (?:it|this|that|by)"
+    r"|fixes (?:it|this|that)|that'?s why|which is why|the fix (?:is|was)|(?:it|this) (?:failed|broke) (?:since|as))\b"
+    r"|\b(?:parce que?|à cause d|dû à|la cause|corrigé en|porque|debido a|la causa|se arregl[óa]|weil|wegen|verursacht"
+    r"|behoben|daran,? dass|потому что|из-за|причина|исправ\w+)\b"
+    r"|因为|因為|由于|由於|导致|導致|原因|所以|修复了|修復了|ため|原因は|ので|때문", re.I)
 _MARKUP = re.compile(r"[*#`>_]+|^\s*[-•]\s*")
 
 

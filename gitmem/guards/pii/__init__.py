@@ -16,13 +16,16 @@ One module per family of detectors:
 * :mod:`.vendors`: vendor token formats and private keys;
 * :mod:`.keywords`: secrets around a keyword (URLs, assignments, headers,
   command lines, prose), with :mod:`.plausibility` to tell values from
-  placeholders and :mod:`.values` to read the value after a label;
+  placeholders, :mod:`.credname` to tell a credential's name from an
+  identifier's and :mod:`.values` to read the value after a label;
+* :mod:`.words`: credentials and phone numbers introduced by words of other
+  languages (``密码``, ``пароль``, ``Passwort``, ``手机号``);
 * :mod:`.layouts`: labelled values in any layout (label lines, tables) and
   password files; :mod:`.commands`: passwords of particular command-line tools;
 * :mod:`.disguise`: what a person cannot see (invisible characters,
   look-alike separators) removed before a second scan, and vendor tokens cut
   by whitespace or a swapped separator joined again;
-* :mod:`.personal`: emails and home paths; :mod:`.numbers`: phones, SSNs,
+* :mod:`.personal`: emails (spelled ``[at]``/``[dot]`` too) and home paths; :mod:`.numbers`: phones, SSNs,
   cards; :mod:`.network`: IPv4 and IPv6 through ``ipaddress``;
 * :mod:`.encoded`: percent-encoded and base64 forms, decoded and rescanned;
 * :mod:`.names`: user names learned from a session's home paths, kept as salted hashes;

@@ -12,7 +12,8 @@ from gitmem.guards.pii.kinds import MANDATORY_KINDS, PII_KINDS, SECRET_KINDS, Al
 def audit(allowlist: Allowlist, disabled_kinds: Iterable[str] = ()) -> list[str]:
     """Check a PII configuration; return one readable problem per line, [] when sound.
 
-    Problems: an allowlist pattern that does not compile, a mandatory kind (every
+    Problems: an allowlist pattern that does not compile or matches nearly every
+    string (three quarters of a set of unrelated probes), a mandatory kind (every
     secret kind, ``email``, ``phone``, ``home_path``) or an unknown kind among the
     disabled ones, and an allowlist pattern or value broad enough to hide a whole
     category (it matches most of the representative samples of a kind).
@@ -38,8 +39,15 @@ def audit(allowlist: Allowlist, disabled_kinds: Iterable[str] = ()) -> list[str]
             # the pre-commit hook: (a+)+ can take exponential time there.
             problems.append(f"allowlist pattern {pattern!r} nests repetitions, which can take exponential time")
             continue
+        probes = sum(1 for probe in _PROBES if rx.fullmatch(probe))
         hidden = [kind for kind, samples in _AUDIT_SAMPLES.items() if _hides(rx, samples)]
-        if hidden:
+        if probes * 4 >= len(_PROBES) * 3:
+            problems.append(
+                f"allowlist pattern {pattern!r} matches nearly everything ({probes} of {len(_PROBES)} unrelated "
+                f"probe strings) and would hide the whole category of {', '.join(hidden) or 'every kind'}, "
+                "turning secret blocking off; allow exact values or a narrow pattern"
+            )
+        elif hidden:
             problems.append(
                 f"allowlist pattern {pattern!r} would hide the whole category of {', '.join(hidden)}: "
                 "it matches most sample values; allow exact values or a narrow pattern"
@@ -51,6 +59,16 @@ def _hides(rx: re.Pattern[str], samples: tuple[str, ...]) -> bool:
     hits = sum(1 for s in samples if rx.fullmatch(s))
     return hits >= min(2, len(samples)) and hits * 2 > len(samples)
 
+
+# Strings of every shape, none alike: a pattern that matches most of them matches
+# nearly everything (.*, .+, \S+, [^@]+, (?s).*, a|.*), whatever it was meant for.
+_PROBES: tuple[str, ...] = (
+    "x", "Q", "7", "-", "zz", "hello", "Hello, World", "AKIAQ3EGTZ7R2LWN5XHD", "Zq8XnVb2Lk9Mw3Rt",
+    "hunter2-Xq9!", "alice.martin@gmail.com", "+1 415 867 2309", "10.20.30.40", "/home/alice", "C:\\Users\\dave",
+    "sk-proj-Zq8XnVb2Lk9Mw3Rt7Yp1Hc5Ds6Fg4Jh0Ka2Lq9Wz3", "ghp_R4nd0mT0k3nAbCdEfGh1JkLmNoPqRsTuV2wXy", "4539 1488 0343 6467",
+    "eyJhbGciOiJIUzI1NiJ9.eyJ1aWQiOiI4ZjNhIn0.Zq8XnVb2Lk9Mw3Rt7Yp1Hc5Ds6Fg4Jh0Ka2", "{}", "[x]", "a b c d e f",
+    "密码", "пароль", "!@#$%^&*()", "0000", "CamelCaseWord", "snake_case_word", "kebab-case-word", "%2F%3D",
+)
 
 # Fabricated, representative values of each kind as a finding's text: what an
 # allowlist pattern would have to match to hide the category.

@@ -15,13 +15,15 @@ from __future__ import annotations
 import re
 
 from gitmem.guards.pii.commands import find_commands
+from gitmem.guards.pii.credname import identifier_name, name_parts, qualified, secret_name
 from gitmem.guards.pii.disguise import find_split_tokens
 from gitmem.guards.pii.kinds import RANK, Cand, add
-from gitmem.guards.pii.layouts import find_pgpass, find_tables, labelled_at
+from gitmem.guards.pii.layouts import find_netrc, find_pgpass, find_tables, labelled_at
 from gitmem.guards.pii.plausibility import classes, is_placeholder, looks_aws_secret, plausible
 from gitmem.guards.pii.vendors import find_private_keys, find_vendor, is_sample_jwt
 from gitmem.guards.pii.values import aws_context, line_end, phrase_value, value_at
 from gitmem.guards.pii.view import ALNUM, Patterns, View, decode_base64
+from gitmem.guards.pii.words import find_word_secrets
 
 _USERINFO = rb"([^\s/?#@:\"'<>\[\]{}\\]*):([^\s/\"'<>\\]+)@(?=[A-Za-z0-9\[])"
 _rx = Patterns(
@@ -51,7 +53,7 @@ _rx = Patterns(
             rb"(?:[a-z0-9_-]+[ \t]+)?(?:password|passwd|passphrase|token|key|secret)[ \t]+to[ \t]+"
         ),
         "xml_kv": rb"\b(?:key|name)[ \t]*=[ \t]*[\"']([^\"'\n]{1,80})[\"'][ \t]+value[ \t]*=[ \t]*[\"']([^\"'\n]*)[\"']",
-        "bare_kw": rb"\b(?:[a-z0-9]+_)*(?:password|passwd|passphrase|pwd|api[ _-]?key|secret|token)[ \t]+",
+        "bare_kw": rb"\b(?:[a-z0-9]+_)*(?:password|passwd|passphrase|pwd|pw|api[ _-]?key|secret|token)[ \t]+",
         # Command lines whose password flag is a bare -p / -a, and SQL grants. Each
         # starts with a literal; the tool before "login" is checked afterwards.
         "cli_login": rb"login\b[^\n]{0,200}?[ \t](?:-p|--password)(?:[ \t]+|=)(?=[^-\s])",
@@ -67,7 +69,6 @@ _rx = Patterns(
         "mysql_p": rb"\bmysql(?:dump|admin|sh|import)?\b[^\n]{0,200}?[ \t]-p(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s\"'-][^\s\"']*))",
         "curl_u": rb"(?<![\w-])(?:-u|--user)[ \t]+[\"']?([^\s:\"']+):([^\s\"']+)",
         "env_prefix": rb"(?:\bexport|\bset|\bsetx|\benv|\bENV|\bARG|--env|--build-arg|(?:^|[\s\"'])-e)[ \t]+\Z",
-        "name_part": r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+",
         "words": r"[A-Za-z]+(?:[._-][A-Za-z]+)*",
         "snake_ident": r"_[a-z0-9_]*|[a-z][a-z0-9]*(?:_[a-z0-9]*)+",
         # a code name: lower-case words joined by - . : / with version numbers (feature-flags-v2, user:42:profile)
@@ -87,6 +88,8 @@ def find_secrets(v: View, out: list[Cand]) -> None:
     find_commands(v, out)
     find_tables(v, out)
     find_pgpass(v, out)
+    find_netrc(v, out)
+    find_word_secrets(v, out)
 
 
 _URL_PLACEHOLDERS = frozenset(
@@ -111,67 +114,6 @@ def find_url_credentials(v: View, out: list[Cand]) -> None:
         add(out, us, pe, "url_credentials")  # with no user, us is the colon
 
 
-_SECRET_LAST = frozenset(
-    "password passwd pass pwd pw passphrase passcode secret token apikey credentials credential creds "
-    "authorization auth pat sas".split()
-)
-_KEY_NOT_SECRET = frozenset(
-    "public primary foreign sort partition cache hash routing publishable map dict lookup unique composite "
-    "idempotency object row group index registry field column json yaml config i18n translation list hot session "
-    "shortcut keyboard ssh gpg pgp kms host known dedup dedupe s3 bucket redis storage_path unique_ "
-    "encryption_context metadata label tag api_key_id".split()
-)
-# Words before "key", "token" or "secret" that name an identifier, not a credential:
-# docToken, nextPageToken, sortKey, storageKey, flag_key, testKey, designToken.
-# A vendor-format value under such a name is still found (vendors.py).
-_ID_QUALIFIERS = frozenset(
-    "doc docs document page next prev previous continuation cursor sync resume cancel cancellation design sort "
-    "partition primary foreign i18n translation message route lookup react list item sheet wiki file folder node "
-    "block row column field idempotency theme storage cache dedupe dedup event trace span correlation feature "
-    "features flag flags test tests mock fixture fake dummy sample example locale label tag group index map dict "
-    "hash registry composite unique object router nav menu query search filter form input param element component "
-    "widget".split()
-)
-_JOINED_SECRET = ("password", "passwd", "apikey", "secretkey", "accesskey", "privatekey", "authtoken", "accesstoken")
-
-
-def _secret_name(name: str) -> str | None:
-    """Classify an assignment's name: ``"aws"``, ``"yes"`` or None (not secret-ish)."""
-    try:
-        return _NAME_CACHE[name]
-    except KeyError:
-        pass
-    verdict = _classify_name(name)
-    if len(_NAME_CACHE) < 4096:  # code repeats the same names; bound the memory
-        _NAME_CACHE[name] = verdict
-    return verdict
-
-
-_NAME_CACHE: dict[str, str | None] = {}
-
-
-def _classify_name(name: str) -> str | None:
-    parts = [p.lower() for p in _rx.name_part.findall(name)]
-    if not parts:
-        return None
-    joined = "".join(parts)
-    last = parts[-1]
-    secret = False
-    if joined in ("pwd", "oldpwd", "pw"):
-        secret = joined == "pw"
-    elif last in _SECRET_LAST or joined.endswith(_JOINED_SECRET):
-        secret = True
-    elif last == "key" and len(parts) >= 2 and parts[-2] not in _KEY_NOT_SECRET:
-        secret = True
-    elif parts[-2:] == ["key", "base"] and "secret" in parts:
-        secret = True
-    if not secret or _names_identifier(parts):
-        return None
-    if "secret" in parts and ("aws" in parts or "access" in parts):
-        return "aws"
-    return "yes"
-
-
 _KEYWORDS = (b"pass", b"pw", b"secret", b"token", b"key", b"auth", b"cred", b"bearer", b"basic", b"mysql", b"curl")
 _NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_.-")
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")
@@ -181,17 +123,6 @@ _PROSE_WORDS = frozenset(
 _COLON_WORDS = frozenset(b"key token secret password passphrase pw".split())
 # What may follow a name that is assigned to or followed by a phrase.
 _AFTER_NAME = frozenset([b" ", b"\t", b":", b"=", b'"', b"'", b"]", b"\\", b">", b"-", b"*", b",", b"(", b"|", b"\n", b"\r"])
-
-
-def _names_identifier(parts: list[str]) -> bool:
-    """Name parts (lower case) such as doc+token, next+page+token, storage+key: an identifier's name."""
-    return any(p in _ID_QUALIFIERS for p in parts[:-1])
-
-
-def identifier_name(name: str) -> bool:
-    """``docToken``, ``flag_key``, ``sortKey``: a name like a credential's that holds an identifier."""
-    parts = [p.lower() for p in _rx.name_part.findall(name)]
-    return len(parts) >= 2 and (_names_identifier(parts) or parts[-1] == "key" and parts[-2] in _KEY_NOT_SECRET)
 
 
 def find_keyword_secrets(v: View, out: list[Cand]) -> None:
@@ -247,13 +178,13 @@ def _assignment_at(v: View, out: list[Cand], s: int, e: int) -> None:
     if m is None:
         if s > 0 and ab[s - 1] == 0x3C and ab[e : e + 1] == b">":
             _xml_element(v, out, s, e)
-        elif ab[e : e + 1] in (b" ", b"\t") and _secret_name(v.s(s, e)) == "aws":
+        elif ab[e : e + 1] in (b" ", b"\t") and secret_name(v.s(s, e)) == "aws":
             spaced = rx.aws_spaced.match(ab, e)  # aws configure set aws_secret_access_key …
             if spaced is not None and looks_aws_secret(v.s(*spaced.span(1))):
                 add(out, spaced.start(1), spaced.end(1), "aws_secret_key")
         return
     name = v.s(s, e)
-    verdict = _secret_name(name)
+    verdict = secret_name(name)
     if verdict is None:
         return
     if m.group(3) is not None:
@@ -281,6 +212,8 @@ def _assignment_at(v: View, out: list[Cand], s: int, e: int) -> None:
     style = "env" if kind == "env_secret" else ("colon" if sep in (b":", b"=>") else "code")
     if style == "code" and not _spaced(ab, m.start(2), m.end(2)):
         style = "env"  # key=value with no spaces: logfmt, query strings, flags
+    elif not quoted and sep == b":" and (not _spaced(ab, m.start(2), m.end(2)) or name.lower() == "pass"):
+        style = "strict"  # pw:api (a namespace), "PASS: Per-block" (a test's status): a value must look made
     if plausible(value, style, quoted):
         add(out, vs, ve, aws_context(v, vs, value) or kind)
 
@@ -309,16 +242,17 @@ def _computed(ab: bytes, end: int, quoted: bool, value: str, name: str) -> bool:
         return value.startswith("_") or ab[end : end + 1] in (b"(", b"[")
     if rest[:1] in (b"+", b"%", b"*") or rest[:1] == b"." and rest[1:2].isalpha():
         return True
-    parts = _rx.name_part.findall(name.rsplit(".", 1)[-1])
+    parts = name_parts(name.rsplit(".", 1)[-1])
     last = parts[-1].lower() if parts else ""
     return last in _IDENTIFIER_NAMES and (
         _rx.snake_ident.fullmatch(value) is not None or _rx.code_name.fullmatch(value) is not None
+        or value.isalpha() and value.islower()   # THIRD_APP_KEY = "thirdapp": a map key, not a credential
     )
 
 
 def _xml_element(v: View, out: list[Cand], s: int, e: int) -> None:
     """<password>…</password>"""
-    if _secret_name(v.s(s, e)) is None:
+    if secret_name(v.s(s, e)) is None:
         return
     close = v.ab.find(b"</", e + 1, e + 400)
     if close > e + 1:
@@ -338,7 +272,7 @@ def _phrases_at(v: View, out: list[Cand], ws: int, we: int) -> None:
     labelled_at(v, out, ws, we)
     if nxt == b" " or nxt == b"\t":
         if (word in _PROSE_WORDS or word.rsplit(b"_", 1)[-1] in _PROSE_WORDS) and not (
-            b"_" in word and identifier_name(v.s(ws, we))
+            b"_" in word and identifier_name(v.s(ws, we)) or qualified(low, ws)
         ):
             for pattern, style in ((rx.prose, "prose"), (rx.bare_kw, "strict")):
                 m = pattern.match(low, ws, hi)
@@ -372,7 +306,7 @@ def _phrases_at(v: View, out: list[Cand], ws: int, we: int) -> None:
             phrase_value(v, out, m.end(), hi, "prose")
     if b"value" in low[we : we + 60] and low[ws - 1 : ws] != b"<":
         m = rx.xml_kv.search(low, max(0, ws - 16), hi)
-        if m is not None and _secret_name(v.s(*m.span(1))):
+        if m is not None and secret_name(v.s(*m.span(1))):
             s, e = m.span(2)
             if plausible(v.s(s, e), "colon", True):
                 add(out, s, e, "generic_api_key")

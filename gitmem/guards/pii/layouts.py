@@ -6,7 +6,8 @@ key or secret, then the value, whatever the layout around them.
   ``the password, …,``, ``credentials: user / …``;
 * a table: a row whose cell is a label and whose next cell is the value, or a
   header cell that labels a column, under a Markdown separator row;
-* a PostgreSQL password file line, ``host:port:database:user:password``.
+* a PostgreSQL password file line, ``host:port:database:user:password``;
+* a ``.netrc`` entry, ``machine host login user password …``.
 
 The keyword detectors find where a label word stands (:func:`labelled_at` is
 called for each); tables and password-file lines have a pass of their own.
@@ -38,7 +39,9 @@ _rx = Patterns(
             rb"(?:^|[^a-z])(?:sort|partition|primary|foreign|public|cache|hash|routing|map|dict|lookup|unique|composite|"
             rb"row|group|index|registry|field|column|json|yaml|config|translation|list|hot|shortcut|keyboard|ssh|gpg|pgp|"
             rb"host|dedup|bucket|redis|idempotency|object|the|a|an|this|that|your|my|which|each|any|same|cache|first|"
-            rb"next|primary|s3|i18n|dictionary|metadata|label|tag|enter|escape|tab|space|return)[ \t_-]\Z"
+            rb"next|primary|s3|i18n|dictionary|metadata|label|tag|enter|escape|tab|space|return|"
+            # an error about a key names the key: "Unrecognized key(s) in object: 'parameter'"; "X is key - …"
+            rb"unrecognized|unrecognised|unknown|invalid|missing|duplicate|unexpected|extra|required|is|was|are)[ \t_-]\Z"
         ),
         "key_word": rb"[a-z][a-z0-9]*[ \t_-]\Z",
         "paren": rb"[ \t]*\([ \t]*(?=[^\s)]{6,}[ \t]*\))",
@@ -46,6 +49,8 @@ _rx = Patterns(
         "label_line": rb"[ \t]*(?:[-*+>#|][ \t]*)*[a-z0-9 _-]{0,30}\Z",
         "sep_row": rb"[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*\r?(?:\n|\Z)",
         "pgpass_hint": rb":(?:[0-9]{1,5}|\*):[^\s:]+:[^\s:]+:",
+        # a .netrc entry: machine HOST [login USER] password VALUE, on one line or several
+        "netrc": rb"machine[ \t]+[^\s]+(?:\s+login[ \t]+[^\s]+)?\s+password[ \t]+([^\s]+)",
         "pgpass": rb"[ \t]*[^\s:#|]+:(?:[0-9]{1,5}|\*):[^\s:]+:[^\s:]+:((?:[^\s:\\]|\\.){6,})[ \t]*\r?(?:\n|\Z)",
         "words": rb"[a-z][a-z0-9 _-]{0,40}",
     }
@@ -75,6 +80,8 @@ def labelled_at(v: View, out: list[Cand], ws: int, we: int) -> None:
         return  # db_password: an identifier, read as an assignment by the keyword detectors
     hi = line_end(low, we)
     m = _rx.tail.match(low, we, hi)
+    if m is not None and b"?" in low[we : m.end()] and not _real_separator(v, we, m.end()):
+        m = None  # "auth token · host": a middle dot lists, it labels nothing
     if m is not None:
         at = m.end()
         if word in _PAIR_LABELS:
@@ -89,7 +96,8 @@ def labelled_at(v: View, out: list[Cand], ws: int, we: int) -> None:
             return
         got = value_at(v, at, hi)
         if got is not None and (got[2] or not _CODE_BYTES & set(v.ab[got[0] : got[1]])):
-            phrase_value(v, out, at, hi, "strict" if word in _PAIR_LABELS else "prose")
+            tight = not got[2] and low[at - 1 : at] == b":"   # pw:api, a namespace: the value must look made
+            phrase_value(v, out, at, hi, "strict" if word in _PAIR_LABELS or tight else "prose")
         return
     if word in _LABELS:
         m = _rx.apposition.match(low, we, hi) or _rx.paren.match(low, we, hi)
@@ -99,6 +107,14 @@ def labelled_at(v: View, out: list[Cand], ws: int, we: int) -> None:
             ls = low.rfind(b"\n", 0, ws) + 1
             if _rx.label_line.match(low, ls, ws) is not None:  # the label alone on its line
                 _next_line(v, out, hi)
+
+
+# What a non-ASCII separator (? in the byte view) may be: dashes, arrows, a full-width colon or equals sign.
+_SEPARATORS = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2192\u21d2\u27f6\u279c\u2794\uff1a\uff1d\u2236")
+
+
+def _real_separator(v: View, s: int, e: int) -> bool:
+    return all(ch in _SEPARATORS for ch, b in zip(v.text[s:e], v.low[s:e]) if b == 0x3F and not ch.isascii())
 
 
 def _next_line(v: View, out: list[Cand], nl: int) -> None:
@@ -210,3 +226,15 @@ def find_pgpass(v: View, out: list[Cand]) -> None:
         got = value_at(v, s, e)
         if got is not None and plausible(v.s(got[0], got[1]), "env", got[2]):
             add(out, got[0], got[1], "generic_api_key")
+
+
+def find_netrc(v: View, out: list[Cand]) -> None:
+    """The password of a ``.netrc`` entry (``machine … login … password …``): any value a
+    person did not write as a placeholder, a UUID-shaped API key included."""
+    if b"machine" not in v.low:
+        return
+    for m in _rx.netrc.finditer(v.low):
+        s, e = m.span(1)
+        value = v.s(s, e)
+        if len(value) >= 6 and not is_placeholder(value) and (classes(value) >= 2 or len(value) >= 10):
+            add(out, s, e, "generic_api_key")

@@ -14,11 +14,19 @@ from __future__ import annotations
 import re
 
 from gitmem.guards.pii.kinds import Cand, add
+from gitmem.guards.pii.plausibility import plausible
 from gitmem.guards.pii.view import Patterns, View
 
 _rx = Patterns(
     {
         "at": rb"@",
+        # alice [at] corp [dot] de, bob(at)corp(dot)de, carol{at}uni.edu: an address spelled out
+        "spelled": (
+            rb"([a-z0-9._%+-]{1,64})[ \t]*[\[({<][ \t]*at[ \t]*[\])}>][ \t]*"
+            rb"((?:[a-z0-9-]{1,63}(?:[ \t]*[\[({<][ \t]*dot[ \t]*[\])}>][ \t]*|\.))+[a-z]{2,24})(?![a-z0-9-])"
+        ),
+        "combo": rb"[^\s:/@\"'`<>()\[\]{},;]{6,128}(?![^\s\"'`<>)\],;.])",
+        "spelled_dot": rb"[ \t]*[\[({<][ \t]*dot[ \t]*[\])}>][ \t]*",
         "domain": rb"((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24})(?![A-Za-z0-9-])",
         "home": r"home\\{0,2}/",
         "users": r"Users(?:\\{0,4}/|\\{1,4})",
@@ -50,6 +58,8 @@ _GIT_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "ssh.dev.azure.com", 
 
 def find_emails(v: View, out: list[Cand]) -> None:
     ab = v.ab
+    if b"at]" in v.low or b"at)" in v.low or b"at}" in v.low or b"at>" in v.low:
+        _spelled_emails(v, out)
     if b"@" not in ab:
         return
     rx = _rx
@@ -71,6 +81,24 @@ def find_emails(v: View, out: list[Cand]) -> None:
         if _email_is_placeholder(local, domain) or _in_url_userinfo(ab, s):
             continue
         add(out, s, e, "email")
+        if ab[e : e + 1] == b":":
+            _combo_password(v, out, e + 1)
+
+
+def _combo_password(v: View, out: list[Cand], at: int) -> None:
+    """``alice@corp.de:Qm7vK2pL9x``: an account and its password, as leaked lists write them
+    (a port, a path or a placeholder after the colon is none)."""
+    m = _rx.combo.match(v.ab, at)
+    if m is not None and plausible(m.group().decode(), "strict", False):
+        add(out, at, m.end(), "generic_api_key")
+
+
+def _spelled_emails(v: View, out: list[Cand]) -> None:
+    for m in _rx.spelled.finditer(v.low):
+        local = m.group(1).decode().strip(".")
+        domain = _rx.spelled_dot.sub(b".", m.group(2)).decode()
+        if local and not _email_is_placeholder(local, domain):
+            add(out, m.start(1), m.end(2), "email")
 
 
 def _in_url_userinfo(ab: bytes, s: int) -> bool:

@@ -23,7 +23,14 @@ _rx = Patterns(
             r"|projects/[^/\s]+/secrets/"
         ),
         "reference": r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+|[a-z]+(?:_[a-z]+)+",
-        "identifier_path": r"[a-z]+(?:[:./][a-z]+)+",
+        "identifier_path": r"(?:[a-z][a-z0-9_]*|[A-Z][A-Z0-9_]*)(?:[:./](?:[a-z][a-z0-9_]*|[A-Z][A-Z0-9_]*))+",
+        # lower-case words and short numbers joined, one of them a number: mdm-test-001, flags-v2
+        "numbered_name": (
+            r"[a-z]{2,}(?:[-.:/](?:[a-z]{2,}|[0-9]{1,4}|v[0-9]{1,3}))*[-.:/](?:[0-9]{1,4}|v[0-9]{1,3})"
+            r"(?:[-.:/](?:[a-z]{2,}|[0-9]{1,4}|v[0-9]{1,3}))*"
+        ),
+        # code: a chained assignment (this.a=this.b=E), a parameter's name (debtToken_)
+        "chained": r"[A-Za-z_$][\w$]*\.[A-Za-z_$][\w$.]*=|[A-Za-z][A-Za-z0-9]*_\Z",
         "code": r"[A-Za-z_][\w.]*[(\[]",
         "color": r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})",
         "hyphenated": r"[a-z]+(?:-[a-z]+)+",
@@ -34,7 +41,21 @@ _rx = Patterns(
         # an identifier in code: camelCase words of three letters or more (apiKeyFromEnv)
         "not_separator": r"[^\w\s./:+-]",
         "camel": r"[a-z]{2,}(?:[A-Z][a-z]{2,})+",
+        "camel_name": r"[a-z]+(?:[A-Z][a-z]+)+",
         "pathlike": r"(?:~|\.{1,2})?/|[A-Za-z]:[\\/]|.*\.(?:pem|key|crt|txt|json|env|ya?ml|p12|pfx|jks|gpg|asc)\Z",
+        # an auth scheme before a reference: Bearer $TOKEN, Bearer ${TOKEN}, Token $env:X
+        "scheme_ref": r"(?i:bearer|token|basic)[ \t]+(?=\$|%|\{\{)",
+        "amount": r"[0-9]{1,3}(?:[,.' ][0-9]{3})+(?:[.,][0-9]+)?",
+        # a name that says what goes there: finance_app_secret, OLLAMA_API_KEY, my-app-token
+        "named_slot": (
+            r"(?i:(?:[a-z0-9]+[_-])+(?:secret|key|token|password|passwd|pass|pwd|apikey|credentials?|id))"
+        ),
+        # colon-separated names with ids: agent:main:subagent:<uuid>, user:42:profile
+        "id_path": r"[a-z][a-z0-9_-]*(?::(?:[a-z][a-z0-9_-]*|[0-9]+|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}))+",
+        # a sentence: four words or more, ended like one
+        "sentence": r"(?:\S+[ \t]+){3,}\S*[.!?\u3002\uff01\uff1f]\Z",
+        # a vendor's prefix before a body far too short for that vendor's keys: sk-abc123, ghp_xyz
+        "vendor_sample": r"(?:sk-(?:proj-|ant-)?|[rs]k_(?:live|test)_|gh[pousr]_|xox[abposr]-|glpat-|hf_|npm_|gsk_)[A-Za-z0-9_-]{0,15}\Z",
     }
 )
 
@@ -100,7 +121,8 @@ _VOCABULARY = _MARKERS | frozenset(
     klucz hasło haslo
     anahtar şifre sifre
     khoa matkhau mat khau cua ban
-    sk pk rk whsec ghp gho xoxb xoxp npm hf glpat""".split()
+    sk pk rk whsec ghp gho xoxb xoxp npm hf glpat
+    ollama lmstudio llamacpp vllm localai lm studio""".split()   # local model servers take any key
 )
 # Scripts whose letters no vendor key or generated password is written in.
 _NON_LATIN_FROM = 0x250
@@ -123,7 +145,11 @@ def is_placeholder(value: str, run: int = 5, descending: bool = True) -> bool:
         return True
     if "<" in value and ">" in value or value.startswith("<"):
         return True  # <your-key>, "<enter passphrase>" cut at its blank
+    if _rx.scheme_ref.match(value) or value.startswith("*") or "**" in value:
+        return True  # "Bearer $NOTION_TOKEN"; a masked value (**a7***7ec) shows a key only in part
     low = value.lower()
+    if _rx.vendor_sample.match(value) or len(value) < 16 and "xxx" in low or low.endswith("xxx"):
+        return True   # sk-abc123: a vendor's prefix on a sample; doxcnXXX: a mask
     if low in _STOPWORDS:
         return True
     if any(w in low for w in _PLACEHOLDER_WORDS) or "ssw" in low and "password" in low.translate(_LEET):
@@ -158,7 +184,8 @@ def sequential(low: str, descending: bool = True) -> bool:
     for at in range(n - 3):
         if low[at : at + 4] in _ROW_GRAMS:
             covered[at : at + 4] = [True] * 4
-    need = n if n < 12 else (3 * n + 3) // 4
+    alnum = sum(ch.isalnum() for ch in low)   # separators (123:abc, abc-123) need no run
+    need = alnum if alnum < 12 else (3 * alnum + 3) // 4
     if sum(covered) >= need:
         return True
     for period in (1, 2, 3, 4):   # abcabc…, and a1b2c3: two sequences interleaved
@@ -175,7 +202,10 @@ def in_words(value: str) -> bool:
     if not value.isascii() and any(ch.isalpha() and ord(ch) >= _NON_LATIN_FROM for ch in value):
         ascii_alnum = sum(ch.isascii() and ch.isalnum() for ch in value)
         digits = sum(ch.isdigit() for ch in value)
-        return ascii_alnum < 8 and digits < 2   # words of a script keys are not written in
+        letters = sum(ch.isalpha() and ord(ch) >= _NON_LATIN_FROM for ch in value)
+        # words of a script keys are not written in (a sentence of them, numbers and all): the
+        # words after a label, not its value; 密码：2277 has a detector of its own (words.py)
+        return ascii_alnum < 8 and digits < 2 or letters >= 2
     tokens = _rx.words_of.findall(value)
     if not tokens or sum(map(len, tokens)) + len(tokens) - 1 < len(value) or _rx.not_separator.search(value):
         return False   # more than one separator between the words, or a character a password mixes in
@@ -219,6 +249,16 @@ def plausible(value: str, style: str, quoted: bool) -> bool:
     """
     if len(value) < 6 or len(value) > 2000 or is_placeholder(value):
         return False
+    if quoted and (value[0] in " \t,+)" or value[-1] in " \t,+("):
+        return False  # "Token:", TOKEN_ADDRESS: the text between two string literals, not one
+    if _rx.amount.fullmatch(value) or _rx.id_path.fullmatch(value) or _rx.named_slot.fullmatch(value):
+        return False  # 2,000,000 tokens; agent:main:<uuid>; "finance_app_secret" names the slot
+    if quoted and _rx.numbered_name.fullmatch(value) or not quoted and _rx.chained.match(value):
+        return False  # "mdm-test-001": a name; this.a=this.b=E, debtToken_: code
+    if " " in value and _rx.sentence.match(value):
+        return False  # a quoted sentence after "key": prose, not a passphrase
+    if _rx.camel_name.fullmatch(value) or _rx.constant.fullmatch(value) and _rx.named_slot.fullmatch(value):
+        return False  # "replyToMode", "movingAvg": an identifier, quoted or not
     if not quoted and (value[0] == "#" and style != "env" or _rx.code.match(value) or "(" in value or "[" in value):
         return False  # a YAML comment; a call or subscript such as get_token(…), environ[…]
     if value.startswith(("ssh-", "ecdsa-sha2-", "sk-ssh-", "-----")):
@@ -232,7 +272,7 @@ def plausible(value: str, style: str, quoted: bool) -> bool:
     bare = value.strip(value[0]) if value[0] in "*_`" and value[-1] == value[0] else value
     if _rx.color.fullmatch(value) or bare != value and bare.isalpha() or bare.replace(" ", "").isalpha() and " " in bare:
         return False  # "#f8f8f2", *negative*, 'some value': a colour, an emphasised word, words
-    if not quoted and (_rx.constant.fullmatch(value.rstrip(",;")) or _rx.camel.fullmatch(value.rstrip(",;"))):
+    if not quoted and (_rx.constant.fullmatch(value.strip(",;<>")) or _rx.camel.fullmatch(value.rstrip(",;"))):
         return False  # FG_DEFAULT, apiKeyFromEnv: a constant or variable named, not a value
     if style == "prose" and not quoted and _rx.hyphenated.fullmatch(value):
         return False  # "the key is lower-case"

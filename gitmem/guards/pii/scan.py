@@ -18,6 +18,7 @@ from gitmem.guards.pii.kinds import SECRET_SET, Allowlist, Cand, Finding
 from gitmem.guards.pii.network import find_ipv4, find_ipv6
 from gitmem.guards.pii.numbers import find_numbers
 from gitmem.guards.pii.personal import find_emails, find_home_paths
+from gitmem.guards.pii.vendors import find_private_keys, find_vendor
 from gitmem.guards.pii.view import View, position
 
 MAX_DEPTH = 2  # decoded blobs are rescanned, and blobs inside those once more
@@ -85,9 +86,22 @@ def _allow_predicate(allowlist: Allowlist) -> Callable[[str], bool]:
             continue  # reported by audit(); an unusable pattern allows nothing
 
     def allowed(found: str) -> bool:
-        return found in values or any(rx.fullmatch(found) for rx in compiled)
+        if found in values:
+            return True
+        # a vendor-format key is never allowed by a pattern, only by its exact value
+        return any(rx.fullmatch(found) for rx in compiled) and not _vendor_shaped(found)
 
     return allowed
+
+
+def _vendor_shaped(found: str) -> bool:
+    """Whether ``found`` holds a token of a known vendor format (an AWS key id, ``ghp_…``, ``sk_test_…``)."""
+    if len(found) < 16:
+        return False
+    out: list[Cand] = []
+    find_vendor(View(found), out)
+    find_private_keys(View(found), out) if "-----BEGIN" in found else None
+    return bool(out)
 
 
 def _resolve(cands: list[Cand]) -> list[tuple[int, int, str]]:

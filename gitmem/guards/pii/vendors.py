@@ -27,10 +27,12 @@ _rx = Patterns(
         "b64_chunk": rb"[A-Za-z0-9+/=]+",
         "putty": rb"PuTTY-User-Key-File-[0-9]: ",
         "putty_end": rb"Private-MAC: [0-9a-fA-F]+",
+        "glue": rb"[-_/+](?=[A-Za-z])",
+        "named_token": rb"([a-z]{3,16})[-_]([A-Za-z0-9]{32,100})",
         "aws_near": rb"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])",
         "vendor_prefix": (
             r"(?:sk-ant-(?:api|admin|oat|sid)\d\d-|sk-ant-|sk-(?:proj|svcacct|admin|None)-|sk-|[sr]k_(?:live|test|prod)_|"
-            r"gh[pousr]_|github_pat_|xox[a-z]-|xapp-|AIza|GOCSPX-|ya29\.|[A-Za-z]+[_-])"
+            r"gh[pousr]_|github_pat_|xox[a-z]-|xapp-|AIza|GOCSPX-|ya29\.|rzp_(?:test|live)_|sk_sbox_|[A-Za-z]+[_-])"
         ),
     }
 )
@@ -73,10 +75,17 @@ _VENDOR_SOURCES: tuple[tuple[bytes, str], ...] = (
     (rb"ATATT3[A-Za-z0-9_=-]{100,300}", "generic_api_key"),
     (rb"key-[a-f0-9]{32}", "generic_api_key"),
     (rb"SK[a-f0-9]{32}", "generic_api_key"),
+    (rb"gsk_[A-Za-z0-9]{48,56}", "generic_api_key"),            # Groq
+    # test-mode keys of payment vendors: a test key still opens the account
+    (rb"rzp_(?:test|live)_[A-Za-z0-9]{14,32}", "generic_api_key"),  # Razorpay
+    (rb"FLWSECK(?:_TEST)?-[a-f0-9]{32}-X", "generic_api_key"),      # Flutterwave
+    (rb"sk_sbox_[a-z0-9]{26,40}", "generic_api_key"),               # Checkout.com sandbox
 )
 # Prefixes holding a dot end a token run early: ya29.<run>, SG.<run>, hvs.<run>.
 _DOTTED = ((b"ya29.", b"ya29\\."), (b"SG.", b"SG\\."), (b"hvs.", b"hv"), (b"hvb.", b"hv"))
 _VENDOR_CACHE: dict[int, list[tuple[re.Pattern[bytes], str]]] = {}
+# What a token glued after - _ / or + may start with: the first bytes of the vendor formats.
+_AFTER_GLUE = frozenset(src[0] for src, _ in _VENDOR_SOURCES)
 
 
 def _vendor_patterns(first: int) -> list[tuple[re.Pattern[bytes], str]]:
@@ -99,16 +108,19 @@ def find_vendor(v: View, out: list[Cand]) -> None:
     ab = v.ab
     for rs, re_ in v.runs:
         starts = [rs]
-        # A path or a URL can glue a token to what precedes it: /v1/<token>.
-        # Long runs are base64 blobs, where a / inside starts nothing.
-        if re_ - rs < 512 and (ab.find(b"/", rs, re_) >= 0 or ab.find(b"+", rs, re_) >= 0):
-            starts += [i + 1 for i in range(rs, re_ - 16) if ab[i] in b"/+"]
+        # A path, a URL or a name can glue a token to what precedes it: /v1/<token>,
+        # prod-AKIA…, key_AKIA…. Long runs are base64 blobs, where a / inside starts nothing.
+        if re_ - rs < 512:
+            starts += [m.end() for m in rx.glue.finditer(ab, rs, re_ - 16) if ab[m.end()] in _AFTER_GLUE]
         for st in starts:
             for pattern, kind in _vendor_patterns(ab[st]):
                 m = pattern.match(ab, st)
                 if m is not None:
                     _vendor_match(v, out, st, m.end(), kind)
                     break
+            else:
+                if st == rs and re_ - rs >= 36:
+                    _named_token(v, out, rs, re_)
         if rs >= 3:
             if ab[rs - 1] == 0x3A and ab[rs : rs + 2] == b"AA":
                 _telegram(v, out, rs - 1, re_)
@@ -138,6 +150,32 @@ def _vendor_match(v: View, out: list[Cand], s: int, e: int, kind: str) -> None:
         add(out, s, e, kind2)
         if kind2 == "aws_access_key":
             _find_aws_secret_near(v, out, s, e)
+
+
+# Words before a dash that name an id, a digest or a build, not a vendor: req-…, sha384-…, build-….
+_NOT_VENDOR = frozenset(
+    """req request trace span msg message build commit chunk run session sess id uuid guid data integrity nonce sig
+    signature sha sha1 sha256 sha384 sha512 md5 hash digest blob tree ref cache etag file img image asset static
+    main app vendor bundle runtime polyfills page node doc docx doxcn wiki obj item user usr ou on oc cli tenant
+    event evt order ord txn tx cus customer sub price prod acct account invoice in pi ch cs seti pm src tok
+    test spec fixture mock sample example dummy fake""".split()
+)
+
+
+def _named_token(v: View, out: list[Cand], rs: int, re_: int) -> None:
+    """``name-`` then a long random token: a key of a vendor with no prefix of its own
+    (``deepinfra-Q7mZ…``). Ids, digests and build names before the dash are not vendors;
+    the token must mix upper case, lower case and digits, as generated keys do."""
+    m = _rx.named_token.match(v.ab, rs, re_)
+    if m is None or m.end() != re_ or m.group(1).lower().decode() in _NOT_VENDOR:
+        return
+    body = v.s(*m.span(2))
+    if _mixed(body) and not is_placeholder(body, VENDOR_RUN, descending=False) and len(set(body)) >= len(body) // 2:
+        add(out, rs, re_, "generic_api_key")
+
+
+def _mixed(body: str) -> bool:
+    return any(c.isdigit() for c in body) and any(c.isupper() for c in body) and any(c.islower() for c in body)
 
 
 def _telegram(v: View, out: list[Cand], colon: int, end: int) -> None:

@@ -1,0 +1,69 @@
+"""Credentials and phone numbers introduced by words of other languages.
+
+The keyword detectors read an ASCII view of the text, where 密码, пароль or
+パスワード are question marks. Here the words themselves are looked for, in
+the text as written: a credential word (``密码``, ``пароль``, ``Passwort``,
+``mot de passe``, ``contraseña``…), a separator or a verb (``：``, ``是``,
+``ist``, ``est``…), then the value; a phone word (``手机号``, ``电话``,
+``телефон``…) then a number. Text in ASCII pays one substring test per
+Latin word; the other words are looked for only in text that is not ASCII.
+"""
+
+from __future__ import annotations
+
+from gitmem.guards.pii.kinds import Cand, add
+from gitmem.guards.pii.plausibility import classes, is_placeholder, plausible
+from gitmem.guards.pii.view import Patterns, View
+
+_LATIN = ("passwort", "kennwort", "mot de passe", "contrase", "senha", "wachtwoord", "haslo", "hasło", "parola",
+          "lösenord", "losenord", "salasana", "adgangskode", "sifre", "şifre", "jelszó", "heslo")
+_rx = Patterns(
+    {
+        "secret_word": (
+            r"(?i)(?P<word>密码|密碼|口令|パスワード|暗証番号|비밀번호|пароль|passwort|kennwort|mot de passe|"
+            r"contraseñas?|contrasena|senha|wachtwoord|has[lł]o|parola|l[oö]senord|salasana|adgangskode|[sş]ifre|"
+            r"jelsz[oó]|heslo)"
+            r"(?:[ \t]*(?:\([^)\n]{1,30}\)|（[^）\n]{1,30}）))?"
+            r"(?P<sep>[ \t]*(?:[:：=＝]|->|→|是|为|為|は|は、)[ \t]*"
+            r"|[ \t]+(?:ist|est|es|é|è|is|jest|je|er|är|on)[ \t]+(?:(?:jetzt|maintenant|ahora|agora|nu|teraz)[ \t]+)?"
+            # after a word of a script written without spaces, a blank or nothing at all separates
+            r"|[ \t]*)"
+        ),
+        "value": r"[`\"'“「]?([^\s`\"'“”「」，。、；：！？（）,;]{4,200})",
+        "phone_word": r"(?:手机号码?|手機號碼?|手机|手機|电话号码?|電話番号|電話|电话|联系电话|联系方式|携帯|телефон|тел\.)",
+        "phone_tail": r"[ \t]*(?:[:：=是为為は]|号码|号|為)?[ \t]*(\+?86[ \t-]?)?(1[3-9][0-9](?:[ \t-]?[0-9]{4}){2})(?![0-9])",
+    }
+)
+
+
+def find_word_secrets(v: View, out: list[Cand]) -> None:
+    """A password after a credential word in another language; a phone number after a phone word."""
+    text = v.text
+    if text.isascii():
+        low = v.low
+        if not any(w.encode() in low for w in _LATIN if w.isascii()):
+            return
+    for m in _rx.secret_word.finditer(text):
+        if not m["sep"].strip() and m["word"].isascii():
+            continue  # "Passwort Manager": a word of a Latin script needs a separator or a verb
+        got = _rx.value.match(text, m.end())
+        if got is None:
+            continue
+        s, e = got.span(1)
+        value = text[s:e].rstrip(".")
+        if _value_ok(value):
+            add(out, s, s + len(value), "generic_api_key")
+    if not text.isascii():
+        for m in _rx.phone_word.finditer(text):
+            tail = _rx.phone_tail.match(text, m.end())
+            if tail is not None:
+                add(out, tail.start(2) if tail.group(1) is None else tail.start(1), tail.end(2), "phone")
+
+
+def _value_ok(value: str) -> bool:
+    """After such a word even a PIN is told: four digits or more, or a value of two classes."""
+    if not value.isascii() or is_placeholder(value):
+        return False
+    if value.isdigit():
+        return len(value) >= 4
+    return classes(value) >= 2 and plausible(value, "prose", True)
