@@ -33,7 +33,7 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
-                "GITMEM_DIR", "GITMEM_ALLOWED_DIRS", "GITMEM_NOW", "GITMEM_ALLOW_GROWTH", "CLAUDE_CONFIG_DIR"):
+                "GITMEM_DIR", "GITMEM_ALLOWED_DIRS", "HEBBIAN_ALLOWED_DIRS", "GITMEM_NOW", "GITMEM_ALLOW_GROWTH", "CLAUDE_CONFIG_DIR"):
         monkeypatch.delenv(key, raising=False)
     from gitmem.guards.reviewer import AGENT_VARIABLES
 

@@ -20,7 +20,8 @@ SAMPLE = template_dir() / "demo"
 SECRET = "q8Rk2VtY7pLm3Zx9Wc4Nb6Hs1Jd5Fg0AeTu2Io8P"   # the fabricated key planted in the sample session
 SECTIONS = ["1. init", "2. import", "3. remember", "4. recall", "5. harvest", "6. link and why",
             "7. reflect and sync-core", "8. decay", "9. the review loop", "10. sedimentation",
-            "11. git is the audit log", "12. dashboard", "13. wire it into your agent", "next"]
+            "11. git is the audit log", "12. dashboard", "13. no silent mass change", "14. wire it into your agent",
+            "next"]
 
 
 def git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -74,6 +75,17 @@ def test_demo_shows_a_reflection_becoming_a_promoted_rule(built: tuple[Path, lis
                      r">= threshold 15: review gitmem/review/sediment-r-[0-9a-f]{10}", text)
     assert "review accept: the rule is in bank/TABOOS.md" in text
     assert "- Rule: stream large exports; never load every row at once" in (root / "bank" / "TABOOS.md").read_text()
+
+
+def test_demo_shows_a_mass_archive_going_to_review(built: tuple[Path, list[str]]) -> None:
+    root, said = built
+    text = "\n".join(said)
+    assert "import warns: 160 short-term memories, over max_short_term (100); the next decay would archive 60" in text
+    found = re.search(r"nothing archived on main; the review (gitmem/review/archive-\d{8}T\d{6}Z) lists", text)
+    assert found and "decay: 60 archives at once is more than 50" in text
+    bulk = next(root.parent.glob("demo-bulk-*")) / "memory"
+    assert git(bulk, "rev-parse", "--verify", "-q", found.group(1)).returncode == 0
+    assert git(bulk, "ls-tree", "-r", "--name-only", "HEAD", "archive").stdout.count(".md") == 0
 
 
 def test_demo_says_what_each_step_shows(built: tuple[Path, list[str]]) -> None:

@@ -337,10 +337,11 @@ def test_the_staged_text_is_checked_not_the_work_tree(memrepo: Path, env: dict[s
 
 @pytest.fixture(scope="session")
 def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """This checkout when it tracks the hook files, else a committed copy of them.
+    """This checkout when it tracks the hook files, else a committed copy of it.
 
     try-repo uses a repository's HEAD plus its tracked changes: files not yet
-    added to git would be invisible, so during development a copy stands in.
+    added to git would be invisible, so during development a copy stands in
+    (the whole package: `language: python` hooks install gitmem from it).
     """
     tracked = subprocess.run(["git", "ls-files", "--error-unmatch", ".pre-commit-hooks.yaml", "hooks/gitmem-hook"],
                              cwd=ROOT, capture_output=True)
@@ -348,8 +349,7 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if tracked.returncode == 0 and has_head.returncode == 0:
         return ROOT
     copy = tmp_path_factory.mktemp("hook-repo")
-    shutil.copy(ROOT / ".pre-commit-hooks.yaml", copy)
-    shutil.copytree(ROOT / "hooks", copy / "hooks")
+    shutil.copytree(ROOT, copy, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".git", ".venv", "__pycache__"))
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "hooks"]):
         subprocess.run(["git", *args], cwd=copy, check=True, capture_output=True)
     return copy
@@ -390,24 +390,23 @@ def test_try_repo_secrets(hook_repo: Path, target: Path, env: dict[str, str]) ->
 @needs_pre_commit
 def test_try_repo_layers_and_pii(hook_repo: Path, target: Path, env: dict[str, str]) -> None:
     shutil.copy(FIXTURES / "wrong_order.md", target / "CLAUDE.md")
-    write(target, "who.md", "ask carol.smith@corp-mail.net\n")
+    write(target, "memory/user/who.md", "ask carol.smith@corp-mail.net\n")
     git(target, env, "add", "-A")
-    done = try_repo(hook_repo, target, env, "gitmem-layers", "CLAUDE.md", "who.md")
+    done = try_repo(hook_repo, target, env, "gitmem-layers", "CLAUDE.md", "memory/user/who.md")
     assert done.returncode == 1
     assert "gitmem-layers: CLAUDE.md:5: layer 2 comes after layer 3" in output(done)
-    done = try_repo(hook_repo, target, env, "gitmem-pii", "who.md")
+    done = try_repo(hook_repo, target, env, "gitmem-pii", "memory/user/who.md")
     assert done.returncode == 1
-    assert (target / "who.md").read_text() == "ask [EMAIL]\n"
+    assert (target / "memory/user/who.md").read_text() == "ask [EMAIL]\n"
 
 
-@needs_pre_commit
-def test_try_repo_shim_fails_closed_without_gitmem(hook_repo: Path, target: Path, env: dict[str, str]) -> None:
-    write(target, "a.txt", "hello\n")
-    git(target, env, "add", "-A")
+def test_shim_fails_closed_without_gitmem(target: Path, env: dict[str, str]) -> None:
+    """This repository's own config runs hooks/gitmem-hook: without a gitmem it refuses the commit and
+    says how to install the gitmem it sits in."""
     path = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if not (Path(p) / "gitmem").exists())
-    done = try_repo(hook_repo, target, env, "gitmem-secrets", "a.txt", extra={"PATH": path})
+    done = run(target, env, "sh", str(ROOT / "hooks" / "gitmem-hook"), "secrets", "notes.md", extra={"PATH": path})
     assert done.returncode == 1
-    assert "hint: pip install gitmem-agent" in output(done)
+    assert f"hint: pip install '{ROOT}'" in output(done)
 
 
 # --- in process, in a repository -----------------------------------------------

@@ -181,7 +181,9 @@ def test_a_decay_archiving_two_hundred_memories_is_packed_and_leaves_the_rest_al
     keep = _memories(40, "k")
     repo.writer.write(lambda p: Plan(_memories(200, "a"), "old", "memory.import"), T - timedelta(days=400))
     cfg = repo_dir / "gitmem.yaml"
-    cfg.write_text(cfg.read_text().replace("max_short_term: 100", "max_short_term: 100000"))
+    # one commit on main archiving them all: no archive review (memory.max_change_share at 100 %)
+    cfg.write_text(cfg.read_text().replace("max_short_term: 100", "max_short_term: 100000")
+                   .replace("max_change_share: 0.1", "max_change_share: 1.0"))
     git(repo_dir, "commit", "-qam", "raise the cap")
     repo = MemoryRepo.open(repo_dir)
     later = T + timedelta(days=90)

@@ -377,7 +377,9 @@ def test_serve_without_the_sdk_names_the_extra(repo_dir: Path, capsys: pytest.Ca
     monkeypatch.delattr(gitmem.faces, "mcp_server", raising=False)
     code, out, err = run_cli(["serve", "--repo", str(repo_dir)], capsys)
     assert code == 1 and out == "", err
-    assert "hint: pip install 'gitmem-agent[mcp]'" in err
+    from gitmem.api.installation import install_hint
+
+    assert f"hint: {install_hint('mcp')}" in err and "[mcp]" in install_hint("mcp")
 
 
 def test_serve_outside_a_memory_repository_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

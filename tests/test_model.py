@@ -134,7 +134,8 @@ def test_result_values_serialise_to_json() -> None:
                    "stripped": ["email"], "memory": mem.to_json()}
     imp = Imported(2, 1, 0, ((3, "no 'content' text"),), None, ids=("a", "b")).to_json()
     assert imp == {"created": 2, "reinforced": 1, "unchanged": 0,
-                   "skipped": [{"line": 3, "reason": "no 'content' text"}], "commit": None}
+                   "skipped": [{"line": 3, "reason": "no 'content' text"}], "commit": None,
+                   "over_caps": [], "would_archive": 0, "review_limit": 0}
     assert Forgotten("m-1", None, "archive/user/aa/m-1.md").to_json() == {
         "id": "m-1", "commit": None, "path": "archive/user/aa/m-1.md"}
     ref = Reflected("c", ("p",), (), ("m-1", "m-2"), 3).to_json()

@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from gitmem.engines.reflect import Item, PatternDraft, group, reflection_prompt
+from gitmem.engines.reflect import Item, PatternDraft, group
+from gitmem.engines.reflectprompt import reflection_prompt
 
 TEXTS = [
     ("m01", "GitHub push 超时", "error"),

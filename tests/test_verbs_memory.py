@@ -77,7 +77,22 @@ def test_init_bad_input_is_one_error(tmp_path: Path, capsys: pytest.CaptureFixtu
     code, out, err = run_cli(["init", str(tmp_path / "file"), "--no-hooks"], capsys)
     assert code == 1 and out == ""
     assert one_error(err, hint=True) == f"gitmem: error: {tmp_path / 'file'} is a file, not a folder"
-    assert run_cli(["init"], capsys)[0] == 2
+
+
+def test_init_without_a_folder_uses_the_current_one(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    here = tmp_path / "notes"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    code, out, _ = run_cli(["init", "--no-hooks"], capsys)
+    assert code == 0 and out.strip() == f"created memory repository {here}"
+    assert (here / "gitmem.yaml").is_file() and (here / ".git").is_dir()
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(here), str(clone)], check=True)
+    monkeypatch.chdir(clone)
+    code, out, _ = run_cli(["init"], capsys)   # inside a clone, as the README says: the hooks it lacks
+    assert code == 0 and "created" not in out.split()[0:1]
+    assert (clone / ".git" / "hooks" / "pre-commit").is_file()
 
 
 # --------------------------------------------------------------------------- remember

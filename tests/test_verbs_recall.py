@@ -207,7 +207,8 @@ def test_index_status_and_rebuild(filled: Path, capsys: pytest.CaptureFixture[st
 def test_decay_dry_run_commits_nothing(filled: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = head(filled)
     code, out, _ = run_cli([*base(filled, LATER), "decay", "--dry-run"], capsys)
-    assert code == 0 and out.splitlines()[-1] == "decay: 3 memories examined, 3 would change, 3 archived (no commit)"
+    assert code == 0 and out.splitlines()[-1] == \
+        "decay: 3 memories examined, 3 moves, 6 files would change, 3 archived (no commit)"
     assert all("\tarchived" in line for line in out.splitlines()[:-1])
     assert head(filled) == before
 
@@ -215,12 +216,14 @@ def test_decay_dry_run_commits_nothing(filled: Path, capsys: pytest.CaptureFixtu
 def test_decay_json_and_commit(filled: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run_json([*base(filled), "decay"], capsys)["moves"] == []
     data = run_json([*base(filled, LATER), "decay"], capsys)
-    assert set(data) == {"commit", "dry_run", "examined", "accesses_folded", "moves", "archived"}
+    assert set(data) == {"commit", "dry_run", "examined", "accesses_folded", "moves", "archived", "files_changed",
+                         "held_for_review", "review", "review_commit", "superseded", "limit"}
+    assert data["files_changed"] == 6 and data["held_for_review"] == [] and data["review"] is None
     assert data["commit"] == head(filled) and data["dry_run"] is False and data["examined"] == 3
     assert sorted(data["archived"]) == ["alice", "deploys", "pytest"]
     assert all(set(m) == {"id", "change"} for m in data["moves"])
     code, out, _ = run_cli([*base(filled, LATER), "decay"], capsys)
-    assert out == "decay: 0 memories examined, 0 changed, 0 archived (no commit)\n"
+    assert out == "decay: 0 memories examined, 0 moves, 0 files changed, 0 archived (no commit)\n"
 
 
 def test_decay_bad_clock(filled: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -184,3 +184,36 @@ def cron_remove(crontab: str | None = None) -> CronChanged:
         _write_crontab(crontab, after)
     return CronChanged(crontab or "your crontab", after != before,
                        "no gitmem entry" if after == before else "gitmem entry removed")
+
+
+@dataclass(frozen=True)
+class OpenClawInstalled:
+    """What ``install openclaw`` did to openclaw.json (or would have: ``changed`` False)."""
+
+    config: Path
+    changed: bool
+    uninstall: bool
+    core: str                   # the core file's path as openclaw.json names it
+
+
+def openclaw_config(config: str | None) -> Path:
+    """OpenClaw's config file: ``config`` as given, else openclaw.json in ``OPENCLAW_STATE_DIR`` (~/.openclaw)."""
+    if config:
+        return Path(config).expanduser()
+    state = os.environ.get("OPENCLAW_STATE_DIR")   # OpenClaw's own setting for where its state lives
+    return (Path(state).expanduser() if state else Path.home() / ".openclaw") / "openclaw.json"
+
+
+def install_openclaw(root: Path, path: Path, uninstall: bool = False) -> OpenClawInstalled:
+    """Add the memory's HIPPOCAMPUS_CORE.md to ``agents.defaults.memorySearch.extraPaths`` of the OpenClaw
+    config ``path`` (its memory_search reads it), or remove it (``uninstall``); idempotent."""
+    from gitmem.engines import integrate
+
+    core = str((root / integrate.CORE_FILE).resolve())
+    before = _read_text(path)
+    data = integrate.parse_settings(before, str(path))
+    after = integrate.remove_openclaw(data, core, str(path)) if uninstall else integrate.add_openclaw(data, core, str(path))
+    changed = after != data
+    if changed:
+        files.write_atomic(path, integrate.dump_settings(after, before), make_folders=True)
+    return OpenClawInstalled(path, changed, uninstall, core)

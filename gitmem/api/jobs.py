@@ -106,6 +106,22 @@ def job_runs(ctx: Context) -> dict[str, dict[str, object]]:
     return last_job_runs(ctx.root)
 
 
+def decay_due(ctx: Context, now: datetime | None = None) -> bool:
+    """Whether decay is due in this clone: it never ran here, or its last run is ``daemon.decay_hours`` old
+    (the cron entry runs it this way, so a crontab without the daemon decays daily too)."""
+    from gitmem.base.clock import parse_time
+
+    now = now or clock.now()
+    last = job_runs(ctx).get("decay")
+    if last is None or not isinstance(last.get("at"), str):
+        return True
+    try:
+        age = (now - parse_time(str(last["at"]))).total_seconds()
+    except GitmemError:
+        return True
+    return age >= ctx.cfg.daemon.decay_hours * 3600
+
+
 def _record(ctx: Context, run: JobRun) -> None:
     hint = run.details.get("hint")
     record_job(ctx.root, run.job, run.ok, run.at, run.summary, hint if isinstance(hint, str) else None,
@@ -163,8 +179,11 @@ def _job_reflect(ctx: Context, now: datetime, paths: Sequence[str | Path] | None
 
 def _job_decay(ctx: Context, now: datetime, paths: Sequence[str | Path] | None) -> tuple[str, dict[str, object]]:
     report = lifecycle.decay(ctx, now)
-    return (f"{report.examined} examined, {len(report.moves)} moved, {len(report.archived)} archived",
-            {"commit": report.commit, "archived": len(report.archived)})
+    held = (f"; {len(report.held)} archives held for review on {report.review} (more than {report.limit} at once)"
+            if report.held else "")
+    return (f"{report.examined} examined, {len(report.moves)} moved, {len(report.archived)} archived{held}",
+            {"commit": report.commit, "archived": len(report.archived), "held": len(report.held),
+             "review": report.review})
 
 
 def _job_snapshot(ctx: Context, now: datetime, paths: Sequence[str | Path] | None) -> tuple[str, dict[str, object]]:

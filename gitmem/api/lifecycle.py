@@ -18,7 +18,12 @@ if TYPE_CHECKING:
 
 
 def decay(ctx: Context, now: datetime | None = None, dry_run: bool = False) -> DecayReport:
-    """Fold the access log, recompute bands and tiers, archive what is forgotten: ONE commit."""
+    """Fold the access log, recompute bands and tiers, archive what is forgotten: ONE commit.
+
+    No silent mass change: when more live memories would be archived at once than
+    ``decay.change_limit`` allows, the band and tier changes still commit to the branch and
+    the archives go to an archive review branch listing each memory and why (it supersedes
+    the open one; an identical open one is kept as it is)."""
     from gitmem.base import state
     from gitmem.engines import decay
     from gitmem.api.recall import ACCESS_LOG
@@ -34,10 +39,13 @@ def decay(ctx: Context, now: datetime | None = None, dry_run: bool = False) -> D
         if parent is None:
             return None
         changes, moves, examined = decay.plan_decay(ctx.git, parent, ctx.cfg, now, accesses)
-        report.update(moves=tuple(moves), examined=examined)
+        limit = decay.change_limit(examined, ctx.cfg.memory)
+        changes, moves, held, held_moves = decay.hold_back(changes, moves, limit)
+        report.update(moves=tuple(moves), examined=examined, files=len(changes), held=held,
+                      held_moves=tuple(held_moves), limit=limit, base=parent)
         if dry_run or not changes:
             return None
-        archived = sum(1 for m in moves if m.change.startswith("archived"))
+        archived = sum(1 for m in moves if m.archives)
         return Plan(changes, f"gitmem: decay as of {iso(now)} ({len(moves)} moves, {archived} archived)",
                     "memory.decay", auto=True, body="\n".join(f"{m.id}: {m.change}" for m in moves[:200]),
                     trailers=(("Gitmem-Now", iso(now)),))
@@ -45,8 +53,42 @@ def decay(ctx: Context, now: datetime | None = None, dry_run: bool = False) -> D
     written = ctx.writer.write(plan, now)
     if not dry_run:
         folding.unlink(missing_ok=True)
+    held_moves: tuple[decay.Move, ...] = report.get("held_moves", ())
+    review: tuple[str | None, str | None, tuple[str, ...]] = (None, None, ())
+    if held_moves and not dry_run:
+        review = _archive_review(ctx, report["held"], list(held_moves), int(report["examined"]),
+                                 int(report["limit"]), written.commit or report["base"], now)
     return decay.DecayReport(written.commit, dry_run, int(report.get("examined", 0)), len(accesses),
-                             report.get("moves", ()))
+                             report.get("moves", ()), int(report.get("files", 0)), held_moves, *review,
+                             limit=int(report.get("limit", 0)))
+
+
+def _archive_review(ctx: Context, held: dict[str, bytes | None], moves: list[Any], examined: int, limit: int,
+                    base: str, now: datetime) -> tuple[str | None, str | None, tuple[str, ...]]:
+    """Open the archive review of ``held`` at ``base`` (superseding the open one), or keep the open one
+    when it already proposes exactly these moves; (branch, commit, superseded)."""
+    from gitmem.api import patterns
+    from gitmem.base.gitio.command import blob_id
+    from gitmem.engines import decay, review
+
+    open_ = [b for b in ctx.git.branches(review.REVIEW) if b.startswith(decay.ARCHIVE_REVIEW)]
+    wanted = {p: blob_id(v) if v is not None else None for p, v in held.items()}
+    for branch in open_:
+        tip = ctx.git.tip(branch)
+        if tip is not None and ctx.git.tree_entry_hashes(tip, wanted) == wanted:
+            return branch, tip, ()   # the same archives are already up for review
+    superseded = tuple(patterns._supersede(ctx, b, now) for b in open_)
+    branch = decay.archive_branch(now)
+    subject = f"gitmem: review: archive {len(moves)} memories at once (decay as of {iso(now)})"
+    commit = patterns.open_review(ctx, branch, base, dict(held), subject, "memory.archive.propose",
+                                  decay.review_body(moves, examined, limit), now)
+    if commit is None:
+        return None, None, superseded
+    from gitmem.base import state
+
+    state.log_event(ctx.root, "memory.archive.review", iso(now), branch=branch, commit=commit, held=len(moves),
+                    limit=limit)
+    return branch, commit, superseded
 
 
 def reflect(ctx: Context, now: datetime | None = None, auto: bool = False) -> Reflected:
@@ -76,10 +118,10 @@ def reflect(ctx: Context, now: datetime | None = None, auto: bool = False) -> Re
 
 def reflection_prompt(ctx: Context, limit: int = 20) -> str:
     """A self-reflection prompt from recent memories, for an agent to answer and `remember`."""
-    from gitmem.engines import reflect
+    from gitmem.engines import reflect, reflectprompt
 
     recent = sorted(memories.list_memories(ctx).memories, key=lambda m: m.created, reverse=True)[:limit]
-    return reflect.reflection_prompt([reflect.Item(m.id, m.content, m.type, m.created) for m in recent], limit)
+    return reflectprompt.reflection_prompt([reflect.Item(m.id, m.content, m.type, m.created) for m in recent], limit)
 
 
 def pending_reflections(ctx: Context) -> int:

@@ -112,7 +112,7 @@ def remember(ctx: Context, text: str, *, type: str | None = None, domain: str | 
             mem = mem.with_(project=scope.id, project_name=scope.name)
         lookup = (duplicates.rechecked(ctx, scan, parent, mem.project) if scan is not None else duplicates.duplicate_lookup(ctx, parent))
         batch = memorize.Batch(lookup, now, ctx.cfg.memory)
-        outcome = batch.add(mem, dedupe=deduping)
+        outcome = batch.add(mem, dedupe=deduping, given=importance)
         if outcome.action == "reinforced":
             new = outcome.memory
             return Plan(duplicates.batch_changes(ctx, batch, parent), f"gitmem: reinforce {new.id} ({new.reinforced}x)",
@@ -197,8 +197,15 @@ def import_file(ctx: Context, path: str | Path, dedupe: bool = False, now: datet
                     trailers=(("Gitmem-Source", f"import:{key}"),))
 
     written = ctx.writer.write(plan, now)
+    over: tuple[tuple[str, int, int], ...] = ()
+    would, limit = 0, 0
+    if written.commit is not None:   # the next decay, which the daemon runs daily, is no surprise
+        from gitmem.engines import decay
+
+        preview = decay.preview(ctx.git, written.commit, ctx.cfg, now)
+        over, would, limit = tuple(preview.over()), preview.would_archive, preview.limit
     return Imported(counts["created"], counts["reinforced"], counts["unchanged"], tuple(sorted(bad)),
-                    written.commit, tuple(m.id for m in good))
+                    written.commit, tuple(m.id for m in good), over, would if over else 0, limit)
 
 
 def _redacted_row(ctx: Context, row: importer.Row, name: str, now: datetime) -> importer.Row:
@@ -242,7 +249,7 @@ def link(ctx: Context, a: str, b: str, relation: str = "related", now: datetime 
     from gitmem.engines import links
 
     now = now or clock.now()
-    links.check_relation(relation)
+    relation = links.check_relation(relation)
     if check_id(a) == check_id(b):
         raise ValidationError("a memory cannot link to itself")
 

@@ -16,7 +16,7 @@ from gitmem.store import enginestate, formats, store
 
 if TYPE_CHECKING:
     from gitmem.engines.analyze import Analysis
-    from gitmem.engines.hebbian import Row, WeightsPlan
+    from gitmem.engines.hebbian import Row, Uncounted, WeightsPlan
     from gitmem.store.documents import Pattern
 
 
@@ -31,11 +31,13 @@ class WeightsReport:
     commit: str | None = None
     superseded: tuple[str, ...] = ()
     sessions: int = 0
+    uncounted: Uncounted | None = None   # with no rows: why the harvested sessions count for no pattern
 
     def to_json(self) -> dict[str, object]:
         """What ``weights --json`` prints."""
         return {"rows": [r.to_json() for r in self.rows], "branch": self.branch, "commit": self.commit,
-                "superseded": list(self.superseded), "sessions": self.sessions, "diff": self.diff}
+                "superseded": list(self.superseded), "sessions": self.sessions, "diff": self.diff,
+                "uncounted": self.uncounted.to_json() if self.uncounted else None}
 
 
 @dataclass(frozen=True)
@@ -151,7 +153,8 @@ def weights(ctx: Context, now: datetime | None = None) -> WeightsReport:
     head = ctx.head
     update = weights_plan(ctx, head)
     changes = weights_changes(ctx, head, update)
-    return WeightsReport(update.rows, _diff(ctx, head, changes), sessions=update.sessions)
+    return WeightsReport(update.rows, _diff(ctx, head, changes), sessions=update.sessions,
+                         uncounted=update.uncounted if not update.rows else None)
 
 
 def open_weights_review(ctx: Context) -> str | None:
@@ -174,7 +177,7 @@ def propose_weights(ctx: Context, now: datetime | None = None) -> WeightsReport:
     update = weights_plan(ctx, base)
     changes = weights_changes(ctx, base, update)
     if not changes:
-        return WeightsReport((), "", sessions=0)
+        return WeightsReport((), "", sessions=0, uncounted=update.uncounted)
     superseded = tuple(_supersede(ctx, b, now) for b in ctx.git.branches(review.REVIEW)
                        if review.kind(b) == "weights")
     branch = review.weights_branch(now)
@@ -262,7 +265,8 @@ def analyze(ctx: Context, cluster_threshold: float | None = None, merge_threshol
     sessions = hebbian.signals_of(store.episodes(ctx.git, head))
     return analyze.analyze(store.all_patterns(ctx.git, head), sessions,
                            analyze.CLUSTER_THRESHOLD if cluster_threshold is None else cluster_threshold,
-                           analyze.MERGE_THRESHOLD if merge_threshold is None else merge_threshold)
+                           analyze.MERGE_THRESHOLD if merge_threshold is None else merge_threshold,
+                           ctx.cfg.analyze.min_sessions)
 
 
 def atrophy(ctx: Context, now: datetime | None = None) -> builtins.list[str]:

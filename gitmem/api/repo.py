@@ -16,33 +16,30 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitmem.api import bank, promotions, sediment, sediment_harvest
-from gitmem.api import (checks, doctor, duplicates, findings, harvest, indexing, insight, jobs, lifecycle, memories, patterns,
-                        projects, purging, recall, reviews, sessions, status, syncing, timeline, upgrade)
+from gitmem.api import (bank, checks, doctor, duplicates, findings, harvest, indexing, insight, jobs, lifecycle,
+                        memories, patterns, projects, promotions, purging, recall, reviews, sediment, sediment_harvest,
+                        sessions, status, syncing, timeline, upgrade)
 from gitmem.api.context import Context, Progress
-from gitmem.base import clock
-from gitmem.base.state import find_root
-
 from gitmem.api.harvest import SessionFiles
+from gitmem.api.indexing import IndexInfo
 from gitmem.api.jobs import JobRun
 from gitmem.api.patterns import PatternAdded, WeightsReport
-from gitmem.api.indexing import IndexInfo
 from gitmem.api.reviews import ReviewDecided, ReviewInfo, ReviewMerged, ReviewShown
 from gitmem.api.status import Status
+from gitmem.api.syncing import Synced
 from gitmem.api.timeline import RolledBack
 from gitmem.api.upgrade import Upgraded
-from gitmem.api.syncing import Synced
+from gitmem.base import clock
+from gitmem.base.state import find_root
 
 if TYPE_CHECKING:
     from gitmem.api.bank import BankStatus, Cleared, ThresholdSet
     from gitmem.api.doctor import Diagnosis, Repaired
     from gitmem.api.duplicates import Prescan
-    from gitmem.api.promotions import Proposed
-    from gitmem.api.sediment import Distilled
-    from gitmem.api.sediment_harvest import FromSession
-    from gitmem.api.sediment import Reflected as SedimentReflected
-    from gitmem.engines.sediment.entry import Reflection
     from gitmem.api.findings import Allowed, Refused, Shown
+    from gitmem.api.promotions import Proposed
+    from gitmem.api.sediment import Distilled, Reflected as SedimentReflected
+    from gitmem.api.sediment_harvest import FromSession
     from gitmem.base.config import Config
     from gitmem.base.gitio import Git
     from gitmem.base.gitio.project import Project
@@ -58,12 +55,13 @@ if TYPE_CHECKING:
     from gitmem.engines.purge import Purged
     from gitmem.engines.recall import Recalled
     from gitmem.engines.render import CoreItem, Rendered
+    from gitmem.engines.sediment.entry import Reflection
     from gitmem.engines.working import Note, SessionEnd
-    from gitmem.writer.commit import Writer
-    from gitmem.writer.plan import Written
     from gitmem.store.documents import Pattern
     from gitmem.store.snapshots import Snapshot
     from gitmem.store.store import Listing
+    from gitmem.writer.commit import Writer
+    from gitmem.writer.plan import Written
 
 
 class MemoryRepo:
@@ -82,8 +80,7 @@ class MemoryRepo:
 
     @classmethod
     def open(cls, repo: str | Path | None = None) -> MemoryRepo:
-        """Open the memory repository named by --repo, GITMEM_DIR or the working folder (a clone of a
-        remote without gitmem's hooks is told how to install them)."""
+        """Open the memory repository named by --repo, GITMEM_DIR or the working folder."""
         opened = cls(find_root(repo))
         syncing.warn_if_unhooked(opened.git.git_dir)
         return opened
@@ -104,11 +101,7 @@ class MemoryRepo:
         return self._ctx.head
 
     def recover(self) -> bool:
-        """Finish (or undo) a write a killed gitmem left half done; True when there was one.
-
-        Every write does this first; a person whose `git commit` refused
-        because of gitmem's ``index.lock`` runs it (``gitmem recover``).
-        """
+        """Finish (or undo) a write a killed gitmem left half done; True when there was one."""
         return self._ctx.writer.recover()
 
     def upgrade_pending(self) -> Upgraded:
@@ -204,7 +197,7 @@ class MemoryRepo:
         return indexing.index(self._ctx, rebuild)
 
     def core_items(self, project: str | None = None, here: str | Path | None = None) -> builtins.list[CoreItem]:
-        """Core-band memories and those at or above ``never_forget``, best first (importance, then most recently used)."""
+        """Core-band memories and those at or above ``never_forget``, best first."""
         return recall.core_items(self._ctx, project, here)
 
     def load_core(self, max_chars: int | None = None, project: str | None = None,
@@ -257,8 +250,7 @@ class MemoryRepo:
         return harvest.inside_session_folders(self._ctx, path)
 
     def session_files(self, paths: Sequence[str | Path] | None = None) -> SessionFiles:
-        """The transcripts an unattended harvest reads under ``paths`` (default: the session folders): a path
-        outside them is refused, a link pointing out is left out (``outside``)."""
+        """The transcripts an unattended harvest reads under ``paths``."""
         return harvest.session_files(self._ctx, paths)
 
     def harvest(self, paths: Sequence[str | Path], fmt: str = "auto", signals: int = 20, whole: bool = False,
@@ -302,9 +294,7 @@ class MemoryRepo:
         return patterns.atrophy(self._ctx, now)
 
     def promote(self, now: datetime | None = None) -> builtins.list[str]:
-        """Open one branch ``gitmem/review/promote-<slug>`` per core-candidate pattern; accepting it moves the
-        rule into Layer 1. Never twice for a pattern while its branch is open or after a rejection.
-        """
+        """Open one branch ``gitmem/review/promote-<slug>`` per core-candidate pattern."""
         return patterns.promote(self._ctx, now)
 
     # --- reviews -----------------------------------------------------------------------------------
@@ -319,9 +309,7 @@ class MemoryRepo:
     def review_accept(self, name: str, *, only: str | None = None, interactive: bool = False,
                       i_am_the_reviewer: bool = False, now: datetime | None = None,
                       recomputed: str | None = None) -> ReviewDecided:
-        """Merge a review into the checked-out branch (a merge commit with ``Gitmem-Approved-By``); refused when
-        it changes anything outside its kind's scope. ``only`` keeps those items of a harvest inbox and drops
-        the rest; ``recomputed`` accepts the recomputed change of a stale weights review (``StaleReview``)."""
+        """Merge a review into the checked-out branch (a merge commit with ``Gitmem-Approved-By``)."""
         return reviews.review_accept(self._ctx, name, only=only, interactive=interactive,
                                      i_am_the_reviewer=i_am_the_reviewer, now=now, recomputed=recomputed)
 
@@ -371,8 +359,7 @@ class MemoryRepo:
 
     def sediment_promote(self, entry_id: str | None = None, operator: str = "agent", session: str = "",
                          now: datetime | None = None) -> builtins.list[Proposed]:
-        """Open a ``gitmem/review/sediment-<id>`` review per reflection whose priority reaches the threshold
-        (or for ``entry_id``, when a person asks)."""
+        """Open a ``gitmem/review/sediment-<id>`` review per reflection whose priority reaches the threshold."""
         return promotions.promote(self._ctx, entry_id, operator, session, now)
 
     def sediment_set_threshold(self, value: float, operator: str = "user",
@@ -399,8 +386,7 @@ class MemoryRepo:
         return findings.refused_sessions(self._ctx)
 
     def pii_show(self, finding: str, file: str | Path | None = None) -> Shown:
-        """Where a refused session's finding is (file, line, kind, context), its value masked; ``file`` names a
-        transcript outside the session folders."""
+        """Where a refused session's finding is (file, line, kind, context), its value masked."""
         return findings.pii_show(self._ctx, finding, file)
 
     def pii_allow(self, finding: str, reason: str = "", shared: bool = False, now: datetime | None = None,
@@ -410,8 +396,7 @@ class MemoryRepo:
 
     # --- checks -----------------------------------------------------------------------------------
     def check(self, what: str, rev_range: str | None = None) -> Report:
-        """Run the check ``what`` (pii, layers, amplitude; config too); ``rev_range`` (A..B) also audits
-        those commits' layers."""
+        """Run the check ``what`` (pii, layers, amplitude, config); ``rev_range`` also audits commits."""
         return checks.check(self._ctx, what, rev_range)
 
     # --- timeline ----------------------------------------------------------------------------------
@@ -425,9 +410,7 @@ class MemoryRepo:
 
     def rollback(self, tag: str, *, yes: bool = False, interactive: bool = False, i_am_the_reviewer: bool = False,
                  now: datetime | None = None) -> RolledBack:
-        """A new commit whose tree is ``tag``'s; no history is rewritten. A person's decision:
-        refused under an agent or without a terminal, and Layer 1/4 changes need ``yes``.
-        """
+        """A new commit whose tree is ``tag``'s; no history is rewritten."""
         return timeline.rollback(self._ctx, tag, yes=yes, interactive=interactive,
                                  i_am_the_reviewer=i_am_the_reviewer, now=now)
 
@@ -441,16 +424,16 @@ class MemoryRepo:
 
     # --- status ------------------------------------------------------------------------------------
     def status(self, now: datetime | None = None) -> Status:
-        """Weights and stages, atrophy candidates, open reviews, the forced-review counter, drift, the last
-        snapshot and the last error of a background job.
-        """
+        """Counts, weights and stages, reviews, drift, the last snapshot and job error, refused sessions."""
         return status.status(self._ctx, now)
 
     def events(self, limit: int | None = None) -> builtins.list[dict[str, object]]:
-        """The structured event stream, oldest first: one event per gitmem commit (from its trailers) and
-        every record of the local event log.
-        """
+        """The structured event stream, oldest first: one event per gitmem commit."""
         return status.events(self._ctx, limit)
+
+    def history(self, limit: int | None = None) -> builtins.list[dict[str, object]]:
+        """The commit history of the branch, newest first, each commit with its gitmem event."""
+        return status.history(self._ctx, limit)
 
     # --- jobs --------------------------------------------------------------------------------------
     def run_job(self, job: str, now: datetime | None = None,
@@ -462,12 +445,14 @@ class MemoryRepo:
         """The last recorded run of each job that ran in this clone, by job name."""
         return jobs.job_runs(self._ctx)
 
+    def decay_due(self, now: datetime | None = None) -> bool:
+        """Whether decay is due in this clone (never ran here, or ``daemon.decay_hours`` ago)."""
+        return jobs.decay_due(self._ctx, now)
+
     # --- purging -----------------------------------------------------------------------------------
     def purge(self, value: str | None = None, finding: str | None = None, confirm: bool = False,
               now: datetime | None = None) -> "Purged":
-        """Rewrite every branch and tag holding a leaked value (or the value of finding ``finding``)
-        with its placeholder; without ``confirm`` only say what would be rewritten.
-        """
+        """Rewrite every branch and tag holding a leaked value."""
         return purging.purge(self._ctx, value, finding, confirm, now)
 
     # --- insight -----------------------------------------------------------------------------------

@@ -114,6 +114,42 @@ def last_job_error(root: str | PathLike[str]) -> dict[str, object] | None:
 
 
 @dataclass(frozen=True)
+class Counts:
+    """What the memory holds: live memories by tier and by band, archived ones, episodes, patterns."""
+
+    memories: int
+    tiers: dict[str, int]
+    bands: dict[str, int]
+    archived: int
+    episodes: int
+    patterns: int
+    unreadable: int = 0
+
+    def to_json(self) -> dict[str, object]:
+        return {"memories": self.memories, "tiers": self.tiers, "bands": self.bands, "archived": self.archived,
+                "episodes": self.episodes, "patterns": self.patterns, "unreadable": self.unreadable}
+
+
+def counts(ctx: Context, rev: str | None) -> Counts:
+    """Memories by tier and band, archived memories, episodes and patterns at ``rev``."""
+    listing = store.listing(ctx.git, rev)
+    tiers: dict[str, int] = {}
+    bands: dict[str, int] = {}
+    for m in listing.memories:
+        tiers[m.tier] = tiers.get(m.tier, 0) + 1
+        bands[m.band] = bands.get(m.band, 0) + 1
+    order = {"core": 0, "active": 1, "background": 2, "fading": 3, "short": 0, "long": 1}
+    tiers = dict(sorted(tiers.items(), key=lambda kv: (order.get(kv[0], 9), kv[0])))
+    bands = dict(sorted(bands.items(), key=lambda kv: (order.get(kv[0], 9), kv[0])))
+
+    def files(folder: str) -> int:
+        return sum(1 for path, _ in ctx.git.files(folder, rev) if path.endswith(".md")) if rev else 0
+
+    return Counts(len(listing.memories), tiers, bands, files("archive"), files("episodes"),
+                  len(store.all_patterns(ctx.git, rev)), len(listing.problems))
+
+
+@dataclass(frozen=True)
 class Status:
     """The review loop at a glance."""
 
@@ -127,6 +163,7 @@ class Status:
     last_error: dict[str, object] | None
     refused: tuple[Refused, ...] = ()   # sessions a secret refused, with their finding ids (api.findings)
     pending: tuple[str, ...] = ()   # files whose growth waits in .gitmem/pending/ (the next job applies a batch)
+    counts: Counts | None = None
 
     @property
     def review_forced(self) -> bool:
@@ -140,7 +177,8 @@ class Status:
                 "forced_review_after": self.forced_review_after, "review_forced": self.review_forced,
                 "drift": self.drift, "last_snapshot": self.last_snapshot, "last_error": self.last_error,
                 "refused_sessions": [r.to_json() for r in self.refused],
-                "pending": {"count": len(self.pending), "files": list(self.pending)}}
+                "pending": {"count": len(self.pending), "files": list(self.pending)},
+                "counts": self.counts.to_json() if self.counts else None}
 
 
 def status(ctx: Context, now: datetime | None = None) -> Status:
@@ -166,7 +204,25 @@ def status(ctx: Context, now: datetime | None = None) -> Status:
         snapshots.latest(ctx.git),
         last_job_error(ctx.root),
         tuple(refused(ctx.root)),
-        tuple(pending.queued(ctx.git, head)))
+        tuple(pending.queued(ctx.git, head)),
+        counts(ctx, head))
+
+
+def history(ctx: Context, limit: int | None = None) -> builtins.list[dict[str, object]]:
+    """The commit history of the branch, newest first, each commit with its gitmem event (from its
+    trailers; None for a person's own commit) and whether it was automated."""
+    head = ctx.head
+    commits = builtins.list(ctx.git.log(head, limit=limit)) if head else []
+    trailers = ctx.git.trailers([c.id for c in commits]) if commits else {}
+    out: builtins.list[dict[str, object]] = []
+    for c in commits:
+        t = trailers.get(c.id)
+        has = t is not None and t.has("Gitmem-Event")
+        out.append({"commit": c.id, "timestamp": c.time, "subject": c.subject,
+                    "event_type": t.get("Gitmem-Event") if t is not None and has else None,
+                    "auto": bool(t.flag("Gitmem-Auto")) if t is not None else False,
+                    "merge": len(c.parents) > 1})
+    return out
 
 
 def events(ctx: Context, limit: int | None = None) -> builtins.list[dict[str, object]]:

@@ -35,8 +35,11 @@ SCHEMA_VERSION = 1
 # --- environment: the only place GITMEM_* variables are read ---------------
 
 def env_allowed_dirs() -> tuple[str, ...] | None:
-    """GITMEM_ALLOWED_DIRS (``:`` or ``,`` separated) narrows paths.allowed_dirs."""
+    """GITMEM_ALLOWED_DIRS (``:`` or ``,`` separated) narrows paths.allowed_dirs; HEBBIAN_ALLOWED_DIRS,
+    the Hebbian memory design's name for it, is read when GITMEM_ALLOWED_DIRS is not set."""
     raw = os.environ.get("GITMEM_ALLOWED_DIRS")
+    if raw is None:
+        raw = os.environ.get("HEBBIAN_ALLOWED_DIRS")
     if raw is None:
         return None
     return tuple(p.strip().strip("/") for p in raw.replace(",", ":").split(":") if p.strip())
@@ -114,6 +117,8 @@ class Memory:
     max_short_term: int = _f(100, 1, 10_000_000, "cap on short-term memories (lowest archived first)")
     max_long_term: int = _f(500, 1, 10_000_000, "cap on long-term memories (lowest archived first)")
     never_forget: float = _f(0.9, 0.0, 1.0, "importance at or above this is never forgotten")
+    max_change_share: float = _f(0.10, 0.0, 1.0, "an automated run archiving more live memories than this "
+                                 "share of them (and more than 50) opens an archive review instead")
     working_keep: float = _f(0.6, 0.0, 1.0, "working notes at or above this importance move to short-term memory at session end")
 
 
@@ -149,6 +154,12 @@ class Sediment:
 @dataclass(frozen=True)
 class Review:
     expire_minutes: int = _f(10080, 1, 525600, "an unreviewed capability promotion is rejected after this")
+
+
+@dataclass(frozen=True)
+class Analyze:
+    min_sessions: int = _f(3, 1, 100000, "analyze proposes merging two patterns only when at least this many "
+                                         "sessions activated both")
 
 
 @dataclass(frozen=True)
@@ -196,6 +207,7 @@ class Config:
     memory: Memory = field(default_factory=Memory)
     sediment: Sediment = field(default_factory=Sediment)
     review: Review = field(default_factory=Review)
+    analyze: Analyze = field(default_factory=Analyze)
     daemon: Daemon = field(default_factory=Daemon)
     budgets: Budgets = field(default_factory=Budgets)
     paths: Paths = field(default_factory=Paths)

@@ -201,10 +201,15 @@ class Imported:
     skipped: tuple[tuple[int, str], ...]
     commit: str | None
     ids: tuple[str, ...] = field(default=(), repr=False)
+    over_caps: tuple[tuple[str, int, int], ...] = ()   # (tier, live memories, cap) of each tier now over its cap
+    would_archive: int = 0      # memories the next decay would archive
+    review_limit: int = 0       # archives at once above which decay opens an archive review instead
 
     def to_json(self) -> dict[str, Any]:
         return {"created": self.created, "reinforced": self.reinforced, "unchanged": self.unchanged,
-                "skipped": [{"line": line, "reason": why} for line, why in self.skipped], "commit": self.commit}
+                "skipped": [{"line": line, "reason": why} for line, why in self.skipped], "commit": self.commit,
+                "over_caps": [{"tier": t, "memories": n, "cap": cap} for t, n, cap in self.over_caps],
+                "would_archive": self.would_archive, "review_limit": self.review_limit}
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 CLUSTER_THRESHOLD = 0.3
 MERGE_THRESHOLD = 0.8
+MIN_SESSIONS = 3   # analyze.min_sessions' default
 
 
 @dataclass(frozen=True)
@@ -29,13 +30,15 @@ class Analysis:
     pairs: tuple[tuple[str, str, float], ...]          # (a, b, jaccard), strongest first
     clusters: tuple[tuple[str, ...], ...]
     merge_candidates: tuple[tuple[str, str, float], ...]
+    min_sessions: int = MIN_SESSIONS   # shared sessions a merge candidate needs
 
     def to_json(self) -> dict[str, object]:
         """What ``analyze --json`` prints."""
         return {"activations": self.activations,
                 "pairs": [{"a": a, "b": b, "jaccard": j} for a, b, j in self.pairs],
                 "clusters": [list(c) for c in self.clusters],
-                "merge_candidates": [{"a": a, "b": b, "jaccard": j} for a, b, j in self.merge_candidates]}
+                "merge_candidates": [{"a": a, "b": b, "jaccard": j} for a, b, j in self.merge_candidates],
+                "min_sessions": self.min_sessions}
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -56,8 +59,11 @@ def activated_by(patterns: Sequence[Pattern], sessions: Sequence[SessionSignal])
 
 
 def analyze(patterns: Sequence[Pattern], sessions: Sequence[SessionSignal],
-            cluster_threshold: float = CLUSTER_THRESHOLD, merge_threshold: float = MERGE_THRESHOLD) -> Analysis:
-    """Co-activation over every pair of patterns."""
+            cluster_threshold: float = CLUSTER_THRESHOLD, merge_threshold: float = MERGE_THRESHOLD,
+            min_sessions: int = MIN_SESSIONS) -> Analysis:
+    """Co-activation over every pair of patterns. A merge candidate needs its Jaccard index at or above
+    ``merge_threshold`` *and* ``min_sessions`` sessions that activated both: after one shared session
+    any two patterns have an index of 1.0, which is no evidence that they are one."""
     sets = activated_by(patterns, sessions)
     pairs = [(a, b, jaccard(sets[a], sets[b])) for a, b in combinations(sorted(sets), 2)]
     pairs = sorted((p for p in pairs if p[2] > 0), key=lambda p: (-p[2], p[0], p[1]))
@@ -77,4 +83,5 @@ def analyze(patterns: Sequence[Pattern], sessions: Sequence[SessionSignal],
         groups.setdefault(root(s), []).append(s)
     clusters = sorted((tuple(g) for g in groups.values() if len(g) > 1), key=lambda g: (-len(g), g))
     return Analysis({s: len(v) for s, v in sorted(sets.items())}, tuple(pairs), tuple(clusters),
-                    tuple(p for p in pairs if p[2] >= merge_threshold))
+                    tuple(p for p in pairs if p[2] >= merge_threshold and len(sets[p[0]] & sets[p[1]]) >= min_sessions),
+                    min_sessions)

@@ -66,10 +66,26 @@ def band(value: float, cfg: MemoryConfig) -> Band:
     return "fading"
 
 
+MIN_CHANGE_LIMIT = 50   # archives at once that never need a review, whatever the share
+ARCHIVE_REVIEW = "gitmem/review/archive-"
+
+
+def archive_branch(now: datetime) -> str:
+    """The branch of an archive review opened at ``now``."""
+    from datetime import timezone
+
+    return ARCHIVE_REVIEW + now.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+
+
 @dataclass(frozen=True)
 class Move:
     id: str
     change: str            # "band active -> core", "tier short -> long", "archived (forgotten)", …
+    paths: tuple[str, ...] = ()   # an archive: the memory's path and its path under archive/
+
+    @property
+    def archives(self) -> bool:
+        return self.change.startswith("archived")
 
 
 @dataclass(frozen=True)
@@ -79,17 +95,52 @@ class DecayReport:
     examined: int
     accesses_folded: int
     moves: tuple[Move, ...] = field(default=())
+    files_changed: int = 0                 # files the commit on the branch changed (or would change)
+    held: tuple[Move, ...] = field(default=())   # archives held for review: too many at once
+    review: str | None = None              # the archive review branch holding them
+    review_commit: str | None = None
+    superseded: tuple[str, ...] = field(default=())
+    limit: int = 0                         # archives at once above which they go to review
 
     @property
     def archived(self) -> tuple[str, ...]:
-        """Ids of the memories this decay archived (or would archive)."""
-        return tuple(m.id for m in self.moves if m.change.startswith("archived"))
+        """Ids of the memories this decay archived on the branch (or would archive)."""
+        return tuple(m.id for m in self.moves if m.archives)
 
     def to_json(self) -> dict[str, object]:
         """What ``decay --json`` prints."""
         return {"commit": self.commit, "dry_run": self.dry_run, "examined": self.examined,
-                "accesses_folded": self.accesses_folded,
-                "moves": [{"id": m.id, "change": m.change} for m in self.moves], "archived": list(self.archived)}
+                "accesses_folded": self.accesses_folded, "files_changed": self.files_changed,
+                "moves": [{"id": m.id, "change": m.change} for m in self.moves], "archived": list(self.archived),
+                "held_for_review": [{"id": m.id, "change": m.change} for m in self.held],
+                "review": self.review, "review_commit": self.review_commit, "superseded": list(self.superseded),
+                "limit": self.limit}
+
+
+def change_limit(live: int, cfg: MemoryConfig) -> int:
+    """The most live memories one automated run may archive or fold at once without a review:
+    the larger of 50 and ``max_change_share`` of the ``live`` ones."""
+    return max(MIN_CHANGE_LIMIT, int(cfg.max_change_share * live))
+
+
+def hold_back(changes: dict[str, bytes | None], moves: list[Move], limit: int
+              ) -> tuple[dict[str, bytes | None], list[Move], dict[str, bytes | None], list[Move]]:
+    """(changes and moves for the branch, changes and moves for an archive review): every archive goes
+    to the review when there are more than ``limit`` of them, else nothing does."""
+    archives = [m for m in moves if m.archives]
+    if len(archives) <= limit:
+        return changes, moves, {}, []
+    held_paths = {p for m in archives for p in m.paths}
+    kept = {p: v for p, v in changes.items() if p not in held_paths}
+    held = {p: v for p, v in changes.items() if p in held_paths}
+    return kept, [m for m in moves if not m.archives], held, archives
+
+
+def review_body(held: list[Move], examined: int, limit: int) -> str:
+    """What an archive review lists: each memory that would go, and why."""
+    head = (f"{len(held)} of {examined} live memories would be archived at once, more than {limit} "
+            "(memory.max_change_share, at least 50): accept to archive them, reject to keep them.")
+    return head + "\n\n" + "\n".join(f"{m.id}: {m.change}" for m in held)
 
 
 def latest_access(records: Iterable[Mapping[str, object]], now: datetime) -> dict[str, str]:
@@ -120,8 +171,37 @@ def _rewritten(git: Git, rev: str, old: Memory, new: Memory, data: bytes, shaped
     return None
 
 
-def plan_decay(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[str, str]) -> tuple[dict[str, bytes | None], list[Move], int]:
-    """The file changes decay makes at ``rev``, the moves for the report, and memories examined."""
+@dataclass(frozen=True)
+class Preview:
+    """What the next decay would do to the tiers, without writing: live memories per tier, the caps,
+    how many it would archive (``over_cap`` of them for a cap), and the most it archives without review."""
+
+    tiers: dict[str, int]
+    caps: dict[str, int]
+    would_archive: int
+    over_cap: int
+    limit: int
+
+    def over(self) -> list[tuple[str, int, int]]:
+        """(tier, live memories, cap) of each tier over its cap."""
+        return [(t, self.tiers.get(t, 0), cap) for t, cap in self.caps.items() if self.tiers.get(t, 0) > cap]
+
+
+def preview(git: Git, rev: str, cfg: Config, now: datetime) -> Preview:
+    """The next decay's archives at ``rev`` as counts (an import warns with them)."""
+    live, _, archive = _assess(git, rev, cfg, now, {})
+    tiers: dict[str, int] = {}
+    for _, new, _ in live:
+        tiers[new.tier] = tiers.get(new.tier, 0) + 1
+    over_cap = sum(1 for why in archive.values() if "over max_" in why)
+    caps = {"short": cfg.memory.max_short_term, "long": cfg.memory.max_long_term}
+    return Preview(tiers, caps, len(archive), over_cap, change_limit(len(live), cfg.memory))
+
+
+def _assess(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[str, str]
+            ) -> tuple[list[tuple[Memory, Memory, float]], dict[str, tuple[bytes, bool]], dict[str, str]]:
+    """Each memory before and after decay with its effective importance, the files' bytes, and the
+    ids decay archives with the reason."""
     mc = cfg.memory
     folded = {s for p in store.all_patterns(git, rev) for s in p.sources}   # reflect made them long-term
     live: list[tuple[Memory, Memory, float]] = []   # (old, new, effective importance)
@@ -150,6 +230,12 @@ def plan_decay(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[st
                 continue
             archive[old.id] = f"archived (over max_{tier}_term)"
             excess -= 1
+    return live, raw, archive
+
+
+def plan_decay(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[str, str]) -> tuple[dict[str, bytes | None], list[Move], int]:
+    """The file changes decay makes at ``rev``, the moves for the report, and memories examined."""
+    live, raw, archive = _assess(git, rev, cfg, now, accesses)
     changes: dict[str, bytes | None] = {}
     moves: list[Move] = []
     for old, new, _ in live:
@@ -158,9 +244,10 @@ def plan_decay(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[st
             moved = _rewritten(git, rev, old, new, *raw[old.id])
             if moved is None:
                 continue
+            to = memory_path(old.domain, old.id, archived=True)
             changes[old.path] = None
-            changes[memory_path(old.domain, old.id, archived=True)] = moved
-            moves.append(Move(old.id, archive[old.id]))
+            changes[to] = moved
+            moves.append(Move(old.id, archive[old.id], (old.path, to)))
             continue
         if new == old:
             continue

@@ -317,12 +317,44 @@ class Row:
 
 
 @dataclass(frozen=True)
+class Uncounted:
+    """Why harvested sessions count for no pattern: ``older`` started before every pattern that has not
+    counted them was created (a session older than a pattern never counts for it), ``counted`` were
+    counted already; out of ``harvested`` sessions and ``patterns`` patterns."""
+
+    harvested: int = 0
+    patterns: int = 0
+    older: int = 0
+    counted: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        return {"harvested": self.harvested, "patterns": self.patterns, "older": self.older, "counted": self.counted}
+
+
+def uncounted(patterns: Sequence[Pattern], sessions: Sequence[SessionSignal]) -> Uncounted:
+    """For each session no pattern would count, whether it is older than the patterns or counted already."""
+    states = [state_of(p.weight, p.stage, p.created, dict(p.meta)) for p in patterns]
+    older = counted = 0
+    for s in sessions:
+        seen = [bool(st.cursor and s.key <= st.cursor) for st in states]
+        young = [bool(st.created and s.at <= st.created) for st in states]
+        if not states or not all(a or b for a, b in zip(seen, young)):
+            continue   # some pattern counts it: not uncounted
+        if any(y and not c for y, c in zip(young, seen)):
+            older += 1
+        else:
+            counted += 1
+    return Uncounted(len(sessions), len(patterns), older, counted)
+
+
+@dataclass(frozen=True)
 class WeightsPlan:
     """The pattern documents a weight update rewrites, a row per pattern it moved, and every pattern after it."""
 
     changes: dict[str, bytes]
     rows: tuple[Row, ...]
     patterns: tuple[Pattern, ...] = ()
+    uncounted: Uncounted = Uncounted()
 
     @property
     def sessions(self) -> int:
@@ -354,7 +386,7 @@ def plan_weights(patterns: Sequence[Pattern], sessions: Sequence[SessionSignal],
         changes[p.path] = render_pattern(moved)
         rows.append(Row(p.slug, p.path, rounded(p.weight), state.weight, p.stage, state.stage, len(steps),
                         sum(1 for s in steps if s.activated)))
-    return WeightsPlan(changes, tuple(rows), tuple(after))
+    return WeightsPlan(changes, tuple(rows), tuple(after), uncounted(patterns, sessions) if not rows else Uncounted())
 
 
 _CITED = re.compile(r"\b[a-z0-9]+(?:-[a-z0-9]+)+\b")

@@ -203,13 +203,88 @@ def _tag(heading: str) -> str:
 _LEARNING_TYPES = {"errors": "error", "learnings": "skill", "feature_requests": "decision"}
 
 
+_PRIORITY = {"critical": 0.9, "high": 0.8, "medium": 0.6, "low": 0.4}
+_FIELD = re.compile(r"^\s*(?:[-*]\s+)?\*\*(?P<key>[^*]{1,40})\*\*\s*:\s*(?P<value>.*)$")   # **Logged**: 2025-…
+_META = re.compile(r"^\s*(?P<key>[A-Za-z][A-Za-z ]{0,39}):\s*(?P<value>.*)$")                  # Tags: a, b (a list item)
+_ENTRY_ID = re.compile(r"^\[(?P<id>[^\]]{1,60})\]\s*(?P<category>.*)$")                         # [LRN-20250115-001] best_practice
+
+
 def read_learnings(folder: Path) -> list[Row]:
-    """A .learnings/ folder: each entry (a section) of each Markdown file is a memory."""
+    """A .learnings/ folder: each entry of each Markdown file is ONE memory.
+
+    An entry is a section at the file's top heading level (``## [LRN-…] category``) with
+    the deeper sections under it (Summary, Details, Suggested Action); its ``**Logged**``,
+    ``**Priority**`` and ``**Area**`` lines and its Metadata section become the memory's
+    date, importance and tags, never memories of their own.
+    """
     rows: list[Row] = []
     for path in sorted(folder.glob("*.md")):
         typ = _LEARNING_TYPES.get(path.stem.lower())
-        rows.extend(read_markdown(path, typ, f"import:.learnings/{name_key(path.name, 'f')}"))
+        rows.extend(_learning_entries(path, typ, f"import:.learnings/{name_key(path.name, 'f')}"))
     return rows
+
+
+def _learning_entries(path: Path, typ: str | None, source: str) -> list[Row]:
+    from gitmem.base import mdio
+
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not valid UTF-8", hint="save the file as UTF-8") from None
+    sections = [s for s in mdio.sections(text) if s.heading]
+    levels = [s.level for s in sections if _ENTRY_ID.match(s.heading)]
+    if not levels:
+        return read_markdown(path, typ, source)   # a plain notes file: its items or sections
+    top = min(levels)
+    entries: list[list[mdio.Section]] = []
+    inside = False   # under an entry (a heading above the entries' level, a file title, ends one)
+    for s in sections:
+        if s.level == top:
+            entries.append([s])
+            inside = True
+        elif s.level < top:
+            inside = False
+        elif inside:
+            entries[-1].append(s)
+    return [row for entry in entries if (row := _learning_row(entry, typ, source)) is not None]
+
+
+def _learning_row(entry: list[Any], typ: str | None, source: str) -> Row | None:
+    head = entry[0]
+    found = _ENTRY_ID.match(head.heading)
+    rid, category = (found.group("id"), found.group("category").strip()) if found else (None, "")
+    fields: dict[str, str] = {}
+    parts: list[str] = []
+    title = head.heading if not found else ""
+    for n, section in enumerate(entry):
+        name = section.heading.strip().lower() if n else ""
+        kept = []
+        for line in section.text.split("\n"):
+            field = _FIELD.match(line) or (_META.match(line.lstrip("-* ")) if name == "metadata" else None)
+            if field:
+                fields[field.group("key").strip().lower()] = field.group("value").strip()
+            elif name != "metadata" and line.strip() not in ("---", "***", "___"):   # the break between entries
+                kept.append(line)
+        body = "\n".join(kept).strip()
+        if not body:
+            continue
+        if name in ("", "summary", "details"):
+            parts.append(body)
+        else:
+            parts.append(f"{section.heading.strip()}: {body}")
+    content = "\n\n".join(([title] if title and not parts else []) + parts).strip()
+    if not content:
+        return None
+    tags = [t for t in (category, fields.get("area", "")) if t]
+    tags += [t.strip() for t in fields.get("tags", "").split(",") if t.strip()]
+    created = fields.get("logged") or None
+    if created is not None:
+        try:
+            created = iso(parse_time(created))
+        except UsageError:
+            created = None
+    return Row(head.line, content, rid, created, tuple(label for t in tags if (label := printable_label(_tag(t)))),
+               typ, None, _PRIORITY.get(fields.get("priority", "").lower()), source)
 
 
 def detect(path: Path) -> str:

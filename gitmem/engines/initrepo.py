@@ -8,6 +8,7 @@ from importlib import resources
 from pathlib import Path
 
 from gitmem.base import gitio
+from gitmem.base.origin import reinstall_hint
 from gitmem.base.state import is_memory_repo
 from gitmem.store import enginestate
 from gitmem.store.enginestate import STATE_FILE
@@ -48,7 +49,7 @@ def template_dir() -> Path:
     checkout = Path(__file__).resolve().parents[2] / "templates"
     if checkout.is_dir():
         return checkout
-    raise UsageError("gitmem's templates are missing from this installation", hint="reinstall gitmem: pip install --force-reinstall gitmem-agent")
+    raise UsageError("gitmem's templates are missing from this installation", hint=f"reinstall gitmem: {reinstall_hint()}")
 
 
 def initial_files() -> dict[str, bytes]:

@@ -264,3 +264,60 @@ def remove_cron(text: str) -> str:
     """``text`` without gitmem's entry and its mark; every other line as it was."""
     lines = text.splitlines(keepends=True)
     return "".join(line for line in lines if not is_our_cron_line(line))
+
+
+# --- OpenClaw -----------------------------------------------------------------------------------
+
+CORE_FILE = "HIPPOCAMPUS_CORE.md"
+_OPENCLAW_HINT = "fix openclaw.json by hand (gitmem reads plain JSON and never overwrites a file it cannot read)"
+
+
+def _openclaw_search(data: dict[str, object], name: str, make: bool) -> dict[str, object] | None:
+    """``agents.defaults.memorySearch`` of an openclaw.json (made on the way when ``make``)."""
+    node: dict[str, object] = data
+    for key in ("agents", "defaults", "memorySearch"):
+        child = node.get(key)
+        if child is None:
+            if not make:
+                return None
+            child = {}
+            node[key] = child
+        if not isinstance(child, dict):
+            raise UsageError(f"{name}: {key!r} is not an object", hint=_OPENCLAW_HINT)
+        node = child
+    return node
+
+
+def add_openclaw(data: Mapping[str, object], core: str, name: str = "openclaw.json") -> dict[str, object]:
+    """``data`` (an openclaw.json) with ``core`` in ``agents.defaults.memorySearch.extraPaths``, once:
+    OpenClaw's memory_search then reads the memory's core file (what seed 003 wires)."""
+    out = copy.deepcopy(dict(data))
+    search = _openclaw_search(out, name, make=True)
+    assert search is not None
+    paths = search.get("extraPaths", [])
+    if not isinstance(paths, list):
+        raise UsageError(f"{name}: memorySearch.extraPaths is not a list", hint=_OPENCLAW_HINT)
+    if core not in paths:
+        search["extraPaths"] = [*paths, core]
+    return out
+
+
+def remove_openclaw(data: Mapping[str, object], core: str, name: str = "openclaw.json") -> dict[str, object]:
+    """``data`` without ``core`` in ``memorySearch.extraPaths`` (and without the objects only it needed)."""
+    out = copy.deepcopy(dict(data))
+    search = _openclaw_search(out, name, make=False)
+    paths = search.get("extraPaths") if search is not None else None
+    if search is None or not isinstance(paths, list) or core not in paths:
+        return out
+    kept = [p for p in paths if p != core]
+    if kept:
+        search["extraPaths"] = kept
+    else:
+        del search["extraPaths"]
+    for chain in (("agents", "defaults", "memorySearch"), ("agents", "defaults"), ("agents",)):
+        node: object = out
+        for key in chain[:-1]:
+            node = node.get(key) if isinstance(node, dict) else None
+        if isinstance(node, dict) and node.get(chain[-1]) == {}:
+            del node[chain[-1]]
+    return out

@@ -18,13 +18,19 @@ INVERSE = {
 FORWARD = frozenset(INVERSE)
 INVERSE.update({v: k for k, v in list(INVERSE.items())})
 _LABEL_CHARS = 60
-RELATION_RE = re.compile(r"[a-z][a-z0-9_-]{0,39}")
+# A word in any script (因果, 解决方案, ursache): letters, digits, _ and -, starting with a letter;
+# never a space, a control, format or direction character, so a relation reads as it is stored.
+RELATION_RE = re.compile(r"[^\W\d_][\w-]{0,39}")
 
 
 def check_relation(relation: str) -> str:
-    """``relation`` if it is a valid relation name, else a ValidationError."""
-    if not RELATION_RE.fullmatch(relation):
-        raise ValidationError(f"invalid relation {relation!r}", hint="use a short lower-case word such as cause, supports, related")
+    """``relation`` (NFC) if it is a valid relation name, else a ValidationError."""
+    import unicodedata
+
+    relation = unicodedata.normalize("NFC", relation)
+    if not RELATION_RE.fullmatch(relation) or relation != relation.lower():
+        raise ValidationError(f"invalid relation {relation!r}",
+                              hint="use a short lower-case word in any language, such as cause, supports, 因果")
     return relation
 
 

@@ -85,10 +85,11 @@ class Batch:
         # is one look-up, not a pass over the batch (an import of 1,000 rows)
         self._exact: dict[tuple[str, str], str] = {}
 
-    def add(self, mem: Memory, dedupe: bool = True, cap: float | None = None) -> Outcome:
+    def add(self, mem: Memory, dedupe: bool = True, cap: float | None = None, given: float | None = None) -> Outcome:
         """Create ``mem``, or reinforce the memory it duplicates.
 
         ``cap``: a reinforcement never lifts the memory above it (nor lowers one already higher).
+        ``given``: an importance the person stated; a reinforcement keeps the larger of it and its own.
         """
         target = self._duplicate(mem) if dedupe else None
         if target is None:
@@ -98,6 +99,9 @@ class Batch:
         new = reinforce(target, self.now, self.cfg)
         if cap is not None and new.importance > max(cap, target.importance):
             kept = max(cap, target.importance)
+            new = new.with_(importance=kept, band=band(kept, self.cfg))
+        if given is not None and given > new.importance:
+            kept = round(min(1.0, given), 4)
             new = new.with_(importance=kept, band=band(kept, self.cfg))
         self._plan(Planned(new, stored))
         return Outcome("reinforced", new)

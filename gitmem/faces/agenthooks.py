@@ -326,4 +326,7 @@ def _cron_hook(args: Any) -> int:
         return 0
     run = repo.run_job("harvest", now)
     out(f"cron: {run.at} {'ok' if run.ok else 'failed'}: {run.summary}")
+    if repo.decay_due(now):   # daily (daemon.decay_hours), whether or not the daemon runs
+        run = repo.run_job("decay", now)
+        out(f"cron: {run.at} decay {'ok' if run.ok else 'failed'}: {run.summary}")
     return 0

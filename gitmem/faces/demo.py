@@ -105,10 +105,15 @@ def run(target: str | None, say: Say) -> int:
     page = _dashboard(repo, root, later + timedelta(hours=7))
     say(f"wrote {page} (open it in a browser; `gitmem dashboard --open` does)")
 
-    _section(say, "13. wire it into your agent")
+    _section(say, "13. no silent mass change: too many archives at once go to review")
+    _mass_change(root, now, say)
+
+    _section(say, "14. wire it into your agent")
     say("Claude Code (SessionStart loads the core, SessionEnd harvests the session in the background):")
     say(f"  gitmem install claude-code --repo {root}")
-    say("any MCP client: gitmem serve --repo DIR   (pip install 'gitmem-agent[mcp]')")
+    from gitmem.api.installation import install_hint
+
+    say(f"any MCP client: gitmem serve --repo DIR   (the MCP SDK: {install_hint('mcp')})")
     _section(say, "next")
     say(f"cd {root}")
     for cmd in ("gitmem list", "gitmem recall --all 'export timeout'", "gitmem why demo-8", "gitmem consolidate",
@@ -116,6 +121,30 @@ def run(target: str | None, say: Say) -> int:
         say(f"  {cmd}")
     return 0
 
+
+
+def _mass_change(root: Path, now: datetime, say: Say) -> None:
+    """A second repository beside the demo's: an import of 160 memories over max_short_term (100), then decay."""
+    import json
+
+    from gitmem.api import MemoryRepo
+
+    scratch = Path(tempfile.mkdtemp(prefix=f"{root.name}-bulk-", dir=root.parent))
+    repo = MemoryRepo.init(scratch / "memory", now)
+    rows = scratch / "bulk.jsonl"
+    rows.write_text("".join(json.dumps({"id": f"bulk-{i}", "content": f"build note {i}: step {i} caches layer {i * 7}",
+                                        "importance": round(0.3 + (i % 40) / 100, 2)}) + "\n" for i in range(160)))
+    imp = repo.import_file(rows, now=now)
+    say(f"a second repository imports {imp.created} memories; max_short_term is 100")
+    for tier, count, cap in imp.over_caps:
+        say(f"import warns: {count} {tier}-term memories, over max_{tier}_term ({cap}); the next decay "
+            f"would archive {imp.would_archive}")
+    dec = repo.decay(now=now)
+    say(f"decay: {len(dec.held)} archives at once is more than {dec.limit} (memory.max_change_share, at least 50):")
+    say(f"  nothing archived on main; the review {dec.review} lists each memory and why")
+    for move in dec.held[:3]:
+        say(f"  {move.id}: {move.change}")
+    say(f"  gitmem --repo {scratch / 'memory'} review show {dec.review}   (accept archives them, reject keeps them)")
 
 
 def _dashboard(repo: MemoryRepo, root: Path, now: datetime) -> Path:

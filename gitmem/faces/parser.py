@@ -39,7 +39,8 @@ def build_parser(only: str | None = None, overview: bool = False) -> argparse.Ar
             + "\n" + epilog
     parser = _parser_class()(prog="gitmem", description=f"An AI agent's memory in a git repository (gitmem {__version__}).",
                                      epilog=epilog, formatter_class=_sized(argparse.RawDescriptionHelpFormatter))
-    parser.add_argument("--version", action="version", version=f"gitmem {__version__}")
+    parser.add_argument("--version", action=_version_action(), nargs=0,
+                        help="show gitmem's version and where it was installed from, then exit")
     parser.add_argument("--repo", metavar="DIR", help="memory repository (default: GITMEM_DIR, then the nearest parent with gitmem.yaml)")
     parser.add_argument("--now", metavar="ISO8601", help="the clock, for replays and tests (also GITMEM_NOW)")
     if overview:   # the verbs are listed in the epilog
@@ -78,6 +79,21 @@ def _parser_class() -> type[argparse.ArgumentParser]:
             if message:
                 (console.stdout() if file is sys.stdout else console.stderr()).write(message)
     return Parser
+
+
+def _version_action() -> type[argparse.Action]:
+    """``--version``: the version and the installation's origin (read only when asked: metadata costs a start)."""
+    import argparse
+
+    class Version(argparse.Action):
+        def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                     option_string: str | None = None) -> None:
+            from gitmem import __version__
+            from gitmem.api.installation import describe
+
+            parser._print_message(f"gitmem {__version__}\n{describe()}\n", sys.stdout)
+            parser.exit()
+    return Version
 
 
 def _sized(kind: type[argparse.HelpFormatter]) -> Callable[..., argparse.HelpFormatter]:

@@ -19,8 +19,10 @@ if TYPE_CHECKING:
 # --- install claude-code ----------------------------------------------------------------------
 
 def _install_args(p: Any) -> None:
-    p.add_argument("target", choices=("claude-code", "merge-driver"),
+    p.add_argument("target", choices=("claude-code", "openclaw", "merge-driver"),
                    help="the agent to wire the memory into, or merge-driver: gitmem's git merge driver in this clone")
+    p.add_argument("--config", metavar="FILE",
+                   help="openclaw: this openclaw.json (default: $OPENCLAW_STATE_DIR/openclaw.json, ~/.openclaw/openclaw.json)")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--user", action="store_true", help="~/.claude/settings.json, or settings.json in $CLAUDE_CONFIG_DIR (the default)")
     where.add_argument("--project", metavar="DIR", help="DIR/.claude/settings.local.json (personal, not committed)")
@@ -33,7 +35,8 @@ def _install_args(p: Any) -> None:
     p.add_argument("--uninstall", action="store_true", help="remove what install added, nothing else")
 
 
-@command("install", "wire the memory into an agent: install claude-code adds SessionStart and SessionEnd hooks",
+@command("install", "wire the memory into an agent: claude-code (SessionStart and SessionEnd hooks) or openclaw "
+                    "(the core file in openclaw.json's memorySearch.extraPaths)",
          _install_args)
 def cmd_install(args: Any) -> int:
     from pathlib import Path
@@ -45,6 +48,8 @@ def cmd_install(args: Any) -> int:
 
         return install_merge_driver(args)
     repo = repo_of(args)
+    if args.target == "openclaw":
+        return _openclaw(repo, args)
     path = integration.settings_path(args.settings, args.project)
     cwd = Path(args.project).expanduser() if args.project else Path.cwd()
     done = integration.install_claude_code(repo.root, sys.executable, path, cwd, args.uninstall)
@@ -65,6 +70,25 @@ def cmd_install(args: Any) -> int:
             out(f"{md.file}: {'no import to remove' if md.removed else 'imports the memory already'} ({md.line})")
     if args.encoder:
         _encoder(repo.root, args.encoder, args.uninstall)
+    return 0
+
+
+def _openclaw(repo: Any, args: Any) -> int:
+    """``install openclaw``: the core file in openclaw.json's memorySearch.extraPaths, the core written."""
+    from gitmem.api import integration
+    from gitmem.faces.console import now_of
+
+    path = integration.openclaw_config(args.config)
+    done = integration.install_openclaw(repo.root, path, args.uninstall)
+    if done.uninstall:
+        out(f"{path}: {'removed ' + done.core + ' from memorySearch.extraPaths' if done.changed else 'no gitmem entry'}")
+        return 0
+    out(f"{path}: {'memorySearch.extraPaths now names' if done.changed else 'already names'} {done.core}")
+    written = repo.sync_core(now_of(args))
+    out(f"{done.core}: the core memories " + (f"written in commit {written.commit[:12]}" if written.commit
+                                               else "are up to date"))
+    out(f"next: gitmem --repo {repo.root} cron install   (harvests ~/.openclaw/agents every 30 minutes and decays daily;"
+        f" or run hooks/post-session after a session)")
     return 0
 
 

@@ -12,20 +12,23 @@ from gitmem.faces.console import choices
 # --- init / demo -------------------------------------------------------------------
 
 def _init_args(p: Any) -> None:
-    p.add_argument("dir", metavar="DIR", help="folder for the new memory repository")
+    p.add_argument("dir", metavar="DIR", nargs="?", default=None,
+                   help="folder for the new memory repository, or a clone of one to set up (default: the current folder)")
     p.add_argument("--no-hooks", action="store_true", help="do not install the pre-commit hooks")
     p.add_argument("--pre-commit", dest="pre_commit", action="store_true",
                    help="install the hooks through the pre-commit framework (.pre-commit-config.yaml), "
-                        "not gitmem's own light scripts (needs: pip install 'gitmem-agent[pre-commit]')")
+                        "not gitmem's own light scripts (needs the pre-commit extra: gitmem-agent[pre-commit])")
     json_flag(p)
 
 
-@command("init", "create a memory repository in DIR", _init_args)
+@command("init", "create a memory repository in DIR (default: here), or set up a clone of one", _init_args)
 def cmd_init(args: Any) -> int:
     from gitmem.api import MemoryRepo
 
     framework = args.pre_commit and not args.no_hooks
-    result = MemoryRepo.init(args.dir, now_of(args), install_hooks=not args.no_hooks and not framework).setup
+    import os
+
+    result = MemoryRepo.init(args.dir or os.getcwd(), now_of(args), install_hooks=not args.no_hooks and not framework).setup
     assert result is not None  # init always records what it did
     if framework:
         from dataclasses import replace
@@ -60,7 +63,8 @@ def cmd_demo(args: Any) -> int:
 # --- memories ----------------------------------------------------------------------
 
 def _remember_args(p: Any) -> None:
-    p.add_argument("text", metavar="TEXT", help="what to remember ('-' reads standard input)")
+    p.add_argument("text", metavar="TEXT", nargs="?", help="what to remember ('-' reads standard input)")
+    p.add_argument("--content", metavar="TEXT", help="the same as TEXT (the flag the DNA memory scripts use)")
     p.add_argument("--type", choices=choices("type"), help="default: inferred from the text")
     p.add_argument("--domain", choices=choices("domain"), help="default: inferred from the text")
     p.add_argument("--importance", type=float, help="0..1 (default: scored from the text)")
@@ -95,6 +99,12 @@ def _stdin_text(cap: int) -> str:
 
 @command("remember", "remember TEXT (reinforces a similar memory instead of duplicating it)", _remember_args)
 def cmd_remember(args: Any) -> int:
+    from gitmem.base.errors import ArgumentError
+
+    if (args.text is None) == (args.content is None):
+        raise ArgumentError("give what to remember once: as TEXT or as --content TEXT",
+                            hint='gitmem remember "I prefer small pull requests"')
+    args.text = args.text if args.text is not None else args.content
     repo = repo_of(args)
     text = _stdin_text(repo.cfg.sediment.max_content_bytes) if args.text == "-" else args.text
     if args.working:
@@ -195,6 +205,13 @@ def cmd_import(args: Any) -> int:
     else:
         out(f"imported {r.created} created, {r.reinforced} reinforced, {r.unchanged} unchanged, "
             f"{len(r.skipped)} skipped" + (f" in commit {r.commit[:12]}" if r.commit else " (nothing to commit)"))
+    for tier, count, cap in r.over_caps:
+        err(f"warning: {count} {tier}-term memories, over max_{tier}_term ({cap}) in gitmem.yaml")
+    if r.over_caps:
+        held = (f"; more than {r.review_limit} at once, so decay will open an archive review instead of archiving"
+                if r.would_archive > r.review_limit else "")
+        err(f"warning: the next decay would archive {r.would_archive} memories{held}")
+        err("hint: raise memory.max_short_term / max_long_term in gitmem.yaml to keep them live")
     return 0
 
 

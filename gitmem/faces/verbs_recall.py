@@ -127,8 +127,16 @@ def cmd_decay(args: Any) -> int:
     for m in r.moves:
         out(f"{m.id}\t{m.change}")
     what = "would change" if r.dry_run else "changed"
-    out(f"decay: {r.examined} memories examined, {len(r.moves)} {what}, {len(r.archived)} archived"
-        + (f", commit {r.commit[:12]}" if r.commit else " (no commit)"))
+    out(f"decay: {r.examined} memories examined, {len(r.moves)} moves, {r.files_changed} files {what}, "
+        f"{len(r.archived)} archived" + (f", commit {r.commit[:12]}" if r.commit else " (no commit)"))
+    if r.held:
+        where = f"held for review on {r.review}" if r.review else "would be held for review"
+        out(f"decay: {len(r.held)} memories would be archived at once, more than {r.limit} "
+            f"(memory.max_change_share): {where}")
+        if r.review:
+            out(f"hint: gitmem review show {r.review}   (accept archives them, reject keeps them)")
+    for branch in r.superseded:
+        out(f"decay: superseded the older archive review {branch}")
     return 0
 
 

@@ -47,6 +47,22 @@ def _weights_args(p: Any) -> None:
     json_flag(p)
 
 
+def _why_uncounted(why: Any) -> str:
+    if why is None:
+        return ""
+    if not why.harvested:
+        return " (no session harvested yet: gitmem harvest)"
+    if not why.patterns:
+        return f" ({why.harvested} sessions harvested, but no pattern yet: gitmem reflect, or gitmem pattern add)"
+    parts = []
+    if why.older:
+        parts.append(f"{why.older} started before the patterns were created, and a session older than a pattern "
+                     "never counts for it")
+    if why.counted:
+        parts.append(f"{why.counted} counted already")
+    return f" (of {why.harvested} harvested sessions: " + "; ".join(parts) + ")" if parts else ""
+
+
 @command("weights", "the next Hebbian weight update: a dry run, --propose for review, or --apply", _weights_args)
 def cmd_weights(args: Any) -> int:
     repo = repo_of(args)
@@ -56,7 +72,7 @@ def cmd_weights(args: Any) -> int:
         emit_json(report.to_json())
         return 0
     if not report.rows:
-        out("weights: no new sessions to count")
+        out("weights: no new sessions to count" + _why_uncounted(report.uncounted))
         return 0
     out("pattern\tweight\tstage\tsessions")
     for r in report.rows:
@@ -208,6 +224,9 @@ def cmd_analyze(args: Any) -> int:
         out("cluster: " + ", ".join(c))
     for a, b, j in found.merge_candidates:
         out(f"merge candidate: {a} + {b} ({j:.3f})")
+    if found.pairs and not found.merge_candidates:
+        out(f"analyze: no merge candidate (one needs a Jaccard index of at least the merge threshold over "
+            f"at least {found.min_sessions} shared sessions, analyze.min_sessions)")
     if not found.pairs:
         out("analyze: no two patterns are activated by the same session")
     return 0
@@ -232,6 +251,14 @@ def cmd_status(args: Any) -> int:
     if args.json:
         emit_json(st.to_json())
         return 0
+    c = st.counts
+    if c is not None:
+        def listed(by: dict[str, int]) -> str:
+            return ", ".join(f"{n} {name}" for name, n in by.items()) or "none"
+
+        out(f"memories: {c.memories} live (tier: {listed(c.tiers)}; band: {listed(c.bands)}), {c.archived} archived"
+            + (f", {c.unreadable} unreadable" if c.unreadable else ""))
+        out(f"episodes: {c.episodes}")
     out(f"patterns: {len(st.patterns)}")
     for p in st.patterns[:20]:
         out(f"  {p['weight']:.6g}\t{p['stage']}\t{p['slug']}")
@@ -258,13 +285,14 @@ def cmd_status(args: Any) -> int:
 
 
 def _log_args(p: Any) -> None:
-    p.add_argument("--events", action="store_true", required=True,
-                   help="the structured event stream, from commit trailers and the local event log")
+    p.add_argument("--events", action="store_true",
+                   help="the structured event stream, from commit trailers and the local event log "
+                        "(default: the commit history, each commit with its event)")
     p.add_argument("-n", dest="limit", type=int, metavar="N", help="only the last N commits")
     json_flag(p)
 
 
-@command("log", "the structured event stream (--events)", _log_args)
+@command("log", "the commit history with each commit's event; --events: the structured event stream", _log_args)
 def cmd_log(args: Any) -> int:
     import json
 
@@ -272,6 +300,15 @@ def cmd_log(args: Any) -> int:
 
     if args.limit is not None and args.limit < 1:
         raise ArgumentError(f"-n {args.limit}: give a positive number of commits", hint="gitmem log --events -n 20")
+    if not args.events:
+        commits = repo_of(args).history(args.limit)
+        if args.json:
+            emit_json(commits)
+            return 0
+        for c in commits:
+            event = str(c["event_type"] or ("merge" if c["merge"] else "(a person's commit)"))
+            out(f"{str(c['commit'])[:12]}  {c['timestamp']}  {event:<24} {c['subject']}")
+        return 0
     events = repo_of(args).events(args.limit)
     if args.json:
         emit_json(events)

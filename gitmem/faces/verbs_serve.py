@@ -10,7 +10,13 @@ from gitmem.faces.console import command, err
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8012
-INSTALL_HINT = "pip install 'gitmem-agent[mcp]'"
+
+
+def install_hint() -> str:
+    """The command that adds the MCP SDK (the ``mcp`` extra) to this gitmem's installation."""
+    from gitmem.api.installation import install_hint as hint
+
+    return hint("mcp")
 
 
 def _serve_args(p: Any) -> None:
@@ -92,5 +98,5 @@ def _server_module() -> Any:
     except ImportError as exc:
         if not (exc.name or "").split(".")[0] in ("mcp", "mcp_types"):
             raise
-        raise GitmemError(f"the MCP server needs the MCP SDK (mcp>=2,<3): {exc}", hint=INSTALL_HINT) from None
+        raise GitmemError(f"the MCP server needs the MCP SDK (mcp>=2,<3): {exc}", hint=install_hint()) from None
     return mcp_server

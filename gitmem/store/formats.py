@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Callable
 
 from gitmem.base.errors import UsageError
+from gitmem.base.origin import upgrade_hint
 from gitmem.store import enginestate
 from gitmem.store.enginestate import STATE_FILE
 
@@ -55,7 +56,7 @@ def check(state: bytes | None) -> int:
     version = format_of(state)
     if version > FORMAT:
         raise UsageError(f"this memory repository has format {version}; this gitmem reads formats up to {FORMAT}",
-                         hint="upgrade gitmem (pip install --upgrade gitmem-agent)")
+                         hint=f"upgrade gitmem ({upgrade_hint()})")
     return version
 
 
