@@ -7,13 +7,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.agent_helpers import configure_folders, errors, gm, make_memory
 from tests.conftest import run_cli
+from tests.pii_samples import GHP
 from gitmem.api import MemoryRepo
+from gitmem.base import files
 from gitmem.base.clock import parse_time
-from gitmem.base.errors import UsageError
+from gitmem.base.errors import SecurityError, UsageError
 from gitmem.base.gitio import Git, command
 from gitmem.engines import integrate
-from tests.loop_helpers import add_sessions, git
+from tests.loop_helpers import add_sessions, git, write_transcripts
 
 T = parse_time("2026-10-30T12:00:00Z")
 
@@ -92,3 +95,105 @@ def test_cron_install_for_a_repository_path_with_a_newline_leaves_the_crontab(tm
 def test_percent_in_a_cron_word_is_escaped() -> None:
     line = integrate.cron_command(["python3", "-m", "gitmem", "--repo", "/home/p/100%mem", "hook", "cron"], "/l")
     assert "%" not in line.replace("\\%", "")
+
+
+# --- paths ----------------------------------------------------------------------------------------
+
+def test_the_one_rule_refuses_links_out_dot_dot_and_strangers(tmp_path: Path) -> None:
+    inside, outside = tmp_path / "in", tmp_path / "out"
+    inside.mkdir()
+    outside.mkdir()
+    (outside / "secret.jsonl").write_text("x")
+    (inside / "a.jsonl").write_text("x")
+    (inside / "link.jsonl").symlink_to(outside / "secret.jsonl")
+    (inside / "dir").symlink_to(outside)
+    (inside / "loop").symlink_to(inside / "loop")
+    (inside / "near").symlink_to(inside / "a.jsonl")
+    assert files.confined(inside / "a.jsonl", [inside]) and files.confined(inside / "near", [inside])
+    assert files.confined(inside, [inside])
+    assert not files.confined(inside / "link.jsonl", [inside])
+    assert not files.confined(inside / "dir" / "secret.jsonl", [inside])
+    assert not files.confined(inside / ".." / "in" / "a.jsonl", [inside])   # no `..`, even one that comes back
+    assert not files.confined(tmp_path / "in-other" / "a.jsonl", [inside])  # a sibling sharing the prefix
+    assert not files.confined(outside / "secret.jsonl", [inside])
+    assert not files.confined(inside / "loop", [tmp_path / "elsewhere"])
+    assert not files.confined("a\0b", [inside])
+
+
+def test_import_of_learnings_refuses_a_file_linked_from_outside(repo: MemoryRepo, tmp_path: Path) -> None:
+    learnings = tmp_path / ".learnings"
+    learnings.mkdir()
+    (learnings / "LEARNINGS.md").write_text("## Cache\n\nClear the cache after a toolchain upgrade.\n")
+    private = tmp_path / "private.md"
+    private.write_text("## Notes\n\nThe spare key is under the doormat of the blue house.\n")
+    (learnings / "ERRORS.md").symlink_to(private)
+    head = repo.head
+    with pytest.raises(SecurityError, match="symbolic link"):
+        repo.import_file(learnings, now=T)
+    assert MemoryRepo.open(repo.root).head == head
+
+
+def test_import_reports_a_second_row_with_the_same_id_as_a_duplicate(repo: MemoryRepo, tmp_path: Path) -> None:
+    import json
+
+    mid = "20261001-120000-abcdef12"
+    rows = [{"id": mid, "content": "Pin the toolchain version in CI"}, {"id": mid, "content": "Another text"}]
+    src = tmp_path / "rows.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    done = repo.import_file(src, now=T)
+    assert done.created == 1 and done.unchanged == 0
+    assert [line for line, _ in done.skipped] == [2] and "duplicate id" in done.skipped[0][1]
+
+
+def _outside_agent(folder: Path, main: Path, outside: Path) -> None:
+    """A sub-agent folder of ``main``'s session that is a link to ``outside``, holding a secret."""
+    import json
+
+    outside.mkdir()
+    sid = main.stem
+    row = {"type": "user", "sessionId": sid, "cwd": "/project", "uuid": "x1", "timestamp": "2026-11-01T09:00:00Z",
+           "isSidechain": True, "message": {"role": "user", "content": f"token {GHP} for the outside"}}
+    (outside / "agent-a1.jsonl").write_text(json.dumps(row) + "\n")
+    (folder / sid).mkdir()
+    (folder / sid / "subagents").symlink_to(outside)
+
+
+def test_the_unattended_harvest_reads_no_file_or_folder_linked_out(repo: MemoryRepo, tmp_path: Path) -> None:
+    folder = tmp_path / "sessions"
+    [main] = write_transcripts(folder, ["the upload failed, retry it with backoff please"])
+    stranger = tmp_path / "stranger.jsonl"
+    write_transcripts(tmp_path / "elsewhere", [f"the key is {GHP}"])[0].rename(stranger)
+    (folder / "linked.jsonl").symlink_to(stranger)
+    _outside_agent(folder, main, tmp_path / "outside")
+    configure_folders(repo.root, [folder])
+    run = MemoryRepo.open(repo.root).run_job("harvest", T)
+    assert run.ok and run.details["counts"] == {"harvested": 1}, run   # the linked sub-agent's secret not read
+    assert run.details["harvested"] == 1 and "1 left out" in run.summary
+
+
+def test_an_unattended_harvest_of_a_path_outside_the_folders_fails(repo: MemoryRepo, tmp_path: Path) -> None:
+    [path] = write_transcripts(tmp_path / "elsewhere", ["deploy with the staging flag"])
+    configure_folders(repo.root, [tmp_path / "sessions"])
+    run = MemoryRepo.open(repo.root).run_job("harvest", T, paths=[path])
+    assert not run.ok and "outside the configured session folders" in run.summary
+
+
+def test_hook_session_end_hands_off_no_transcript_outside_the_session_folders(tmp_path: Path) -> None:
+    import json
+
+    mem = make_memory()
+    configure_folders(mem, [tmp_path / "sessions"])
+    [path] = write_transcripts(tmp_path / "elsewhere", ["deploy with the staging flag"])
+    given = {"session_id": "x", "transcript_path": str(path), "cwd": "/", "hook_event_name": "SessionEnd"}
+    done = gm("hook", "session-end", "--repo", str(mem), stdin=json.dumps(given))
+    assert done.returncode == 0 and "handed off" not in done.stdout
+    [error] = errors(mem)
+    assert error["job"] == "session-end" and "outside the session folders" in str(error["summary"])
+
+
+def test_hook_post_session_of_a_file_outside_says_failed_and_exits_1(tmp_path: Path) -> None:
+    mem = make_memory()
+    passwd = tmp_path / "passwd"
+    passwd.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    done = gm("hook", "post-session", str(passwd), "--repo", str(mem))
+    assert done.returncode == 1 and "post-session: failed" in done.stdout and "ok:" not in done.stdout

@@ -145,8 +145,9 @@ def _path_hash(salt: bytes, path: Path) -> str:
 
 
 def _inside(path: Path, folders: Sequence[Path]) -> bool:
-    real = os.path.realpath(path)
-    return any(real.startswith(os.path.realpath(f) + os.sep) for f in folders)
+    from gitmem.base.files import confined
+
+    return confined(path, folders)
 
 
 def _keepable(root: Path, path: Path) -> bool:

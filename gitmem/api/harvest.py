@@ -42,9 +42,11 @@ def session_folders(ctx: Context) -> builtins.list[Path]:
 
 
 def inside_session_folders(ctx: Context, path: str | Path) -> bool:
-    """True when ``path`` (symlinks resolved) lies inside one of the configured session folders."""
-    target = Path(path).expanduser().resolve()
-    return any(target.is_relative_to(f.resolve()) for f in session_folders(ctx))
+    """True when ``path`` (symlinks resolved, no ``..``) lies inside one of the configured session folders
+    (``files.confined``, the one rule)."""
+    from gitmem.base.files import confined
+
+    return confined(path, session_folders(ctx))
 
 
 def newest_session(folders: Sequence[Path]) -> Path | None:
@@ -89,16 +91,21 @@ def session_files(ctx: Context, paths: Sequence[str | Path] | None = None) -> Se
 
 def harvest(ctx: Context, paths: Sequence[str | Path], fmt: str = "auto", signals: int = 20, whole: bool = False,
             now: datetime | None = None, progress: Progress | None = None,
-            rescan: bool = False) -> builtins.list[Harvested]:
+            rescan: bool = False, confine: bool = False) -> builtins.list[Harvested]:
     """Harvest agent transcripts into episodes and memories (one commit per session).
 
     A session holding a secret is rejected whole (an alert event is logged);
-    a file unchanged since it was harvested is skipped unless ``rescan``.
+    a file unchanged since it was harvested is skipped unless ``rescan``. With ``confine`` (the
+    unattended harvest) a session or sub-agent file whose real path lies outside the session
+    folders is left out, a sub-agent folder linked out of them included.
     """
     from gitmem.engines.harvest import planning
 
     now = now or clock.now()
     files = planning.list_sessions(paths, fmt, signals)  # a session's sub-agent files come with it
+    if confine:
+        files = [dataclasses.replace(u, parts=tuple(p for p in u.parts if inside_session_folders(ctx, p)))
+                 for u in files if inside_session_folders(ctx, u.path)]
     cursors = planning.Cursors(ctx.writer.state)
     command, warned = _encoder_command(ctx)
     results: builtins.list[Harvested] = []

@@ -10,6 +10,10 @@ from __future__ import annotations
 import os
 import threading
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 
 def temp_beside(path: str | os.PathLike[str]) -> str:
     """A name beside ``path`` for a file about to replace it, unique to this process and thread
@@ -44,3 +48,19 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, make_folders: 
         except OSError:
             pass
         raise
+
+
+def confined(path: str | os.PathLike[str], folders: Iterable[str | os.PathLike[str]]) -> bool:
+    """The one rule for a path that gitmem reads on someone else's word (an import, the unattended harvest,
+    an agent's hook or MCP call): True only when ``path`` as given has no ``..`` part and its real path,
+    every symbolic link resolved, is one of ``folders`` or lies inside one (their links resolved too).
+    A link inside a folder that points out is outside."""
+    given = os.path.expanduser(os.fspath(path))
+    if ".." in given.split(os.sep):
+        return False
+    try:
+        real = os.path.realpath(given)
+        bases = [os.path.realpath(os.path.expanduser(os.fspath(f))) for f in folders]
+    except (OSError, ValueError):   # a NUL in the name, a name too long for the system
+        return False
+    return any(real == base or real.startswith(base.rstrip(os.sep) + os.sep) for base in bases)
