@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.agent_helpers import configure_folders, errors, gm, make_memory
-from tests.conftest import run_cli
+from tests.conftest import ROOT, run_cli
 from tests.pii_samples import GHP
 from gitmem.api import MemoryRepo
 from gitmem.base import files
@@ -197,3 +198,82 @@ def test_hook_post_session_of_a_file_outside_says_failed_and_exits_1(tmp_path: P
     passwd.write_text("root:x:0:0:root:/root:/bin/bash\n")
     done = gm("hook", "post-session", str(passwd), "--repo", str(mem))
     assert done.returncode == 1 and "post-session: failed" in done.stdout and "ok:" not in done.stdout
+
+
+# --- MCP ------------------------------------------------------------------------------------------
+
+def _mcp(root: Path, body: Any) -> Any:
+    """``body(client)`` with the SDK's client talking to ``gitmem serve`` over stdio, in its own process."""
+    import os
+    import sys
+
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "gitmem", "serve", "--repo", str(root)],
+                                   env=dict(os.environ), cwd=str(ROOT))
+
+    async def main() -> Any:
+        async with Client(params) as c:
+            return await body(c)
+    return anyio.run(main)
+
+
+def test_every_mcp_parameter_has_a_description_a_type_and_a_bound(repo: MemoryRepo) -> None:
+    async def body(c: Any) -> Any:
+        return (await c.list_tools()).tools
+    tools = _mcp(repo.root, body)
+    assert tools
+    for tool in tools:
+        schema = tool.input_schema
+        assert schema.get("additionalProperties") is False, tool.name
+        for name, prop in schema.get("properties", {}).items():
+            assert prop.get("description"), (tool.name, name)
+            kinds = [prop] + prop.get("anyOf", [])
+            assert any("type" in k or "enum" in k or "const" in k for k in kinds), (tool.name, name)
+            bounded = [k for k in kinds if k.get("type") in ("string", "integer", "number", "array")]
+            for k in bounded:
+                assert k.get("enum") or {"maxLength", "maximum", "maxItems"} & set(k), (tool.name, name, k)
+
+
+def test_an_unknown_mcp_argument_is_an_error_and_runs_nothing(repo: MemoryRepo, tmp_path: Path) -> None:
+    folder = tmp_path / "sessions"
+    write_transcripts(folder, ["the upload failed, retry it with backoff please"])
+    configure_folders(repo.root, [folder])
+    head = repo.head
+
+    async def body(c: Any) -> Any:
+        return (await c.call_tool("harvest", {"path": str(folder)}),
+                await c.call_tool("recall", {"query": "backoff", "kk": 3}))
+    harvest, recall = _mcp(repo.root, body)
+    assert harvest.is_error and "path" in harvest.content[0].text
+    assert recall.is_error and "kk" in recall.content[0].text
+    assert MemoryRepo.open(repo.root).head == head   # the default harvest did not run
+
+
+@pytest.mark.parametrize("enum_case", [("recall", {"query": "x", "type": "nonsense"}),
+                                       ("remember", {"text": "a fact", "importance": 7})])
+def test_mcp_values_outside_the_schema_are_refused(repo: MemoryRepo, enum_case: tuple[str, dict[str, Any]]) -> None:
+    tool, args = enum_case
+
+    async def body(c: Any) -> Any:
+        return await c.call_tool(tool, args)
+    assert _mcp(repo.root, body).is_error
+
+
+def test_serve_refuses_a_token_on_the_command_line(repo: MemoryRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(["serve", "--repo", str(repo.root), "--http", "--token", "t" * 40], capsys)
+    assert code == 2 and out == "" and "GITMEM_MCP_TOKEN" in err and "--token-file" in err
+
+
+@pytest.mark.parametrize("token", ["x", "t" * 31])
+def test_serve_refuses_a_short_token(repo: MemoryRepo, token: str, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITMEM_MCP_TOKEN", token)
+    code, _, err = run_cli(["serve", "--repo", str(repo.root), "--http", "--host", "0.0.0.0", "--allow-remote"], capsys)
+    assert code == 2 and "at least 32" in err
+    monkeypatch.delenv("GITMEM_MCP_TOKEN")
+    (tmp_path / "token").write_text(token + "\n")
+    code, _, err = run_cli(["serve", "--repo", str(repo.root), "--http", "--token-file", str(tmp_path / "token")],
+                           capsys)
+    assert code == 2 and "at least 32" in err
