@@ -277,3 +277,93 @@ def test_serve_refuses_a_short_token(repo: MemoryRepo, token: str, tmp_path: Pat
     code, _, err = run_cli(["serve", "--repo", str(repo.root), "--http", "--token-file", str(tmp_path / "token")],
                            capsys)
     assert code == 2 and "at least 32" in err
+
+
+# --- crashes and messages that mislead --------------------------------------------------------------
+
+def test_a_search_reads_candidates_and_rows_from_one_state(tmp_path: Path) -> None:
+    """Another process's write between the two statements of a search took rows away (a KeyError)."""
+    from tests.test_index import NOW, row
+    from gitmem.store.index import Index
+
+    path = tmp_path / "index.sqlite3"
+    Index(path).upsert([row(f"m-{n}", f"the staging database note {n}") for n in range(5)])
+
+    class Racing(Index):
+        def _rows_by_rid(self, rids: list[int]) -> Any:
+            Index(path).delete([f"m-{n}" for n in range(5)])   # another writer, between the statements
+            return super()._rows_by_rid(rids)
+
+    hits = Racing(path).search("staging database", now=NOW)
+    assert sorted(h.id for h in hits) == [f"m-{n}" for n in range(5)]
+    assert Index(path).search("staging database", now=NOW) == []
+
+
+def test_concurrent_remember_and_recall_in_threads_never_crash(repo: MemoryRepo) -> None:
+    import threading
+
+    repo.remember("seed note about the staging database", now=T)
+    failures: list[BaseException] = []
+
+    def work(n: int) -> None:
+        try:
+            mine = MemoryRepo.open(repo.root)
+            for i in range(6):
+                mine.remember(f"thread {n} note {i} on the staging database rebuild", dedupe=True, now=T)
+                mine.recall("staging database rebuild", 5)
+        except BaseException as exc:   # a crash of any kind is the failure
+            failures.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures, failures
+
+
+@pytest.mark.parametrize(("yaml", "says"), [
+    ("version: 99\n", "version"),
+    ("pii:\n  allowlist:\n    patterns: ['(unclosed']\n", "compiles"),
+    ("paths:\n  allowed_dirs: ['..', '/etc', '.git', 'memory']\n", "paths.allowed_dirs"),
+    ("daemon:\n  session_folders: ['/']\n", "daemon.session_folders"),
+])
+def test_check_config_refuses_values_that_cannot_mean_what_they_say(repo: MemoryRepo, yaml: str, says: str,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    (repo.root / "gitmem.yaml").write_text(yaml)
+    code, out, err = run_cli(["--repo", str(repo.root), "check", "config"], capsys)
+    assert code == 1 and says in out + err, out + err
+
+
+def test_check_config_of_a_file_that_is_not_utf8_is_a_failed_check(repo: MemoryRepo,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    (repo.root / "gitmem.yaml").write_bytes(b"version: 1\n# caf\xe9\n")
+    code, out, err = run_cli(["--repo", str(repo.root), "check", "config"], capsys)
+    assert code == 1 and "not UTF-8" in out + err and "Traceback" not in err
+
+
+def test_install_claude_code_into_a_symlink_loop_is_refused(repo: MemoryRepo, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    loop = tmp_path / "settings.json"
+    loop.symlink_to(loop)
+    code, _, err = run_cli(["--repo", str(repo.root), "install", "claude-code", "--settings", str(loop)], capsys)
+    assert code in (1, 2) and "symbolic link loop" in err and "Traceback" not in err
+    assert loop.is_symlink()
+
+
+def test_pii_scan_of_a_device_returns_at_once(tmp_path: Path) -> None:
+    done = gm("pii", "scan", "/dev/zero", timeout=60)
+    assert done.returncode in (1, 2) and "not a regular file" in done.stderr
+
+
+def test_dashboard_to_something_other_than_a_file_is_an_error(repo: MemoryRepo, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+    import stat
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    code, out, err = run_cli(["--repo", str(repo.root), "--now", "2026-11-29T12:00:00Z", "dashboard", "-o", str(fifo)],
+                             capsys)
+    assert code != 0 and "wrote" not in out and "not a regular file" in err
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)   # the pipe is still a pipe

@@ -280,12 +280,40 @@ def _cross_checks(cfg: Config, problems: list[Problem]) -> None:
         problems.append(Problem("hebbian.weight_min", h.weight_min, f"below hebbian.weight_max ({h.weight_max})"))
 
 
+def _meaning_checks(data: Any, cfg: Config, problems: list[Problem]) -> None:
+    """Values of the right type that cannot mean what they say: a version this gitmem does not know, a regex
+    that does not compile, a writable folder outside the repository, a session folder that is everything."""
+    import re
+
+    version = data.get("version", SCHEMA_VERSION) if isinstance(data, dict) else SCHEMA_VERSION
+    if isinstance(version, bool) or version != SCHEMA_VERSION:
+        problems.append(Problem("version", version, f"{SCHEMA_VERSION}, the version this gitmem reads"))
+    for pattern in cfg.pii.allowlist.patterns:
+        try:
+            re.compile(pattern)
+        except (re.error, RecursionError, OverflowError) as exc:
+            problems.append(Problem("pii.allowlist.patterns", pattern, f"a regular expression that compiles ({exc})"))
+    for folder in cfg.paths.allowed_dirs:
+        parts = folder.replace("\\", "/").split("/")
+        if (not folder.strip() or folder.startswith(("/", "~")) or ".." in parts or "." in parts
+                or parts[0].lower() == ".git"):
+            problems.append(Problem("paths.allowed_dirs", folder,
+                                    "a folder or top-level file inside the repository: no '..', no absolute path, "
+                                    "not .git"))
+    for folder in cfg.daemon.session_folders:
+        real = os.path.realpath(os.path.expandvars(os.path.expanduser(folder)))
+        if real in (os.sep, os.path.realpath(os.path.expanduser("~"))) or not folder.strip():
+            problems.append(Problem("daemon.session_folders", folder,
+                                    "a folder agents write session logs to, not the root or the home folder"))
+
+
 def check_data(data: Any) -> Checked:
     """Validate parsed YAML; never raises for bad values, reports them."""
     problems: list[Problem] = []
     warnings: list[str] = []
     cfg = _build(Config, data, "", problems, warnings)
     _cross_checks(cfg, problems)
+    _meaning_checks(data, cfg, problems)
     return Checked(cfg, tuple(problems), tuple(warnings))
 
 

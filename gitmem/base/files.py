@@ -7,7 +7,9 @@ daemon's pid file, learned names, the config cache) and a person's own files
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import threading
 
 TYPE_CHECKING = False
@@ -26,11 +28,18 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, make_folders: 
     """Replace ``path`` with ``data`` (text as UTF-8, bytes as they are) in one step.
 
     A symlink's target is replaced, so a linked dotfile stays linked; the file keeps its
-    permission bits. A missing folder is made with ``make_folders``, else the write fails
+    permission bits. Anything but a regular file (a device such as /dev/full, a pipe) is refused with
+    an OSError, as is a symbolic link loop (ELOOP). A missing folder is made with ``make_folders``, else the write fails
     (the caller's to refuse). The temporary file is removed when the write fails, and the
     error raised.
     """
     target = os.path.realpath(path)
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):   # renaming over /dev/full would replace the device
+        raise OSError(errno.EINVAL, "not a regular file (a device, a pipe or a folder)", os.fspath(path))
     if make_folders:
         os.makedirs(os.path.dirname(target), exist_ok=True)
     tmp = temp_beside(target)

@@ -41,7 +41,13 @@ def check_config(root: Path) -> Report:
     path = root / config.CONFIG_FILE
     if not path.is_file():
         return Report(False, (f"{path.name} is missing; copy it from a fresh `gitmem init`",))
-    checked = config.check_text(path.read_text(encoding="utf-8"), path.name)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        return Report(False, (f"{path.name} is not UTF-8 text (byte {exc.start}); save it as UTF-8",))
+    except OSError as exc:
+        return Report(False, (f"{path.name} cannot be read: {exc.strerror or exc}",))
+    checked = config.check_text(text, path.name)
     problems = tuple(str(p) for p in checked.problems)
     return Report(not problems, problems, checked.warnings)
 

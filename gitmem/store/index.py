@@ -324,17 +324,31 @@ class Index:
         parsed = ranking.parse_query(query)
         if parsed is None or k <= 0:
             return []
-        candidates = self._candidates(parsed, max(ranking.CANDIDATES, 2 * k), filters)
-        if not candidates:
-            return []
-        relevance = ranking.relevance(candidates)
-        best = max(relevance.values())
-        if best <= 0:
-            return []
-        moment = (now or datetime.now(timezone.utc)).timestamp()
-        scored = sorted(ranking.scores(relevance, best, candidates, moment, k), key=lambda t: (-t[0], -t[1], t[2]))[:k]
-        rows = self._rows_by_rid([rid for _, _, rid in scored])
-        return [Hit(rows[rid].id, rows[rid].path, score, rel, rows[rid]) for score, rel, rid in scored]
+        with self._snapshot():   # candidates and rows from one state: a writer's commit between them drops rows
+            candidates = self._candidates(parsed, max(ranking.CANDIDATES, 2 * k), filters)
+            if not candidates:
+                return []
+            relevance = ranking.relevance(candidates)
+            best = max(relevance.values())
+            if best <= 0:
+                return []
+            moment = (now or datetime.now(timezone.utc)).timestamp()
+            scored = sorted(ranking.scores(relevance, best, candidates, moment, k), key=lambda t: (-t[0], -t[1], t[2]))[:k]
+            rows = self._rows_by_rid([rid for _, _, rid in scored])
+        return [Hit(rows[rid].id, rows[rid].path, score, rel, rows[rid]) for score, rel, rid in scored if rid in rows]
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """One read transaction around several statements (joined when one is open already)."""
+        if self._depth or self._db.in_transaction:
+            yield
+            return
+        self._call(self._db.execute, "BEGIN")
+        try:
+            yield
+        finally:
+            if self._db.in_transaction:
+                self._db.execute("COMMIT")
 
     def _candidates(self, query: ranking.Query, limit: int, filters: Filters) -> dict[int, ranking.Candidate]:
         """The ``limit`` best bm25 matches that pass the filters, and their followers.
