@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from tests.pii_samples import GHP
 from gitmem.api import MemoryRepo
 from gitmem.base import files
 from gitmem.base.clock import parse_time
-from gitmem.base.errors import SecurityError, UsageError
+from gitmem.base.errors import SecurityError, UsageError, ValidationError
 from gitmem.base.gitio import Git, command
 from gitmem.engines import integrate
 from tests.loop_helpers import add_sessions, git, write_transcripts
@@ -367,3 +368,32 @@ def test_dashboard_to_something_other_than_a_file_is_an_error(repo: MemoryRepo, 
                              capsys)
     assert code != 0 and "wrote" not in out and "not a regular file" in err
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)   # the pipe is still a pipe
+
+
+def _memory_file(repo: MemoryRepo) -> Path:
+    found = sorted(p for p in (repo.root / "memory").rglob("*.md"))
+    assert found
+    return found[0]
+
+
+def test_a_crlf_memory_file_git_sees_as_clean_does_not_block_decay(repo: MemoryRepo) -> None:
+    repo.remember("the deploy script needs the staging flag", now=T)
+    path = _memory_file(repo)
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    git(repo.root, "commit", "-qam", "line ends", "--allow-empty")
+    assert git(repo.root, "status", "--porcelain", "--untracked-files=no") == ""   # clean to git
+    done = MemoryRepo.open(repo.root).decay(now=parse_time("2027-03-01T00:00:00Z"))
+    assert done.commit is not None
+
+
+def test_a_nul_in_a_committed_memory_is_skipped_and_reported_not_fatal(repo: MemoryRepo) -> None:
+    repo.remember("another memory about the release train", now=T)
+    repo.remember("the deploy script needs the staging flag", now=T)
+    path = _memory_file(repo)
+    path.write_bytes(path.read_bytes().replace(b"memory", b"mem\0ory").replace(b"script", b"scr\0ipt"))
+    git(repo.root, "commit", "-qam", "a NUL, past the hook", "--no-verify")
+    with pytest.raises(ValidationError, match="NUL"):
+        repo.remember("a note\0 about nul", now=T)
+    code = subprocess.run([sys.executable, "-m", "gitmem", "--repo", str(repo.root), "--now", "2027-03-01T00:00:00Z",
+                           "decay"], capture_output=True, text=True, timeout=120)
+    assert code.returncode == 0 and "skipped unreadable file" in code.stderr and "1 memories examined" in code.stdout

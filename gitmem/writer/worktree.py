@@ -19,7 +19,7 @@ from gitmem.base import state
 from gitmem.base.errors import CommitInProgress, ConflictError
 from gitmem.base.files import write_atomic
 from gitmem.base.gitio import Git
-from gitmem.base.gitio.command import blob_id
+from gitmem.base.gitio.command import blob_id, changed_in_worktree
 from gitmem.base.gitio.reflocks import git_commit_in
 
 
@@ -75,6 +75,13 @@ def refuse_dirty(git: Git, parent: str | None, changes: Mapping[str, bytes | Non
     staged = git.staged_changes(parent, paths)
     before = git.tree_entry_hashes(parent, paths)
     dirty = [p for p in paths if p in staged or git.worktree_hash(p) != before[p]]
+    # a tracked file whose bytes differ only as git's filters undo (CRLF of a text=auto file) is
+    # clean to git: asked of git itself, else decay would refuse it forever while `git status` shows nothing
+    recheck = [p for p in dirty if p not in staged and before[p] is not None]
+    if recheck:
+        edited = changed_in_worktree(git.root, recheck)
+        if edited is not None:
+            dirty = [p for p in dirty if p not in recheck or p in edited]
     if dirty:
         raise ConflictError(
             "uncommitted changes in " + ", ".join(dirty[:5]) + (" …" if len(dirty) > 5 else "") + "; nothing was written",

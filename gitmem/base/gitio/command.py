@@ -146,6 +146,15 @@ def changed_in_index(root: Path | str, rev: str, paths: Sequence[str]) -> list[s
     return None if out is None else split_nul(out)
 
 
+def changed_in_worktree(root: Path | str, paths: Sequence[str]) -> set[str] | None:
+    """Those of ``paths`` whose work-tree file differs from the index as git sees it (its filters applied:
+    a CRLF text file git normalises is no change); None when git fails."""
+    out = attempt(root, "diff-files", "--name-only", "-z", "--", *paths[:1000])
+    if out is None or len(paths) > 1000:
+        return None
+    return set(split_nul(out))
+
+
 def update_index(root: Path | str, paths: Iterable[str]) -> bool:
     """``git update-index`` for ``paths`` (added, changed or removed); False when git fails."""
     listing = "".join(f"{p}\0" for p in paths).encode("utf-8", "surrogateescape")
