@@ -1,11 +1,12 @@
 """The checked-out branch: its index and files follow a commit, and a killed writer is recovered.
 
-The index is staged in git's own ``index.lock`` before the branch moves and
-renamed into place after the files: a writer killed in between leaves the lock
-(a person's ``git commit`` refuses, never commits a deletion) and a journal
-under .git/gitmem/ that ``gitmem recover`` or the next writer finishes. A
-person's uncommitted edits in the changed paths refuse the write. Everything
-here runs under the write lock.
+The next index is staged in a file of its own; git's ``index.lock`` is held
+only from the files' writing until the branch has moved and that index is
+renamed into place. A writer killed then leaves the lock (a person's ``git
+commit`` refuses, never commits a deletion); one killed at any other moment
+leaves none. Its journal under .git/gitmem/ lets ``gitmem recover`` or the next
+writer finish (or undo) the work. A person's uncommitted edits in the changed
+paths refuse the write. Everything here runs under the write lock.
 """
 
 from __future__ import annotations
@@ -30,43 +31,65 @@ def journal_path(git: Git) -> Path:
 
 def commit(git: Git, branch: str, tree: str, parent: str | None, text: str,
            changes: Mapping[str, bytes | None], now: datetime, merged: Sequence[str] = ()) -> str:
-    """Commit with the index held: lock it, stage, move the branch, write the files, publish.
+    """Commit and bring the index and files along: stage the next index in a file of its own, then,
+    holding ``index.lock`` only for that long, write the files, move the branch and rename the
+    next index into place.
 
-    Until the last step git's ``index.lock`` exists, so a writer killed at any
-    moment leaves a lock (a person's `git commit` refuses) and a journal
-    (``gitmem recover``, or the next write, finishes the work), never an index
-    that lacks what the branch holds. ``CommitInProgress`` when a person's
-    ``git commit`` is running (the caller waits for it with nothing held).
+    The lock is held while the work tree is ahead of the index (a person's `git commit -a` then
+    refuses instead of committing half a write), and dropped the moment the branch has moved:
+    a writer killed then leaves no lock for a person's next `git add` to trip over. One killed
+    before leaves its journal (``gitmem recover``, or the next write, undoes its files).
+    ``CommitInProgress`` when a person's ``git commit`` is running (the caller waits for it with
+    nothing held).
     """
     # A person's `git commit` reads HEAD, then takes index.lock: one already running must never
     # meet ours (it would stop at "index.lock: File exists"), so it is waited for before we take it
     person = git_commit_in(git.root)
     if person is not None:
         raise CommitInProgress(person)
-    git.lock_index()
-    moved = False
+    before = refuse_dirty(git, parent, changes)
+    # a file the change leaves as it was is neither staged nor rewritten (its mtime stays)
+    todo = {p: d for p, d in changes.items() if (None if d is None else blob_id(d)) != before[p]}
+    _journal(git, branch, parent, todo)
+    prepared, stamp = git.prepare_index(tree, todo)
+    moved = written = False
     try:
-        before = refuse_dirty(git, parent, changes)   # under the lock: nobody stages meanwhile
-        # a file the change leaves as it was is neither staged nor rewritten (its mtime stays)
-        todo = {p: d for p, d in changes.items() if (None if d is None else blob_id(d)) != before[p]}
-        _journal(git, branch, parent, todo)
-        git.stage_index(tree, todo)
-        # one that started since read HEAD before the branch moves and fails ("cannot lock ref
-        # 'HEAD'") if it moves now: looked for again at the last moment, and waited for
-        person = git_commit_in(git.root)
-        if person is not None:
-            raise CommitInProgress(person)
-        made = git.create_commit(branch, tree, parent, text, now, merged)
-        moved = True
-        git.write_files(todo)
-        git.publish_index()
+        git.take_index_lock()
+        try:
+            if git.index_stamp() != stamp:   # a person staged meanwhile: checked and staged again, held
+                refuse_dirty(git, parent, changes)
+                prepared.unlink(missing_ok=True)
+                prepared, stamp = git.prepare_index(tree, todo)
+            # one that started since read HEAD before the branch moves and fails ("cannot lock ref
+            # 'HEAD'") if it moves now: looked for again at the last moment, and waited for
+            person = git_commit_in(git.root)
+            if person is not None:
+                raise CommitInProgress(person)
+            written = True
+            git.write_files(todo)
+            made = git.create_commit(branch, tree, parent, text, now, merged)
+            moved = True
+            git.install_index(prepared)
+        except BaseException:
+            if not moved:
+                if written:
+                    _undo_files(git, parent, todo)
+                git.unlock_index()
+            raise
     except BaseException:
+        prepared.unlink(missing_ok=True)
         if not moved:
-            git.unlock_index()
             _journal_done(git)
         raise
     _journal_done(git)
     return made
+
+
+def _undo_files(git: Git, parent: str | None, written: Mapping[str, bytes | None]) -> None:
+    """Put back, as ``parent`` holds them, the files a write that never committed wrote (those since
+    edited by a person are left as they are)."""
+    ours = {p for p, d in written.items() if git.worktree_hash(p) == (None if d is None else blob_id(d))}
+    git.write_files({p: git.read(p, parent) if parent else None for p in sorted(ours)})
 
 
 def refuse_dirty(git: Git, parent: str | None, changes: Mapping[str, bytes | None]) -> dict[str, str | None]:
@@ -102,9 +125,16 @@ def recover(git: Git, branch: str) -> None:
     except (FileNotFoundError, ValueError):
         journal = None
     ours = git.index_lock_abandoned()
+    for left in (git.git_dir / "gitmem").glob("index.*.next"):   # a killed writer's next index, never installed
+        left.unlink(missing_ok=True)
     tip = git.tip(branch)
     if not isinstance(journal, dict) or journal.get("branch") != branch or tip is None \
             or tip == journal.get("parent"):
+        if isinstance(journal, dict) and isinstance(journal.get("new"), dict):
+            parent = journal.get("parent")   # the files it wrote go back to what the branch holds
+            undo = {p: git.read(p, parent) if isinstance(parent, str) else None
+                    for p, h in journal["new"].items() if isinstance(p, str) and git.worktree_hash(p) == h}
+            git.write_files(undo)
         if ours:
             git.unlock_index()   # the branch never moved: the old index is right
         _journal_done(git)
@@ -129,7 +159,9 @@ def recover(git: Git, branch: str) -> None:
 
 
 def _journal(git: Git, branch: str, parent: str | None, changes: Mapping[str, bytes | None]) -> None:
-    write_atomic(journal_path(git), json.dumps({"branch": branch, "parent": parent, "paths": sorted(changes)}))
+    new = {p: None if d is None else blob_id(d) for p, d in sorted(changes.items())}
+    write_atomic(journal_path(git), json.dumps({"branch": branch, "parent": parent, "paths": sorted(changes),
+                                                "new": new}))
 
 
 def _journal_done(git: Git) -> None:

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections import namedtuple
 
 from gitmem.base.errors import CasFailed, ConflictError, NotFoundError
-from gitmem.base.gitio.staging import drop as drop_index_lock, owner_gone, publish, stage, take, write_files
+from gitmem.base.gitio.staging import (drop as drop_index_lock, install, owner_gone, prepare, publish, stage, stamp,
+                                       take, write_files)
 from gitmem.base.gitio.command import changed_in_index, check_ref_name
 from gitmem.base.gitio.heads import common_dir
 from gitmem.base.gitio.trees import build
@@ -421,6 +422,24 @@ class Git:
     def stage_entries(self, entries: Mapping[str, tuple[str, int] | None]) -> None:
         """Set entries (path -> (blob id, mode), None removes) in the held ``index.lock``."""
         stage(self.git_dir, self.root, entries, large=_index_size(self.git_dir) > LARGE_INDEX_BYTES)
+
+    def prepare_index(self, tree: str, paths: Iterable[str]) -> tuple[Path, tuple[int, int, int] | None]:
+        """The next index (``paths`` as tree or commit ``tree`` holds them) staged in a file of its own,
+        without ``index.lock``: its path and the stamp of the index it starts from."""
+        return prepare(self.git_dir, self.root, self.tree_entries(tree, paths),
+                       large=_index_size(self.git_dir) > LARGE_INDEX_BYTES)
+
+    def index_stamp(self) -> tuple[int, int, int] | None:
+        """What tells this version of the index from the next (inode, size, mtime)."""
+        return stamp(self.git_dir)
+
+    def take_index_lock(self) -> None:
+        """Take ``index.lock`` empty, the next index being ``prepare_index``'s; IndexLocked when held."""
+        take(self.git_dir, copy=False)
+
+    def install_index(self, prepared: Path) -> None:
+        """Rename the prepared index over the index and release ``index.lock``."""
+        install(self.git_dir, prepared)
 
     def publish_index(self) -> None:
         """Rename the held ``index.lock`` over the index."""
