@@ -397,3 +397,57 @@ def test_a_nul_in_a_committed_memory_is_skipped_and_reported_not_fatal(repo: Mem
     code = subprocess.run([sys.executable, "-m", "gitmem", "--repo", str(repo.root), "--now", "2027-03-01T00:00:00Z",
                            "decay"], capture_output=True, text=True, timeout=120)
     assert code.returncode == 0 and "skipped unreadable file" in code.stderr and "1 memories examined" in code.stdout
+
+
+# --- kills ----------------------------------------------------------------------------------------
+
+_WRITER = """
+import sys
+from gitmem.api import MemoryRepo
+from gitmem.base.clock import parse_time
+repo = MemoryRepo.open(sys.argv[1])
+for i in range(200):
+    repo.remember(f"kill {sys.argv[2]} note {i} about the build cache of service {i}", dedupe=False,
+                  now=parse_time("2026-11-29T12:00:00Z"))
+"""
+
+
+def _kill_on_move(root: Path, n: int) -> None:
+    import os
+    import signal
+    import time
+
+    ref = root / ".git" / "refs" / "heads" / "main"
+    before = ref.read_bytes()
+    proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(root), str(n)], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            if ref.read_bytes() != before:
+                break
+        except OSError:
+            continue
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+@pytest.mark.slow
+def test_a_writer_killed_as_its_branch_moves_leaves_no_index_lock(repo: MemoryRepo) -> None:
+    repo.remember("the first memory, so the branch exists", now=T)
+    left = 0
+    for n in range(5):
+        _kill_on_move(repo.root, n)
+        lock = repo.root / ".git" / "index.lock"
+        if lock.exists():
+            left += 1
+            assert "recover" in subprocess.run([sys.executable, "-m", "gitmem", "--repo", str(repo.root), "recover"],
+                                               capture_output=True, text=True).stdout
+        (repo.root / f"person-{n}.txt").write_text("a person's file\n")
+        git(repo.root, "add", f"person-{n}.txt")       # a person's next `git add` does not trip
+        git(repo.root, "commit", "-qm", f"person {n}")
+        tree = git(repo.root, "ls-tree", "-r", "--name-only", "HEAD").splitlines()
+        assert sum(p.startswith("memory/") and p.endswith(".md") for p in tree) >= n + 2   # nothing of gitmem's lost
+        subprocess.run([sys.executable, "-m", "gitmem", "--repo", str(repo.root), "recover"], capture_output=True)
+        assert git(repo.root, "status", "--porcelain", "--untracked-files=no") == ""
+    assert left <= 1, f"{left} of 5 kills left index.lock"

@@ -50,9 +50,9 @@ def commit(git: Git, branch: str, tree: str, parent: str | None, text: str,
     before = refuse_dirty(git, parent, changes)
     # a file the change leaves as it was is neither staged nor rewritten (its mtime stays)
     todo = {p: d for p, d in changes.items() if (None if d is None else blob_id(d)) != before[p]}
-    _journal(git, branch, parent, todo)
     prepared, stamp = git.prepare_index(tree, todo)
-    moved = written = False
+    previous = prepared.with_suffix(".prev")
+    moved = written = installed = False
     try:
         git.take_index_lock()
         try:
@@ -65,22 +65,32 @@ def commit(git: Git, branch: str, tree: str, parent: str | None, text: str,
             person = git_commit_in(git.root)
             if person is not None:
                 raise CommitInProgress(person)
+            _journal(git, branch, parent, todo)   # only now is there anything to finish or undo
             written = True
             git.write_files(todo)
+            # the index takes the commit's state just before the branch moves (the lock still held, so
+            # no person's commit starts meanwhile): after the move only the lock's removal is left
+            git.keep_index(previous)
+            git.swap_index(prepared)
+            installed = True
             made = git.create_commit(branch, tree, parent, text, now, merged)
             moved = True
-            git.install_index(prepared)
+            git.unlock_index()
         except BaseException:
             if not moved:
+                if installed:
+                    git.put_back_index(previous)
                 if written:
                     _undo_files(git, parent, todo)
                 git.unlock_index()
             raise
     except BaseException:
         prepared.unlink(missing_ok=True)
+        previous.unlink(missing_ok=True)
         if not moved:
             _journal_done(git)
         raise
+    previous.unlink(missing_ok=True)
     _journal_done(git)
     return made
 
@@ -130,12 +140,9 @@ def recover(git: Git, branch: str) -> None:
     tip = git.tip(branch)
     if not isinstance(journal, dict) or journal.get("branch") != branch or tip is None \
             or tip == journal.get("parent"):
-        if isinstance(journal, dict) and isinstance(journal.get("new"), dict):
-            parent = journal.get("parent")   # the files it wrote go back to what the branch holds
-            undo = {p: git.read(p, parent) if isinstance(parent, str) else None
-                    for p, h in journal["new"].items() if isinstance(p, str) and git.worktree_hash(p) == h}
-            git.write_files(undo)
-        if ours:
+        if isinstance(journal, dict) and isinstance(journal.get("new"), dict) and journal.get("branch") == branch:
+            _undo_journal(git, journal, ours)
+        elif ours:
             git.unlock_index()   # the branch never moved: the old index is right
         _journal_done(git)
         return
@@ -156,6 +163,27 @@ def recover(git: Git, branch: str) -> None:
         raise
     git.publish_index()
     _journal_done(git)
+
+
+def _undo_journal(git: Git, journal: dict[str, object], ours: bool) -> None:
+    """Undo a write killed before its branch moved: the index entries and files it wrote go back to
+    what the branch holds (a person's own staging and edits since are kept)."""
+    parent = journal.get("parent")
+    new = journal["new"]
+    assert isinstance(new, dict)
+    paths = sorted(p for p in new if isinstance(p, str))
+    if ours:
+        git.unlock_index()
+    git.lock_index()   # IndexLocked when someone else holds it: the caller waits
+    try:
+        old = git.tree_entries(parent, paths) if isinstance(parent, str) else {p: None for p in paths}
+        git.stage_entries({p: old[p] for p in paths if git.index_hash(p) == new[p]})
+        git.write_files({p: git.read(p, parent) if isinstance(parent, str) else None
+                         for p in paths if git.worktree_hash(p) == new[p]})
+    except BaseException:
+        git.unlock_index()
+        raise
+    git.publish_index()
 
 
 def _journal(git: Git, branch: str, parent: str | None, changes: Mapping[str, bytes | None]) -> None:

@@ -11,6 +11,7 @@ recall served by a fresh index and the hooks never pay.
 
 from __future__ import annotations
 
+import os
 from collections import namedtuple
 
 from gitmem.base.errors import CasFailed, ConflictError, NotFoundError
@@ -436,6 +437,25 @@ class Git:
     def take_index_lock(self) -> None:
         """Take ``index.lock`` empty, the next index being ``prepare_index``'s; IndexLocked when held."""
         take(self.git_dir, copy=False)
+
+    def keep_index(self, copy: Path) -> None:
+        """A hard link to the index as it is (``put_back_index`` restores it); none when there is no index."""
+        copy.unlink(missing_ok=True)
+        try:
+            os.link(self.git_dir / "index", copy)
+        except FileNotFoundError:
+            pass
+
+    def put_back_index(self, copy: Path) -> None:
+        """The index ``keep_index`` kept, back in place (held ``index.lock``); no index when none was kept."""
+        if copy.exists():
+            os.replace(copy, self.git_dir / "index")
+        else:
+            (self.git_dir / "index").unlink(missing_ok=True)
+
+    def swap_index(self, prepared: Path) -> None:
+        """Rename the prepared index over the index, ``index.lock`` still held (``unlock_index`` ends it)."""
+        os.replace(prepared, self.git_dir / "index")
 
     def install_index(self, prepared: Path) -> None:
         """Rename the prepared index over the index and release ``index.lock``."""
