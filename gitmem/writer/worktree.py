@@ -135,8 +135,9 @@ def recover(git: Git, branch: str) -> None:
     except (FileNotFoundError, ValueError):
         journal = None
     ours = git.index_lock_abandoned()
-    for left in (git.git_dir / "gitmem").glob("index.*.next"):   # a killed writer's next index, never installed
-        left.unlink(missing_ok=True)
+    for pattern in ("index.*.next", "index.*.prev"):   # a killed writer's next index and the kept old one
+        for left in (git.git_dir / "gitmem").glob(pattern):
+            left.unlink(missing_ok=True)
     tip = git.tip(branch)
     if not isinstance(journal, dict) or journal.get("branch") != branch or tip is None \
             or tip == journal.get("parent"):
