@@ -3,7 +3,9 @@ commit of the same change, in repositories of 1k, 10k and 100k memories.
 
     python bench/commit.py [--sizes 1000,10000,100000] [--runs 30]
 
-Prints medians (ms) and ratios measured in the same run. Also times
+Each run changes one existing memory. Prints medians (ms), and for the branch write the median of
+each run's ratio to the raw commit beside it; the sides are interleaved and their order alternates
+run by run. Also times
 `gitmem --help` as a whole process next to `python -c pass`.
 """
 
@@ -85,19 +87,27 @@ def raw_commit(repo: pygit2.Repository, branch: str, path: str, data: bytes) -> 
     repo.create_commit(ref, sig, sig, "raw", oid, [parent])
 
 
-def interleaved(fns: dict[str, object], runs: int) -> dict[str, float]:
-    """Median ms of each function, calls interleaved so disk and cache noise hit all alike."""
+def interleaved(fns: dict[str, object], runs: int, base: str = "raw") -> dict[str, float]:
+    """Median ms of each function, and the median of each run's ratio to ``base`` (key ``NAME/base``).
+
+    The calls are interleaved and their order alternates run by run (forwards, then backwards), so disk
+    and cache noise, and whatever runs first or last, hit every side alike.
+    """
     times: dict[str, list[float]] = {k: [] for k in fns}
+    names = list(fns)
     for i in range(runs):
-        for name, fn in fns.items():
+        for name in names if i % 2 == 0 else names[::-1]:
             t0 = time.perf_counter()
-            fn(i)  # type: ignore[operator]
+            fns[name](i)  # type: ignore[operator]
             times[name].append((time.perf_counter() - t0) * 1000)
-    return {k: statistics.median(v) for k, v in times.items()}
+    out = {k: statistics.median(v) for k, v in times.items()}
+    for k, v in times.items():
+        out[f"{k}/{base}"] = statistics.median(a / b for a, b in zip(v, times[base]))
+    return out
 
 
-def measure(n: int, runs: int) -> dict[str, float]:
-    with tempfile.TemporaryDirectory(prefix="gitmem-bench-") as tmp:
+def measure(n: int, runs: int, where: str | None) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="gitmem-bench-", dir=where) as tmp:
         root = Path(tmp) / "mem"
         t0 = time.perf_counter()
         build(root, n)
@@ -108,9 +118,13 @@ def measure(n: int, runs: int) -> dict[str, float]:
         raw.references.create("refs/heads/rawside", raw.head.target)
 
         def doc(tag: str, i: int) -> tuple[str, bytes]:
-            mid = f"m-2026-11-29-{tag}{i:06d}"
-            m = Memory(id=mid, content=f"bench write {tag} {i}", created="2026-11-29T12:00:00Z",
-                       last_accessed="2026-11-29T12:00:00Z", path=memory_path("user", mid))
+            """A new version of one existing memory (a different one each run): a change, not an add."""
+            j = (i * 7919) % n
+            d = DOMAINS[j % len(DOMAINS)]
+            mid = f"m-2026-01-01-{j:010x}"
+            m = Memory(id=mid, content=f"memory number {j} rewritten by {tag} {i}", domain=d,
+                       created="2026-01-01T00:00:00Z", last_accessed="2026-11-29T12:00:00Z",
+                       path=memory_path(d, mid))
             return m.path, store.render(m)
 
         def gitmem_side(i: int) -> None:
@@ -160,15 +174,17 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--dir", help="where the repositories are built (default: the system's temporary folder; "
+                                  "give a folder on disk where that one is a tmpfs)")
     args = ap.parse_args()
     rows = {}
     print("branch: gitmem's write path to a branch that is not checked out, vs the raw pygit2 commit;")
     print("checked-out: the same with work tree and index kept in step, vs `git add` + `git commit`.")
     print(f"{'memories':>9} {'raw ms':>8} {'branch ms':>10} {'ratio':>6} {'git CLI ms':>11} {'checked-out ms':>15} {'ratio':>6} {'remember ms':>12}")
     for n in (int(s) for s in args.sizes.split(",")):
-        r = measure(n, args.runs)
+        r = measure(n, args.runs, args.dir)
         rows[n] = r
-        print(f"{n:>9} {r['raw']:>8.2f} {r['write_branch']:>10.2f} {r['write_branch'] / r['raw']:>6.2f} "
+        print(f"{n:>9} {r['raw']:>8.2f} {r['write_branch']:>10.2f} {r['write_branch/raw']:>6.2f} "
               f"{r['git_cli']:>11.2f} {r['write_checked_out']:>15.2f} {r['write_checked_out'] / r['git_cli']:>6.2f} "
               f"{r['remember']:>12.2f}"
               f"   (built in {r['build_s']:.1f} s)")

@@ -9,7 +9,8 @@ importing sqlite3, interleaved in the same run; then the same while
 `gitmem daemon` runs and answers the recalls through its socket. ``--before CHECKOUT`` adds the
 same recalls by the gitmem of another checkout (an earlier commit, extracted
 with ``git archive``) started as the console script starts it, on a clone of the same
-repository with an index of its own: a before/after in one run.
+repository with an index of its own: a before/after in one run. Every process runs
+with a HOME of its own, so the daemon's harvest job finds no transcripts of the machine.
 """
 
 from __future__ import annotations
@@ -54,6 +55,13 @@ def main() -> None:
     if not use_script and "PYTHONPATH" not in env:
         env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)
     with tempfile.TemporaryDirectory(prefix="gitmem-bench-") as tmp:
+        # a HOME of its own: the daemon's harvest job must not read this machine's agent transcripts
+        home = Path(tmp) / "home"
+        home.mkdir()
+        env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_CACHE_HOME=str(home / ".cache"),
+                   XDG_STATE_HOME=str(home / ".local" / "state"))
+        for var in ("CLAUDE_CONFIG_DIR", "OPENCLAW_HOME", "OPENCLAW_STATE_DIR"):
+            env.pop(var, None)
         root = Path(tmp) / "mem"
         corpus = Corpus()
         texts = [corpus.text() for _ in range(args.size)]

@@ -1,18 +1,22 @@
-"""One Hebbian weight update over 1k and 10k patterns, as one commit, next to a raw pygit2 commit of
-the same files in the same run; then `review show` and `review accept` of that update.
+"""One Hebbian weight update over 1k and 10k patterns, next to a raw pygit2 commit of the same
+files in the same run; then `review show` and `review accept` of that update.
 
     python bench/weights.py [--sizes 1000,10000] [--sessions 5]
 
 Patterns and sessions are written straight into git (no write path), then
-timed: `weights --apply` (compute + one commit, work tree and index updated),
-the raw commit (pygit2: the same blobs into a tree, one commit, no work tree),
-`weights --propose`, `review show` and `review accept` of the proposal.
+timed: `weights --propose` (compute + one commit to a review branch, no work
+tree), the raw commit it is measured against (pygit2 TreeBuilders along the
+changed paths, the same blobs, one commit to a branch: no work tree, no git
+index), `review show` and `review accept` of the proposal, and `weights --apply`
+(one commit to main, work tree and git index updated). Ratios: propose / raw,
+accept / propose.
 """
 
 from __future__ import annotations
 
 import argparse
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -24,7 +28,7 @@ from pygit2.enums import FileMode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gitmem.api import MemoryRepo  # noqa: E402
+from gitmem.api import MemoryRepo, patterns  # noqa: E402
 from gitmem.base import clock  # noqa: E402
 from gitmem.engines.hebbian import session_terms  # noqa: E402
 from gitmem.store.documents import Pattern, render_pattern  # noqa: E402
@@ -61,18 +65,37 @@ def build(root: Path, n: int, sessions: int) -> None:
     repo.create_commit("HEAD", sig, sig, "bench: patterns and sessions", index.write_tree(), [tip])
 
 
-def raw_commit(root: Path, changes: dict[str, bytes]) -> float:
-    """Seconds for pygit2 to write the same blobs, rebuild the tree and commit (no work tree)."""
+def raw_commit(root: Path, changes: dict[str, bytes | None]) -> float:
+    """Seconds for pygit2 to write the same blobs, rebuild the trees along their paths and commit to a
+    branch (no work tree, no git index): the floor a commit to a review branch can reach."""
     repo = pygit2.Repository(str(root))
     start = time.perf_counter()
-    index = pygit2.Index()
-    index.read_tree(repo.head.peel().tree)
-    for path, data in changes.items():
-        index.add(pygit2.IndexEntry(path, repo.create_blob(data), FileMode.BLOB))
-    tree = index.write_tree(repo)
+    head = repo.head.peel(pygit2.Commit)
+    tree = _tree_with(repo, head.tree, {tuple(p.split("/")): d for p, d in changes.items()})
     sig = pygit2.Signature("bench", "bench@example.com")
-    repo.create_commit(None, sig, sig, "raw", tree, [repo.head.target])
+    commit = repo.create_commit(None, sig, sig, "raw", tree, [head.id])
+    repo.references.create("refs/heads/bench-raw", commit, force=True)
     return time.perf_counter() - start
+
+
+def _tree_with(repo: pygit2.Repository, tree: pygit2.Tree | None,
+               changes: dict[tuple[str, ...], bytes | None]) -> pygit2.Oid:
+    """``tree`` with ``changes`` (path parts -> blob data, None deletes) applied, one TreeBuilder per folder."""
+    builder = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
+    below: dict[str, dict[tuple[str, ...], bytes | None]] = {}
+    for parts, data in changes.items():
+        if len(parts) > 1:
+            below.setdefault(parts[0], {})[parts[1:]] = data
+        elif data is None:
+            if builder.get(parts[0]) is not None:
+                builder.remove(parts[0])
+        else:
+            builder.insert(parts[0], repo.create_blob(data), FileMode.BLOB)
+    for name, sub in below.items():
+        entry = tree[name] if tree is not None and name in tree else None
+        child = repo.get(entry.id) if entry is not None else None
+        builder.insert(name, _tree_with(repo, child if isinstance(child, pygit2.Tree) else None, sub), FileMode.TREE)
+    return builder.write()
 
 
 def timed(fn):  # type: ignore[no-untyped-def]
@@ -86,24 +109,31 @@ def main() -> None:
     ap.add_argument("--sizes", default="1000,10000")
     ap.add_argument("--sessions", type=int, default=5)
     args = ap.parse_args()
-    print(f"{'patterns':>9} {'dry run':>9} {'apply':>9} {'raw pygit2':>11} {'ratio':>6} {'propose':>9} "
-          f"{'show':>8} {'accept':>8}")
+    print(f"{'patterns':>9} {'dry run':>9} {'propose':>9} {'raw pygit2':>11} {'ratio':>6} {'show':>8} "
+          f"{'accept':>8} {'acc/prop':>8} {'apply':>9}")
     for n in (int(s) for s in args.sizes.split(",")):
         tmp = Path(tempfile.mkdtemp(prefix="gitmem-bench-weights-"))
         try:
             build(tmp / "a", n, args.sessions)
             repo = MemoryRepo.open(tmp / "a")
             dry, report = timed(lambda: repo.weights(NOW))
-            plan = repo._weights_plan(repo.head)
-            raw = raw_commit(tmp / "a", dict(plan.changes))
-            apply, _ = timed(lambda: repo.apply_weights(NOW))
-            build(tmp / "b", n, args.sessions)
-            other = MemoryRepo.open(tmp / "b")
-            propose, proposal = timed(lambda: other.propose_weights(NOW))
+            update = patterns.weights_plan(repo._ctx, repo.head)
+            changes = patterns.weights_changes(repo._ctx, repo.head, update)
+            raws, proposes = [], []
+            for _ in range(3):   # interleaved: raw, propose, raw, propose ...
+                raws.append(raw_commit(tmp / "a", changes))
+                build(tmp / "b", n, args.sessions)
+                other = MemoryRepo.open(tmp / "b")
+                seconds, proposal = timed(lambda: other.propose_weights(NOW))
+                proposes.append(seconds)
+                if len(proposes) < 3:
+                    shutil.rmtree(tmp / "b")
+            raw, propose = statistics.median(raws), statistics.median(proposes)
             show, _ = timed(lambda: other.review_show(proposal.branch))
             accept, _ = timed(lambda: other.review_accept(proposal.branch, i_am_the_reviewer=True, now=NOW))
-            print(f"{n:>9} {dry:>8.2f}s {apply:>8.2f}s {raw:>10.2f}s {apply / raw:>5.1f}x {propose:>8.2f}s "
-                  f"{show:>7.2f}s {accept:>7.2f}s   ({len(report.rows)} patterns moved)")
+            apply, _ = timed(lambda: repo.apply_weights(NOW))
+            print(f"{n:>9} {dry:>8.2f}s {propose:>8.2f}s {raw:>10.2f}s {propose / raw:>5.1f}x {show:>7.2f}s "
+                  f"{accept:>7.2f}s {accept / propose:>7.1f}x {apply:>8.2f}s   ({len(report.rows)} patterns moved)")
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 

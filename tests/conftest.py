@@ -35,6 +35,10 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
                 "GITMEM_DIR", "GITMEM_ALLOWED_DIRS", "GITMEM_NOW", "GITMEM_ALLOW_GROWTH", "CLAUDE_CONFIG_DIR"):
         monkeypatch.delenv(key, raising=False)
+    from gitmem.guards.reviewer import AGENT_VARIABLES
+
+    for key, _ in AGENT_VARIABLES:   # the suite run from an agent's shell: a test sets the ones it means
+        monkeypatch.delenv(key, raising=False)
     (home / ".gitconfig").write_text("[user]\n\tname = Test Person\n\temail = test@example.com\n"
                                      "[init]\n\tdefaultBranch = main\n")
     monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path_factory.getbasetemp() / "pre-commit-cache"))

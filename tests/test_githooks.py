@@ -796,7 +796,8 @@ def test_the_modules_a_commit_loads_in_the_hook(inrepo: Path, staged: list[str],
     code = ("import sys; from gitmem.faces import githooks; code = githooks.main(['staged']); "
             f"print('RESULT', code, *(m for m in {HEAVY!r} if m in sys.modules)); "
             "layers = sys.modules.get('gitmem.guards.layers'); "
-            "print('COMPILED', layers and layers._layer_title.cache_info().currsize + layers._malformed.cache_info()"
+            "print('COMPILED', layers and sys.modules['gitmem.guards.forgery'].layer_title.cache_info().currsize"
+            " + layers._malformed.cache_info()"
             ".currsize + layers.mdio._opens.cache_info().currsize)")
     done = run_python(code, inrepo)
     assert done.stdout.split("RESULT")[-1].split("COMPILED")[0].split() == ["0", *loaded], done.stdout + done.stderr

@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import head_of, run_cli
 from gitmem.api import MemoryRepo
 from gitmem.base.clock import parse_time
+from gitmem.api.reviews import StaleReview
 from gitmem.base.errors import ConflictError, NotFoundError, UsageError
 from gitmem.store import enginestate, formats
 from tests.loop_helpers import START, add_sessions, git
@@ -55,7 +56,14 @@ def test_accept_merges_with_approval_regenerates_layer_two_and_resets_the_counte
 def test_accept_of_a_stale_proposal_recomputes_and_never_counts_twice(repo: MemoryRepo) -> None:
     branch = proposed(repo, sessions=2)                           # counts sessions 0 and 1
     add_sessions(repo.root, ["backoff once more"], START + timedelta(days=1), first=2)   # main moves
-    done = repo.review_accept(branch, i_am_the_reviewer=True, now=LATER)
+    tip = repo.head
+    with pytest.raises(StaleReview) as stale:                      # shown, and asked for again
+        repo.review_accept(branch, i_am_the_reviewer=True, now=LATER)
+    assert stale.value.semantic == ("retry-flaky-calls-with-backoff: weight 0.3 -> 0.45",)
+    assert repo.head == tip and [r.name for r in repo.reviews()] == [branch]
+    with pytest.raises(StaleReview):                               # a digest of another change is no answer
+        repo.review_accept(branch, i_am_the_reviewer=True, now=LATER, recomputed="0" * 12)
+    done = repo.review_accept(branch, i_am_the_reviewer=True, now=LATER, recomputed=stale.value.digest)
     assert done.recomputed
     (p,) = repo.patterns()
     assert p.weight == 0.45                                       # three sessions, each once
@@ -65,7 +73,7 @@ def test_accept_of_a_stale_proposal_recomputes_and_never_counts_twice(repo: Memo
 def test_a_superseded_proposal_never_double_counts(repo: MemoryRepo) -> None:
     first = proposed(repo, sessions=2)
     add_sessions(repo.root, ["backoff"], START + timedelta(days=1), first=2)
-    second = repo.propose_weights(now=T + timedelta(seconds=5)).branch
+    second = repo.propose_weights(now=T + timedelta(seconds=5)).branch   # on the current tip: not stale
     assert second and second != first and [r.name for r in repo.reviews()] == [second]
     repo.review_accept(second, i_am_the_reviewer=True, now=LATER)
     assert repo.patterns()[0].weight == 0.45

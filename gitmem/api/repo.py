@@ -25,7 +25,7 @@ from gitmem.api.harvest import SessionFiles
 from gitmem.api.jobs import JobRun
 from gitmem.api.patterns import PatternAdded, WeightsReport
 from gitmem.api.indexing import IndexInfo
-from gitmem.api.reviews import ReviewDecided, ReviewInfo, ReviewShown
+from gitmem.api.reviews import ReviewDecided, ReviewInfo, ReviewMerged, ReviewShown
 from gitmem.api.status import Status
 from gitmem.api.timeline import RolledBack
 from gitmem.api.upgrade import Upgraded
@@ -283,15 +283,21 @@ class MemoryRepo:
         return reviews.reviews(self._ctx)
 
     def review_show(self, name: str) -> ReviewShown:
-        """The semantic diff (weights, stages, deletions with their history, memories moved) and the raw diff."""
+        """What a review changes: in words, every path with what is outside its kind's scope marked, the raw diff."""
         return reviews.review_show(self._ctx, name)
 
     def review_accept(self, name: str, *, only: str | None = None, interactive: bool = False,
-                      i_am_the_reviewer: bool = False, now: datetime | None = None) -> ReviewDecided:
-        """Merge a review into the checked-out branch (a merge commit with ``Gitmem-Approved-By``); ``only``
-        keeps those items of a harvest inbox and drops the rest."""
+                      i_am_the_reviewer: bool = False, now: datetime | None = None,
+                      recomputed: str | None = None) -> ReviewDecided:
+        """Merge a review into the checked-out branch (a merge commit with ``Gitmem-Approved-By``); refused when
+        it changes anything outside its kind's scope. ``only`` keeps those items of a harvest inbox and drops
+        the rest; ``recomputed`` accepts the recomputed change of a stale weights review (``StaleReview``)."""
         return reviews.review_accept(self._ctx, name, only=only, interactive=interactive,
-                                     i_am_the_reviewer=i_am_the_reviewer, now=now)
+                                     i_am_the_reviewer=i_am_the_reviewer, now=now, recomputed=recomputed)
+
+    def merged_reviews(self, now: datetime | None = None) -> builtins.list[ReviewMerged]:
+        """Open reviews merged on a remote (after a fetch), recorded as accepted by the merge's author."""
+        return reviews.merged_reviews(self._ctx, now)
 
     def review_reject(self, name: str, reason: str = "", *, interactive: bool = False,
                       i_am_the_reviewer: bool = False, now: datetime | None = None) -> ReviewDecided:

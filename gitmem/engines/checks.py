@@ -62,13 +62,19 @@ def check_pii(cfg: Config) -> Report:
 
 
 def check_layers(root: Path, git: Git, rev_range: str | None = None) -> Report:
-    """Structure of CLAUDE.md now, and who changed Layers 1 and 4 in ``rev_range``."""
+    """Structure of CLAUDE.md now, forged structure in the other generated files, and who changed Layers 1
+    and 4 in ``rev_range``."""
     from gitmem.guards import layers
+    from gitmem.guards.forgery import GENERATED_FILES, generated_problems
 
     path = root / "CLAUDE.md"
     if not path.exists():
         return Report(False, ("CLAUDE.md is missing",))
     problems = list(layers.validate(path.read_text(encoding="utf-8")))
+    for name in GENERATED_FILES:
+        if (root / name).is_file() and not (root / name).is_symlink():
+            text = (root / name).read_text(encoding="utf-8", errors="replace")
+            problems.extend(f"{name}: {problem}" for problem in generated_problems(name, text))
     if rev_range:
         problems.extend(history_problems(git, rev_range))
     return Report(not problems, tuple(problems))

@@ -4,10 +4,12 @@ A weight update or stage move proposed for review is one commit on
 ``gitmem/review/weights-<stamp>``; an atrophy deletion one commit on
 ``gitmem/atrophy/<slug>``. The harvest inbox, ``gitmem/review/harvest-<stamp>``,
 holds memories a harvest was unsure of, one commit per harvest; a person keeps
-or drops them item by item (``InboxItem``, ``parse_only``). A rejected branch moves under ``refs/gitmem/rejected/``
-and stays there for audit. ``semantic_diff`` says in words what a branch
-changes; ``visible`` shows every invisible or direction-changing character, so
-what is reviewed is what is stored.
+or drops them item by item (``InboxItem``, ``parse_only``). A rejected branch
+moves under ``refs/gitmem/rejected/`` and stays there for audit. What each kind
+may change is declared in ``gitmem.engines.reviewkinds`` (the name only finds
+the kind; the diff is judged). ``semantic_diff`` says in words what a branch
+changes in patterns; ``visible`` shows every invisible or direction-changing
+character, so what is reviewed is what is stored.
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ if TYPE_CHECKING:
     from gitmem.engines.hebbian import HebbState
     from gitmem.store.documents import Pattern
 
-REVIEW = "gitmem/review/"
-ATROPHY = "gitmem/atrophy/"
+from gitmem.engines.reviewkinds import ATROPHY as ATROPHY, REVIEW as REVIEW, kind_of
+
 REJECTED = "refs/gitmem/rejected/"
 PREFIXES = (REVIEW, ATROPHY)
 RECENT_DAYS = 30          # a pattern activated this recently is never proposed for atrophy
@@ -57,16 +59,10 @@ def atrophy_branch(slug: str) -> str:
 
 
 def kind(branch: str) -> str:
-    """``weights``, ``harvest``, ``promote``, ``atrophy`` or ``other``."""
-    if branch.startswith(REVIEW + "weights-"):
-        return "weights"
-    if branch.startswith(REVIEW + "harvest-"):
-        return "harvest"
-    if branch.startswith(REVIEW + "promote-"):
-        return "promote"
-    if branch.startswith(ATROPHY):
-        return "atrophy"
-    return "other"
+    """The name of the review kind ``branch`` is (``weights``, ``harvest``, ``promote``, ``atrophy``, … see
+    ``gitmem.engines.reviewkinds``), or ``other``: a branch of no kind, which nothing is in the scope of."""
+    found = kind_of(branch)
+    return found.name if found is not None else "other"
 
 
 def is_review(branch: str) -> bool:
@@ -105,8 +101,9 @@ def _evidence(state: HebbState, entries: int) -> tuple[str, str]:
     return state.last_activated[:10] or "never", history
 
 
-def semantic_diff(before: Mapping[str, Pattern], after: Mapping[str, Pattern], moved: Sequence[str] = ()) -> list[str]:
-    """What a review changes, in words: weights, stages, patterns added or deleted, memories moved."""
+def semantic_diff(before: Mapping[str, Pattern], after: Mapping[str, Pattern]) -> list[str]:
+    """What a review changes in patterns, in words: weights, stages, patterns added or deleted, text changed.
+    Every other path is listed by ``reviewkinds.Change.shown``, deletions as deletions."""
     lines = []
     for slug in sorted(before.keys() | after.keys()):
         old, new = before.get(slug), after.get(slug)
@@ -127,7 +124,6 @@ def semantic_diff(before: Mapping[str, Pattern], after: Mapping[str, Pattern], m
                 parts.append("text changed")
             if parts:
                 lines.append(f"{visible(slug)}: " + ", ".join(parts))
-    lines.extend(f"memory moved: {visible(path)}" for path in moved)
     return lines
 
 
@@ -223,7 +219,9 @@ def inbox_item(number: int, mem: Memory) -> InboxItem:
 
 def is_inbox_path(path: str) -> bool:
     """Whether a harvest inbox may add ``path``: a memory document, nothing else."""
-    return path.startswith("memory/") and path.endswith(".md") and "/../" not in path
+    from gitmem.engines.reviewkinds import is_memory_path
+
+    return is_memory_path(path)
 
 
 def parse_only(spec: str, count: int) -> tuple[int, ...]:

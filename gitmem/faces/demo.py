@@ -167,8 +167,13 @@ def _review_loop(repo: MemoryRepo, now: datetime, say: Say) -> None:
     if proposal.branch:
         for line in repo.review_show(proposal.branch).semantic:
             say(f"review show: {line}")
-        # the person running the demo is the reviewer; an agent would be refused here
-        done = repo.review_accept(proposal.branch, i_am_the_reviewer=True, now=now + timedelta(hours=5))
+        from gitmem.base.errors import UsageError
+
+        try:   # the person running the demo is the reviewer; under an agent even the demo's accept is refused
+            done = repo.review_accept(proposal.branch, i_am_the_reviewer=True, now=now + timedelta(hours=5))
+        except UsageError as refused:
+            say(f"review accept: refused, {refused.message}; run the demo in your own terminal to see the rest")
+            return
         say(f"review accept: merge commit {(done.commit or '')[:12]} with Gitmem-Approved-By")
     back = repo.rollback(snap.tag, i_am_the_reviewer=True, now=now + timedelta(hours=6))
     say(f"rollback {snap.tag}: a new commit {(back.commit or '-')[:12]} with the snapshot's tree "

@@ -12,6 +12,8 @@ Hooks (``NAME``):
 - ``layers``     validate the four layers of each CLAUDE.md
 - ``layers-msg`` at the commit-msg stage: an automated commit (``Gitmem-Auto: true``)
                  without ``Gitmem-Approved-By`` may not change Layers 1 and 4
+                 (and, in ``all``: a commit made under an agent's environment,
+                 ``gitmem.guards.reviewer``, may not itself change them either)
 - ``secrets-msg`` at the commit-msg stage: no secret in the message git will store
 - ``msg``        both commit-msg checks in one process
 - ``amplitude``  an existing file may not grow past ``sediment.amplitude_max``
@@ -171,6 +173,53 @@ def check_layers_msg(run: Run, files: Sequence[str]) -> None:
             run.report.problem("layers-msg", path, line, message)
 
 
+def check_agent_layers(run: Run, files: Sequence[str]) -> None:
+    """Under an agent's environment, a commit may not itself change Layers 1 or 4 of a CLAUDE.md.
+
+    "Itself": a layer whose staged content equals its content in one of the commit's parents (HEAD,
+    or a merge's MERGE_HEAD) came from that parent, so a merge that only brings in a Layer 1 commit
+    made elsewhere (``gitmem sync``) passes; a layer that matches no parent was changed here.
+    """
+    if not files:
+        return
+    from gitmem.guards.reviewer import agent_of
+
+    found = agent_of(os.environ)
+    if found is None:
+        return
+    from gitmem.base import gitio
+    from gitmem.guards import layers
+
+    heads = ["HEAD", *_merge_heads(run.root)]
+    blobs = gitio.read_blobs(run.root, [f"{head}:{path}" for path in files for head in heads])
+    for i, path in enumerate(files):
+        text = run.read(path)
+        parents = [b.decode("utf-8", "replace") for b in blobs[i * len(heads):(i + 1) * len(heads)] if b is not None]
+        if text is None or not parents:
+            continue   # a new CLAUDE.md has no person's layers yet
+        now, before = layers.sections(text), [layers.sections(p) for p in parents]
+        starts = {layer.number: layer.start_line for layer in reversed(layers.parse(text))}
+        for number in (1, 4):
+            if all(b.get(number) != now.get(number) for b in before):
+                run.report.problem("layers-agent", path, starts.get(number),
+                                   f"layer {number} ({layers.NAMES[number]}) changed in a commit made under "
+                                   f"{found[1]} ({found[0]} is set); only a person changes it")
+
+
+def _merge_heads(root: str) -> list[str]:
+    """The other parents of the merge being committed (``MERGE_HEAD``), none outside a merge."""
+    from gitmem.base.gitio.heads import read_git_dirs
+
+    dirs = read_git_dirs(root)
+    if dirs is None:
+        return []
+    try:
+        with open(os.path.join(dirs[0], "MERGE_HEAD"), encoding="ascii") as fh:
+            return [line.strip() for line in fh if re.fullmatch(r"[0-9a-f]{40,64}", line.strip())]
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
 def check_amplitude(run: Run, files: Sequence[str]) -> None:
     """Existing files may not grow past sediment.amplitude_max in one commit."""
     if not files:
@@ -269,6 +318,7 @@ def check_all(run: Run, files: Sequence[str]) -> None:
     check_secrets(run, texts)
     check_pii(run, [p for p in texts if _DOCUMENT.search(p)])
     check_layers(run, [p for p in files if _is_claude_md(p)])
+    check_agent_layers(run, [p for p in files if _is_claude_md(p)])
     check_drift(run, files)
     check_documents(run, files)
     from gitmem.guards.amplitude import in_scope

@@ -20,6 +20,8 @@ HINTS = {
     "layers": "each `<!-- gitmem:layer N name -->` marker once, in order 1-4, closed by `<!-- /gitmem:layer -->`; "
               "text placed in layers 2 and 3 must be escaped (gitmem.guards.layers.escape)",
     "layers-msg": "Layers 1 and 4 change by a person's commit, or add a `Gitmem-Approved-By: NAME` trailer",
+    "layers-agent": "Layers 1 and 4 are the person's: commit that change yourself, in your own terminal outside "
+                    "the agent (a merge that only brings in a Layer 1 commit made elsewhere passes)",
     "secrets-msg": "nothing was committed: write the message again without the secret (`git commit` reopens "
                    "the editor), and rotate the secret if it was real",
     "amplitude": "the limit is sediment.amplitude_max in gitmem.yaml; for a deliberate larger edit: "

@@ -78,7 +78,8 @@ def cmd_weights(args: Any) -> int:
 
 def _review_args(p: Any) -> None:
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
-    json_flag(actions.add_parser("list", help="open review branches"))
+    json_flag(actions.add_parser("list", help="open review branches (first recording those merged on a remote, "
+                                          "as the last fetch saw it, as accepted by the merge's author)"))
     for name, text in (("show", "what a review changes: in words, then the raw diff"),
                        ("accept", "merge a review (a person's decision)"),
                        ("reject", "reject a review, keeping it for audit (a person's decision)")):
@@ -89,9 +90,12 @@ def _review_args(p: Any) -> None:
         if name == "accept":
             sub.add_argument("--only", metavar="N,M", help="of a harvest inbox: keep these items (numbered as "
                              "`review show` lists them), drop the rest")
+            sub.add_argument("--recomputed", metavar="DIGEST", help="of a weights review proposed on an older "
+                             "commit: accept the recomputed change accept showed, named by its digest")
         if name in ("accept", "reject"):
             sub.add_argument("--i-am-the-reviewer", dest="reviewer", action="store_true",
-                             help="you are the person deciding (needed without a terminal or under an agent)")
+                             help="you are the person deciding, from a script without a terminal "
+                                  "(refused under an agent)")
         json_flag(sub)
     push = actions.add_parser("push", help="push open review branches to a remote (never with force)")
     push.add_argument("remote", nargs="?", default="origin", metavar="REMOTE")
@@ -104,9 +108,13 @@ def cmd_review(args: Any) -> int:
 
     repo = repo_of(args)
     if args.action == "list":
+        merged = repo.merged_reviews(now_of(args))
         found = repo.reviews()
         if args.json:
             emit_json([r.to_json() for r in found])
+        for m in merged if not args.json else ():
+            out(f"{m.name}: merged on {m.remote_branch} in {m.merge[:12]} by {m.merged_by}; recorded as accepted "
+                f"(kept at {m.kept_at})")
         for r in found if not args.json else ():
             out(f"{r.name}\t{r.kind}\t{r.commit[:12]}\t{r.subject}" + ("\t(branch moved since)" if r.behind else ""))
         if not found and not args.json:
@@ -118,9 +126,21 @@ def cmd_review(args: Any) -> int:
             emit_json(shown.to_json())
             return 0
         out(f"{shown.info.name} ({shown.info.kind}) {shown.info.commit[:12]}")
+        out(f"a {shown.info.kind} review may change: {shown.scope}")
         out("")
         for line in shown.semantic or ("(no pattern or memory changes)",):
             out(f"  {line}")
+        for line in shown.on_accept:
+            out(f"  on accept: {line}")
+        out("")
+        out("paths changed:")
+        for line in shown.paths or ("(none)",):
+            out(f"  {line}")
+        if shown.outside:
+            out("")
+            out(f"accept refuses this review: {len(shown.outside)} change(s) outside its scope")
+            for line in shown.outside:
+                out(f"  {line}")
         out("")
         out(shown.message.rstrip("\n"))
         out("")
@@ -139,7 +159,7 @@ def cmd_review(args: Any) -> int:
     try:
         if args.action == "accept":
             done = repo.review_accept(args.name, only=args.only, interactive=interactive,
-                                      i_am_the_reviewer=args.reviewer, now=now_of(args))
+                                      i_am_the_reviewer=args.reviewer, now=now_of(args), recomputed=args.recomputed)
         else:
             done = repo.review_reject(args.name, args.reason, interactive=interactive,
                                       i_am_the_reviewer=args.reviewer, now=now_of(args))
@@ -153,7 +173,7 @@ def cmd_review(args: Any) -> int:
     elif done.action == "accepted":
         out(f"accepted {done.name} in merge commit {(done.commit or '')[:12]}"
             + (f": {done.kept} items kept, {done.dropped} dropped" if done.kept or done.dropped else "")
-            + (" (computed again from the current branch: it had moved)" if done.recomputed else ""))
+            + (" (the change computed again from the current branch, as shown)" if done.recomputed else ""))
     else:
         out(f"rejected {done.name}: {done.reason}; kept at {done.kept_at}"
             + (f" ({done.dropped} items dropped)" if done.dropped else ""))

@@ -13,7 +13,9 @@ heading above each marker) belongs to the person, like Layers 1 and 4.
 Generated layers carry text that came from sessions, so a memory could try to
 forge a marker or a heading such as ``# CORE`` and smuggle instructions into
 what looks like the person's rules. ``escape`` neutralizes that before text is
-placed in a layer, and ``validate`` refuses what slipped through.
+placed in a layer, and ``validate`` refuses what slipped through (the forgery
+rules themselves live in ``gitmem.guards.forgery``, which also checks the
+other generated files).
 
 Structure comes from markdown-it tokens (through ``gitmem.base.mdio``): a
 marker counts only as a top-level HTML block of its own line, so a marker
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from gitmem.base import mdio
+from gitmem.guards.forgery import forgery as _forgery, hidden_break as _hidden_break
 
 NAMES = {1: "core", 2: "patterns", 3: "episodic", 4: "meta"}
 GENERATED = (2, 3)
@@ -45,10 +48,9 @@ CLOSE_MARKER = "<!-- /gitmem:layer -->"
 
 _OPEN = re.compile(r"^[ \t]*<!--[ \t]*gitmem:layer[ \t]+(\d+)[ \t]+([A-Za-z]+)[ \t]*-->[ \t]*$")
 _CLOSE = re.compile(r"^[ \t]*<!--[ \t]*/gitmem:layer[ \t]*-->[ \t]*$")
-_HTML_HEADING_TEXT = re.compile(r"<h[1-6][^>]*>(.*?)(?:</h[1-6]>|$)", re.IGNORECASE)
 
 
-# _malformed and _layer_title are compiled on first use: the pre-commit hook reads CLAUDE.md in the
+# _malformed is compiled on first use: the pre-commit hook reads CLAUDE.md in the
 # rendered form (``_valid_as_rendered``), which needs neither.
 
 @lru_cache(maxsize=None)
@@ -56,15 +58,6 @@ def _malformed() -> re.Pattern[str]:
     """An HTML comment that mentions a layer but is not an exact marker: a typo a
     person should hear about, since gitmem would silently not see the layer."""
     return re.compile(r"<!--.*gitmem\s*:\s*/?\s*layer", re.IGNORECASE)
-
-
-@lru_cache(maxsize=None)
-def _layer_title() -> re.Pattern[str]:
-    """Heading text that claims to be a layer, or the privileged parts of one."""
-    return re.compile(
-        r"^(?:the\s+)?(?:layer\s*(?:\d+|[ivx]+|one|two|three|four)\b|core\b|meta\b|consolidated\s+patterns"
-        r"|episodic\s+index|human\s*only|read\s*only|instructions?\b|system\b|gitmem\b)",
-        re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -296,45 +289,6 @@ def _raw_heading(lines: list[str], i: int, opens: dict[int, tuple[int, str]]) ->
     return None, i
 
 
-def _forgery(line: str, i: int, heading: str | None, at: int, layer: int) -> list[tuple[int, str]]:
-    """Marker-like text on line i (1-based) of a generated layer, or a layer-like heading (on line ``at``)."""
-    where = f"inside generated layer {layer}"
-    out: list[tuple[int, str]] = []
-    if _looks_like_marker(line):
-        out.append((i, f"text resembling a gitmem:layer marker {where}; generated text must go through layers.escape"))
-    if heading is None:
-        html = _HTML_HEADING_TEXT.search(line)
-        heading = html[1] if html else None
-    if heading is not None and _layer_title().match(_plain(heading)):
-        out.append((at, f"layer-like heading {heading.strip()[:60]!r} {where}"))
-    return out
-
-
-def _hidden_break(line: str, i: int, layer: int) -> list[tuple[int, str]]:
-    """A layer-like heading behind a line break markdown-it does not see (U+2028, \\x85, \\v …).
-
-    Python's ``splitlines`` (and a model reading the raw file) may break the
-    line there; generated text never holds such a character (``escape``
-    normalizes them).
-    """
-    parts = mdio.normalize_breaks(line).split("\n")
-    for part in parts[1:]:
-        heading = mdio.heading_text(part.strip())
-        if heading is not None and _layer_title().match(_plain(heading)):
-            return [(i, f"layer-like heading {heading.strip()[:60]!r} after a hidden line break "
-                        f"inside generated layer {layer}")]
-    return []
-
-
-def _looks_like_marker(line: str) -> bool:
-    return mdio.neutralize_markers(line) != line
-
-
-def _plain(title: str) -> str:
-    """Heading text without Markdown emphasis, punctuation or closing #s."""
-    return " ".join(re.sub(r"[^\w\s]|_", " ", title).split())
-
-
 def validate(text: str) -> list[str]:
     """Structure problems of a CLAUDE.md as ``line N: …`` messages; empty when valid.
 
@@ -349,7 +303,7 @@ def _format(line: int | None, message: str) -> str:
     return f"line {line}: {message}" if line else message
 
 
-def _sections(text: str) -> dict[int, str]:
+def sections(text: str) -> dict[int, str]:
     """Content by layer number (first occurrence wins) and OUTSIDE for the rest."""
     lines = _lines(text)
     inside = [False] * len(lines)
@@ -367,7 +321,7 @@ def changed_layers(old: str, new: str) -> set[int]:
 
     A layer present in only one of the two texts counts as changed.
     """
-    before, after = _sections(old), _sections(new)
+    before, after = sections(old), sections(new)
     return {n for n in before.keys() | after.keys() if before.get(n) != after.get(n)}
 
 

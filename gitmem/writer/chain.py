@@ -105,14 +105,15 @@ def secret_error(found: list[tuple[str, str]]) -> SecretError:
 
 
 def amplitude_guard(git: Git, cfg: Config, plan: Plan[Any], changes: Changes, parent: str | None) -> Verdict:
-    """Step 4: an automated write grows a bank/, skills/ or person's-layer file only slowly.
+    """Step 4: an automated write grows a bank/, skills/ or person's-layer file only slowly; so does the
+    merge of a review branch (what it brings was made by automation, or by anyone).
 
     Over the limit it is refused, or, when the plan allows deferring and it
     only appends, one batch is committed and the rest queued in
     ``.gitmem/pending/`` (that file's next automated writes take the queue
     first). A write that leaves such a file as it is takes the next batch.
     """
-    if not plan.auto or parent is None:
+    if not (plan.auto or plan.merge_parents) or parent is None:   # a merge brings automated content in
         return Allow(changes)
     limit, floor = cfg.sediment.amplitude_max, cfg.sediment.amplitude_floor_lines
     out = dict(changes)
@@ -146,7 +147,15 @@ def amplitude_guard(git: Git, cfg: Config, plan: Plan[Any], changes: Changes, pa
 
 
 def layers_guard(git: Git, cfg: Config, plan: Plan[Any], changes: Changes, parent: str | None) -> Verdict:
-    """Step 5: CLAUDE.md keeps its four layers, and Layers 1 and 4 change only with a person's approval."""
+    """Step 5: CLAUDE.md keeps its four layers, and Layers 1 and 4 change only with a person's approval;
+    no other generated file (HIPPOCAMPUS_CORE.md, patterns.md) holds a forged heading or marker."""
+    from gitmem.guards.forgery import GENERATED_FILES, generated_problems
+
+    forged = [f"{path}: {problem}" for path in GENERATED_FILES if (text := changes.get(path)) is not None
+              for problem in generated_problems(path, text.decode("utf-8", "replace"))]
+    if forged:
+        return Refuse(CheckFailed("forged structure in a generated file: " + "; ".join(forged[:5]), forged,
+                                  hint="generated files are written by gitmem from escaped sources only"))
     data = changes.get("CLAUDE.md")
     if data is None:
         return Allow(changes)
