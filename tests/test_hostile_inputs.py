@@ -449,3 +449,13 @@ def test_a_writer_killed_as_its_branch_moves_loses_nothing_and_recover_frees_the
         tree = git(repo.root, "ls-tree", "-r", "--name-only", "HEAD").splitlines()
         assert sum(p.startswith("memory/") and p.endswith(".md") for p in tree) >= n + 2   # nothing of gitmem's lost
         assert git(repo.root, "status", "--porcelain", "--untracked-files=no") == ""
+
+
+def test_the_mcp_enums_are_the_models_closed_sets() -> None:
+    from typing import get_args
+
+    from gitmem.base import kinds
+    from gitmem.faces import mcp_server
+
+    assert get_args(mcp_server.MemoryType) == kinds.TYPES and get_args(mcp_server.Domain) == kinds.DOMAINS
+    assert get_args(mcp_server.Band) == kinds.BANDS and set(get_args(mcp_server.RecallTier)) < set(kinds.TIERS)

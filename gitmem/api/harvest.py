@@ -49,6 +49,23 @@ def inside_session_folders(ctx: Context, path: str | Path) -> bool:
     return confined(path, session_folders(ctx))
 
 
+def outside_folders_of(root: Path, path: Path) -> str | None:
+    """Why an agent's hook must not harvest ``path`` for the repository at ``root`` (its real path lies
+    outside daemon.session_folders, ``files.confined``), or None; read from the configuration alone."""
+    from gitmem.api.findings import folders_of
+    from gitmem.base import config
+    from gitmem.base.files import confined
+
+    try:
+        folders = folders_of(config.load(root))
+    except GitmemError as exc:
+        return exc.message
+    if confined(path, folders):
+        return None
+    return (f"the session's transcript {path.name} lies outside the session folders "
+            "(daemon.session_folders of gitmem.yaml): not harvested")
+
+
 def newest_session(folders: Sequence[Path]) -> Path | None:
     """The main transcript, in ``folders``, of the session written to last (its sub-agent files count)."""
     from gitmem.engines.harvest import planning

@@ -257,19 +257,9 @@ def _session_end(args: Any) -> int:
 
 def _outside_session_folders(root: Path, path: Path) -> str | None:
     """Why the hook must not harvest ``path`` (its real path lies outside daemon.session_folders), or None."""
-    from gitmem.api.findings import folders_of
-    from gitmem.base import config
-    from gitmem.base.errors import GitmemError
-    from gitmem.base.files import confined
+    from gitmem.api.harvest import outside_folders_of
 
-    try:
-        folders = folders_of(config.load(root))
-    except GitmemError as exc:
-        return exc.message
-    if confined(path, folders):
-        return None
-    return (f"the session's transcript {path.name} lies outside the session folders "
-            "(daemon.session_folders of gitmem.yaml): not harvested")
+    return outside_folders_of(root, path)
 
 
 def newest_session(folders: list[Path]) -> Path | None:

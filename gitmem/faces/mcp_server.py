@@ -26,9 +26,12 @@ from gitmem.faces.agenthooks import WORTH_KEEPING   # the one phrase SessionStar
 from gitmem import __version__
 from gitmem.api import MemoryRepo
 from gitmem.base.errors import CheckFailed, GitmemError, UsageError
-from gitmem.base.model import Band, Domain, MemoryType
 
 T = TypeVar("T")
+# the closed sets of gitmem.base.kinds, as the schema's enums (tests/test_hostile_inputs.py keeps them equal)
+MemoryType = Literal["fact", "preference", "decision", "skill", "error", "emotion", "pattern", "reflection"]
+Domain = Literal["user", "self", "relationship", "world", "project"]
+Band = Literal["core", "active", "background", "fading"]
 ResultType = Literal[MemoryType, "episode"]
 RecallTier = Literal["short", "long", "archive"]   # what recall offers: "working" is no tier to search
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from gitmem.base import state
 from gitmem.base.errors import CommitInProgress, ConflictError
 from gitmem.base.files import write_atomic
-from gitmem.base.gitio import Git
+from gitmem.base.gitio import Git, staging
 from gitmem.base.gitio.command import blob_id, changed_in_worktree
 from gitmem.base.gitio.reflocks import git_commit_in
 
@@ -54,9 +54,9 @@ def commit(git: Git, branch: str, tree: str, parent: str | None, text: str,
     previous = prepared.with_suffix(".prev")
     moved = written = installed = False
     try:
-        git.take_index_lock()
+        staging.take(git.git_dir, copy=False)   # empty: the next index is prepared
         try:
-            if git.index_stamp() != stamp:   # a person staged meanwhile: checked and staged again, held
+            if staging.stamp(git.git_dir) != stamp:   # a person staged meanwhile: checked and staged again, held
                 refuse_dirty(git, parent, changes)
                 prepared.unlink(missing_ok=True)
                 prepared, stamp = git.prepare_index(tree, todo)
@@ -70,8 +70,8 @@ def commit(git: Git, branch: str, tree: str, parent: str | None, text: str,
             git.write_files(todo)
             # the index takes the commit's state just before the branch moves (the lock still held, so
             # no person's commit starts meanwhile): after the move only the lock's removal is left
-            git.keep_index(previous)
-            git.swap_index(prepared)
+            staging.keep(git.git_dir, previous)
+            staging.swap(git.git_dir, prepared)
             installed = True
             made = git.create_commit(branch, tree, parent, text, now, merged)
             moved = True
@@ -79,7 +79,7 @@ def commit(git: Git, branch: str, tree: str, parent: str | None, text: str,
         except BaseException:
             if not moved:
                 if installed:
-                    git.put_back_index(previous)
+                    staging.put_back(git.git_dir, previous)
                 if written:
                     _undo_files(git, parent, todo)
                 git.unlock_index()

@@ -11,12 +11,10 @@ recall served by a fresh index and the hooks never pay.
 
 from __future__ import annotations
 
-import os
 from collections import namedtuple
 
 from gitmem.base.errors import CasFailed, ConflictError, NotFoundError
-from gitmem.base.gitio.staging import (drop as drop_index_lock, install, owner_gone, prepare, publish, stage, stamp,
-                                       take, write_files)
+from gitmem.base.gitio.staging import drop as drop_index_lock, owner_gone, prepare, publish, stage, take, write_files
 from gitmem.base.gitio.command import changed_in_index, check_ref_name
 from gitmem.base.gitio.heads import common_dir
 from gitmem.base.gitio.trees import build
@@ -429,37 +427,6 @@ class Git:
         without ``index.lock``: its path and the stamp of the index it starts from."""
         return prepare(self.git_dir, self.root, self.tree_entries(tree, paths),
                        large=_index_size(self.git_dir) > LARGE_INDEX_BYTES)
-
-    def index_stamp(self) -> tuple[int, int, int] | None:
-        """What tells this version of the index from the next (inode, size, mtime)."""
-        return stamp(self.git_dir)
-
-    def take_index_lock(self) -> None:
-        """Take ``index.lock`` empty, the next index being ``prepare_index``'s; IndexLocked when held."""
-        take(self.git_dir, copy=False)
-
-    def keep_index(self, copy: Path) -> None:
-        """A hard link to the index as it is (``put_back_index`` restores it); none when there is no index."""
-        copy.unlink(missing_ok=True)
-        try:
-            os.link(self.git_dir / "index", copy)
-        except FileNotFoundError:
-            pass
-
-    def put_back_index(self, copy: Path) -> None:
-        """The index ``keep_index`` kept, back in place (held ``index.lock``); no index when none was kept."""
-        if copy.exists():
-            os.replace(copy, self.git_dir / "index")
-        else:
-            (self.git_dir / "index").unlink(missing_ok=True)
-
-    def swap_index(self, prepared: Path) -> None:
-        """Rename the prepared index over the index, ``index.lock`` still held (``unlock_index`` ends it)."""
-        os.replace(prepared, self.git_dir / "index")
-
-    def install_index(self, prepared: Path) -> None:
-        """Rename the prepared index over the index and release ``index.lock``."""
-        install(self.git_dir, prepared)
 
     def publish_index(self) -> None:
         """Rename the held ``index.lock`` over the index."""

@@ -128,10 +128,26 @@ def prepare(git_dir: Path, root: Path, entries: Mapping[str, tuple[str, int] | N
     return target, before
 
 
-def install(git_dir: Path, prepared: Path) -> None:
-    """Rename the ``prepare``d index over the index, then release the held ``index.lock``."""
+def keep(git_dir: Path, copy: Path) -> None:
+    """A hard link to the index as it is (``put_back`` restores it); none when there is no index."""
+    copy.unlink(missing_ok=True)
+    try:
+        os.link(git_dir / "index", copy)
+    except FileNotFoundError:
+        pass
+
+
+def swap(git_dir: Path, prepared: Path) -> None:
+    """Rename the ``prepare``d index over the index, ``index.lock`` still held (``drop`` ends it)."""
     os.replace(prepared, git_dir / "index")
-    drop(git_dir)
+
+
+def put_back(git_dir: Path, copy: Path) -> None:
+    """The index ``keep`` kept, back in place (``index.lock`` held); no index when none was kept."""
+    if copy.exists():
+        os.replace(copy, git_dir / "index")
+    else:
+        (git_dir / "index").unlink(missing_ok=True)
 
 
 def stage(git_dir: Path, root: Path, entries: Mapping[str, tuple[str, int] | None], large: bool,
