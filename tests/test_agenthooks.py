@@ -143,6 +143,7 @@ def test_session_end_returns_before_the_harvest_which_then_lands_and_proposes_a_
     [path] = write_transcripts(tmp_path / "sessions", ["the upload failed, retry it with backoff please"],
                                START + timedelta(days=3))
     os.utime(path, (time.time() - 5, time.time() - 5))
+    configure_folders(mem, [tmp_path / "sessions"])   # the hook harvests nothing outside them
     given = {"session_id": "11111111-0000-4000-8000-000000000000", "transcript_path": str(path), "cwd": str(tmp_path),
              "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"}
     head = repo.head
@@ -162,6 +163,7 @@ def test_session_end_returns_before_the_harvest_which_then_lands_and_proposes_a_
 def test_session_end_harvests_a_real_transcript_for_every_reason(mem: Path, reason: str) -> None:
     talks = [p for p in bench_transcripts() if "__agent-" not in p.name and b'"user"' in p.read_bytes()]
     path = talks[END_REASONS.index(reason) * 3 % len(talks)]
+    configure_folders(mem, [path.parent])
     given = {"session_id": "x", "transcript_path": str(path), "cwd": "/", "hook_event_name": "SessionEnd",
              "reason": reason}
     assert gm("hook", "session-end", "--repo", str(mem), stdin=json.dumps(given)).returncode == 0
@@ -193,6 +195,7 @@ def _turns(sid: str, texts: list[str], first: int = 0) -> str:
 def test_a_resumed_session_adds_only_its_new_turns(mem: Path, tmp_path: Path) -> None:
     sid = "22222222-0000-4000-8000-000000000001"
     path = tmp_path / f"{sid}.jsonl"
+    configure_folders(mem, [tmp_path])
     path.write_text(_turns(sid, ["Remember: the cache must be cleared after a toolchain upgrade.",
                                  "Never push to main without a green pipeline."]))
     os.utime(path, (time.time() - 5, time.time() - 5))
@@ -215,6 +218,7 @@ def test_session_end_brings_the_sub_agent_files_along(mem: Path, tmp_path: Path)
     sid = "33333333-0000-4000-8000-000000000001"
     main = tmp_path / "proj" / f"{sid}.jsonl"
     main.parent.mkdir()
+    configure_folders(mem, [main.parent])
     main.write_text(_turns(sid, ["Remember: the staging database is read-only on Fridays."]))
     agent = tmp_path / "proj" / sid / "subagents" / "agent-a1b2c3d4e5f6a7b8c.jsonl"
     agent.parent.mkdir(parents=True)

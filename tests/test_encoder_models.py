@@ -460,6 +460,9 @@ def test_tool_output_is_never_sent_but_a_tool_error_is_clipped(tmp_path: Path) -
 
 def test_a_background_harvest_with_an_off_loopback_url_fails_and_says_why(hooked: Path, tmp_path: Path) -> None:
     use_endpoint(hooked, "http://203.0.113.7:11434/v1")
+    from tests.agent_helpers import configure_folders
+
+    configure_folders(hooked, [tmp_path])   # the unattended harvest reads only the session folders
     run = MemoryRepo.open(hooked).run_job("harvest", T, paths=[transcript(tmp_path / "s.jsonl", "s", SESSION)])
     assert not run.ok and "not this machine's loopback" in run.summary and "127.0.0.1" in str(run.details["hint"])
     assert not MemoryRepo.open(hooked).list().memories

@@ -337,7 +337,11 @@ def test_what_an_inbox_says_a_memory_weighs_is_placed_again_on_accept(hv: Harves
 
 def test_the_background_harvest_says_what_waits_in_the_inbox(hv: Harvester, repo_dir: Path) -> None:
     hv.answers.write_text(json.dumps({"*": FIRST}), encoding="utf-8")
-    run = MemoryRepo.open(repo_dir).run_job("harvest", now=T, paths=[hv.session("s-job", FIRST)])
+    from tests.agent_helpers import configure_folders
+
+    session = hv.session("s-job", FIRST)
+    configure_folders(repo_dir, [session.parent])   # the unattended harvest reads only the session folders
+    run = MemoryRepo.open(repo_dir).run_job("harvest", now=T, paths=[session])
     [inbox] = MemoryRepo.open(repo_dir).reviews()
     assert run.ok and f"2 to keep or drop in {inbox.name}" in run.summary and run.details["inbox"] == 2
 

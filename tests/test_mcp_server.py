@@ -198,7 +198,7 @@ def test_the_core_resource_is_what_load_core_prints(repo_dir: Path) -> None:
 
 @pytest.mark.parametrize(("tool", "args", "says"), [
     ("why", {"memory_id": "no-such-memory"}, "hint: `gitmem list`"),
-    ("recall", {"query": "x", "k": 0}, "k must be between 1 and 1000"),
+    ("recall", {"query": "x", "k": 0}, "greater than or equal to 1"),   # the schema's range
     ("recall", {"query": "x", "type": "nonsense"}, "nonsense"),
     ("recall", {"query": "x", "at": "no-such-tag"}, "no-such-tag"),
     ("remember", {"text": "   "}, "Error executing tool remember"),
@@ -311,11 +311,11 @@ def test_which_hosts_are_loopback(host: str, loopback: bool) -> None:
 @pytest.mark.parametrize(("args", "says"), [
     (["--http", "--host", "0.0.0.0"], "add --allow-remote"),
     (["--http", "--host", ""], "add --allow-remote"),    # an empty host binds every interface
-    (["--http", "--host", "192.168.1.2", "--token", "s3cret-token"], "add --allow-remote"),
+    (["--http", "--host", "192.168.1.2", "--token-file", "/nonexistent"], "add --allow-remote"),
     (["--http", "--host", "0.0.0.0", "--allow-remote"], "GITMEM_MCP_TOKEN"),
     (["--http", "--host", "example.com", "--allow-remote"], "GITMEM_MCP_TOKEN"),
     (["--port", "9000"], "apply to --http only"),
-    (["--token", "x"], "apply to --http only"),
+    (["--token-file", "x"], "apply to --http only"),
     (["--http", "--port", "0"], "between 1 and 65535"),
 ])
 def test_serve_refuses_at_start(args: list[str], says: str, repo_dir: Path, capsys: pytest.CaptureFixture[str],
@@ -327,9 +327,10 @@ def test_serve_refuses_at_start(args: list[str], says: str, repo_dir: Path, caps
 
 @pytest.mark.parametrize("host", ["\x00", "no-such-host.invalid", "a" * 300, "256.1.1.1", "-1", "::g", "\u202e1.2.3.4",
                                   "127.0.0.1 ", "host:8012", "..", "xn--zz.invalid"])
-def test_serve_refuses_a_host_it_cannot_listen_on(host: str, repo_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run_cli(["serve", "--repo", str(repo_dir), "--http", "--host", host, "--allow-remote",
-                              "--token", "t" * 32], capsys)
+def test_serve_refuses_a_host_it_cannot_listen_on(host: str, repo_dir: Path, capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITMEM_MCP_TOKEN", "t" * 32)
+    code, out, err = run_cli(["serve", "--repo", str(repo_dir), "--http", "--host", host, "--allow-remote"], capsys)
     assert code == 1 and out == "" and "Traceback" not in err and "cannot listen on" in err, err
 
 

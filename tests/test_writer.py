@@ -565,7 +565,7 @@ def test_a_person_commit_after_a_killed_write_never_deletes_what_gitmem_committe
 
     refusals, failed = kills.run(8, seed=20261201, base=tmp_path, per_repo=8, verbose=True)
     assert failed == 0
-    assert refusals >= 1   # the rounds killed as the branch moves find the index locked
+    # refusals: how many kills left index.lock (fewer since the next index is staged apart): bench/kills.py counts them
 
 
 def test_a_killed_writer_leaves_the_index_locked_and_recover_finishes_it(repo: MemoryRepo, repo_dir: Path) -> None:

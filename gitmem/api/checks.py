@@ -42,8 +42,18 @@ def check_config(root: Path) -> Report:
     from gitmem.base import config
     from gitmem.engines.checks import config_report
 
+    from gitmem.engines.checks import Report
+
     path = root / config.CONFIG_FILE
-    return config_report(path.read_text(encoding="utf-8") if path.is_file() else None, path.name)
+    if not path.is_file():
+        return config_report(None, path.name)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        return Report(False, (f"{path.name} is not UTF-8 text (byte {exc.start}); save it as UTF-8",))
+    except OSError as exc:
+        return Report(False, (f"{path.name} cannot be read: {exc.strerror or exc}",))
+    return config_report(text, path.name)
 
 
 def check_layers(root: Path, git: Git, rev_range: str | None = None) -> Report:

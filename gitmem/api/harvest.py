@@ -48,6 +48,22 @@ def inside_session_folders(ctx: Context, path: str | Path) -> bool:
     return inside(path, session_folders(ctx))
 
 
+def outside_folders_of(root: Path, path: Path) -> str | None:
+    """Why an agent's hook must not harvest ``path`` for the repository at ``root`` (its real path lies
+    outside daemon.session_folders, ``sessionfolders.inside``), or None; read from the configuration alone."""
+    from gitmem.api.sessionfolders import folders_of, inside
+    from gitmem.base import config
+
+    try:
+        folders = folders_of(config.load(root))
+    except GitmemError as exc:
+        return exc.message
+    if inside(path, folders):
+        return None
+    return (f"the session's transcript {path.name} lies outside the session folders "
+            "(daemon.session_folders of gitmem.yaml): not harvested")
+
+
 def newest_session(folders: Sequence[Path]) -> Path | None:
     """The main transcript, in ``folders``, of the session written to last (its sub-agent files count)."""
     from gitmem.engines.harvest import planning
@@ -90,16 +106,21 @@ def session_files(ctx: Context, paths: Sequence[str | Path] | None = None) -> Se
 
 def harvest(ctx: Context, paths: Sequence[str | Path], fmt: str = "auto", signals: int = 20, whole: bool = False,
             now: datetime | None = None, progress: Progress | None = None,
-            rescan: bool = False) -> builtins.list[Harvested]:
+            rescan: bool = False, confine: bool = False) -> builtins.list[Harvested]:
     """Harvest agent transcripts into episodes and memories (one commit per session).
 
     A session holding a secret is rejected whole (an alert event is logged);
-    a file unchanged since it was harvested is skipped unless ``rescan``.
+    a file unchanged since it was harvested is skipped unless ``rescan``. With ``confine`` (the
+    unattended harvest) a session or sub-agent file whose real path lies outside the session
+    folders is left out, a sub-agent folder linked out of them included.
     """
     from gitmem.engines.harvest import planning
 
     now = now or clock.now()
     files = planning.list_sessions(paths, fmt, signals)  # a session's sub-agent files come with it
+    if confine:
+        files = [dataclasses.replace(u, parts=tuple(p for p in u.parts if inside_session_folders(ctx, p)))
+                 for u in files if inside_session_folders(ctx, u.path)]
     cursors = planning.Cursors(ctx.writer.state)
     command, warned = _encoder_command(ctx)
     results: builtins.list[Harvested] = []

@@ -59,12 +59,26 @@ def settings_path(settings: str | None, project: str | None) -> Path:
 
 
 def _read_text(path: Path) -> str:
+    import errno
+
     if path.is_dir():
         raise UsageError(f"{path} is a folder, not a settings file")
     try:
-        return path.read_text("utf-8") if path.exists() else ""
+        os.stat(path)
+    except FileNotFoundError:
+        return ""
+    except OSError as exc:   # a symbolic link loop (ELOOP), a name too long
+        said = "a symbolic link loop" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
+        raise UsageError(f"cannot read {path}: {said}", hint="fix the file by hand; gitmem does not overwrite it") from None
+    except ValueError:
+        raise UsageError(f"cannot read {str(path)[:200]}: not a file name") from None
+    try:
+        return path.read_text("utf-8")
     except UnicodeDecodeError:
         raise UsageError(f"{path} is not UTF-8 text", hint="fix the file by hand; gitmem does not overwrite it") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}",
+                         hint="fix the file by hand; gitmem does not overwrite it") from None
 
 
 def _verify(command: str, cwd: Path) -> str:

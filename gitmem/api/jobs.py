@@ -129,15 +129,12 @@ def _record(ctx: Context, run: JobRun) -> None:
 
 # the jobs: each returns (summary, details) or raises
 def _job_harvest(ctx: Context, now: datetime, paths: Sequence[str | Path] | None) -> tuple[str, dict[str, object]]:
-    outside: tuple[Path, ...] = ()
-    if paths:
-        found = builtins.list(paths)
-    else:   # the session folders, confined to them: a link pointing out is left out
-        if not any(f.exists() for f in harvest.session_folders(ctx)):
-            return "no session folder exists", {"harvested": 0}
-        scope = harvest.session_files(ctx)
-        found, outside = builtins.list(scope.files), scope.outside
-    results = harvest.harvest(ctx, found, now=now)
+    # the session folders, confined to them: a path given outside is refused, a link pointing out left out
+    if not paths and not any(f.exists() for f in harvest.session_folders(ctx)):
+        return "no session folder exists", {"harvested": 0}
+    scope = harvest.session_files(ctx, paths)
+    found, outside = builtins.list(scope.files), scope.outside
+    results = harvest.harvest(ctx, found, now=now, confine=True)
     counts: dict[str, int] = {}
     for r in results:
         counts[r.status] = counts.get(r.status, 0) + 1

@@ -2,8 +2,9 @@
 
 Every unattended reading of transcripts (the daemon's harvest, cron's, an
 agent's through MCP) and every record of a refused session asks ``inside``:
-a path is inside when its real path (symbolic links resolved) lies under the
-real path of one of the folders, so a link that points out is outside.
+a path is inside when it has no ``..`` part and its real path (symbolic links
+resolved) lies under the real path of one of the folders, so a link that points
+out is outside (``gitmem.base.files.confined``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ def folders_of(cfg: Config) -> list[Path]:
 
 
 def inside(path: str | Path, folders: Sequence[Path]) -> bool:
-    """True when ``path`` (``~`` expanded, symlinks resolved) lies inside one of ``folders``."""
-    target = Path(path).expanduser().resolve()
-    return any(target.is_relative_to(f.resolve()) for f in folders)
+    """True when ``path`` (``~`` expanded, no ``..``, symlinks resolved) lies inside one of ``folders``:
+    the one path rule, ``gitmem.base.files.confined``."""
+    from gitmem.base.files import confined
+
+    return confined(path, folders)

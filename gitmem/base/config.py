@@ -1,7 +1,8 @@
 """gitmem.yaml and the environment.
 
 Each ``GITMEM_*`` variable is read in one place, by the module that owns its
-concept: ``GITMEM_ALLOWED_DIRS``, ``GITMEM_ALLOW_GROWTH`` and ``GITMEM_DAEMON_TICK`` here,
+concept: ``GITMEM_ALLOWED_DIRS``, ``GITMEM_ALLOW_GROWTH``, ``GITMEM_MCP_TOKEN`` and
+``GITMEM_DAEMON_TICK`` in ``gitmem.base.environment`` (re-exported here),
 ``GITMEM_NOW`` in ``gitmem.base.clock``, ``GITMEM_DIR`` in ``gitmem.base.state``
 (finding the repository must not load this schema: recall starts in milliseconds).
 
@@ -25,48 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gitmem.base.environment import (env_allowed_dirs as env_allowed_dirs, env_amplitude_override as env_amplitude_override,
+                                     env_daemon_tick as env_daemon_tick, env_mcp_token as env_mcp_token)
 from gitmem.base.errors import ConfigError
 from gitmem.base.model import MAX_CONTENT_BYTES as MAX_CONTENT_BYTES  # the readers' bound (re-exported)
 
 CONFIG_FILE = "gitmem.yaml"
 SCHEMA_VERSION = 1
-
-
-# --- environment: the only place GITMEM_* variables are read ---------------
-
-def env_allowed_dirs() -> tuple[str, ...] | None:
-    """GITMEM_ALLOWED_DIRS (``:`` or ``,`` separated) narrows paths.allowed_dirs; HEBBIAN_ALLOWED_DIRS,
-    the Hebbian memory design's name for it, is read when GITMEM_ALLOWED_DIRS is not set."""
-    raw = os.environ.get("GITMEM_ALLOWED_DIRS")
-    if raw is None:
-        raw = os.environ.get("HEBBIAN_ALLOWED_DIRS")
-    if raw is None:
-        return None
-    return tuple(p.strip().strip("/") for p in raw.replace(",", ":").split(":") if p.strip())
-
-
-def env_amplitude_override() -> bool:
-    """GITMEM_ALLOW_GROWTH=1 lets a person's commit grow a file past the amplitude limit."""
-    return os.environ.get("GITMEM_ALLOW_GROWTH", "") not in ("", "0", "false", "no")
-
-
-def env_mcp_token() -> str | None:
-    """GITMEM_MCP_TOKEN: the bearer token ``gitmem serve --http`` asks of every request (unset or empty: none)."""
-    return os.environ.get("GITMEM_MCP_TOKEN") or None
-
-
-def env_daemon_tick() -> float | None:
-    """GITMEM_DAEMON_TICK=SECONDS runs every interval job of ``gitmem daemon run`` that often (tests, demos)."""
-    raw = os.environ.get("GITMEM_DAEMON_TICK", "").strip()
-    if not raw:
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ConfigError(f"GITMEM_DAEMON_TICK={raw!r} is not a number of seconds", hint="e.g. GITMEM_DAEMON_TICK=2") from None
-    if not 0.05 <= value <= 31_536_000:
-        raise ConfigError(f"GITMEM_DAEMON_TICK={raw!r} is out of range [0.05..31536000] seconds", hint="e.g. GITMEM_DAEMON_TICK=2")
-    return value
 
 
 def _f(default: Any, lo: float | None = None, hi: float | None = None, doc: str = "") -> Any:
@@ -311,12 +277,40 @@ def _cross_checks(cfg: Config, problems: list[Problem]) -> None:
         problems.append(Problem("hebbian.weight_min", h.weight_min, f"below hebbian.weight_max ({h.weight_max})"))
 
 
+def _meaning_checks(data: Any, cfg: Config, problems: list[Problem]) -> None:
+    """Values of the right type that cannot mean what they say: a version this gitmem does not know, a regex
+    that does not compile, a writable folder outside the repository, a session folder that is everything."""
+    import re
+
+    version = data.get("version", SCHEMA_VERSION) if isinstance(data, dict) else SCHEMA_VERSION
+    if isinstance(version, bool) or version != SCHEMA_VERSION:
+        problems.append(Problem("version", version, f"{SCHEMA_VERSION}, the version this gitmem reads"))
+    for pattern in cfg.pii.allowlist.patterns:
+        try:
+            re.compile(pattern)
+        except (re.error, RecursionError, OverflowError) as exc:
+            problems.append(Problem("pii.allowlist.patterns", pattern, f"a regular expression that compiles ({exc})"))
+    for folder in cfg.paths.allowed_dirs:
+        parts = folder.replace("\\", "/").split("/")
+        if (not folder.strip() or folder.startswith(("/", "~")) or ".." in parts or "." in parts
+                or parts[0].lower() == ".git"):
+            problems.append(Problem("paths.allowed_dirs", folder,
+                                    "a folder or top-level file inside the repository: no '..', no absolute path, "
+                                    "not .git"))
+    for folder in cfg.daemon.session_folders:
+        real = os.path.realpath(os.path.expandvars(os.path.expanduser(folder)))
+        if real in (os.sep, os.path.realpath(os.path.expanduser("~"))) or not folder.strip():
+            problems.append(Problem("daemon.session_folders", folder,
+                                    "a folder agents write session logs to, not the root or the home folder"))
+
+
 def check_data(data: Any) -> Checked:
     """Validate parsed YAML; never raises for bad values, reports them."""
     problems: list[Problem] = []
     warnings: list[str] = []
     cfg = _build(Config, data, "", problems, warnings)
     _cross_checks(cfg, problems)
+    _meaning_checks(data, cfg, problems)
     return Checked(cfg, tuple(problems), tuple(warnings))
 
 

@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 
 from gitmem.base.clock import in_range, parse_time
 from gitmem.base.config import MAX_CONTENT_BYTES, Config
-from gitmem.base.errors import UsageError, ValidationError
+from gitmem.base.errors import SecurityError, UsageError, ValidationError
 from gitmem.base.model import DOMAINS, TYPES, Memory, is_valid_id, iso, name_key, new_id
 from gitmem.base.streams import capped_lines
 from gitmem.base.text import printable_label
@@ -209,16 +209,23 @@ _META = re.compile(r"^\s*(?P<key>[A-Za-z][A-Za-z ]{0,39}):\s*(?P<value>.*)$")   
 _ENTRY_ID = re.compile(r"^\[(?P<id>[^\]]{1,60})\]\s*(?P<category>.*)$")                         # [LRN-20250115-001] best_practice
 
 
-def read_learnings(folder: Path) -> list[Row]:
+def read_learnings(folder: Path, outside: list[str] | None = None) -> list[Row]:
     """A .learnings/ folder: each entry of each Markdown file is ONE memory.
 
     An entry is a section at the file's top heading level (``## [LRN-…] category``) with
     the deeper sections under it (Summary, Details, Suggested Action); its ``**Logged**``,
     ``**Priority**`` and ``**Area**`` lines and its Metadata section become the memory's
-    date, importance and tags, never memories of their own.
+    date, importance and tags, never memories of their own. A file whose real path lies
+    outside the folder (a symbolic link pointing out) is not read: its name goes to ``outside``.
     """
+    from gitmem.base.files import confined
+
     rows: list[Row] = []
     for path in sorted(folder.glob("*.md")):
+        if not confined(path, [folder]):
+            if outside is not None:
+                outside.append(path.name)
+            continue
         typ = _LEARNING_TYPES.get(path.stem.lower())
         rows.extend(_learning_entries(path, typ, f"import:.learnings/{name_key(path.name, 'f')}"))
     return rows
@@ -287,6 +294,22 @@ def _learning_row(entry: list[Any], typ: str | None, source: str) -> Row | None:
                typ, None, _PRIORITY.get(fields.get("priority", "").lower()), source)
 
 
+def duplicate_ids(rows: Sequence[Row]) -> tuple[list[Row], list[Skipped]]:
+    """``rows`` without a second row bearing an id an earlier row bears, and those left out, as skipped lines
+    (a second row with the same id is a duplicate, never "unchanged")."""
+    first: dict[str, int] = {}
+    kept: list[Row] = []
+    dropped: list[Skipped] = []
+    for r in rows:
+        if r.id is not None and is_valid_id(r.id):
+            if r.id in first:
+                dropped.append(Skipped(r.line, f"duplicate id {r.id}: line {first[r.id]} has it already"))
+                continue
+            first[r.id] = r.line
+        kept.append(r)
+    return kept, dropped
+
+
 def detect(path: Path) -> str:
     """'jsonl', 'markdown' or 'learnings' for an import source."""
     if path.is_dir():
@@ -306,15 +329,21 @@ def iter_rows(path: Path, max_content_bytes: int = MAX_CONTENT_BYTES) -> tuple[l
         raise UsageError(f"no such file or folder: {str(path)[:200]}", hint="check the path")
     kind = detect(path)
     if kind == "learnings":
-        rows = read_learnings(path)
+        outside: list[str] = []
+        rows = read_learnings(path, outside)
+        if outside:
+            raise SecurityError(f"{len(outside)} file(s) of {path} lead outside it through a symbolic link: "
+                                + ", ".join(outside[:5]), hint="copy the files into the folder to import them")
         if not rows:
             found = "holds no Markdown (.md) files" if not any(path.glob("*.md")) else "has Markdown files without entries"
             raise UsageError(f"nothing to import in {path}: the folder {found}",
                              hint="import a .learnings/ folder, a MEMORY.md or a JSONL file")
-        return rows, []
+        return duplicate_ids(rows)
     if kind == "markdown":
-        return read_markdown(path), []
-    return read_jsonl(path, max_content_bytes)
+        return duplicate_ids(read_markdown(path))
+    rows, skipped = read_jsonl(path, max_content_bytes)
+    kept, dropped = duplicate_ids(rows)
+    return kept, sorted([*skipped, *dropped], key=lambda s: s.line)
 
 
 def to_memories(rows: Sequence[Row], source_name: str, now: datetime, cfg: Config,

@@ -242,7 +242,15 @@ def schedule(every: str) -> str:
 
 
 def cron_command(argv: Sequence[str], log: str) -> str:
-    """A crontab command running ``argv``, its output appended to ``log``; ``%`` escaped (cron reads it as a newline)."""
+    """A crontab command running ``argv``, its output appended to ``log``; ``%`` escaped (cron reads it as a newline).
+    A word holding a line break or another control character is refused: quoted or not, cron would end the
+    entry there and read the rest as a line of its own."""
+    for word in (*argv, log):
+        if any(ord(c) < 32 or c == "\x7f" for c in word):
+            raise UsageError(f"cannot put {word.encode('unicode_escape').decode('ascii')[:120]!r} in a crontab line: "
+                             "it holds a line break or another control character",
+                             hint="move the repository to a path without control characters, or run "
+                                  "`gitmem hook cron` from a scheduler of your own")
     command = " ".join(shlex.quote(a) for a in argv) + f" >> {shlex.quote(log)} 2>&1"
     return command.replace("%", "\\%")
 

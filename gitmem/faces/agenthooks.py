@@ -237,6 +237,8 @@ def _session_end(args: Any) -> int:
     path = Path(str(given)).expanduser() if problem is None else None
     if path is not None and not path.is_file():
         problem = f"the session's transcript is not there: {path.name}"
+    if path is not None and problem is None:
+        problem = _outside_session_folders(root, path)
     if problem or path is None:
         record_error(root, "session-end", now, problem or "no transcript", "Claude Code sends one JSON object on stdin")
         return 0
@@ -251,6 +253,13 @@ def _session_end(args: Any) -> int:
         return 0
     out(f"gitmem: harvest of {path.name} handed off (pid {pid}, log {log})")
     return 0
+
+
+def _outside_session_folders(root: Path, path: Path) -> str | None:
+    """Why the hook must not harvest ``path`` (its real path lies outside daemon.session_folders), or None."""
+    from gitmem.api.harvest import outside_folders_of
+
+    return outside_folders_of(root, path)
 
 
 def newest_session(folders: list[Path]) -> Path | None:
@@ -311,8 +320,12 @@ def _post_session(args: Any) -> int:
             return 0
     _settle(path)
     run = repo.run_job("harvest", now, paths=[path])
-    out(f"post-session: {'ok' if run.ok else 'failed'}: {run.summary}")
-    return 0
+    counts = run.details.get("counts")
+    failed = not run.ok or (isinstance(counts, dict) and bool(counts) and set(counts) <= {"failed"})
+    out(f"post-session: {'failed' if failed else 'ok'}: {run.summary}")
+    if failed and not run.ok and run.details.get("hint"):
+        out(f"hint: {run.details['hint']}")
+    return 1 if failed else 0
 
 
 def _cron_hook(args: Any) -> int:

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from pydantic import ConfigDict, Field   # the SDK's own model library: its tool schemas are pydantic models
 
 from gitmem.faces.agenthooks import WORTH_KEEPING   # the one phrase SessionStart says too
 from gitmem import __version__
@@ -28,6 +28,12 @@ from gitmem.api import MemoryRepo
 from gitmem.base.errors import CheckFailed, GitmemError, UsageError
 
 T = TypeVar("T")
+# the closed sets of gitmem.base.kinds, as the schema's enums (tests/test_hostile_inputs.py keeps them equal)
+MemoryType = Literal["fact", "preference", "decision", "skill", "error", "emotion", "pattern", "reflection"]
+Domain = Literal["user", "self", "relationship", "world", "project"]
+Band = Literal["core", "active", "background", "fading"]
+ResultType = Literal[MemoryType, "episode"]
+RecallTier = Literal["short", "long", "archive"]   # what recall offers: "working" is no tier to search
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -67,17 +73,40 @@ def build_server(root: Path) -> MCPServer:
             raise tool_error(exc) from None
 
     @server.tool(annotations=WRITE, description=REMEMBER)
-    def remember(text: str, type: str | None = None, domain: str | None = None, importance: float | None = None,
-                 source: str | None = None, tags: list[str] | None = None,
-                 project: str | None = None) -> dict[str, Any]:
+    def remember(text: Annotated[str, Field(description="the statement to keep, in your own words", min_length=1,
+                                            max_length=20000)],
+                 type: Annotated[MemoryType | None, Field(description="the memory's type (inferred when omitted)")] = None,
+                 domain: Annotated[Domain | None, Field(description="whose it is: user, self, relationship, world "
+                                                                    "or project (inferred when omitted)")] = None,
+                 importance: Annotated[float | None, Field(description="how much it matters, 0..1 (inferred when "
+                                                                       "omitted)", ge=0.0, le=1.0)] = None,
+                 source: Annotated[str | None, Field(description="where it came from (a file, a ticket)",
+                                                     max_length=500)] = None,
+                 tags: Annotated[list[Annotated[str, Field(max_length=100)]] | None,
+                                 Field(description="tags to find it by", max_length=50)] = None,
+                 project: Annotated[str | None, Field(description="the project it belongs to: its folder, id or name "
+                                                                  "(with domain project)", max_length=4096)] = None,
+                 ) -> dict[str, Any]:
         return call(lambda r: r.remember(text, type=type, domain=domain, importance=importance, source=source,
                                          tags=tags or [], project=project).to_json())
 
     @server.tool(annotations=READ)
-    def recall(query: str, k: int = 10, type: str | None = None, domain: str | None = None, tier: str | None = None,
-               band: str | None = None, include_archive: bool = False, include_background: bool = False,
-               at: str | None = None, expand: bool = False, project: str | None = None,
-               all_projects: bool = False) -> dict[str, Any]:
+    def recall(query: Annotated[str, Field(description="what to look for", min_length=1, max_length=4000)],
+               k: Annotated[int, Field(description="how many memories to return", ge=1, le=1000)] = 10,
+               type: Annotated[ResultType | None, Field(description="only memories of this type ('episode': "
+                                                                    "harvested sessions only)")] = None,
+               domain: Annotated[Domain | None, Field(description="only memories of this domain")] = None,
+               tier: Annotated[RecallTier | None, Field(description="only this tier ('archive' searches "
+                                                                    "archived memories)")] = None,
+               band: Annotated[Band | None, Field(description="only this band")] = None,
+               include_archive: Annotated[bool, Field(description="search archived memories too")] = False,
+               include_background: Annotated[bool, Field(description="include background and fading memories")] = False,
+               at: Annotated[str | None, Field(description="a tag or commit to recall as of", max_length=200)] = None,
+               expand: Annotated[bool, Field(description="follow links one hop")] = False,
+               project: Annotated[str | None, Field(description="keep to global memories and this project's "
+                                                                "(its folder, id or name)", max_length=4096)] = None,
+               all_projects: Annotated[bool, Field(description="every project's memories")] = False,
+               ) -> dict[str, Any]:
         """Memories ranked by relevance, importance and recency (up to 3 matching episodes follow the k memories).
 
         type "episode" searches harvested sessions only; at is a tag or commit to recall as of;
@@ -85,8 +114,6 @@ def build_server(root: Path) -> MCPServer:
         the project of the server's working folder, when known; all_projects: every project).
         """
         def run(r: MemoryRepo) -> dict[str, Any]:
-            if not 1 <= k <= 1000:
-                raise UsageError("k must be between 1 and 1000")
             found = r.recall(query, k, type=type, domain=domain, tier=tier, band=band, include_archive=include_archive,
                              include_background=include_background, at=at, expand=expand, project=project,
                              here=None if project or all_projects else Path.cwd())
@@ -94,12 +121,16 @@ def build_server(root: Path) -> MCPServer:
         return call(run)
 
     @server.tool(annotations=READ)
-    def why(memory_id: str) -> dict[str, Any]:
+    def why(memory_id: Annotated[str, Field(description="the memory's id (as recall returns it)", min_length=1,
+                                            max_length=200)]) -> dict[str, Any]:
         """Where a memory came from, and every commit that touched it."""
         return call(lambda r: r.why(memory_id).to_json())
 
     @server.tool(annotations=HARVEST)
-    def harvest(paths: list[str] | None = None) -> dict[str, Any]:
+    def harvest(paths: Annotated[list[Annotated[str, Field(min_length=1, max_length=4096)]] | None,
+                                 Field(description="transcript files or folders inside the configured session "
+                                                   "folders (omitted: every configured folder)",
+                                       max_length=1000)] = None) -> dict[str, Any]:
         """Harvest agent transcripts into episodes and memories, then propose a weight update for review.
 
         paths (files or folders) must lie inside the configured session folders (daemon.session_folders);
@@ -120,7 +151,9 @@ def build_server(root: Path) -> MCPServer:
         return call(run)
 
     @server.tool(annotations=WRITE)
-    def weight_update(dry_run: bool = True) -> dict[str, Any]:
+    def weight_update(dry_run: Annotated[bool, Field(description="preview only (true, the default), or propose "
+                                                                 "the update on a review branch")] = True
+                      ) -> dict[str, Any]:
         """The next Hebbian weight update: a preview (dry_run, the default) or proposed on a review branch.
 
         It is never applied here: a person reviews the branch (gitmem review show / accept).
@@ -133,7 +166,9 @@ def build_server(root: Path) -> MCPServer:
         return call(lambda r: {"reviews": [v.to_json() for v in r.reviews()]})
 
     @server.tool(annotations=READ)
-    def analyze(merge_threshold: float | None = None) -> dict[str, Any]:
+    def analyze(merge_threshold: Annotated[float | None, Field(description="the Jaccard similarity from which two "
+                                                                           "patterns are merge candidates", ge=0.0,
+                                                               le=1.0)] = None) -> dict[str, Any]:
         """Co-activation of patterns: Jaccard pairs, clusters, merge candidates."""
         return call(lambda r: r.analyze(merge_threshold=merge_threshold).to_json())
 
@@ -143,12 +178,13 @@ def build_server(root: Path) -> MCPServer:
         return call(lambda r: r.status().to_json())
 
     @server.tool(annotations=READ)
-    def layer_validate(rev_range: str | None = None) -> dict[str, Any]:
+    def layer_validate(rev_range: Annotated[str | None, Field(description="A..B: also audit those commits",
+                                                              max_length=200)] = None) -> dict[str, Any]:
         """Check CLAUDE.md's layers (rev_range A..B also audits those commits)."""
         return call(lambda r: r.check("layers", rev_range).to_json())
 
     @server.tool(annotations=READ)
-    def pii_check(text: str) -> dict[str, Any]:
+    def pii_check(text: Annotated[str, Field(description="the text to scan", max_length=1_000_000)]) -> dict[str, Any]:
         """Scan a text for PII and secrets: each finding's kind, offsets, whether it is a secret, and its id."""
         from gitmem.api import scanning
 
@@ -180,6 +216,7 @@ def build_server(root: Path) -> MCPServer:
     def core() -> str:
         return call(lambda r: r.load_core(here=Path.cwd()).text)
 
+    _forbid_unknown_arguments(server)
     return server
 
 
@@ -193,11 +230,11 @@ Reusable = Annotated[str, Field(description="the reusable point: one principle, 
 Score = Annotated[int, Field(ge=1, le=5, description="effectiveness 1-5, 5 = will surely use it again")]
 Tags = Annotated[list[Annotated[str, Field(max_length=64)]], Field(max_length=16,
                                                                    description="domain tags, one word each")]
-Skill = Annotated[str, Field(pattern=r"^[A-Za-z0-9_]{0,64}$", description="the skill a process improvement belongs to")]
+Skill = Annotated[str, Field(pattern=r"^[A-Za-z0-9_]{0,64}$", max_length=64, description="the skill a process improvement belongs to")]
 Repeat = Annotated[bool, Field(description="the same error class failed twice in a row")]
-Loop = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:#/+-]{0,200}$",
+Loop = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:#/+-]{0,200}$", max_length=200,
                             description="this task's loop (session) id: one reflection each")]
-EntryId = Annotated[str, Field(pattern=r"^r-[0-9a-f]{10}$",
+EntryId = Annotated[str, Field(pattern=r"^r-[0-9a-f]{10}$", max_length=12,
                                description="the reflection the user explicitly asked to keep for later (any language)")]
 SEDIMENT_TOOLS = ("sediment_status", "sediment_threshold", "sediment_reflect", "sediment_like")
 
@@ -232,11 +269,17 @@ def sediment_tools(server: MCPServer, call: Callable[[Callable[[MemoryRepo], Any
         """Count the user's explicit "keep this for later" for a reflection (+10 to its priority). One commit."""
         return call(lambda r: r.sediment_like(entry_id, operator="user").to_json())   # type: ignore[no-any-return]
 
-    for name in SEDIMENT_TOOLS:   # an argument a tool does not declare is refused, not ignored
-        tool = server._tool_manager.get_tool(name)
-        if tool is not None:
-            tool.fn_metadata.arg_model.model_config["extra"] = "forbid"
-            tool.fn_metadata.arg_model.model_rebuild(force=True)
+
+def _forbid_unknown_arguments(server: MCPServer) -> None:
+    """Make an argument no tool declares an error (the SDK drops it silently): a misspelled ``harvest
+    {"path": ...}`` must not run the default harvest. The published input schemas say so too
+    (``additionalProperties: false``)."""
+    for tool in server._tool_manager.list_tools():   # the SDK offers no setting for it
+        loose = tool.fn_metadata.arg_model
+        strict: Any = type(loose.__name__, (loose,), {"model_config": ConfigDict(extra="forbid",
+                                                                                  arbitrary_types_allowed=True)})
+        tool.fn_metadata.arg_model = strict
+        tool.parameters = strict.model_json_schema(by_alias=True)
 
 
 def serve_stdio(root: Path) -> None:

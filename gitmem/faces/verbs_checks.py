@@ -123,9 +123,11 @@ def _read_input(name: str) -> str:
     from pathlib import Path
 
     try:
-        return Path(name).read_bytes().decode("utf-8", errors="replace")
-    except OSError as exc:
-        raise UsageError(f"cannot read {name}: {exc.strerror}") from None
+        with open(Path(name), "rb") as stream:
+            _regular_only(stream, name)
+            return stream.read().decode("utf-8", errors="replace")
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read {name[:200]}: {getattr(exc, 'strerror', None) or 'not a file name'}") from None
 
 
 def _allowlist(args: Any) -> Any:
@@ -193,9 +195,24 @@ def _open_input(name: str) -> Any:
     if name == "-":
         return contextlib.nullcontext(sys.stdin.buffer)
     try:
-        return open(name, "rb")
+        stream = open(name, "rb")
     except (OSError, ValueError) as exc:   # ValueError: a name no file system can hold (a NUL, a lone surrogate)
         raise UsageError(f"cannot read {name[:200]}: {getattr(exc, 'strerror', None) or 'not a file name'}") from None
+    _regular_only(stream, name)
+    return stream
+
+
+def _regular_only(stream: Any, name: str) -> None:
+    """Close ``stream`` and raise a UsageError unless it is a regular file: a device such as /dev/zero never ends."""
+    import os
+    import stat
+
+    from gitmem.base.errors import UsageError
+
+    if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+        stream.close()
+        raise UsageError(f"{name[:200]} is not a regular file (a device, a pipe or a folder)",
+                         hint=f"to scan a stream, pipe it in with a bound: head -c 10M {name[:200]} | gitmem pii scan -")
 
 
 def _scan(stream: Any, args: Any, allow: Any) -> int:

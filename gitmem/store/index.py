@@ -232,17 +232,17 @@ class Index:
         parsed = ranking.parse_query(query)
         if parsed is None or k <= 0:
             return []
-        candidates = self._candidates(parsed, max(ranking.CANDIDATES, 2 * k), filters)
-        if not candidates:
-            return []
-        relevance = ranking.relevance(candidates)
-        best = max(relevance.values())
-        if best <= 0:
-            return []
-        moment = (now or datetime.now(timezone.utc)).timestamp()
-        scored = sorted(ranking.scores(relevance, best, candidates, moment, k), key=lambda t: (-t[0], -t[1], t[2]))[:k]
-        rows = self._rows_by_rid([rid for _, _, rid in scored])
-        return [Hit(rows[rid].id, rows[rid].path, score, rel, rows[rid]) for score, rel, rid in scored]
+        read = not self._db.in_transaction   # candidates and rows from one state: a commit between drops rows
+        self._call(self._db.execute, "BEGIN") if read else None
+        try:
+            candidates = self._candidates(parsed, max(ranking.CANDIDATES, 2 * k), filters)
+            relevance = ranking.relevance(candidates) if candidates else {}
+            best, moment = max(relevance.values(), default=0.0), (now or datetime.now(timezone.utc)).timestamp()
+            scored = sorted(ranking.scores(relevance, best, candidates, moment, k), key=lambda t: (-t[0], -t[1], t[2]))[:k] if best > 0 else []
+            rows = self._rows_by_rid([rid for _, _, rid in scored]) if scored else {}
+        finally:
+            self._db.execute("COMMIT") if read and self._db.in_transaction else None
+        return [Hit(rows[rid].id, rows[rid].path, score, rel, rows[rid]) for score, rel, rid in scored if rid in rows]
 
     def _candidates(self, query: ranking.Query, limit: int, filters: Filters) -> dict[int, ranking.Candidate]:
         """The ``limit`` best bm25 matches that pass the filters, and their followers.

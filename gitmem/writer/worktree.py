@@ -1,11 +1,12 @@
 """The checked-out branch: its index and files follow a commit, and a killed writer is recovered.
 
-The index is staged in git's own ``index.lock`` before the branch moves and
-renamed into place after the files: a writer killed in between leaves the lock
-(a person's ``git commit`` refuses, never commits a deletion) and a journal
-under .git/gitmem/ that ``gitmem recover`` or the next writer finishes. A
-person's uncommitted edits in the changed paths refuse the write. Everything
-here runs under the write lock.
+The next index is staged in a file of its own; git's ``index.lock`` is held
+only from the files' writing until the branch has moved and that index is
+renamed into place. A writer killed then leaves the lock (a person's ``git
+commit`` refuses, never commits a deletion); one killed at any other moment
+leaves none. Its journal under .git/gitmem/ lets ``gitmem recover`` or the next
+writer finish (or undo) the work. A person's uncommitted edits in the changed
+paths refuse the write. Everything here runs under the write lock.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from pathlib import Path
 from gitmem.base import state
 from gitmem.base.errors import CommitInProgress, ConflictError
 from gitmem.base.files import write_atomic
-from gitmem.base.gitio import Git
-from gitmem.base.gitio.command import blob_id
+from gitmem.base.gitio import Git, staging
+from gitmem.base.gitio.command import blob_id, changed_in_worktree
 from gitmem.base.gitio.reflocks import git_commit_in
 
 
@@ -30,43 +31,75 @@ def journal_path(git: Git) -> Path:
 
 def commit(git: Git, branch: str, tree: str, parent: str | None, text: str,
            changes: Mapping[str, bytes | None], now: datetime, merged: Sequence[str] = ()) -> str:
-    """Commit with the index held: lock it, stage, move the branch, write the files, publish.
+    """Commit and bring the index and files along: stage the next index in a file of its own, then,
+    holding ``index.lock`` only for that long, write the files, move the branch and rename the
+    next index into place.
 
-    Until the last step git's ``index.lock`` exists, so a writer killed at any
-    moment leaves a lock (a person's `git commit` refuses) and a journal
-    (``gitmem recover``, or the next write, finishes the work), never an index
-    that lacks what the branch holds. ``CommitInProgress`` when a person's
-    ``git commit`` is running (the caller waits for it with nothing held).
+    The lock is held while the work tree is ahead of the index (a person's `git commit -a` then
+    refuses instead of committing half a write), and dropped the moment the branch has moved:
+    a writer killed then leaves no lock for a person's next `git add` to trip over. One killed
+    before leaves its journal (``gitmem recover``, or the next write, undoes its files).
+    ``CommitInProgress`` when a person's ``git commit`` is running (the caller waits for it with
+    nothing held).
     """
     # A person's `git commit` reads HEAD, then takes index.lock: one already running must never
     # meet ours (it would stop at "index.lock: File exists"), so it is waited for before we take it
     person = git_commit_in(git.root)
     if person is not None:
         raise CommitInProgress(person)
-    git.worktree.lock_index()
-    moved = False
+    before = refuse_dirty(git, parent, changes)
+    # a file the change leaves as it was is neither staged nor rewritten (its mtime stays)
+    todo = {p: d for p, d in changes.items() if (None if d is None else blob_id(d)) != before[p]}
+    prepared, stamp = git.worktree.prepare_index(tree, todo)
+    previous = prepared.with_suffix(".prev")
+    moved = written = installed = False
     try:
-        before = refuse_dirty(git, parent, changes)   # under the lock: nobody stages meanwhile
-        # a file the change leaves as it was is neither staged nor rewritten (its mtime stays)
-        todo = {p: d for p, d in changes.items() if (None if d is None else blob_id(d)) != before[p]}
-        _journal(git, branch, parent, todo)
-        git.worktree.stage_index(tree, todo)
-        # one that started since read HEAD before the branch moves and fails ("cannot lock ref
-        # 'HEAD'") if it moves now: looked for again at the last moment, and waited for
-        person = git_commit_in(git.root)
-        if person is not None:
-            raise CommitInProgress(person)
-        made = git.create_commit(branch, tree, parent, text, now, merged)
-        moved = True
-        git.worktree.write_files(todo)
-        git.worktree.publish_index()
-    except BaseException:
-        if not moved:
+        staging.take(git.git_dir, copy=False)   # empty: the next index is prepared
+        try:
+            if staging.stamp(git.git_dir) != stamp:   # a person staged meanwhile: checked and staged again, held
+                refuse_dirty(git, parent, changes)
+                prepared.unlink(missing_ok=True)
+                prepared, stamp = git.worktree.prepare_index(tree, todo)
+            # one that started since read HEAD before the branch moves and fails ("cannot lock ref
+            # 'HEAD'") if it moves now: looked for again at the last moment, and waited for
+            person = git_commit_in(git.root)
+            if person is not None:
+                raise CommitInProgress(person)
+            _journal(git, branch, parent, todo)   # only now is there anything to finish or undo
+            written = True
+            git.worktree.write_files(todo)
+            # the index takes the commit's state just before the branch moves (the lock still held, so
+            # no person's commit starts meanwhile): after the move only the lock's removal is left
+            staging.keep(git.git_dir, previous)
+            staging.swap(git.git_dir, prepared)
+            installed = True
+            made = git.create_commit(branch, tree, parent, text, now, merged)
+            moved = True
             git.worktree.unlock_index()
+        except BaseException:
+            if not moved:
+                if installed:
+                    staging.put_back(git.git_dir, previous)
+                if written:
+                    _undo_files(git, parent, todo)
+                git.worktree.unlock_index()
+            raise
+    except BaseException:
+        prepared.unlink(missing_ok=True)
+        previous.unlink(missing_ok=True)
+        if not moved:
             _journal_done(git)
         raise
+    previous.unlink(missing_ok=True)
     _journal_done(git)
     return made
+
+
+def _undo_files(git: Git, parent: str | None, written: Mapping[str, bytes | None]) -> None:
+    """Put back, as ``parent`` holds them, the files a write that never committed wrote (those since
+    edited by a person are left as they are)."""
+    ours = {p for p, d in written.items() if git.worktree.file_hash(p) == (None if d is None else blob_id(d))}
+    git.worktree.write_files({p: git.read(p, parent) if parent else None for p in sorted(ours)})
 
 
 def refuse_dirty(git: Git, parent: str | None, changes: Mapping[str, bytes | None]) -> dict[str, str | None]:
@@ -75,6 +108,13 @@ def refuse_dirty(git: Git, parent: str | None, changes: Mapping[str, bytes | Non
     staged = git.worktree.staged_changes(parent, paths)
     before = git.tree_entry_hashes(parent, paths)
     dirty = [p for p in paths if p in staged or git.worktree.file_hash(p) != before[p]]
+    # a tracked file whose bytes differ only as git's filters undo (CRLF of a text=auto file) is
+    # clean to git: asked of git itself, else decay would refuse it forever while `git status` shows nothing
+    recheck = [p for p in dirty if p not in staged and before[p] is not None]
+    if recheck:
+        edited = changed_in_worktree(git.root, recheck)
+        if edited is not None:
+            dirty = [p for p in dirty if p not in recheck or p in edited]
     if dirty:
         raise ConflictError(
             "uncommitted changes in " + ", ".join(dirty[:5]) + (" …" if len(dirty) > 5 else "") + "; nothing was written",
@@ -95,10 +135,15 @@ def recover(git: Git, branch: str) -> None:
     except (FileNotFoundError, ValueError):
         journal = None
     ours = git.worktree.index_lock_abandoned()
+    for pattern in ("index.*.next", "index.*.prev"):   # a killed writer's next index and the kept old one
+        for left in (git.git_dir / "gitmem").glob(pattern):
+            left.unlink(missing_ok=True)
     tip = git.tip(branch)
     if not isinstance(journal, dict) or journal.get("branch") != branch or tip is None \
             or tip == journal.get("parent"):
-        if ours:
+        if isinstance(journal, dict) and isinstance(journal.get("new"), dict) and journal.get("branch") == branch:
+            _undo_journal(git, journal, ours)
+        elif ours:
             git.worktree.unlock_index()   # the branch never moved: the old index is right
         _journal_done(git)
         return
@@ -121,8 +166,31 @@ def recover(git: Git, branch: str) -> None:
     _journal_done(git)
 
 
+def _undo_journal(git: Git, journal: dict[str, object], ours: bool) -> None:
+    """Undo a write killed before its branch moved: the index entries and files it wrote go back to
+    what the branch holds (a person's own staging and edits since are kept)."""
+    parent = journal.get("parent")
+    new = journal["new"]
+    assert isinstance(new, dict)
+    paths = sorted(p for p in new if isinstance(p, str))
+    if ours:
+        git.worktree.unlock_index()
+    git.worktree.lock_index()   # IndexLocked when someone else holds it: the caller waits
+    try:
+        old = git.tree_entries(parent, paths) if isinstance(parent, str) else {p: None for p in paths}
+        git.worktree.stage_entries({p: old[p] for p in paths if git.worktree.index_hash(p) == new[p]})
+        git.worktree.write_files({p: git.read(p, parent) if isinstance(parent, str) else None
+                         for p in paths if git.worktree.file_hash(p) == new[p]})
+    except BaseException:
+        git.worktree.unlock_index()
+        raise
+    git.worktree.publish_index()
+
+
 def _journal(git: Git, branch: str, parent: str | None, changes: Mapping[str, bytes | None]) -> None:
-    write_atomic(journal_path(git), json.dumps({"branch": branch, "parent": parent, "paths": sorted(changes)}))
+    new = {p: None if d is None else blob_id(d) for p, d in sorted(changes.items())}
+    write_atomic(journal_path(git), json.dumps({"branch": branch, "parent": parent, "paths": sorted(changes),
+                                                "new": new}))
 
 
 def _journal_done(git: Git) -> None:

@@ -15,6 +15,32 @@ if TYPE_CHECKING:
 
 TIMEOUT = 120  # seconds; a git command over a memory repository takes milliseconds
 SCISSORS = "------------------------ >8 ------------------------"
+END = "--end-of-options"   # git (2.24 on) reads nothing after it as an option: `--receive-pack=CMD` stays a name
+
+
+def check_ref_name(name: str, what: str = "ref") -> str:
+    """``name`` when it is a ref name git accepts (git check-ref-format's rules, one-level names allowed);
+    else a UsageError. A name never starts with ``-``, so it cannot become an option either."""
+    from gitmem.base.errors import UsageError
+
+    parts = name.split("/")
+    bad = (not name or name.startswith("-") or name == "@" or name.endswith((".", "/", ".lock")) or ".." in name
+           or "@{" in name or "//" in name or any(c in name for c in " ~^:?*[\\\x7f")
+           or any(ord(c) < 32 for c in name) or any(p.startswith(".") or p.endswith(".lock") for p in parts))
+    if bad:
+        raise UsageError(f"{what} name {name.encode('unicode_escape').decode('ascii')[:80]!r} is not a valid git name",
+                         hint="use letters, digits, '-', '_', '.' and '/' (no leading '-', no '..')")
+    return name
+
+
+def check_remote(remote: str) -> str:
+    """``remote`` when it can only be a remote's name or URL, never an option or two arguments; else a UsageError."""
+    from gitmem.base.errors import UsageError
+
+    if not remote or remote.startswith("-") or any(ord(c) < 33 or c == "\x7f" for c in remote):
+        raise UsageError(f"remote {remote.encode('unicode_escape').decode('ascii')[:80]!r} is not a remote's name or URL",
+                         hint="see `git remote -v` for the names this repository knows")
+    return remote
 
 
 def run(root: Path | str, *args: str, stdin: bytes | None = None, env: Mapping[str, str] | None = None) -> bytes:
@@ -118,6 +144,15 @@ def changed_in_index(root: Path | str, rev: str, paths: Sequence[str]) -> list[s
         return None if out is None else [p for p in split_nul(out) if p in wanted]
     out = attempt(root, "diff-index", "--cached", "--name-only", "-z", rev, "--", *paths)
     return None if out is None else split_nul(out)
+
+
+def changed_in_worktree(root: Path | str, paths: Sequence[str]) -> set[str] | None:
+    """Those of ``paths`` whose work-tree file differs from the index as git sees it (its filters applied:
+    a CRLF text file git normalises is no change); None when git fails."""
+    out = attempt(root, "diff-files", "--name-only", "-z", "--", *paths[:1000])
+    if out is None or len(paths) > 1000:
+        return None
+    return set(split_nul(out))
 
 
 def update_index(root: Path | str, paths: Iterable[str]) -> bool:
@@ -255,14 +290,14 @@ def commit_trailers(root: Path | str, ids: Sequence[str]) -> dict[str, str]:
 
 def newest_ref(root: Path | str, prefix: str) -> str | None:
     """The short name of the last ref under ``prefix`` in name order (``refs/tags/gitmem/snapshot/``), or None."""
-    out = attempt(root, "for-each-ref", "--sort=-refname", "--count=1", "--format=%(refname:short)", prefix)
+    out = attempt(root, "for-each-ref", "--sort=-refname", "--count=1", "--format=%(refname:short)", END, prefix)
     name = out.decode("utf-8", "replace").strip() if out else ""
     return name or None
 
 
 def diff_text(root: Path | str, old: str, new: str) -> str:
     """``git diff OLD NEW``: the unified diff between two commits."""
-    return run(root, "diff", "--no-color", "--no-ext-diff", old, new).decode("utf-8", "replace")
+    return run(root, "diff", "--no-color", "--no-ext-diff", END, old, new, "--").decode("utf-8", "replace")
 
 
 def push(root: Path | str, remote: str, refspecs: Sequence[str]) -> str:
@@ -272,4 +307,6 @@ def push(root: Path | str, remote: str, refspecs: Sequence[str]) -> str:
     for spec in refspecs:
         if spec.startswith("+"):
             raise GitError("gitmem never force-pushes", hint="push with git yourself if you mean to")
-    return run(root, "push", "--porcelain", remote, *refspecs).decode("utf-8", "replace")
+        for side in spec.split(":"):
+            check_ref_name(side, "branch")
+    return run(root, "push", "--porcelain", END, check_remote(remote), *refspecs).decode("utf-8", "replace")

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from gitmem.base.errors import CasFailed, ConflictError, NotFoundError
+from gitmem.base.gitio.command import check_ref_name
 from gitmem.base.gitio.heads import common_dir
 from gitmem.base.gitio.trees import build
 from gitmem.base.gitio.trailers import read_commits
@@ -100,7 +101,7 @@ class Git:
 
     def tip(self, branch: str) -> str | None:
         """The commit ``branch`` points at, or None when it does not exist (yet)."""
-        ref = self.repo.references.get(f"refs/heads/{branch}")
+        ref = self.repo.references.get(f"refs/heads/{check_ref_name(branch, 'branch')}")
         return str(ref.target) if ref is not None else None
 
     def commit(self, rev: str) -> CommitInfo:
@@ -333,14 +334,14 @@ class Git:
         import pygit2
 
         refs = self.repo.references
-        current = refs.get(name)
+        current = refs.get(check_ref_name(name))
         if (str(current.target) if current is not None else None) != old:
             raise CasFailed(name)
         refs.create(name, pygit2.Oid(hex=target), force=current is not None)
 
     def delete_ref(self, name: str) -> None:
         """Delete the ref ``name`` when it exists."""
-        ref = self.repo.references.get(name)
+        ref = self.repo.references.get(check_ref_name(name))
         if ref is not None:
             ref.delete()
 
@@ -351,7 +352,7 @@ class Git:
 
         target = self._commit(rev).id
         try:
-            return str(self.repo.create_tag(name, target, ObjectType.COMMIT, self.signature(when), message))
+            return str(self.repo.create_tag(check_ref_name(name, "tag"), target, ObjectType.COMMIT, self.signature(when), message))
         except (ValueError, pygit2.GitError, pygit2.AlreadyExistsError):
             raise ConflictError(f"tag {name!r} exists already") from None
 

@@ -41,8 +41,9 @@ def record_path(git_dir: Path) -> Path:
     return git_dir.joinpath(*RECORD)
 
 
-def take(git_dir: Path) -> Path:
-    """Create ``index.lock`` holding a copy of the index, and record this process as its writer.
+def take(git_dir: Path, copy: bool = True) -> Path:
+    """Create ``index.lock`` holding a copy of the index (empty unless ``copy``: the new index was
+    prepared beside it, ``prepare``), and record this process as its writer.
 
     A lock already there is removed first only when gitmem's own record shows
     its writer dead (``owner_gone``); otherwise IndexLocked is raised at once
@@ -68,8 +69,9 @@ def take(git_dir: Path) -> Path:
         try:
             with os.fdopen(fd, "wb") as fh:
                 try:
-                    with open(git_dir / "index", "rb") as src:
-                        fh.write(src.read())
+                    if copy:
+                        with open(git_dir / "index", "rb") as src:
+                            fh.write(src.read())
                 except FileNotFoundError:
                     pass   # no index yet: an empty lock file stands for an empty index
         except BaseException:
@@ -90,13 +92,73 @@ def owner_gone(git_dir: Path) -> bool:
     return reflocks.lock_owner(record_path(git_dir), lock_path(git_dir)) in ("self", "dead")
 
 
-def stage(git_dir: Path, root: Path, entries: Mapping[str, tuple[str, int] | None], large: bool) -> None:
-    """Write ``entries`` (path -> (blob id, mode), None removes) into the held ``index.lock``.
+def stamp(git_dir: Path) -> tuple[int, int, int] | None:
+    """What tells one version of the index from another (inode, size, mtime); None when there is none."""
+    try:
+        st = os.stat(git_dir / "index")
+    except FileNotFoundError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def prepare(git_dir: Path, root: Path, entries: Mapping[str, tuple[str, int] | None],
+            large: bool) -> tuple[Path, tuple[int, int, int] | None]:
+    """The next index, staged in a file of its own beside the index, without taking ``index.lock``:
+    (its path, the ``stamp`` of the index it was copied from). ``install`` puts it in place, under
+    the lock, as long as the index is still that one."""
+    folder = git_dir / "gitmem"
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"index.{os.getpid()}.next"
+    for _ in range(3):
+        before = stamp(git_dir)
+        try:
+            with open(git_dir / "index", "rb") as src:
+                data = src.read()
+        except FileNotFoundError:
+            data = b""
+        if stamp(git_dir) == before:
+            break
+    with open(target, "wb") as fh:
+        fh.write(data)
+    try:
+        stage(git_dir, root, entries, large, target)
+    except BaseException:
+        target.unlink(missing_ok=True)
+        raise
+    return target, before
+
+
+def keep(git_dir: Path, copy: Path) -> None:
+    """A hard link to the index as it is (``put_back`` restores it); none when there is no index."""
+    copy.unlink(missing_ok=True)
+    try:
+        os.link(git_dir / "index", copy)
+    except FileNotFoundError:
+        pass
+
+
+def swap(git_dir: Path, prepared: Path) -> None:
+    """Rename the ``prepare``d index over the index, ``index.lock`` still held (``drop`` ends it)."""
+    os.replace(prepared, git_dir / "index")
+
+
+def put_back(git_dir: Path, copy: Path) -> None:
+    """The index ``keep`` kept, back in place (``index.lock`` held); no index when none was kept."""
+    if copy.exists():
+        os.replace(copy, git_dir / "index")
+    else:
+        (git_dir / "index").unlink(missing_ok=True)
+
+
+def stage(git_dir: Path, root: Path, entries: Mapping[str, tuple[str, int] | None], large: bool,
+          into: Path | None = None) -> None:
+    """Write ``entries`` (path -> (blob id, mode), None removes) into the held ``index.lock`` (or the
+    index file ``into``).
 
     Entries carry no file stat (git re-reads such files once, as after
     ``read-tree``); the rest of the index is kept as it was.
     """
-    lock = lock_path(git_dir)
+    lock = into if into is not None else lock_path(git_dir)
     if large:
         from gitmem.base.gitio.command import update_index_info
 

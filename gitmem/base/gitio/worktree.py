@@ -9,7 +9,7 @@ files, publish. ``Git.worktree`` is the one ``WorkTree`` of a ``Git``.
 from __future__ import annotations
 
 from gitmem.base.gitio.command import changed_in_index
-from gitmem.base.gitio.staging import drop as drop_index_lock, owner_gone, publish, stage, take, write_files
+from gitmem.base.gitio.staging import drop as drop_index_lock, owner_gone, prepare, publish, stage, take, write_files
 
 TYPE_CHECKING = False  # typing costs milliseconds on the recall path: annotations only
 if TYPE_CHECKING:
@@ -68,9 +68,9 @@ class WorkTree:
         """Write changed paths into the work tree (None deletes; ``skip``: already right), each by rename."""
         write_files(self.root, self.git_dir, changes, skip)
 
-    # The index follows a write under git's own index.lock (gitio.staging): lock,
-    # stage, move the branch, write the files, publish. A kill anywhere between
-    # leaves the lock, which makes a person's `git commit` refuse, never delete.
+    # The next index is prepared in a file of its own (gitio.staging), then
+    # swapped in under git's own index.lock just before the branch moves; a kill
+    # while the lock is held makes a person's `git commit` refuse, never delete.
     def lock_index(self) -> None:
         """Take ``index.lock`` (a copy of the index in it); IndexLocked when another program holds it."""
         take(self.git_dir)
@@ -83,6 +83,12 @@ class WorkTree:
     def stage_entries(self, entries: Mapping[str, tuple[str, int] | None]) -> None:
         """Set entries (path -> (blob id, mode), None removes) in the held ``index.lock``."""
         stage(self.git_dir, self.root, entries, large=_index_size(self.git_dir) > LARGE_INDEX_BYTES)
+
+    def prepare_index(self, tree: str, paths: Iterable[str]) -> tuple[Path, tuple[int, int, int] | None]:
+        """The next index (``paths`` as tree or commit ``tree`` holds them) staged in a file of its own,
+        without ``index.lock``: its path and the stamp of the index it starts from."""
+        return prepare(self.git_dir, self.root, self._entries(tree, paths),
+                       large=_index_size(self.git_dir) > LARGE_INDEX_BYTES)
 
     def publish_index(self) -> None:
         """Rename the held ``index.lock`` over the index."""
