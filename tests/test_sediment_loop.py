@@ -148,3 +148,43 @@ def test_the_mcp_sediment_tools_declare_their_parameters(repo_dir: Path) -> None
     assert tools["sediment_status"].annotations.read_only_hint is True
     assert tools["sediment_like"].annotations.read_only_hint is False
     assert not any("accept" in name or "promote" in name for name in tools)   # a person decides promotions
+
+
+def _session_folder(repo: MemoryRepo, folder: Path) -> MemoryRepo:
+    cfg = repo.root / "gitmem.yaml"
+    text = cfg.read_text()
+    start = text.index("  session_folders:")
+    end = text.index("\n", start)
+    cfg.write_text(text[:start] + f"  session_folders: ['{folder}']" + text[end:])
+    return MemoryRepo.open(repo.root)
+
+
+def test_the_harvest_job_proposes_a_reflection_from_a_session_that_fixed_a_failure(repo: MemoryRepo,
+                                                                                   tmp_path: Path) -> None:
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    (folder / "fixed_failure.jsonl").write_bytes((SESSIONS / "fixed_failure.jsonl").read_bytes())
+    repo = _session_folder(repo, folder)
+    run = repo.run_job("harvest", now=at(0))
+    assert run.ok, run.summary
+    proposed = run.details["reflections"]
+    assert isinstance(proposed, list) and len(proposed) == 1
+    rid = proposed[0]
+    assert "reflection(s) proposed for sedimentation" in run.summary
+    [(row, _, _)] = repo.sediment_status(at(1)).reflections
+    assert row.id == rid and row.kind == "error_fix" and row.likes == 1   # the transcript's "keep this for later"
+    again = repo.run_job("harvest", now=at(2))                             # nothing new: nothing proposed twice
+    assert "reflections" not in again.details and len(repo.sediment_status(at(3)).reflections) == 1
+
+
+def test_any_job_run_rejects_an_overdue_marked_promotion_by_default(repo: MemoryRepo) -> None:
+    reflect(repo, 1, kind="process", skill="new_skill")                # a new skill: a capability, marked
+    rid = repo.sediment_status(at(1)).reflections[0][0].id
+    [p] = repo.sediment_promote(rid, operator="user", now=at(2))
+    assert p.branch and [r.name for r in repo.reviews()] == [p.branch]
+    early = repo.run_job("weights", now=at(5))                         # within veto_timeout_minutes (10)
+    assert "expired" not in early.details and [r.name for r in repo.reviews()] == [p.branch]
+    late = repo.run_job("weights", now=at(20))
+    assert late.details["expired"] == [p.branch]
+    assert repo.reviews() == [] and repo.git.refs("refs/gitmem/rejected/" + p.branch)
+    assert state(repo).veto_streak == 0                                # a default rejection is no person's veto

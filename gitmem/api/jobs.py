@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gitmem.api import harvest, lifecycle, patterns, timeline
 from gitmem.api.context import Context
@@ -23,6 +24,9 @@ from gitmem.api.status import last_job_runs, record_job
 from gitmem.base import clock
 from gitmem.base.errors import GitmemError, UsageError
 from gitmem.base.model import iso
+
+if TYPE_CHECKING:
+    from gitmem.engines.harvest.planning import Harvested
 
 JOBS = ("harvest", "weights", "reflect", "decay", "snapshot")
 """Every job, in the order a round of the daemon runs them."""
@@ -56,7 +60,7 @@ def run_job(ctx: Context, job: str, now: datetime | None = None,
         raise UsageError(f"unknown job {job!r}", hint="one of: " + ", ".join(JOBS))
     now = now or clock.now()
     at = iso(now)
-    drained = drain(ctx, now)
+    drained = {**drain(ctx, now), **expire(ctx, now)}
     try:
         summary, details = _JOBS[job](ctx, now, paths)
         run = JobRun(job, True, summary + _drained_note(drained), at, {**details, **drained})
@@ -89,6 +93,23 @@ def drain(ctx: Context, now: datetime) -> dict[str, object]:
         return {"pending": pending.queued(ctx.git, ctx.head)}
     return {"drained": builtins.list(written.result or ()), "drain_commit": written.commit,
             "pending": pending.queued(ctx.git, ctx.head)}
+
+
+def expire(ctx: Context, now: datetime) -> dict[str, object]:
+    """Reject by default the marked sedimentation promotions no person accepted within
+    ``sediment.veto_timeout_minutes`` (reason "expired"), as every job run does first; the details a run
+    carries (``expired``: the branches; ``expire_error`` when that failed: the job runs anyway)."""
+    from gitmem.api import promotions
+
+    if ctx.head is None:
+        return {}
+    try:
+        gone = promotions.expire(ctx, now)
+    except GitmemError as exc:
+        return {"expire_error": exc.message}
+    except (OSError, ValueError, UnicodeError) as exc:
+        return {"expire_error": f"{type(exc).__name__}: {exc}"[:300]}
+    return {"expired": gone} if gone else {}
 
 
 def _drained_note(drained: dict[str, object]) -> str:
@@ -143,6 +164,10 @@ def _job_harvest(ctx: Context, now: datetime, paths: Sequence[str | Path] | None
     summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "no transcripts found"
     if outside:
         summary += f"; {len(outside)} left out (outside the session folders)"
+    reflected = _reflections(ctx, [r for r in results if r.status in ("harvested", "updated")], now)
+    if reflected:
+        details["reflections"] = reflected
+        summary += f"; {len(reflected)} reflection(s) proposed for sedimentation"
     unsure = [r for r in results if r.inbox]
     if unsure:
         details["inbox"] = sum(r.inbox for r in unsure)
@@ -153,6 +178,21 @@ def _job_harvest(ctx: Context, now: datetime, paths: Sequence[str | Path] | None
             details["review"] = proposed.branch
             summary += f"; weight update proposed on {proposed.branch}"
     return summary, details
+
+
+def _reflections(ctx: Context, harvested: Sequence[Harvested], now: datetime) -> builtins.list[str]:
+    """The sessions just harvested that fixed a failure or made a decision each propose one reflection
+    (``sediment_harvest.propose_from``); the ids written. A reflection that fails never fails the harvest."""
+    from gitmem.api import sediment_harvest
+
+    if not harvested:
+        return []
+    try:
+        found = sediment_harvest.propose_from(ctx, harvested, now)
+    except GitmemError:
+        return []
+    return [f.reflected.reflection.id for f in found
+            if f.reflected is not None and f.reflected.outcome == "written" and f.reflected.reflection is not None]
 
 
 def _job_weights(ctx: Context, now: datetime, paths: Sequence[str | Path] | None) -> tuple[str, dict[str, object]]:
@@ -229,4 +269,5 @@ def _changed(run: JobRun) -> bool:
     """Whether a run changed something (a commit, a tag, a review branch, harvested sessions): only such
     runs, and failures, go to the event log."""
     d = run.details
-    return bool(d.get("harvested") or d.get("review") or d.get("commit") or d.get("created") or d.get("drained"))
+    return bool(d.get("harvested") or d.get("review") or d.get("commit") or d.get("created") or d.get("drained")
+                or d.get("reflections") or d.get("expired"))

@@ -13,13 +13,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from gitmem.api import harvest as harvesting
 from gitmem.api import memories, sediment
 from gitmem.api.context import Context
 from gitmem.base import clock
 from gitmem.engines.sediment import likes
+
+if TYPE_CHECKING:
+    from gitmem.engines.harvest.planning import Harvested
 
 ERROR_SCORE, DECISION_SCORE = 4, 3
 
@@ -42,8 +45,15 @@ class FromSession:
 def reflect_sessions(ctx: Context, paths: Sequence[str | Path], now: datetime | None = None) -> list[FromSession]:
     """Harvest ``paths`` and propose one reflection from each session that fixed a failure or made a decision."""
     now = now or clock.now()
+    return propose_from(ctx, harvesting.harvest(ctx, paths, now=now), now)
+
+
+def propose_from(ctx: Context, harvested: Sequence[Harvested], now: datetime | None = None) -> list[FromSession]:
+    """One reflection proposed from each session already harvested (``harvested``) that fixed a failure
+    or made a decision; the harvest job hands over what it harvested, so nothing is read twice."""
+    now = now or clock.now()
     done = []
-    for h in harvesting.harvest(ctx, paths, now=now):
+    for h in harvested:
         if not h.episode:
             continue
         episode = Path(h.episode).stem
