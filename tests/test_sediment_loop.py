@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from gitmem.api import MemoryRepo
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, run_cli, with_session_folder
 from tests.sediment_helpers import at, reflect, state
 
 SESSIONS = ROOT / "tests" / "fixtures" / "sessions" / "sediment"
@@ -150,21 +150,12 @@ def test_the_mcp_sediment_tools_declare_their_parameters(repo_dir: Path) -> None
     assert not any("accept" in name or "promote" in name for name in tools)   # a person decides promotions
 
 
-def _session_folder(repo: MemoryRepo, folder: Path) -> MemoryRepo:
-    cfg = repo.root / "gitmem.yaml"
-    text = cfg.read_text()
-    start = text.index("  session_folders:")
-    end = text.index("\n", start)
-    cfg.write_text(text[:start] + f"  session_folders: ['{folder}']" + text[end:])
-    return MemoryRepo.open(repo.root)
-
-
 def test_the_harvest_job_proposes_a_reflection_from_a_session_that_fixed_a_failure(repo: MemoryRepo,
                                                                                    tmp_path: Path) -> None:
     folder = tmp_path / "sessions"
     folder.mkdir()
     (folder / "fixed_failure.jsonl").write_bytes((SESSIONS / "fixed_failure.jsonl").read_bytes())
-    repo = _session_folder(repo, folder)
+    repo = with_session_folder(repo, folder)
     run = repo.run_job("harvest", now=at(0))
     assert run.ok, run.summary
     proposed = run.details["reflections"]
