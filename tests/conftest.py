@@ -77,18 +77,6 @@ def bench_dir(name: str) -> Path | None:
     return path if path.is_dir() else None
 
 
-def with_session_folder(repo: MemoryRepo, folder: Path) -> MemoryRepo:
-    """``repo`` reopened with ``folder`` as its only session folder (``daemon.session_folders``)."""
-    from gitmem.api import MemoryRepo
-
-    cfg = repo.root / "gitmem.yaml"
-    text = cfg.read_text()
-    start = text.index("  session_folders:")
-    end = text.index("\n", start)
-    cfg.write_text(text[:start] + f"  session_folders: ['{folder}']" + text[end:])
-    return MemoryRepo.open(repo.root)
-
-
 def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     """Run the CLI in process; returns (exit code, stdout, stderr)."""
     from gitmem.faces.cli import main

@@ -83,6 +83,7 @@ def test_the_cron_entry_decays_daily(mem: Path, tmp_path: Path) -> None:
 def test_the_shipped_post_session_hook_harvests_a_session(mem: Path, tmp_path: Path) -> None:
     (transcript,) = write_transcripts(tmp_path / "s", ["remember that the invoices are generated on the first"],
                                       START)
+    configure_folders(mem, [transcript.parent])   # the hook harvests inside the session folders only
     subprocess.run(["git", "-C", str(mem), "config", "gitmem.python", sys.executable], check=True)
     env = {**os.environ, "GITMEM_DIR": str(mem), "PYTHONPATH": str(ROOT)}
     done = subprocess.run(["sh", str(ROOT / "hooks" / "post-session"), str(transcript)], capture_output=True,

@@ -11,7 +11,8 @@ from gitmem.api import MemoryRepo
 from gitmem.api.jobs import JOBS
 from gitmem.base.errors import UsageError
 from gitmem.base.model import iso
-from tests.conftest import run_cli, with_session_folder
+from tests.agent_helpers import configure_folders
+from tests.conftest import run_cli
 from tests.loop_helpers import START, git, write_transcripts
 
 T = START + timedelta(days=2)
@@ -22,7 +23,7 @@ def test_harvest_job_reads_the_session_folders_then_proposes_a_weight_update(rep
     folder = tmp_path / "sessions"
     write_transcripts(folder, ["the deploy failed, retry it with backoff please",
                                "add backoff to the flaky upload call"], START + timedelta(days=3))
-    repo = with_session_folder(repo, folder)
+    repo = _reopened(repo, folder)
     run = repo.run_job("harvest", now=T + timedelta(days=2))
     assert run.ok and run.details["harvested"] == 2, run
     assert str(run.details["review"]).startswith("gitmem/review/weights-")
@@ -59,7 +60,7 @@ def test_only_runs_that_change_something_or_fail_go_to_the_event_log(repo: Memor
 
     folder = tmp_path / "sessions"
     folder.mkdir()
-    repo = with_session_folder(repo, folder)
+    repo = _reopened(repo, folder)
     for n in range(50):   # the daemon's checks every few minutes: a file rewritten, not a growing log
         assert repo.run_job("harvest", now=T + timedelta(minutes=5 * n)).ok
     assert job_events() == []
@@ -85,7 +86,7 @@ def test_an_unknown_job_is_a_usage_error(repo: MemoryRepo) -> None:
 def test_paths_outside_the_session_folders_are_told_apart(repo: MemoryRepo, tmp_path: Path) -> None:
     folder = tmp_path / "sessions"
     folder.mkdir()
-    repo = with_session_folder(repo, folder)
+    repo = _reopened(repo, folder)
     assert repo.inside_session_folders(folder / "a.jsonl")
     assert not repo.inside_session_folders(folder / ".." / "elsewhere.jsonl")
     (folder / "link").symlink_to(tmp_path)
@@ -98,7 +99,7 @@ def test_the_harvest_job_never_follows_a_link_out_of_the_session_folders(repo: M
     linked = write_transcripts(outside, ["an older session", "ship the outside session"], START + timedelta(days=3))[1]
     (folder / "linked-file.jsonl").symlink_to(linked)   # another session id than the one inside
     (folder / "link").symlink_to(outside)   # a linked folder is not walked at all
-    repo = with_session_folder(repo, folder)
+    repo = _reopened(repo, folder)
     found = repo.session_files()
     assert [f.name for f in found.files] == [f.name for f in folder.rglob("*.jsonl") if not f.is_symlink()]
     assert found.outside == (folder / "linked-file.jsonl",)
@@ -114,7 +115,7 @@ def test_session_files_refuses_a_path_outside_the_session_folders(repo: MemoryRe
     folder = tmp_path / "sessions"
     write_transcripts(folder, ["a session"], START)
     write_transcripts(tmp_path / "elsewhere", ["another"], START)
-    repo = with_session_folder(repo, folder)
+    repo = _reopened(repo, folder)
     for bad in (tmp_path / "elsewhere", folder / ".." / "elsewhere"):
         with pytest.raises(SecurityError, match="outside the configured session folders"):
             repo.session_files([bad])
@@ -161,3 +162,9 @@ def test_a_deferred_append_is_applied_by_the_next_job_run(repo: MemoryRepo, repo
     assert (repo_dir / bank).read_text() == base + reflections and not (repo_dir / queue).exists()
     assert repo.status(T).pending == ()
     assert "drained" not in repo.run_job("snapshot", now=T + timedelta(days=1)).details   # nothing left to apply
+
+
+def _reopened(repo: MemoryRepo, folder: Path) -> MemoryRepo:
+    """``repo`` reopened with ``folder`` as its session folder."""
+    configure_folders(repo.root, [folder])
+    return MemoryRepo.open(repo.root)

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from gitmem.api import MemoryRepo
-from tests.conftest import ROOT, run_cli, with_session_folder
+from tests.agent_helpers import configure_folders
+from tests.conftest import ROOT, run_cli
 from tests.sediment_helpers import at, reflect, state
 
 SESSIONS = ROOT / "tests" / "fixtures" / "sessions" / "sediment"
@@ -155,7 +156,7 @@ def test_the_harvest_job_proposes_a_reflection_from_a_session_that_fixed_a_failu
     folder = tmp_path / "sessions"
     folder.mkdir()
     (folder / "fixed_failure.jsonl").write_bytes((SESSIONS / "fixed_failure.jsonl").read_bytes())
-    repo = with_session_folder(repo, folder)
+    repo = _reopened(repo, folder)
     run = repo.run_job("harvest", now=at(0))
     assert run.ok, run.summary
     proposed = run.details["reflections"]
@@ -179,3 +180,9 @@ def test_any_job_run_rejects_an_overdue_marked_promotion_by_default(repo: Memory
     assert late.details["expired"] == [p.branch]
     assert repo.reviews() == [] and repo.git.refs("refs/gitmem/rejected/" + p.branch)
     assert state(repo).veto_streak == 0                                # a default rejection is no person's veto
+
+
+def _reopened(repo: MemoryRepo, folder: Path) -> MemoryRepo:
+    """``repo`` reopened with ``folder`` as its session folder."""
+    configure_folders(repo.root, [folder])
+    return MemoryRepo.open(repo.root)
