@@ -17,7 +17,7 @@ import pytest
 
 from gitmem.api import MemoryRepo
 from gitmem.base import yamlio
-from tests.agent_helpers import make_memory, settle
+from tests.agent_helpers import configure_folders, make_memory, settle
 from tests.loop_helpers import START, write_transcripts
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -112,6 +112,7 @@ def test_session_start_prints_the_core_memories(mem: Path, tmp_path: Path) -> No
 def test_session_end_hands_the_session_to_a_background_harvest(mem: Path, tmp_path: Path) -> None:
     (command,) = hook_commands()["SessionEnd"]
     [transcript] = write_transcripts(tmp_path / "sessions", ["remember that the invoices go out on the first"], START)
+    configure_folders(mem, [transcript.parent])   # SessionEnd harvests inside the session folders only
     os.utime(transcript, (time.time() - 5, time.time() - 5))
     done = run_hook(command, {"session_id": "11111111-0000-4000-8000-000000000000", "transcript_path": str(transcript),
                               "cwd": str(tmp_path), "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"}, mem)
