@@ -5,9 +5,13 @@ from __future__ import annotations
 import subprocess
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gitmem.base.clock import parse_time
 from gitmem.engines.hebbian import session_terms
+
+if TYPE_CHECKING:
+    from gitmem.api import MemoryRepo
 
 START = parse_time("2026-11-01T09:00:00Z")
 
@@ -52,3 +56,12 @@ def write_transcripts(folder: Path, texts: list[str], start: datetime = START) -
         path.write_text("".join(json.dumps(r) + "\n" for r in rows))
         paths.append(path)
     return paths
+
+
+def proposed(repo: MemoryRepo, sessions: int = 3, now: datetime = parse_time("2026-10-30T12:00:00Z")) -> str:
+    """A weights review of one pattern over ``sessions`` sessions that activate it; its branch."""
+    repo.pattern_add("Retry flaky calls with backoff", ["backoff"], now=now)
+    add_sessions(repo.root, ["backoff helps"] * sessions)
+    branch = repo.propose_weights(now=now).branch
+    assert branch is not None
+    return branch

@@ -20,7 +20,7 @@ from gitmem.api import MemoryRepo
 from gitmem.base.clock import parse_time
 from gitmem.base.errors import GitmemError, SecretError, UsageError
 from tests.conftest import run_cli
-from tests.loop_helpers import START, add_sessions, git
+from tests.loop_helpers import START, add_sessions, git, proposed
 
 T = parse_time("2026-10-30T12:00:00Z")
 LATER = START + timedelta(days=10)
@@ -239,14 +239,6 @@ def test_a_kind_is_one_declaration() -> None:
 
 # --- reject and accept are all or nothing -----------------------------------------------------------------
 
-def proposed(repo: MemoryRepo, sessions: int = 3) -> str:
-    repo.pattern_add("Retry flaky calls with backoff", ["backoff"], now=T)
-    add_sessions(repo.root, ["backoff helps"] * sessions)
-    branch = repo.propose_weights(now=T).branch
-    assert branch is not None
-    return branch
-
-
 def test_a_reject_refused_for_a_secret_in_its_reason_moves_nothing(repo: MemoryRepo) -> None:
     branch = proposed(repo)
     head, tip = repo.head, git(repo.root, "rev-parse", branch)
@@ -446,7 +438,9 @@ def test_a_commit_under_an_agent_may_not_change_layer_one_or_four(hooked: Path) 
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_a_merge_under_an_agent_that_only_brings_in_a_persons_layer_one_commit_passes(hooked: Path) -> None:
+def _rule_made_elsewhere(hooked: Path, note: str, note_env: dict[str, str]) -> Path:
+    """A person's Layer 1 rule committed on branch ``elsewhere``, then a note committed on main (under
+    ``note_env``): the two sides of the merges below. CLAUDE.md's path."""
     claude = hooked / "CLAUDE.md"
     git(hooked, "checkout", "-q", "-b", "elsewhere")
     claude.write_text(claude.read_text().replace("- (your first rule)", "- Ask before deleting files"))
@@ -454,9 +448,14 @@ def test_a_merge_under_an_agent_that_only_brings_in_a_persons_layer_one_commit_p
     assert _commit(hooked, _cli_env(), "-m", "a rule, by the person").returncode == 0
     git(hooked, "checkout", "-q", "main")
     (hooked / "bank").mkdir(exist_ok=True)
-    (hooked / "bank" / "notes.md").write_text("# Notes\n\n- the agent's note\n")
+    (hooked / "bank" / "notes.md").write_text(note)
     git(hooked, "add", "bank/notes.md")
-    assert _commit(hooked, _cli_env(CLAUDECODE="1"), "-m", "a note").returncode == 0
+    assert _commit(hooked, note_env, "-m", "a note").returncode == 0
+    return claude
+
+
+def test_a_merge_under_an_agent_that_only_brings_in_a_persons_layer_one_commit_passes(hooked: Path) -> None:
+    claude = _rule_made_elsewhere(hooked, "# Notes\n\n- the agent's note\n", _cli_env(CLAUDECODE="1"))
     agent = _cli_env(CLAUDECODE="1")
     merging = subprocess.run(["git", "merge", "-q", "--no-ff", "--no-commit", "elsewhere"], cwd=hooked,
                              capture_output=True, text=True, env=agent)
@@ -469,16 +468,7 @@ def test_a_merge_under_an_agent_that_only_brings_in_a_persons_layer_one_commit_p
 
 
 def test_a_merge_under_an_agent_that_rewrites_layer_one_on_the_way_is_refused(hooked: Path) -> None:
-    claude = hooked / "CLAUDE.md"
-    git(hooked, "checkout", "-q", "-b", "elsewhere")
-    claude.write_text(claude.read_text().replace("- (your first rule)", "- Ask before deleting files"))
-    git(hooked, "add", "CLAUDE.md")
-    assert _commit(hooked, _cli_env(), "-m", "a rule, by the person").returncode == 0
-    git(hooked, "checkout", "-q", "main")
-    (hooked / "bank").mkdir(exist_ok=True)
-    (hooked / "bank" / "notes.md").write_text("# Notes\n")
-    git(hooked, "add", "bank/notes.md")
-    assert _commit(hooked, _cli_env(), "-m", "a note").returncode == 0
+    claude = _rule_made_elsewhere(hooked, "# Notes\n", _cli_env())
     agent = _cli_env(CLAUDE_CODE_ENTRYPOINT="cli")
     assert subprocess.run(["git", "merge", "-q", "--no-ff", "--no-commit", "elsewhere"], cwd=hooked,
                           env=agent, capture_output=True).returncode == 0

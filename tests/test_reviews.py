@@ -15,18 +15,10 @@ from gitmem.base.clock import parse_time
 from gitmem.api.reviews import StaleReview
 from gitmem.base.errors import ConflictError, NotFoundError, UsageError
 from gitmem.store import enginestate, formats
-from tests.loop_helpers import START, add_sessions, git
+from tests.loop_helpers import START, add_sessions, git, proposed
 
 T = parse_time("2026-10-30T12:00:00Z")
 LATER = START + timedelta(days=10)
-
-
-def proposed(repo: MemoryRepo, sessions: int = 3) -> str:
-    repo.pattern_add("Retry flaky calls with backoff", ["backoff"], now=T)
-    add_sessions(repo.root, ["backoff helps"] * sessions)
-    branch = repo.propose_weights(now=T).branch
-    assert branch is not None
-    return branch
 
 
 def test_list_and_show_a_weights_review(repo: MemoryRepo) -> None:
