@@ -232,9 +232,8 @@ def _repair_staged(ctx: Context, paths: Sequence[str]) -> Repaired:
     for path in paths:
         ours, theirs, base = _stage(ctx, 2, path), _stage(ctx, 3, path), _stage(ctx, 1, path)
         if ours is None or theirs is None:   # already added as git's text merge left it: its markers' sides
-            try:
-                text = (ctx.root / path).read_text(encoding="utf-8").replace("\r\n", "\n")
-            except OSError:
+            text = _marked_text(ctx, path)
+            if text is None:
                 left.append(path)
                 continue
             base, ours, theirs = sides(text)
@@ -299,9 +298,8 @@ def _repair_committed(ctx: Context, paths: Sequence[str]) -> Repaired:
         if not path.startswith(DOC_DIRS):
             raise UsageError(f"{path} is not a memory document", hint="repair merges memory/, archive/, patterns/ "
                              "and episodes/ documents; edit other files by hand")
-        try:
-            text = (ctx.root / path).read_text(encoding="utf-8").replace("\r\n", "\n")
-        except OSError:
+        text = _marked_text(ctx, path)
+        if text is None:
             left.append(path)
             continue
         base, ours, theirs = sides(text)
@@ -324,3 +322,12 @@ def _repair_committed(ctx: Context, paths: Sequence[str]) -> Repaired:
 
     written = ctx.writer.write(plan, clock.now())
     return Repaired(tuple(sorted(changes)), tuple(settled), tuple(left), written.commit)
+
+
+def _marked_text(ctx: Context, path: str) -> str | None:
+    """The work tree's text of ``path`` as git's text merge left it (LF line ends), or None when it cannot be
+    read as UTF-8 text (then it is left for a person)."""
+    try:
+        return (ctx.root / path).read_text(encoding="utf-8").replace("\r\n", "\n")
+    except (OSError, UnicodeDecodeError):
+        return None
