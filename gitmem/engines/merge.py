@@ -137,13 +137,13 @@ def merge_front_matter(base: Mapping[str, Any], ours: Mapping[str, Any], theirs:
         if not clean:
             conflicts.append(key)
     if isinstance(ours.get("hebbian"), Mapping) and isinstance(theirs.get("hebbian"), Mapping):
-        _merge_hebbian(merged, ours, theirs, cfg)
+        _merge_hebbian(merged, base, ours, theirs, cfg)
         conflicts = [k for k in conflicts if k not in ("hebbian", "weight", "stage")]
     return merged, conflicts
 
 
-def _merge_hebbian(merged: dict[str, Any], ours: Mapping[str, Any], theirs: Mapping[str, Any],
-                   cfg: Hebbian | None) -> None:
+def _merge_hebbian(merged: dict[str, Any], base: Mapping[str, Any], ours: Mapping[str, Any],
+                   theirs: Mapping[str, Any], cfg: Hebbian | None) -> None:
     """A pattern's weight, stage and ``hebbian`` state from both sides' counted sessions, replayed."""
     from gitmem.base.config import Hebbian
     from gitmem.engines import hebbian
@@ -153,7 +153,8 @@ def _merge_hebbian(merged: dict[str, Any], ours: Mapping[str, Any], theirs: Mapp
         return hebbian.state_of(float(weight) if isinstance(weight, (int, float)) else 0.0, str(meta.get("stage") or ""),
                                 str(meta.get("created") or ""), meta)
 
-    done = hebbian.merge_states(state(ours), state(theirs), cfg or Hebbian())
+    common = state(base) if isinstance(base.get("hebbian"), Mapping) else None
+    done = hebbian.merge_states(state(ours), state(theirs), cfg or Hebbian(), common)
     merged["weight"] = done.weight
     merged["stage"] = max((done.stage, str(merged.get("stage") or "")), key=hebbian.stage_rank)
     merged["hebbian"] = hebbian.meta_of(done)
