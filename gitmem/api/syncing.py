@@ -161,12 +161,10 @@ def install_merge_driver(ctx: Context) -> str:
     if not initrepo.install_merge_driver(ctx.root):
         raise GitError("git config could not be written", hint="check that .git/config is writable")
     path = ctx.root / formats.ATTRIBUTES
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    missing = formats.missing_attributes(text)
-    if missing:
-        head = text if not text or text.endswith("\n") else text + "\n"
-        path.write_text(head + "# gitmem's merge driver and LF line ends (gitmem install merge-driver)\n"
-                        + "\n".join(missing) + "\n", encoding="utf-8")
+    completed = formats.completed_attributes(path.read_bytes() if path.exists() else None,
+                                             "gitmem install merge-driver")
+    if completed is not None:
+        path.write_bytes(completed)
         _git(ctx.root, "add", "--", formats.ATTRIBUTES)
         _git(ctx.root, "commit", "--quiet", "-m", "gitmem: .gitattributes names the merge driver and LF line ends",
              "--", formats.ATTRIBUTES)
