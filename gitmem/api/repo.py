@@ -83,6 +83,9 @@ class MemoryRepo:
         """Open the memory repository named by --repo, GITMEM_DIR or the working folder."""
         opened = cls(find_root(repo))
         syncing.warn_if_unhooked(opened.git.git_dir)
+        from gitmem.api import pulled
+
+        pulled.finish(opened._ctx)   # a plain `git pull` left the generated files to regenerate
         return opened
 
     @classmethod

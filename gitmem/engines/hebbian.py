@@ -15,7 +15,7 @@ the subset that activated it in ``hebbian.activated``) and the state it had
 before them (``hebbian.origin``). The weight, streaks, stage and history are
 replayed from the origin over the counted set in (time, id) order, so a
 session counts once whichever machine counted it and in whatever order the
-sessions arrived: two clones' sets merge by their union (``merge_states``)
+sessions arrived: two clones' sets merge by their union (``hebbmerge``)
 and the replay equals applying every session once. A pattern written before
 the set existed (only a ``cursor``: the last session counted) reads with its
 current state as the origin and the cursor as the floor below which no
@@ -213,51 +213,14 @@ def advance(state: HebbState, triggers: Sequence[str], slug: str, sessions: Iter
         return state, []
     activated = state.activated | {k for k, on in fresh.items() if on}
     after, steps = replay(origin, state.created, state.counted | fresh.keys(), activated, cfg,
-                          _before(state, origin), state.stage)
+                          history_before(state, origin), state.stage)
     return after, [s for s in steps if f"{s.at}|{s.session}" in fresh]
 
 
-def _before(state: HebbState, origin: Origin) -> tuple[tuple[str, float], ...]:
+def history_before(state: HebbState, origin: Origin) -> tuple[tuple[str, float], ...]:
     """The history entries from before the origin (those of the sessions folded into it)."""
     floor = origin.cursor.partition("|")[0]
     return tuple(h for h in state.history if floor and h[0] <= floor)
-
-
-def merge_states(ours: HebbState, theirs: HebbState, cfg: Hebbian, base: HebbState | None = None) -> HebbState:
-    """Two clones' states of one pattern merged: the counted sessions united and replayed from the
-    origin (the later one when the two sides folded differently), the stage the furthest of both sides.
-
-    When the sides folded differently, the side with the earlier origin may hold sessions below the
-    later origin's floor that the other side never counted (harvested on its machine alone): those
-    not in ``base`` (the common ancestor, which both sides had) are folded into the origin first, in
-    session order, so each is counted once and none is dropped."""
-    a, b = ours.start(), theirs.start()
-    (origin, first), other = ((a, ours), theirs) if (a.cursor, repr(a)) >= (b.cursor, repr(b)) else ((b, theirs), ours)
-    stage = max((ours.stage, theirs.stage), key=stage_rank)
-    counted = ours.counted | theirs.counted
-    known, floor = (base.counted, base.start().cursor) if base is not None else (frozenset(), "")
-    late = sorted(k for k in other.counted - first.counted - known
-                  if origin.cursor and floor < k <= origin.cursor)
-    if late:
-        origin = _fold_late(origin, late, other.activated, cfg)
-        counted = frozenset(k for k in counted if k > origin.cursor)
-    state, _ = replay(origin, first.created, counted, ours.activated | theirs.activated, cfg,
-                      _before(first, origin), stage)
-    return state
-
-
-def _fold_late(origin: Origin, late: Sequence[str], activated: frozenset[str], cfg: Hebbian) -> Origin:
-    """``origin`` with the sessions ``late`` (keys below its floor, counted by one side only) applied
-    in session order; the floor stays where it is."""
-    weight, stage, streak, above, last = origin.weight, origin.stage, origin.streak, origin.above, origin.last_activated
-    for key in late:
-        on = key in activated
-        weight = step(weight, on, cfg)
-        streak = streak + 1 if on else 0
-        above = above + 1 if weight > rounded(cfg.strong_weight) else 0
-        stage = next_stage(stage, streak, above, weight, cfg)
-        last = max(last, key.partition("|")[0]) if on else last
-    return Origin(weight, stage, origin.cursor, streak, above, last)
 
 
 # -- front matter ------------------------------------------------------------------

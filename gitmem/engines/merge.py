@@ -23,7 +23,7 @@ Front matter rules, each the same whichever side is "ours":
     stages      tier (working < short < long < archive) and a pattern's stage
                 (episodic < emergent < strong < core-candidate < core): the furthest
     hebbian     a pattern's counted sessions united, its state replayed from the
-                origin in session order (``hebbian.merge_states``): every
+                origin in session order (``hebbmerge.merge_states``): every
                 machine's sessions applied once
     the rest    a field one side left as in the base takes the other side's value;
                 changed differently on both sides: the value that sorts later
@@ -146,7 +146,7 @@ def _merge_hebbian(merged: dict[str, Any], base: Mapping[str, Any], ours: Mappin
                    theirs: Mapping[str, Any], cfg: Hebbian | None) -> None:
     """A pattern's weight, stage and ``hebbian`` state from both sides' counted sessions, replayed."""
     from gitmem.base.config import Hebbian
-    from gitmem.engines import hebbian
+    from gitmem.engines import hebbian, hebbmerge
 
     def state(meta: Mapping[str, Any]) -> hebbian.HebbState:
         weight = meta.get("weight")
@@ -154,7 +154,7 @@ def _merge_hebbian(merged: dict[str, Any], base: Mapping[str, Any], ours: Mappin
                                 str(meta.get("created") or ""), meta)
 
     common = state(base) if isinstance(base.get("hebbian"), Mapping) else None
-    done = hebbian.merge_states(state(ours), state(theirs), cfg or Hebbian(), common)
+    done = hebbmerge.merge_states(state(ours), state(theirs), cfg or Hebbian(), common)
     merged["weight"] = done.weight
     merged["stage"] = max((done.stage, str(merged.get("stage") or "")), key=hebbian.stage_rank)
     merged["hebbian"] = hebbian.meta_of(done)

@@ -389,6 +389,10 @@ def main(argv: list[str], repo: str | None = None) -> int:
         from gitmem.faces.agenthooks import hook_action
 
         return hook_action(argv[0], argv[1:], repo)
+    if argv and argv[0] == "post-merge":   # git's, after a merge: the generated files marked (postmerge)
+        from gitmem.faces.postmerge import main as post_merge
+
+        return post_merge(argv[1:], repo)
     if not argv or argv[0] not in CHECKS:
         print(f"usage: gitmem hook {{{','.join((*CHECKS, *AGENT_HOOKS))}}} [FILE...]", file=sys.stderr)
         return 2
