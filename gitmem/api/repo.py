@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from gitmem.engines.initrepo import InitResult
     from gitmem.engines.links import Graph
     from gitmem.engines.purge import Purged
+    from gitmem.api.purge_remote import RemotePurged
     from gitmem.engines.recall import Recalled
     from gitmem.engines.render import CoreItem, Rendered
     from gitmem.engines.sediment.entry import Reflection
@@ -457,6 +458,12 @@ class MemoryRepo:
               now: datetime | None = None) -> "Purged":
         """Rewrite every branch and tag holding a leaked value."""
         return purging.purge(self._ctx, value, finding, confirm, now)
+
+    def purge_remote(self, remote: str, confirm: bool = False, now: datetime | None = None) -> "RemotePurged":
+        """The refs of ``remote`` holding history this clone purged; with ``confirm`` force-updated."""
+        from gitmem.api import purge_remote
+
+        return purge_remote.purge_remote(self._ctx, remote, confirm, now)
 
     # --- insight -----------------------------------------------------------------------------------
     def dashboard_data(self, now: datetime | None = None) -> dict[str, Any]:

@@ -129,6 +129,9 @@ def sync(ctx: Context, remote: str | None = None, now: datetime | None = None) -
                             hint="commit or stash them (git stash), then sync")
     if initrepo.driver_missing(root):
         initrepo.install_merge_driver(root)
+    from gitmem.api import purge_remote
+
+    purge_remote.refuse_if_held(root, remote)   # before any fetch: the purged value must not come back
     now = now or clock.now()
     settled: list[str] = []
     warnings: list[str] = []
