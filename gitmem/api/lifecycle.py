@@ -93,6 +93,7 @@ def _archive_review(ctx: Context, held: dict[str, bytes | None], moves: list[Any
 
 def reflect(ctx: Context, now: datetime | None = None, auto: bool = False) -> Reflected:
     """Group similar memories no pattern holds yet into patterns (one commit)."""
+    from gitmem.base import people
     from gitmem.engines import reflect
 
     now = now or clock.now()
@@ -100,7 +101,8 @@ def reflect(ctx: Context, now: datetime | None = None, auto: bool = False) -> Re
 
     def plan(parent: str | None) -> Plan[None] | None:
         state = ctx.git.read(reflect.STATE_FILE, parent) if parent else None
-        run = reflect.plan_run(store.all_patterns(ctx.git, parent), store.listing(ctx.git, parent).memories,
+        shared = [m for m in store.listing(ctx.git, parent).memories if people.person_of(m.path) is None]
+        run = reflect.plan_run(store.all_patterns(ctx.git, parent), shared,   # a person's own: never into patterns
                                state, now, auto, ctx.cfg.memory.reflect_trigger, ctx.cfg.hebbian.initial_weight)
         info.update(pending=run.pending, result=run.plan)
         if run.plan is None:

@@ -272,7 +272,7 @@ def regenerate(ctx: Context, now: datetime | None = None) -> str | None:
 
     head = ctx.head
     # the core file comes from the index (brought to the tip first): only where the repository has one
-    core = recall.load_core(ctx) if head and ctx.git.read("HIPPOCAMPUS_CORE.md", head) is not None else None
+    core = recall.load_core(ctx, personal=False) if head and ctx.git.read("HIPPOCAMPUS_CORE.md", head) is not None else None
 
     def plan(parent: str | None) -> Plan[None] | None:
         if parent is None:

@@ -84,4 +84,8 @@ def _changes(ctx: Context, rev: str, version: int) -> dict[str, bytes | None]:
     attributes = formats.completed_attributes(ctx.git.read(formats.ATTRIBUTES, rev), "gitmem upgrade")
     if attributes is not None:
         changes[formats.ATTRIBUTES] = attributes
+    from gitmem.base import people
+
+    if ctx.cfg.sharing == people.TEAM and not (ctx.git.read(people.SALT_FILE, rev) or b"").strip():
+        changes[people.SALT_FILE] = people.new_salt()   # a team repository names its person folders by it
     return changes

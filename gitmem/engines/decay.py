@@ -13,6 +13,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from gitmem.store import store
+from gitmem.base import people
 from gitmem.base.clock import parse_time
 from gitmem.base.config import Config
 from gitmem.base.config import Memory as MemoryConfig
@@ -244,7 +245,7 @@ def plan_decay(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[st
             moved = _rewritten(git, rev, old, new, *raw[old.id])
             if moved is None:
                 continue
-            to = memory_path(old.domain, old.id, archived=True)
+            to = people.archived(old.path, memory_path(old.domain, old.id, archived=True))
             changes[old.path] = None
             changes[to] = moved
             moves.append(Move(old.id, archive[old.id], (old.path, to)))

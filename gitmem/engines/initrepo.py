@@ -7,7 +7,7 @@ from datetime import datetime
 from importlib import resources
 from pathlib import Path
 
-from gitmem.base import gitio
+from gitmem.base import gitio, people
 from gitmem.base.origin import reinstall_hint
 from gitmem.base.state import is_memory_repo
 from gitmem.store import enginestate
@@ -58,6 +58,7 @@ def initial_files() -> dict[str, bytes]:
     files = {name: (tdir / name).read_bytes() for name in TEMPLATE_FILES}
     files.update({p: t.encode() for p, t in BANK_FILES.items()})
     files[STATE_FILE] = enginestate.initial(FORMAT)
+    files[people.SALT_FILE] = people.new_salt()   # names each person's folder in a team repository
     files.update({f"{folder}/.gitkeep": b"" for folder in KEEP_FOLDERS})
     return files
 
