@@ -85,6 +85,7 @@ METHODS = {
     "recall": "query, k, type, domain, tier, band, include_archive, include_background, at, expand, now, project, here",
     "project_of": "directory",
     "purge": "value, finding, confirm, now",
+    "purge_remote": "remote, confirm, now",
     "recover": "",
     "upgrade": "now",
     "sync": "remote, now",

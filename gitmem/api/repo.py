@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitmem.api import (bank, checks, doctor, duplicates, findings, harvest, indexing, insight, jobs, lifecycle,
-                        memories, patterns, projects, promotions, purging, recall, reviews, sediment, sediment_harvest,
-                        sessions, status, syncing, timeline, upgrade)
+                        memories, patterns, projects, promotions, purge_remote, purging, recall, reviews, sediment,
+                        sediment_harvest, sessions, status, syncing, timeline, upgrade)
 from gitmem.api.context import Context, Progress
 from gitmem.api.harvest import SessionFiles
 from gitmem.api.indexing import IndexInfo
@@ -461,8 +461,6 @@ class MemoryRepo:
 
     def purge_remote(self, remote: str, confirm: bool = False, now: datetime | None = None) -> "RemotePurged":
         """The refs of ``remote`` holding history this clone purged; with ``confirm`` force-updated."""
-        from gitmem.api import purge_remote
-
         return purge_remote.purge_remote(self._ctx, remote, confirm, now)
 
     # --- insight -----------------------------------------------------------------------------------
