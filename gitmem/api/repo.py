@@ -17,14 +17,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitmem.api import (bank, checks, doctor, duplicates, findings, harvest, indexing, insight, jobs, lifecycle,
-                        memories, patterns, projects, promotions, purging, recall, reviews, sediment, sediment_harvest,
-                        sessions, status, syncing, timeline, upgrade)
+                        memories, patterns, projects, promotions, purging, recall, review_decisions, review_merges,
+                        reviews, sediment, sediment_harvest, sessions, status, syncing, timeline, upgrade)
 from gitmem.api.context import Context, Progress
 from gitmem.api.harvest import SessionFiles
 from gitmem.api.indexing import IndexInfo
 from gitmem.api.jobs import JobRun
 from gitmem.api.patterns import PatternAdded, WeightsReport
-from gitmem.api.reviews import ReviewDecided, ReviewInfo, ReviewMerged, ReviewShown
+from gitmem.api.review_decisions import ReviewDecided
+from gitmem.api.review_merges import ReviewMerged
+from gitmem.api.reviews import ReviewInfo, ReviewShown
 from gitmem.api.status import Status
 from gitmem.api.syncing import Synced
 from gitmem.api.timeline import RolledBack
@@ -310,18 +312,18 @@ class MemoryRepo:
                       i_am_the_reviewer: bool = False, now: datetime | None = None,
                       recomputed: str | None = None) -> ReviewDecided:
         """Merge a review into the checked-out branch (a merge commit with ``Gitmem-Approved-By``)."""
-        return reviews.review_accept(self._ctx, name, only=only, interactive=interactive,
-                                     i_am_the_reviewer=i_am_the_reviewer, now=now, recomputed=recomputed)
+        return review_decisions.review_accept(self._ctx, name, only=only, interactive=interactive,
+                                              i_am_the_reviewer=i_am_the_reviewer, now=now, recomputed=recomputed)
 
     def merged_reviews(self, now: datetime | None = None) -> builtins.list[ReviewMerged]:
         """Open reviews merged on a remote (after a fetch), recorded as accepted by the merge's author."""
-        return reviews.merged_reviews(self._ctx, now)
+        return review_merges.merged_reviews(self._ctx, now)
 
     def review_reject(self, name: str, reason: str = "", *, interactive: bool = False,
                       i_am_the_reviewer: bool = False, now: datetime | None = None) -> ReviewDecided:
         """Keep the branch under ``refs/gitmem/rejected/`` and record the veto with its reason (one commit)."""
-        return reviews.review_reject(self._ctx, name, reason, interactive=interactive,
-                                     i_am_the_reviewer=i_am_the_reviewer, now=now)
+        return review_decisions.review_reject(self._ctx, name, reason, interactive=interactive,
+                                              i_am_the_reviewer=i_am_the_reviewer, now=now)
 
     def review_push(self, remote: str = "origin") -> builtins.list[str]:
         """Push every open review branch to ``remote`` through git (never with force); the branches pushed."""

@@ -176,9 +176,9 @@ def install_merge_driver(ctx: Context) -> str:
 def after_reviews_merged(ctx: Context, now: datetime) -> tuple[str, ...]:
     """Reviews merged on the remote (a pull request accepted there), recognised by the review use case
     and recorded as accepted; they are no longer open, so they are not pushed again."""
-    from gitmem.api import reviews
+    from gitmem.api import review_merges
 
-    return tuple(r.name for r in reviews.merged_reviews(ctx, now))
+    return tuple(r.name for r in review_merges.merged_reviews(ctx, now))
 
 
 def _git(root: Path, *args: str) -> str:
