@@ -237,6 +237,48 @@ def accept_changes(ctx: Context, branch: str, parent: str, tip: str, who: str,
             routes.PROMOTIONS: log.with_metadata(prom, after).encode("utf-8")}
 
 
+def record_landed(ctx: Context, branch: str, tip: str, merger: str, merged_at: datetime, commit: str,
+                  now: datetime) -> str | None:
+    """Sediment review ``branch`` accepted on a remote by ``merger`` (merged, squashed or rebased there in
+    ``commit``), recorded as a local accept records it, onto the head as the merge left it: the rule in its
+    target unless the merged tree carries it already, the promotion logged, the approval counted. The approval
+    is dated by the merge and keyed by the review, so that clones recording the same merge count it once;
+    the commit made (None: recorded already, or a branch that names no reflection)."""
+    m = meta(ctx, tip)
+    if not m.id:   # a hand-made branch: nothing is computed from it
+        return None
+
+    def plan(parent: str | None) -> Plan[None] | None:
+        if parent is None:
+            return None
+        _, current = experience.state_at(ctx, parent)
+        if any(d.action == "approve" and d.argument == branch for d in threshold.ordered(current.decisions)):
+            return None   # another clone recorded it (or a person accepted it there)
+        try:
+            r = experience.find(ctx, m.id, parent)
+        except NotFoundError:
+            return None   # its reflection was cleared since
+        changes: dict[str, bytes | None] = {}
+        target = routes.route(r, _exists(ctx, parent), promotion=True)
+        old = ctx.git.read(target.path, parent) if target is not None else None
+        line = routes.own_line(old.decode("utf-8", "replace"), r) if old is not None else None
+        if target is None or line is None or not line.startswith("- Rule: "):
+            target, data, _ = change_of(ctx, r, parent)   # the merge did not carry the rule: written as accept does
+            changes[target.path] = data
+        state, _, after = experience.with_decision(ctx, parent, threshold.Decision(merged_at, "approve", branch))
+        prom = (ctx.git.read(routes.PROMOTIONS, parent) or b"# Promotions\n").decode("utf-8")
+        prom = log.add(prom, log.Promotion(r, m.formula, m.trigger, target.path, branch, merger))
+        changes.update({enginestate.STATE_FILE: state, routes.PROMOTIONS: log.with_metadata(prom, after).encode()})
+        return Plan(changes, f"gitmem: record review {branch}, accepted on the remote", "review.accept",
+                    approved_by=merger, trailers=(("Gitmem-Review", branch), ("Gitmem-Merged-In", commit)))
+
+    before = threshold_base(ctx, branch, now)
+    written = ctx.writer.write(plan, now)
+    if written.commit is not None:
+        decided(ctx, branch, "accepted", now, before)
+    return written.commit
+
+
 def reject_changes(ctx: Context, branch: str, parent: str | None, now: datetime,
                    expired: bool = False) -> dict[str, bytes | None]:
     """The state change of a person's veto of ``branch`` (or of its default rejection: no veto counted)."""

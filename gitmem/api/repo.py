@@ -316,7 +316,8 @@ class MemoryRepo:
                                               i_am_the_reviewer=i_am_the_reviewer, now=now, recomputed=recomputed)
 
     def merged_reviews(self, now: datetime | None = None) -> builtins.list[ReviewMerged]:
-        """Open reviews merged on a remote (after a fetch), recorded as accepted by the merge's author."""
+        """Open reviews merged on a remote (after a fetch: merged, squashed or rebased), recorded as accepted by
+        their merger; and those another clone decided, closed here."""
         return review_merges.merged_reviews(self._ctx, now)
 
     def review_reject(self, name: str, reason: str = "", *, interactive: bool = False,

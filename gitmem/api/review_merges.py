@@ -1,46 +1,76 @@
-"""Reviews merged on a remote as a pull request, recorded as accepted (DESIGN.md section 8).
+"""Reviews decided outside this clone: merged on a remote as a pull request, or decided in another clone
+(DESIGN.md section 8).
 
-A review whose tip is reachable from the remote's branch was merged there; it
-is recorded as accepted by the merge's author, kept under
-``refs/gitmem/accepted/`` and leaves the open reviews.
+A review branch pushed to a git server may be accepted there, through a real
+pull request, in one of three ways, each recognised from what the last fetch
+saw of the remote's branch of the checked-out name:
+
+- merge: the branch's tip is reachable from the remote's branch; the merger is
+  the author of the commit on its first-parent line that brought it in;
+- squash or rebase: the tip is not there, but its change is, after the
+  branch's base (``gitmem.engines.landing`` says when, and never from a key
+  alone); the merger is the committer of the commit that brought it.
+
+Each is recorded as accepted by the merger: the branch is kept under
+``refs/gitmem/accepted/``, leaves the open reviews, and ``review.merged`` is
+logged. A sedimentation promotion accepted there does what a local accept does
+(``promotions.landed_changes``): its rule in its target, its entry in
+``bank/promotions.md``, the approval in the decision log, keyed by the review
+and dated by the commit that brought it, so that clones recording the same
+merge log one approval between them.
+
+A decision another clone made (its ``review accept`` or ``reject``, or a
+default rejection) reaches this clone through the engine state's decision log;
+a review still open here that the log says was decided after it was proposed is
+closed the same way: kept under ``refs/gitmem/accepted/`` or
+``refs/gitmem/rejected/``, with nothing counted again. A review branch deleted
+on the remote without its change landing is not a veto: git cannot tell a
+closed pull request from a tidied branch, so the review stays open here.
 """
 
 from __future__ import annotations
 
 import builtins
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
 from gitmem.api.context import Context
-from gitmem.api.reviews import reviews
 from gitmem.base import clock
+from gitmem.engines import landing
 
-ACCEPTED = "refs/gitmem/accepted/"     # a review merged on a remote, kept for audit
+ACCEPTED = "refs/gitmem/accepted/"     # a review accepted outside this clone, kept for audit
+REJECTED = "refs/gitmem/rejected/"
 MAX_WALK = 10_000                      # commits of a remote branch walked back to find a review's merge
+DIFF = ("--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "-U0", "--full-index")
+CLOSING = {"approve": "accepted", "veto": "rejected", "expire": "rejected", "reject": "rejected", "reopen": ""}
 
 
 @dataclass(frozen=True)
 class ReviewMerged:
-    """A review branch merged on a remote, recorded as accepted by the merge's author."""
+    """A review decided outside this clone: merged on a remote (``how``: merge, squash, rebase) and recorded as
+    accepted by its merger, or decided in another clone (``how``: elsewhere)."""
 
     name: str
     remote_branch: str
     merge: str
     merged_by: str
     kept_at: str
+    how: str = "merge"
+    outcome: str = "accepted"              # accepted | rejected
+    recorded: str | None = None            # the commit that recorded a sedimentation acceptance
 
     def to_json(self) -> dict[str, object]:
         return {"name": self.name, "remote_branch": self.remote_branch, "merge": self.merge,
-                "merged_by": self.merged_by, "kept_at": self.kept_at}
+                "merged_by": self.merged_by, "kept_at": self.kept_at, "how": self.how, "outcome": self.outcome,
+                "recorded": self.recorded}
 
 
-def merged_reviews(ctx: Context, now: datetime | None = None) -> builtins.list[ReviewMerged]:
-    """Open reviews merged on a remote (a real pull request): their tip is reachable from the remote's branch
-    of the checked-out name, as the last fetch saw it. Each is recorded as accepted by the merge commit's
-    author: the branch is kept under ``refs/gitmem/accepted/``, leaves the open reviews, and
-    ``review.merged`` is logged. A squash or rebase merge leaves no such tip and is not recognised."""
-    from gitmem.base import state
-    from gitmem.base.model import iso
+def merged_reviews(ctx: Context, now: datetime | None = None,
+                   present: Mapping[str, Collection[str]] | None = None) -> builtins.list[ReviewMerged]:
+    """Open reviews merged on a remote, or decided in another clone, each recorded (see the module docstring).
+    ``present``: of a remote just asked (``git ls-remote``), the branches it has, by remote name."""
+    from gitmem.api import reviews
 
     now = now or clock.now()
     mine = ctx.git.head_branch()
@@ -48,22 +78,104 @@ def merged_reviews(ctx: Context, now: datetime | None = None) -> builtins.list[R
         return []
     remotes = [r for r in ctx.git.refs("refs/remotes/") if r[len("refs/remotes/"):].partition("/")[2] == mine]
     found: builtins.list[ReviewMerged] = []
-    for info in reviews(ctx):
+    lines: dict[tuple[str, str], builtins.list[landing.Landed]] = {}
+    for info in reviews.reviews(ctx):
         for remote in remotes:
-            merge = _merge_of(ctx, info.commit, remote)
-            if merge is None:
-                continue
-            author = ctx.redactor.redact_text(str(ctx.git.commit(merge).author), "the author of a merge",
-                                              "review.merged", now)
-            kept = ACCEPTED + info.name
-            ctx.git.set_ref(kept, info.commit, ctx.git.commit(kept).id if kept in ctx.git.refs(kept) else None)
-            ctx.git.delete_ref(f"refs/heads/{info.name}")
             name = remote[len("refs/remotes/"):]
-            state.log_event(ctx.root, "review.merged", iso(now), branch=info.name, remote=name, merge=merge,
-                            merged_by=author, kept_at=kept)
-            found.append(ReviewMerged(info.name, name, merge, author, kept))
-            break
-    return found
+            listed = present.get(name.partition("/")[0]) if present is not None else None
+            came = _came_in(ctx, info.name, info.commit, remote, listed, lines)
+            if came is not None:
+                found.append(_record(ctx, info.name, info.commit, name, *came, now))
+                break
+    return found + decided_elsewhere(ctx, now)
+
+
+def _came_in(ctx: Context, branch: str, tip: str, remote: str, listed: Collection[str] | None,
+             lines: dict[tuple[str, str], builtins.list[landing.Landed]]) -> tuple[str, str, str, str] | None:
+    """How ``tip`` came into ``remote``: (how, commit, merger, when) or None."""
+    merge = _merge_of(ctx, tip, remote)
+    if merge is not None:
+        c = ctx.git.commit(merge)
+        return "merge", merge, str(c.author), str(c.time)
+    head = ctx.git.commit(remote).id
+    base = ctx.git.merge_base(tip, head)
+    if base is None:
+        return None
+    if (base, head) not in lines:   # one walk of the remote's line per base
+        lines[(base, head)] = _log(ctx, "--first-parent", "--diff-merges=first-parent", f"--max-count={MAX_WALK}",
+                                   f"{base}..{head}")[::-1]
+    own = _log(ctx, "--no-merges", "--reverse", f"{base}..{tip}")
+    whole = landing.change_key(_git(ctx, "diff", *DIFF, base, tip, "--"))
+    tracked = f"refs/remotes/{remote[len('refs/remotes/'):].partition('/')[0]}/{branch}"
+    deleted = listed is not None and branch not in listed and bool(ctx.git.refs(tracked))
+    found = landing.find(branch, whole, own, lines[(base, head)], deleted)
+    if found is None:
+        return None
+    return found.how, found.commit.id, found.commit.committer, found.commit.committed
+
+
+def _record(ctx: Context, branch: str, tip: str, remote: str, how: str, commit: str, merger: str, when: str,
+            now: datetime) -> ReviewMerged:
+    """Record ``branch`` as accepted by ``merger`` (a sedimentation promotion's effects first: nothing moves
+    unless they land)."""
+    from gitmem.api import promotions
+    from gitmem.base import state
+    from gitmem.base.model import iso
+
+    merger = ctx.redactor.redact_text(merger, "the author of a merge", "review.merged", now)
+    recorded = None
+    if branch.startswith(promotions.PREFIX):
+        recorded = promotions.record_landed(ctx, branch, tip, merger, clock.parse_time(when), commit, now)
+    kept = _keep(ctx, ACCEPTED + branch, branch, tip)
+    state.log_event(ctx.root, "review.merged", iso(now), branch=branch, remote=remote, merge=commit, how=how,
+                    merged_by=merger, kept_at=kept)
+    return ReviewMerged(branch, remote, commit, merger, kept, how, "accepted", recorded)
+
+
+def decided_elsewhere(ctx: Context, now: datetime) -> builtins.list[ReviewMerged]:
+    """Open reviews that the decision log at the head says were decided after they were proposed (in another
+    clone): closed here as accepted or rejected, nothing counted again."""
+    from gitmem.api import experience, reviews
+    from gitmem.base import state
+    from gitmem.base.model import iso
+
+    _, current = experience.state_at(ctx, ctx.head)
+    if not current.decisions:
+        return []
+    last: dict[str, tuple[datetime, str, str]] = {}
+    for line in current.decisions:
+        at, action, argument = _decision(line)
+        if at is not None and action in CLOSING and (argument not in last or (at, line) > last[argument][:2]):
+            last[argument] = (at, line, action)
+    out: builtins.list[ReviewMerged] = []
+    for info in reviews.reviews(ctx):
+        decided = last.get(info.name)
+        proposed = clock.parse_time(ctx.git.commit(info.commit).time)
+        if decided is None or not CLOSING[decided[2]] or decided[0] < proposed:
+            continue
+        outcome = CLOSING[decided[2]]
+        kept = _keep(ctx, (ACCEPTED if outcome == "accepted" else REJECTED) + info.name, info.name, info.commit)
+        state.log_event(ctx.root, "review.decided_elsewhere", iso(now), branch=info.name, outcome=outcome,
+                        decided_at=iso(decided[0]), kept_at=kept)
+        out.append(ReviewMerged(info.name, "", "", "", kept, "elsewhere", outcome))
+    return out
+
+
+def _decision(line: str) -> tuple[datetime | None, str, str]:
+    parts = line.split(" ", 2)
+    if len(parts) != 3:
+        return None, "", ""
+    try:
+        return clock.parse_time(parts[0]), parts[1], parts[2]
+    except ValueError:
+        return None, "", ""
+
+
+def _keep(ctx: Context, kept: str, branch: str, tip: str) -> str:
+    """``branch`` kept at ``kept`` and gone from the open reviews."""
+    ctx.git.set_ref(kept, tip, ctx.git.commit(kept).id if kept in ctx.git.refs(kept) else None)
+    ctx.git.delete_ref(f"refs/heads/{branch}")
+    return kept
 
 
 def _merge_of(ctx: Context, tip: str, ref: str) -> str | None:
@@ -79,3 +191,13 @@ def _merge_of(ctx: Context, tip: str, ref: str) -> str | None:
             return str(current.id)
         current = ctx.git.commit(first)
     return None
+
+
+def _log(ctx: Context, *args: str) -> builtins.list[landing.Landed]:
+    return landing.parse_log(_git(ctx, "log", f"--format={landing.FORMAT}", "-p", *DIFF, *args, "--"))
+
+
+def _git(ctx: Context, *args: str) -> str:
+    from gitmem.base.gitio import run
+
+    return run(ctx.root, "-c", "core.quotepath=false", *args).decode("utf-8", "surrogateescape")

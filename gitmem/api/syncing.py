@@ -132,9 +132,11 @@ def sync(ctx: Context, remote: str | None = None, now: datetime | None = None) -
     now = now or clock.now()
     settled: list[str] = []
     warnings: list[str] = []
+    accepted: tuple[str, ...] = ()
     for _ in range(ATTEMPTS):
         incoming = _fetch(root, remote, branch)
         how = _merge(ctx, remote, branch, incoming, settled, now)
+        accepted += after_reviews_merged(ctx, now, remote)   # recorded before the push: it travels with it
         try:
             _push(root, remote, [f"refs/heads/{branch}:refs/heads/{branch}"])
         except GitError as exc:
@@ -142,7 +144,6 @@ def sync(ctx: Context, remote: str | None = None, now: datetime | None = None) -
                 continue   # the remote moved since the fetch: fetch and merge again
             raise
         _git(root, "update-ref", f"refs/remotes/{remote}/{branch}", f"refs/heads/{branch}")
-        accepted = after_reviews_merged(ctx, now)
         reviews = _push_reviews(ctx, remote, warnings)
         snaps = team_snapshots(ctx, remote, now, warnings)
         return Synced(remote, branch, incoming, how, ctx.git.tip(branch), True, reviews, snaps,
@@ -173,12 +174,17 @@ def install_merge_driver(ctx: Context) -> str:
     return initrepo.driver_command()
 
 
-def after_reviews_merged(ctx: Context, now: datetime) -> tuple[str, ...]:
-    """Reviews merged on the remote (a pull request accepted there), recognised by the review use case
-    and recorded as accepted; they are no longer open, so they are not pushed again."""
+def after_reviews_merged(ctx: Context, now: datetime, remote: str | None = None) -> tuple[str, ...]:
+    """Reviews merged on the remote (a pull request accepted there: merge, squash or rebase), recognised by
+    the review use case and recorded as accepted; they are no longer open, so they are not pushed again.
+    ``remote``: asked which review branches it still has (one deleted there is a sign of its squash)."""
     from gitmem.api import review_merges
 
-    return tuple(r.name for r in review_merges.merged_reviews(ctx, now))
+    present = None
+    if remote is not None:
+        listed = _git(ctx.root, "ls-remote", "--heads", remote, *(f"refs/heads/{p}*" for p in REVIEW_PREFIXES))
+        present = {remote: {line.split("refs/heads/", 1)[1] for line in listed.splitlines() if "refs/heads/" in line}}
+    return tuple(r.name for r in review_merges.merged_reviews(ctx, now, present) if r.outcome == "accepted")
 
 
 def _git(root: Path, *args: str) -> str:
