@@ -7,7 +7,7 @@ accept`` writes the rule into the target as the branch of the checked-out
 branch stands then, logs the promotion in ``bank/promotions.md`` and counts an
 approval; ``review reject`` counts a veto. A promotion that adds a capability,
 rewrites a rule or adds an external dependency is rejected by default when no
-person accepts it within ``experience.veto_timeout_minutes`` (kept under
+person accepts it within ``sediment.veto_timeout_minutes`` (kept under
 ``refs/gitmem/rejected/``, reason "expired"; not a veto); ``reopen`` undoes that.
 """
 
@@ -131,7 +131,7 @@ def _propose(ctx: Context, r: Reflection, p: priority.Priority, t: threshold.Thr
         experience.emit(ctx, experience.event("guard_triggered", now, operator, session, started, reflection=r.id,
                                      reason="disk low: no new file"))
         return Proposed(r.id, p.value, p.formula, t.value, None, target.path, flags,
-                        f"under experience.min_free_mb: {target.path} is not created (recorded only)")
+                        f"under sediment.min_free_mb: {target.path} is not created (recorded only)")
     expires = iso(now + timedelta(minutes=ctx.cfg.sediment.veto_timeout_minutes)) if flags else ""
     trailers = (("Gitmem-Review", branch), ("Gitmem-Sediment-Id", r.id), ("Gitmem-Sediment-Target", target.path),
                 ("Gitmem-Sediment-Priority", p.formula), ("Gitmem-Sediment-Trigger", trigger),
