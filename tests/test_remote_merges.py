@@ -252,3 +252,23 @@ def test_a_rejection_in_another_clone_closes_the_review_here_and_counts_one_veto
                                                                                f"refs/gitmem/rejected/{branch}")
     [e] = [e for e in events(a) if e["event"] == "review.decided_elsewhere"]
     assert e["outcome"] == "rejected" and state(a).veto_streak == 1
+
+
+def test_a_sediment_review_merged_with_changes_outside_its_target_counts_nothing(tmp_path: Path, url: str) -> None:
+    a = machine(tmp_path, url)
+    branch = promoted(a)
+    server = on_server(tmp_path, url)
+    forge(server, "checkout", "-q", "-b", "pr", f"origin/{branch}")
+    (server / "NOTES.txt").write_text("carried along by the pull request\n")
+    forge(server, "add", "NOTES.txt")
+    forge(server, "commit", "-q", "-m", "and a note")
+    forge(server, "checkout", "-q", "main")
+    forge(server, "merge", "--no-ff", "-q", "-m", "Merge pull request #4", "pr")
+    forge(server, "push", "-q", "origin", "main")
+    a.sync(now=at(40))
+    [m] = [e for e in events(a) if e["event"] == "review.merged"]
+    outside = m["outside_its_scope"]
+    assert m["how"] == "merge" and isinstance(outside, list) and any("NOTES.txt" in str(o) for o in outside)
+    assert state(a).approve_streak == 0 and branch not in a.git.branches()
+    assert "**Review**" not in ((Path(a.root) / "bank" / "promotions.md").read_text()
+                                if (Path(a.root) / "bank" / "promotions.md").exists() else "")

@@ -14,10 +14,12 @@ saw of the remote's branch of the checked-out name:
 Each is recorded as accepted by the merger: the branch is kept under
 ``refs/gitmem/accepted/``, leaves the open reviews, and ``review.merged`` is
 logged. A sedimentation promotion accepted there does what a local accept does
-(``promotions.landed_changes``): its rule in its target, its entry in
+(``promotions.record_landed``): its rule in its target, its entry in
 ``bank/promotions.md``, the approval in the decision log, keyed by the review
 and dated by the commit that brought it, so that clones recording the same
-merge log one approval between them.
+merge log one approval between them. One that changed anything outside its
+kind's scope (an anchor, another file) was merged there by a person, but counts
+nothing here: no entry, no approval, and the event names what was outside.
 
 A decision another clone made (its ``review accept`` or ``reject``, or a
 default rejection) reaches this clone through the engine state's decision log;
@@ -59,11 +61,12 @@ class ReviewMerged:
     how: str = "merge"
     outcome: str = "accepted"              # accepted | rejected
     recorded: str | None = None            # the commit that recorded a sedimentation acceptance
+    outside: tuple[str, ...] = ()          # what it changed outside its kind's scope (then nothing is counted)
 
     def to_json(self) -> dict[str, object]:
         return {"name": self.name, "remote_branch": self.remote_branch, "merge": self.merge,
                 "merged_by": self.merged_by, "kept_at": self.kept_at, "how": self.how, "outcome": self.outcome,
-                "recorded": self.recorded}
+                "recorded": self.recorded, "outside": list(self.outside)}
 
 
 def merged_reviews(ctx: Context, now: datetime | None = None,
@@ -124,12 +127,35 @@ def _record(ctx: Context, branch: str, tip: str, remote: str, how: str, commit: 
 
     merger = ctx.redactor.redact_text(merger, "the author of a merge", "review.merged", now)
     recorded = None
+    outside: builtins.list[str] = []
     if branch.startswith(promotions.PREFIX):
-        recorded = promotions.record_landed(ctx, branch, tip, merger, clock.parse_time(when), commit, now)
+        outside = _outside(ctx, branch, tip, commit, how)
+        if not outside:   # what reached beyond its target was merged by a person there, but counts nothing here
+            recorded = promotions.record_landed(ctx, branch, tip, merger, clock.parse_time(when), commit, now)
     kept = _keep(ctx, ACCEPTED + branch, branch, tip)
     state.log_event(ctx.root, "review.merged", iso(now), branch=branch, remote=remote, merge=commit, how=how,
-                    merged_by=merger, kept_at=kept)
-    return ReviewMerged(branch, remote, commit, merger, kept, how, "accepted", recorded)
+                    merged_by=merger, kept_at=kept, **({"outside_its_scope": outside} if outside else {}))
+    return ReviewMerged(branch, remote, commit, merger, kept, how, "accepted", recorded, tuple(outside))
+
+
+def _outside(ctx: Context, branch: str, tip: str, commit: str, how: str) -> builtins.list[str]:
+    """What ``commit`` brought in of review ``branch`` outside its kind's scope: of a merge, the whole branch
+    it merged (a pull request may carry more than this clone proposed); of a squash, its own change; of a
+    rebase (the same change as the review's, commit by commit), the review's."""
+    from gitmem.api import reviews
+
+    landed = ctx.git.commit(commit)
+    base: str | None
+    if how == "squash" and landed.parents:
+        base, top = landed.parents[0], commit
+    elif how == "merge" and len(landed.parents) > 1:
+        top = next((p for p in landed.parents[1:] if ctx.git.merge_base(tip, p) == tip), landed.parents[-1])
+        base = ctx.git.merge_base(landed.parents[0], top)
+    else:
+        top = tip
+        base = ctx.git.merge_base(tip, landed.parents[0]) if landed.parents and commit != tip else (
+            (ctx.git.commit(tip).parents or (None,))[0])
+    return [o.shown() for o in reviews.outside_of(branch, reviews.changes_of(ctx, base, top))]
 
 
 def decided_elsewhere(ctx: Context, now: datetime) -> builtins.list[ReviewMerged]:
