@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
 
@@ -24,13 +25,23 @@ BEFORE = parse_time("2026-10-30T12:00:00Z")   # a pattern made before the sessio
 RITA = ("-c", "user.name=Rita Reviewer", "-c", "user.email=rita@example.com")
 
 
-@pytest.fixture
-def url(tmp_path: Path) -> Iterator[str]:
+def _served(tmp_path: Path, serve: Callable[[Path], AbstractContextManager[str]]) -> Iterator[str]:
     base = tmp_path / "server"
     base.mkdir()
     servers.bare(base)
-    with servers.git_daemon(base) as prefix:
+    with serve(base) as prefix:
         yield f"{prefix}/memory.git"
+
+
+@pytest.fixture
+def url(tmp_path: Path) -> Iterator[str]:
+    yield from _served(tmp_path, servers.git_daemon)
+
+
+@pytest.fixture(params=["git-daemon", "smart-http"])
+def any_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """Each of the two servers (the squash of a sedimentation promotion is the case that writes most)."""
+    yield from _served(tmp_path, servers.git_daemon if request.param == "git-daemon" else servers.smart_http)
 
 
 def machine(tmp_path: Path, url: str, name: str = "a", when: datetime = T0) -> MemoryRepo:
@@ -194,7 +205,8 @@ def test_unrelated_commits_and_a_deleted_branch_are_no_acceptance(tmp_path: Path
 # --- a sedimentation promotion accepted on the server -------------------------------------------------
 
 def test_a_sediment_promotion_squashed_on_the_server_writes_what_accept_writes_once_across_clones(
-        tmp_path: Path, url: str) -> None:
+        tmp_path: Path, any_url: str) -> None:
+    url = any_url
     a = machine(tmp_path, url)
     branch = promoted(a)
     b = clone(tmp_path, url, "b")                     # a second machine that holds the review too
