@@ -252,7 +252,8 @@ def test_commit_refuses_a_secret_in_the_message(memrepo: Path, env: dict[str, st
 def test_secrets_in_comments_or_under_the_scissors_are_not_in_the_message(tmp_path: Path,
                                                                           capsys: pytest.CaptureFixture[str]) -> None:
     """git drops comment lines and everything under the scissors line: they are not scanned."""
-    from gitmem.faces.githooks import SCISSORS, main
+    from gitmem.faces.githooks import main
+    from gitmem.faces.hookmessage import SCISSORS
 
     repo = tmp_path / "r"
     repo.mkdir()
