@@ -34,11 +34,7 @@ GIT_RUNNER = "gitmem.base.gitio"
 FACE_MAY_IMPORT = ("gitmem.api", "gitmem.faces", "gitmem.base.errors", "gitmem.base.clock", "gitmem.base.notice")
 GIT_HOOK_ENTRY_POINTS = ("gitmem.faces.githooks", "gitmem.faces.hookrun", "gitmem.faces.hookmessage")
 GIT_HOOKS_MAY_NOT_IMPORT = ("gitmem.api", "gitmem.writer")
-MAX_LINES = 430   # a module reaches this many lines: split it by concept (issue 18)
-# Modules still at MAX_LINES or more, each to be split by concept (issue 18); they may not reach
-# HARD_MAX_LINES meanwhile. Drop a name once its module is split: the test then holds it to MAX_LINES.
-KNOWN_LARGE = {"gitmem.api.repo"}
-HARD_MAX_LINES = 500
+MAX_LINES = 430   # a module reaches this many lines: split it by concept (no module is exempt)
 
 
 def owned(name: str, owner: str) -> bool:
@@ -183,14 +179,14 @@ def test_a_face_that_imports_the_writer_fails_the_check(tmp_path: Path) -> None:
         "gitmem.faces.face:2 imports gitmem.writer.commit", "gitmem.faces.face:2 imports gitmem.writer.commit.Writer"]
 
 
-def too_large(found: dict[str, Path], known: set[str]) -> dict[str, int]:
-    """Modules of ``found`` at ``MAX_LINES`` or more (those in ``known``: at ``HARD_MAX_LINES`` or more)."""
+def too_large(found: dict[str, Path]) -> dict[str, int]:
+    """Modules of ``found`` at ``MAX_LINES`` lines or more."""
     sizes = {name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in found.items()}
-    return {name: n for name, n in sizes.items() if n >= (HARD_MAX_LINES if name in known else MAX_LINES)}
+    return {name: n for name, n in sizes.items() if n >= MAX_LINES}
 
 
 def test_no_module_reaches_the_size_limit() -> None:
-    big = too_large(modules(), KNOWN_LARGE)
+    big = too_large(modules())
     assert not big, f"split these by concept (one concept a module, a name that says it): {big}"
 
 
@@ -199,8 +195,7 @@ def test_a_module_of_the_limit_fails_the_check(tmp_path: Path) -> None:
     at.write_text("x = 1\n" * MAX_LINES, encoding="utf-8")
     below.write_text("x = 1\n" * (MAX_LINES - 1), encoding="utf-8")
     found = {"gitmem.base.at": at, "gitmem.base.below": below}
-    assert too_large(found, set()) == {"gitmem.base.at": MAX_LINES}
-    assert too_large(found, {"gitmem.base.at"}) == {}
+    assert too_large(found) == {"gitmem.base.at": MAX_LINES}
 
 
 def test_the_floor_map_in_this_docstring_names_every_floor() -> None:
