@@ -22,6 +22,7 @@ the guards directly, without the api or the writer.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -143,6 +144,64 @@ def test_git_runs_only_from_gitio() -> None:
              for name, path in modules().items() if not owned(name, GIT_RUNNER)
              for target, line in imports(path, name) if target.split(".")[0] == "subprocess"]
     assert not wrong, "\n".join(wrong)
+
+
+# what changes a file, a folder, a repository or a clone's setup: the use cases (api) and the writer do it
+WRITING_CALLS = {"write_text", "write_bytes", "mkdir", "makedirs", "unlink", "rmdir", "rmtree", "remove", "chmod",
+                 "touch", "rename", "symlink_to", "create_commit", "set_ref", "delete_ref", "use_index_v4",
+                 "install_pre_commit", "sync"}
+
+
+def writing_mode(node: ast.expr, plain: bool) -> bool:
+    """True for a file mode that writes, appends or creates; the mode of the builtin ``open`` (``plain``) that
+    is not a string written out counts as writing, an argument of a method ``open`` (``path.open(mode)``,
+    ``gzip.open(path, mode)``) only when it is such a mode."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and re.fullmatch(r"[rwxabt+]{1,3}", node.value):
+        return bool(set(node.value) & set("wax+"))
+    return plain and not isinstance(node, ast.Constant)
+
+
+def writes(path: Path, name: str) -> list[str]:
+    """Each call in the file that writes: a name of ``WRITING_CALLS``, ``os.replace``, or an ``open`` whose mode
+    writes, appends or creates (a mode that is not a plain string counts as writing)."""
+    wrong = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        called = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        owner = f.value.id if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) else ""
+        if (called in WRITING_CALLS or (owner, called) == ("os", "replace")
+                or called == "open" and any(writing_mode(m, plain=isinstance(f, ast.Name)) for m in
+                                            (node.args[1:2] if isinstance(f, ast.Name) else node.args[:2])
+                                            + [k.value for k in node.keywords if k.arg == "mode"])):
+            wrong.append(f"{name}:{node.lineno} calls {called}")
+    return wrong
+
+
+def test_engines_never_write() -> None:
+    """Engines take values and return values (a plan, a report): a module that creates a repository, installs
+    hooks or writes a file is a use case, and lives in the api."""
+    wrong = [w for name, path in modules().items() if owned(name, "gitmem.engines") for w in writes(path, name)]
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("source", [
+    "def f(p):\n    p.write_bytes(b'')", "def f(git):\n    git.create_commit('main', t, None, 'm', now)",
+    "import os\ndef f(a, b):\n    os.replace(a, b)", "def f(p):\n    open(p, 'a')", "def f(p, m):\n    open(p, mode=m)",
+    "def f(p):\n    p.open('wb')",
+])
+def test_the_writing_rule_fails_an_engine_that_writes(tmp_path: Path, source: str) -> None:
+    path = tmp_path / "engine.py"
+    path.write_text(source + "\n", encoding="utf-8")
+    assert writes(path, "gitmem.engines.engine"), source
+
+
+def test_the_writing_rule_lets_reading_through(tmp_path: Path) -> None:
+    path = tmp_path / "engine.py"
+    path.write_text("def f(p, q):\n    open(p, 'rb')\n    q.open('rb')\n    open(p)\n    q.open(encoding='utf-8')\n"
+                    "    return p.read_text().replace('a', 'b')\n", encoding="utf-8")
+    assert writes(path, "gitmem.engines.engine") == []
 
 
 def test_engines_never_take_the_repository_object() -> None:

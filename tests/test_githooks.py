@@ -18,7 +18,7 @@ import pytest
 
 from gitmem.faces import githooks as hooks
 from gitmem.faces import hookrun
-from gitmem.engines.initrepo import install_git_hooks
+from gitmem.api.initrepo import install_git_hooks
 from tests.conftest import run_python
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -293,7 +293,7 @@ def test_commit_without_gitmem_on_path_still_runs_every_check(memrepo: Path, env
 
 
 def test_the_hooks_fail_closed_when_their_python_is_gone(memrepo: Path, env: dict[str, str]) -> None:
-    from gitmem.engines.initrepo import hook_scripts
+    from gitmem.api.initrepo import hook_scripts
 
     gone = memrepo.parent / "old-venv" / "bin" / "python"
     for name, script in hook_scripts(str(gone)).items():
@@ -306,7 +306,7 @@ def test_the_hooks_fail_closed_when_their_python_is_gone(memrepo: Path, env: dic
 
 def test_no_committed_file_names_this_machines_python(memrepo: Path, env: dict[str, str]) -> None:
     from gitmem.base.clock import parse_time
-    from gitmem.engines.initrepo import init
+    from gitmem.api.initrepo import init
 
     made = memrepo.parent / "made"
     init(made, parse_time("2026-11-29T12:00:00Z"), install_hooks=True)

@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from gitmem.base.config import Config
     from gitmem.base.gitio import Git
     from gitmem.engines.harvest.planning import Harvested
-    from gitmem.engines.initrepo import InitResult
+    from gitmem.api.initrepo import InitResult
     from gitmem.writer.commit import Writer
 
 
@@ -79,7 +79,7 @@ class MemoryRepo:
     @classmethod
     def init(cls, path: str | Path, now: datetime | None = None, install_hooks: bool = True) -> MemoryRepo:
         """Create a memory repository (or complete an existing one) and open it; ``setup`` says what was done."""
-        from gitmem.engines.initrepo import init as init_repo
+        from gitmem.api.initrepo import init as init_repo
 
         result = init_repo(Path(path), now or clock.now(), install_hooks)
         repo = cls(result.path)

@@ -113,7 +113,7 @@ def merging(root: Path) -> bool:
 def sync(ctx: Context, remote: str | None = None, now: datetime | None = None) -> Synced:
     """Fetch, merge, regenerate, push (see the module docstring)."""
     from gitmem.base.gitio import uncommitted
-    from gitmem.engines import initrepo
+    from gitmem.api import initrepo
 
     root = ctx.root
     remote = remote or default_remote(root)
@@ -155,7 +155,7 @@ def install_merge_driver(ctx: Context) -> str:
     """``gitmem install merge-driver``: the driver registered in the clone's git config, and the lines
     ``.gitattributes`` lacks (a repository made before them) added in a commit of the person's; the
     driver's command."""
-    from gitmem.engines import initrepo
+    from gitmem.api import initrepo
     from gitmem.store import formats
 
     if not initrepo.install_merge_driver(ctx.root):
