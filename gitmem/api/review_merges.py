@@ -69,13 +69,18 @@ class ReviewMerged:
                 "recorded": self.recorded, "outside": list(self.outside)}
 
 
-def merged_reviews(ctx: Context, now: datetime | None = None,
-                   present: Mapping[str, Collection[str]] | None = None) -> builtins.list[ReviewMerged]:
-    """Open reviews merged on a remote, or decided in another clone, each recorded (see the module docstring).
-    ``present``: of a remote just asked (``git ls-remote``), the branches it has, by remote name."""
+def merged_reviews(ctx: Context, now: datetime | None = None) -> builtins.list[ReviewMerged]:
+    """Open reviews merged on a remote (after a fetch: merged, squashed or rebased), recorded as accepted by
+    their merger; and those another clone decided, closed here (see the module docstring)."""
+    return recognise(ctx, now or clock.now())
+
+
+def recognise(ctx: Context, now: datetime,
+              present: Mapping[str, Collection[str]] | None = None) -> builtins.list[ReviewMerged]:
+    """``merged_reviews``; ``present``: of a remote just asked (``git ls-remote``), the branches it has, by
+    remote name (a review branch gone from the remote that had it ties a squash to it)."""
     from gitmem.api import reviews
 
-    now = now or clock.now()
     mine = ctx.git.head_branch()
     if mine is None:
         return []

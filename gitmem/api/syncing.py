@@ -113,7 +113,7 @@ def merging(root: Path) -> bool:
 def sync(ctx: Context, remote: str | None = None, now: datetime | None = None) -> Synced:
     """Fetch, merge, regenerate, push (see the module docstring)."""
     from gitmem.base.gitio import uncommitted
-    from gitmem.engines import initrepo
+    from gitmem.api import initrepo
 
     root = ctx.root
     remote = remote or default_remote(root)
@@ -156,7 +156,7 @@ def install_merge_driver(ctx: Context) -> str:
     """``gitmem install merge-driver``: the driver registered in the clone's git config, and the lines
     ``.gitattributes`` lacks (a repository made before them) added in a commit of the person's; the
     driver's command."""
-    from gitmem.engines import initrepo
+    from gitmem.api import initrepo
     from gitmem.store import formats
 
     if not initrepo.install_merge_driver(ctx.root):
@@ -184,7 +184,7 @@ def after_reviews_merged(ctx: Context, now: datetime, remote: str | None = None)
     if remote is not None:
         listed = _git(ctx.root, "ls-remote", "--heads", remote, *(f"refs/heads/{p}*" for p in REVIEW_PREFIXES))
         present = {remote: {line.split("refs/heads/", 1)[1] for line in listed.splitlines() if "refs/heads/" in line}}
-    return tuple(r.name for r in review_merges.merged_reviews(ctx, now, present) if r.outcome == "accepted")
+    return tuple(r.name for r in review_merges.recognise(ctx, now, present) if r.outcome == "accepted")
 
 
 def _git(root: Path, *args: str) -> str:
