@@ -38,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gitmem.base import text  # noqa: E402
 from gitmem.store import index  # noqa: E402
 
+NAMED_SHARE = 0.1  # memories that name a mixed-case identifier ("KaloMiser")
 STOP_HEAD = ("the", "and", "to", "of", "a", "in", "is", "it", "that", "for", "with", "was", "on", "i", "you")
 SYLLABLES = ("ka", "lo", "mi", "ser", "dan", "tro", "vel", "un", "qui", "ber", "sol", "ran", "po", "te", "gra", "nix")
 
@@ -64,9 +65,12 @@ class Corpus:
         self.cum = list(itertools.accumulate(weights))
 
     def text(self) -> str:
-        """One memory's content."""
+        """One memory's content; one in ten names a mixed-case identifier made of two of its words."""
         n = self.rng.randint(6, 40)
-        return " ".join(self.rng.choices(self.words, cum_weights=self.cum, k=n)).capitalize() + "."
+        said = self.rng.choices(self.words, cum_weights=self.cum, k=n)
+        if self.rng.random() < NAMED_SHARE:
+            said.append("".join(w.capitalize() for w in self.rng.sample(self.words[200:5000], 2)))
+        return " ".join(said).capitalize() + "."
 
     def rows(self, n: int, stamp: str) -> list[index.IndexRow]:
         """``n`` IndexRows, 20 to a source session."""
@@ -81,7 +85,7 @@ class Corpus:
 
 
 def queries(rng: random.Random, rows: list[index.IndexRow], corpus: Corpus, n: int) -> dict[str, list[str]]:
-    """Three query sets: plain, plus a stop word, plus a frequent content word."""
+    """Four query sets: plain, plus a stop word, plus a frequent content word, plus the start of a name."""
     plain: list[str] = []
     while len(plain) < n:
         own = [w for w in rng.choice(rows).content.lower().rstrip(".").split() if w not in text.STOP_WORDS]
@@ -89,10 +93,12 @@ def queries(rng: random.Random, rows: list[index.IndexRow], corpus: Corpus, n: i
             plain.append(" ".join(rng.sample(sorted(set(own)), min(len(set(own)), rng.randint(2, 4)))))
     head = len(STOP_HEAD) + len(text.ENGLISH_STOP_WORDS - set(STOP_HEAD))
     frequent = corpus.words[head : head + 40]  # the most frequent content words
+    names = [w.lower() for r in rows for w in r.content.split() if w[1:] != w[1:].lower()] or frequent
     return {
         "no common word": plain,
         "with a stop word": [f"{q} {rng.choice(STOP_HEAD[:6])}" for q in plain],
         "with a frequent word": [f"{q} {rng.choice(frequent)}" for q in plain],
+        "with a name's start": [f"{q} {rng.choice(names)[:6]}" for q in plain],
     }
 
 
@@ -143,6 +149,16 @@ def run_size(n: int, nq: int, folder: Path) -> None:
         ix.clear()
         ix.upsert(rows, meta={"commit": "0" * 40})
     rebuild = time.perf_counter() - t0
+    ix.close()
+    path.unlink()
+    ix = index.Index(path)
+    t0 = time.perf_counter()
+    ix.fill(rows, meta={"commit": "0" * 40})
+    filled = time.perf_counter() - t0
+    checkpointed = sqlite3.connect(path)
+    checkpointed.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    checkpointed.close()
+    size = path.stat().st_size
 
     raw = sqlite3.connect(path)
     raw.execute("CREATE VIRTUAL TABLE raw USING fts5(content, tokenize='porter unicode61')")
@@ -154,6 +170,8 @@ def run_size(n: int, nq: int, folder: Path) -> None:
     print(f"\n## {n:,} memories")
     print(f"full rebuild (clear + upsert all, one transaction): {rebuild:.2f} s "
           f"({rebuild / n * 1000:.3f} ms/row); raw FTS5 insert of the same texts: {raw_build:.2f} s")  # fmt: skip
+    print(f"rebuild by fill (bulk insert, one FTS build, as a rebuild from git): {filled:.2f} s; "
+          f"index file {size / 1e6:.1f} MB")
 
     rng = random.Random(n)
     sets = queries(rng, rows, corpus, nq)

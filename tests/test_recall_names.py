@@ -94,10 +94,10 @@ def test_a_rebuild_fills_the_vocabulary_as_upserts_do() -> None:
 
 def test_identifier_parts_closed_forms_and_numeronyms() -> None:
     assert identifiers.split_names("Use PostgreSQL, XMLHttpRequest and iOS") == {
-        "postgresql": ["postgre", "sql"], "xmlhttprequest": ["xml", "http", "request"], "ios": ["os"]}
+        "postgresql": ("postgre", "sql"), "xmlhttprequest": ("xml", "http", "request"), "ios": ("os",)}
     assert identifiers.parts("plain words and NASA") == []
-    assert identifiers.closed("node.js, get_user_name, pre-commit-hook, v1.2.3, 2026-01-01") == [
-        "nodejs", "getusername", "precommithook"]
+    assert identifiers.closed("node.js, get_user_name, pre-commit-hook, v1.2.3, 2026-01-01") == (
+        "nodejs", "getusername", "precommithook")
     assert identifiers.numeronym("kubernetes") == "k8s"
     assert identifiers.numeronym("internationalization") == "i18n"
     assert identifiers.numeronym("short") is None

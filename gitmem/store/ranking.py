@@ -138,7 +138,7 @@ def name_terms(content: str) -> list[str]:
     """The stems a memory's names add to its words: case parts and closed forms ("PostgreSQL" -> "postgr", "sql")."""
     if not _NAMES:
         return []
-    return list(dict.fromkeys(text.stem(w) for w in identifiers.parts(content) + identifiers.closed(content)))
+    return list(dict.fromkeys(text.stem(w) for w in (*identifiers.parts(content), *identifiers.closed(content))))
 
 
 def terms(content: str, cjk: str, names: Sequence[str] = ()) -> str:
@@ -184,7 +184,7 @@ def parse_query(query: str) -> Query | None:
     if not parts:
         return None
     joined = text.closed_compounds(query, open_pairs=True) if _JOIN_COMPOUNDS else []
-    joined += identifiers.closed(query) if _NAMES else []
+    joined += identifiers.closed(query) if _NAMES else ()
     # asked, never counted in the coverage: they stand for words already there
     parts += [f'"{text.stem(c)}"' for c in dict.fromkeys(joined) if c not in words]
     terms = tuple(dict.fromkeys(stems + grams + prefixes))

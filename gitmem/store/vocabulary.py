@@ -34,6 +34,7 @@ SCHEMA = (
     "CREATE TABLE vocab (word TEXT PRIMARY KEY, stem TEXT NOT NULL, short TEXT, name INTEGER NOT NULL)"
     " WITHOUT ROWID",
     "CREATE INDEX vocab_short ON vocab (short) WHERE short IS NOT NULL",
+    "CREATE INDEX vocab_names ON vocab (word) WHERE name",
 )
 INSERT = ("INSERT INTO vocab (word, stem, short, name) VALUES (?, ?, ?, ?)"
           " ON CONFLICT (word) DO UPDATE SET name = max(name, excluded.name)")
@@ -52,46 +53,52 @@ MAX_EXPANSIONS = 4
 
 def entries(content: str) -> list[tuple[str, str, str | None, int]]:
     """The ``vocab`` rows of one memory's text: (word, stem, numeronym, is a name)."""
-    names = set(identifiers.identifiers(content))
-    found = dict.fromkeys([w for w in text.words(content) if len(w) >= MIN_WORD] + sorted(names))
-    return [(w, text.stem(w), identifiers.numeronym(w), int(w in names)) for w in found]
+    return rows([content])
 
 
 def rows(contents: Iterable[str]) -> list[tuple[str, str, str | None, int]]:
-    """The ``vocab`` rows of many memories, one per word (a word written as a name anywhere is a name)."""
-    out: dict[str, tuple[str, str, str | None, int]] = {}
+    """The ``vocab`` rows of many memories, one per distinct word (a word written as a name anywhere is a name)."""
+    said: set[str] = set()
+    names: set[str] = set()
     for content in contents:
-        for entry in entries(content):
-            if entry[0] not in out or entry[3] > out[entry[0]][3]:
-                out[entry[0]] = entry
-    return list(out.values())
+        said.update(text.words(content))
+        names.update(identifiers.identifiers(content))
+    stem, numeronym = text.stem, identifiers.numeronym
+    return [(w, stem(w), numeronym(w), int(w in names)) for w in sorted(said | names)
+            if len(w) >= MIN_WORD or w in names]
 
 
 def expansions(db: sqlite3.Connection, words: Iterable[str]) -> dict[str, list[str]]:
-    """The stems each query word may stand for besides its own, by the vocabulary (not yet checked
-    against the documents: ``gitmem.store.index`` drops the stems no memory holds)."""
-    out: dict[str, list[str]] = {}
-    for word in words:
-        if not word.isascii() or not word.isalnum():
-            continue
-        own, found = text.stem(word), []
-        if len(word) >= MIN_WORD and not word.isdigit():
+    """The stems each query word may stand for besides its own, by the vocabulary, in one statement (not yet
+    checked against the documents: ``gitmem.store.index`` drops the stems no memory holds)."""
+    selects: list[str] = []
+    params: list[object] = []
+    asked = [w for w in dict.fromkeys(words) if w.isascii() and w.isalnum() and not w.isdigit()]
+    for n, word in enumerate(asked):
+        if len(word) >= MIN_WORD:   # the names that begin with it, the closest in length first
             name = " AND name" if NAMES_ONLY else ""
-            found += [s for (s,) in db.execute(
-                f"SELECT stem FROM vocab WHERE word > ? AND word < ?{name} AND length(word) <= ?"
-                " ORDER BY length(word) LIMIT ?", (word, word + "{", int(MAX_STRETCH * len(word)), MAX_EXPANSIONS))]
-        if identifiers.is_numeronym(word):
-            found += [s for (s,) in db.execute("SELECT stem FROM vocab WHERE short = ? LIMIT ?",
-                                               (word, MAX_EXPANSIONS))]
+            selects.append(f"SELECT * FROM (SELECT {n}, stem FROM vocab WHERE word > ? AND word < ?{name}"
+                           " AND length(word) <= ? ORDER BY length(word) LIMIT ?)")
+            params += [word, word + "{", int(MAX_STRETCH * len(word)), MAX_EXPANSIONS]
+        if identifiers.is_numeronym(word):   # k8s -> kubernetes
+            selects.append(f"SELECT * FROM (SELECT {n}, stem FROM vocab WHERE short = ? LIMIT ?)")
+            params += [word, MAX_EXPANSIONS]
+        if len(word) >= MIN_LONG:   # the stored words it begins with, the longest first
+            heads = [word[:k] for k in range(len(word) - 1, max(MIN_WORD, (len(word) + 1) // 2) - 1, -1)]
+            selects.append(f"SELECT * FROM (SELECT {n}, stem FROM vocab WHERE word IN ({','.join('?' * len(heads))})"
+                           " ORDER BY length(word) DESC LIMIT ?)")
+            params += [*heads, MAX_EXPANSIONS]
+    found: dict[int, list[str]] = {n: [] for n in range(len(asked))}
+    if selects:
+        for n, stem in db.execute(" UNION ALL ".join(selects), params):
+            found[n].append(stem)
+    out: dict[str, list[str]] = {}
+    for n, word in enumerate(asked):
         short = identifiers.numeronym(word)
         if short is not None:
-            found.append(text.stem(short))    # kubernetes -> k8s, where a memory writes it so
-        if len(word) >= MIN_LONG:   # the stored words it begins with, the longest first
-            heads = [word[:n] for n in range(len(word) - 1, max(MIN_WORD, (len(word) + 1) // 2) - 1, -1)]
-            marks = ",".join("?" * len(heads))
-            found += [s for (s,) in db.execute(f"SELECT stem FROM vocab WHERE word IN ({marks})"
-                                               " ORDER BY length(word) DESC LIMIT ?", (*heads, MAX_EXPANSIONS))]
-        alternatives = [s for s in dict.fromkeys(found) if s != own]
+            found[n].append(text.stem(short))    # kubernetes -> k8s, where a memory writes it so
+        own = text.stem(word)
+        alternatives = [s for s in dict.fromkeys(found[n]) if s != own]
         if alternatives:
             out[word] = alternatives
     return out

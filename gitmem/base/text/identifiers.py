@@ -21,6 +21,7 @@ only reads text. ASCII only: identifiers are written in ASCII.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = ["closed", "identifiers", "is_numeronym", "numeronym", "parts", "split_names"]
 
@@ -34,17 +35,23 @@ _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 # Words joined by one of _ . - with no space ("snake_case", "node.js", "pre-commit-hook").
 _JOINED = re.compile(r"[A-Za-z0-9]+(?:[_.\-][A-Za-z0-9]+)+")
 _SEPARATORS = re.compile(r"[_.\-]")
+# Fast checks that let a text without any name skip the scans above.
+_ANY_JOINED = re.compile(r"[A-Za-z0-9][_.\-][A-Za-z]")
+_ANY_DIGIT_WORD = re.compile(r"[A-Za-z][0-9]|[0-9][A-Za-z]")
 _NUMERONYM = re.compile(r"[a-z]([0-9]{1,2})[a-z]")
 # A numeronym stands for a long word: k8s (kubernetes), i18n, a11y, l10n; "b2b" or "e2e" are no numeronyms.
 MIN_NUMERONYM = 4
 
 
-def split_names(text: str) -> dict[str, list[str]]:
+@lru_cache(maxsize=8)   # the index reads one memory's names twice: its terms, then its vocabulary
+def split_names(text: str) -> dict[str, tuple[str, ...]]:
     """Each mixed-case name of ``text``, folded, with its folded case parts ("PostgreSQL" -> "postgre", "sql")."""
-    out: dict[str, list[str]] = {}
+    out: dict[str, tuple[str, ...]] = {}
+    if not _MIXED.search(text):
+        return out
     for token in _TOKEN.findall(text):
         if _MIXED.search(token):
-            found = [p.lower() for p in _PART.findall(token) if len(p) > 1 and not p.isdigit()]
+            found = tuple(p.lower() for p in _PART.findall(token) if len(p) > 1 and not p.isdigit())
             if found:
                 out[token.lower()] = found
     return out
@@ -55,24 +62,29 @@ def parts(text: str) -> list[str]:
     return [p for found in split_names(text).values() for p in found]
 
 
-def closed(text: str) -> list[str]:
+@lru_cache(maxsize=8)
+def closed(text: str) -> tuple[str, ...]:
     """The folded closed forms of the names ``text`` joins by ``_ . -`` ("node.js" -> "nodejs").
 
     Every part must hold a letter, so a version ("v1.2.3") or a date is no name.
     """
+    if not _ANY_JOINED.search(text):
+        return ()
     out: list[str] = []
     for token in _JOINED.findall(text):
         pieces = _SEPARATORS.split(token)
         if all(any(c.isalpha() for c in p) for p in pieces):
             out.append("".join(pieces).lower())
-    return out
+    return tuple(out)
 
 
 def identifiers(text: str) -> list[str]:
     """The folded whole forms of the names in ``text``: mixed-case names, closed forms, letters with digits."""
+    if not _MIXED.search(text) and not _ANY_DIGIT_WORD.search(text):
+        return list(closed(text))
     found = [t.lower() for t in _TOKEN.findall(text)
              if _MIXED.search(t) or (not t.isdigit() and not t.isalpha() and len(t) > 2)]
-    return found + closed(text)
+    return [*found, *closed(text)]
 
 
 def numeronym(word: str) -> str | None:
