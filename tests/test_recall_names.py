@@ -110,3 +110,9 @@ def test_vocabulary_marks_what_the_store_writes_as_a_name() -> None:
     assert entries["postgresql"][2] == 1 and entries["kubernetes"] == ("kubernet", "k8s", 0)
     merged = {w: name for w, _, _, name in vocabulary.rows(["postgresql is lowercase here", "PostgreSQL"])}
     assert merged["postgresql"] == 1
+
+
+def test_a_long_word_no_memory_holds_finds_the_stored_word_it_begins_with() -> None:
+    with Index(":memory:") as ix:
+        ix.upsert([_row("pg", "Our laptops run postgres locally."), _row("other", "Tests run in CI.")])
+        assert [h.id for h in ix.search("postgresql", k=5)] == ["pg"]

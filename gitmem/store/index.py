@@ -287,19 +287,28 @@ class Index:
         """``query`` with the alternatives of its words that some memory holds (``gitmem.store.vocabulary``),
         and each term's weight in the coverage bonus, from how many memories hold it (or, for a term no
         memory holds, the rarest alternative that one does)."""
+        own = list(dict.fromkeys([*query.terms, *(a for alts in query.alts for a in alts)]))
+        docs, rows = self._docs(own)
         words = [w for w in query.words if w] if ranking._NAMES else []
-        more = self._call(vocabulary.expansions, self._db, words) if words else {}
-        asked = list(dict.fromkeys([*query.terms, *(a for alts in query.alts for a in alts),
-                                    *(a for alts in more.values() for a in alts)]))
-        marks = ",".join("?" * len(asked))
-        # the highest row number stands for the row count: exact until rows are deleted, and O(1)
-        found = self._call(self._db.execute, f"SELECT term, doc, (SELECT max(rid) FROM memory) FROM memory_vocab"
-                                             f" WHERE term IN ({marks})", asked).fetchall()
-        docs = {term: int(n) for term, n, _ in found}
+        unheld = {w for w, t in zip(query.words, query.terms) if w and not docs.get(t)}
+        more = self._call(vocabulary.expansions, self._db, words, unheld) if words else {}
+        added = [a for alts in more.values() for a in alts if a not in docs]
+        if added:
+            found, counted = self._docs(list(dict.fromkeys(added)))
+            docs.update(found)
+            rows = max(rows, counted)
         query = ranking.expanded(query, more, docs)
         held = [docs.get(t, 0) or min((docs[a] for a in alts), default=0)
                 for t, alts in zip(query.terms, query.alts)]
-        return query, ranking.rarity(held, int(found[0][2]) if found else 0)
+        return query, ranking.rarity(held, rows)
+
+    def _docs(self, terms: list[str]) -> tuple[dict[str, int], int]:
+        """How many memories hold each of ``terms`` (those none holds are left out), and the row count."""
+        marks = ",".join("?" * len(terms))
+        # the highest row number stands for the row count: exact until rows are deleted, and O(1)
+        found = self._call(self._db.execute, f"SELECT term, doc, (SELECT max(rid) FROM memory) FROM memory_vocab"
+                                             f" WHERE term IN ({marks})", terms).fetchall()
+        return {term: int(n) for term, n, _ in found}, int(found[0][2]) if found else 0
 
     def _gather(
         self, ranked: str, ranked_params: tuple[object, ...], query: ranking.Query, weights: list[float],

@@ -9,8 +9,8 @@ A query word then stands for more than its own stem, at a lower weight
 
 - a name that begins with it ("postgres" -> PostgreSQL, "kube" -> kubernetes
   only when the store writes it as a name);
-- a stored word it begins with, for a long query word ("postgresql" ->
-  postgres, "photography" -> photograph);
+- the longest stored word it begins with, for a long query word no memory
+  holds ("postgresql" -> postgres);
 - the word a numeronym stands for, or the numeronym of the word ("k8s" <->
   kubernetes), where the store holds it.
 
@@ -27,7 +27,7 @@ from gitmem.base.text import identifiers
 TYPE_CHECKING = False  # typing costs milliseconds of every recall process: annotations only
 if TYPE_CHECKING:
     import sqlite3
-    from collections.abc import Iterable
+    from collections.abc import Container, Iterable
 
 SCHEMA = (
     # one row a distinct word: short is its numeronym (or NULL), name whether the store writes it as a name
@@ -68,9 +68,10 @@ def rows(contents: Iterable[str]) -> list[tuple[str, str, str | None, int]]:
             if len(w) >= MIN_WORD or w in names]
 
 
-def expansions(db: sqlite3.Connection, words: Iterable[str]) -> dict[str, list[str]]:
+def expansions(db: sqlite3.Connection, words: Iterable[str], unheld: Container[str] = ()) -> dict[str, list[str]]:
     """The stems each query word may stand for besides its own, by the vocabulary, in one statement (not yet
-    checked against the documents: ``gitmem.store.index`` drops the stems no memory holds)."""
+    checked against the documents: ``gitmem.store.index`` drops the stems no memory holds). Only a word in
+    ``unheld`` (no memory holds it) stands for the stored word it begins with."""
     selects: list[str] = []
     params: list[object] = []
     asked = [w for w in dict.fromkeys(words) if w.isascii() and w.isalnum() and not w.isdigit()]
@@ -83,11 +84,11 @@ def expansions(db: sqlite3.Connection, words: Iterable[str]) -> dict[str, list[s
         if identifiers.is_numeronym(word):   # k8s -> kubernetes
             selects.append(f"SELECT * FROM (SELECT {n}, stem FROM vocab WHERE short = ? LIMIT ?)")
             params += [word, MAX_EXPANSIONS]
-        if len(word) >= MIN_LONG:   # the stored words it begins with, the longest first
+        if len(word) >= MIN_LONG and word in unheld:   # the longest stored word it begins with
             heads = [word[:k] for k in range(len(word) - 1, max(MIN_WORD, (len(word) + 1) // 2) - 1, -1)]
             selects.append(f"SELECT * FROM (SELECT {n}, stem FROM vocab WHERE word IN ({','.join('?' * len(heads))})"
-                           " ORDER BY length(word) DESC LIMIT ?)")
-            params += [*heads, MAX_EXPANSIONS]
+                           " ORDER BY length(word) DESC LIMIT 1)")
+            params += heads
     found: dict[int, list[str]] = {n: [] for n in range(len(asked))}
     if selects:
         for n, stem in db.execute(" UNION ALL ".join(selects), params):
