@@ -26,7 +26,10 @@ Lexical relevance, computed for the top ``CANDIDATES`` FTS5 matches:
 2. times ``1 + coverage`` (the share of distinct query terms the memory holds,
    each term weighed by its rarity in the store, its inverse document
    frequency: a name or a rare topic word counts for more than a word found
-   in half the memories, such as a speaker's name in a conversation)
+   in half the memories, such as a speaker's name in a conversation; a term
+   is also covered, at ``_ALTERNATIVE_WEIGHT``, by an alternative: a case part
+   of a name the query writes, or a stored word the term abbreviates, as
+   ``gitmem.store.vocabulary`` finds them; each alternative is asked too)
    and ``1 + 0.3 * adjacency`` (the share of neighbouring query-term pairs that
    are neighbours in the memory too): a memory that answers the whole question
    beats one that repeats a single word of it many times;
