@@ -116,3 +116,29 @@ def test_a_long_word_no_memory_holds_finds_the_stored_word_it_begins_with() -> N
     with Index(":memory:") as ix:
         ix.upsert([_row("pg", "Our laptops run postgres locally."), _row("other", "Tests run in CI.")])
         assert [h.id for h in ix.search("postgresql", k=5)] == ["pg"]
+
+
+def test_a_term_in_most_memories_is_not_asked_beside_a_rarer_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cost of a word in half the store is bounded: it only weighs the candidates the rarer words bring."""
+    from gitmem.store import ranking
+
+    monkeypatch.setattr(ranking, "FREQUENT_FLOOR", 0)
+    rows = [_row(f"m{n}", f"The project note number {n}.") for n in range(10)]
+    rows.append(_row("rare", "The project deploys with helm."))
+    rows.append(_row("helm", "Helm charts live in deploy/."))
+    with Index(":memory:") as ix:
+        ix.upsert(rows)
+        assert [h.id for h in ix.search("project helm", k=5)] == ["rare", "helm"]   # coverage still counts it
+        assert len(ix.search("project", k=5)) == 5                                  # alone, it is asked
+
+
+def test_expanded_drops_only_the_frequent_phrases_and_keeps_one() -> None:
+    from gitmem.store import ranking
+
+    query = ranking.parse_query("project helm")
+    assert query is not None
+    many = ranking.FREQUENT_FLOOR
+    assert ranking.expanded(query, {}, {"project": many, "helm": 1}, many).fts == '"helm"'
+    assert ranking.expanded(query, {}, {"project": many, "helm": many}, many).fts == '"project" OR "helm"'
+    assert ranking.expanded(query, {}, {"project": many}, many).fts == '"project" OR "helm"'   # helm held by none
+    assert ranking.expanded(query, {}, {"project": 9, "helm": 1}, 10).fts == '"project" OR "helm"'  # a small store

@@ -297,7 +297,7 @@ class Index:
             found, counted = self._docs(list(dict.fromkeys(added)))
             docs.update(found)
             rows = max(rows, counted)
-        query = ranking.expanded(query, more, docs)
+        query = ranking.expanded(query, more, docs, rows)
         held = [docs.get(t, 0) or min((docs[a] for a in alts), default=0)
                 for t, alts in zip(query.terms, query.alts)]
         return query, ranking.rarity(held, rows)
