@@ -253,11 +253,12 @@ class MemoryRepo:
         """The transcripts an unattended harvest reads under ``paths``."""
         return harvest.session_files(self._ctx, paths)
 
-    def harvest(self, paths: Sequence[str | Path], fmt: str = "auto", signals: int = 20, whole: bool = False,
+    def harvest(self, paths: Sequence[str | Path], fmt: str = "auto", signals: int | None = 20, whole: bool = False,
                 now: datetime | None = None, progress: Progress | None = None,
-                rescan: bool = False) -> builtins.list[Harvested]:
-        """Harvest agent transcripts into episodes and memories (one commit per session)."""
-        return harvest.harvest(self._ctx, paths, fmt, signals, whole, now, progress, rescan)
+                rescan: bool = False, last: int | None = None) -> builtins.list[Harvested]:
+        """Harvest agent transcripts into episodes and memories (one commit per session); ``last``: only the
+        last that many signals of them all, newest sessions first (``harvest.harvest``)."""
+        return harvest.harvest(self._ctx, paths, fmt, signals, whole, now, progress, rescan, last=last)
 
     # --- patterns ----------------------------------------------------------------------------------
     def patterns(self, at: str | None = None) -> builtins.list[Pattern]:
