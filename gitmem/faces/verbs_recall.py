@@ -236,6 +236,14 @@ def cmd_reflect(args: Any) -> int:
     if args.json:
         emit_json(r.to_json())
         return 0
+    if r.review or (r.commit is None and r.limit and len(r.consumed) > r.limit):
+        out(f"reflect: {len(r.consumed)} memories would be folded at once, more than {r.limit} "
+            f"(memory.max_change_share): " + (f"held for review on {r.review}" if r.review else "nothing written"))
+        if r.review:
+            out(f"hint: gitmem review show {r.review}   (accept folds them, reject keeps them apart)")
+        for branch in r.superseded:
+            out(f"reflect: superseded the older fold review {branch}")
+        return 0
     for slug in r.created:
         out(f"new pattern: patterns/{slug}.md")
     for slug in r.updated:
