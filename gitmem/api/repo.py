@@ -140,11 +140,12 @@ class MemoryRepo:
     inside_session_folders = UseCase(gitmem.api.harvest.inside_session_folders)
     session_files = UseCase(gitmem.api.harvest.session_files)
 
-    def harvest(self, paths: Sequence[str | Path], fmt: str = "auto", signals: int = 20, whole: bool = False,
+    def harvest(self, paths: Sequence[str | Path], fmt: str = "auto", signals: int | None = 20, whole: bool = False,
                 now: datetime | None = None, progress: Progress | None = None,
-                rescan: bool = False) -> builtins.list[Harvested]:
-        """Harvest agent transcripts into episodes and memories (one commit per session)."""
-        return gitmem.api.harvest.harvest(self._ctx, paths, fmt, signals, whole, now, progress, rescan)
+                rescan: bool = False, last: int | None = None) -> builtins.list[Harvested]:
+        """Harvest agent transcripts into episodes and memories (one commit per session); ``last``: only the
+        last that many signals of them all, newest sessions first (``harvest.harvest``)."""
+        return gitmem.api.harvest.harvest(self._ctx, paths, fmt, signals, whole, now, progress, rescan, last=last)
 
     # --- patterns ----------------------------------------------------------------------------------
     patterns = UseCase(gitmem.api.patterns.patterns)

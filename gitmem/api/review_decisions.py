@@ -202,6 +202,10 @@ def _three_way(ctx: Context, branch: str, base: str | None, main: str, tip: str)
             else:
                 pats[slug] = read_pattern(path, data)
         changes.update(patterns.layer2(ctx, main, builtins.list(pats.values())))
+        from gitmem.engines import render
+
+        if pats or ctx.git.read("patterns.md", main) is not None:   # the patterns' index, as reflect writes it
+            changes["patterns.md"] = render.patterns_md(render.pattern_lines(pats.values(), with_core=True)).encode("utf-8")
     return changes
 
 
