@@ -13,7 +13,7 @@ import pytest
 
 from gitmem.api import MemoryRepo, pulled
 from gitmem.base.clock import parse_time
-from gitmem.engines import initrepo
+from gitmem.api import initrepo
 from tests import servers
 from tests.loop_helpers import git
 

@@ -137,7 +137,7 @@ def refuse_if_held(root: Path, remote: str) -> None:
                                  "and asks first; every other clone then re-clones")
 
 
-def purge_remote(ctx: Context, remote: str, confirm: bool, now: datetime | None = None) -> RemotePurged:
+def purge_remote(ctx: Context, remote: str, confirm: bool = False, now: datetime | None = None) -> RemotePurged:
     """The refs of ``remote`` holding purged history; with ``confirm`` force-updated to the rewritten
     commits (each leased to the id it was listed at), recorded as cleaned."""
     from gitmem.base import clock, state

@@ -47,7 +47,7 @@ def upgrade(ctx: Context, now: datetime | None = None) -> Upgraded:
 
     seen: dict[str, object] = {}
     if ctx.head is not None:
-        from gitmem.engines import initrepo
+        from gitmem.api import initrepo
 
         initrepo.install_merge_driver(ctx.root)   # this clone's git config names the driver the attributes name
 
