@@ -10,7 +10,7 @@ import pytest
 
 from gitmem.base.clock import parse_time
 from gitmem.base.errors import UsageError
-from gitmem.engines import initrepo
+from gitmem.api import initrepo
 
 NOW = parse_time("2026-11-29T12:00:00Z")
 
@@ -126,7 +126,7 @@ def test_init_on_a_clone_installs_the_missing_hooks(tmp_path: Path) -> None:
     """A clone of a memory repository has no hooks; `gitmem init` on it installs them and says so."""
     import subprocess
 
-    from gitmem.engines.initrepo import init
+    from gitmem.api.initrepo import init
 
     origin = tmp_path / "origin"
     init(origin, parse_time("2026-11-29T12:00:00Z"), install_hooks=False)
@@ -144,7 +144,7 @@ def test_init_on_a_clone_installs_the_missing_hooks(tmp_path: Path) -> None:
 
 def test_init_refuses_gitmem_files_outside_git(tmp_path: Path) -> None:
     from gitmem.base.errors import UsageError
-    from gitmem.engines.initrepo import init
+    from gitmem.api.initrepo import init
 
     folder = tmp_path / "loose"
     folder.mkdir()

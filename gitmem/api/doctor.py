@@ -59,7 +59,7 @@ def doctor(ctx: Context, online: bool = True) -> Diagnosis:
 
 
 def _hooks(ctx: Context) -> Finding:
-    from gitmem.engines import initrepo
+    from gitmem.api import initrepo
 
     todo = initrepo.hooks_to_write(ctx.root)
     if todo:
@@ -68,7 +68,7 @@ def _hooks(ctx: Context) -> Finding:
 
 
 def _driver(ctx: Context) -> Finding:
-    from gitmem.engines import initrepo
+    from gitmem.api import initrepo
 
     if initrepo.driver_missing(ctx.root):
         return Finding("merge-driver", False, "the merge driver gitmem-memory is not registered in this clone: a "

@@ -113,7 +113,7 @@ def merging(root: Path) -> bool:
 def sync(ctx: Context, remote: str | None = None, now: datetime | None = None) -> Synced:
     """Fetch, merge, regenerate, push (see the module docstring)."""
     from gitmem.base.gitio import uncommitted
-    from gitmem.engines import initrepo
+    from gitmem.api import initrepo
 
     root = ctx.root
     remote = remote or default_remote(root)
@@ -132,9 +132,11 @@ def sync(ctx: Context, remote: str | None = None, now: datetime | None = None) -
     now = now or clock.now()
     settled: list[str] = []
     warnings: list[str] = []
+    accepted: tuple[str, ...] = ()
     for _ in range(ATTEMPTS):
         incoming = _fetch(root, remote, branch)
         how = _merge(ctx, remote, branch, incoming, settled, now)
+        accepted += after_reviews_merged(ctx, now, remote)   # recorded before the push: it travels with it
         try:
             _push(root, remote, [f"refs/heads/{branch}:refs/heads/{branch}"])
         except GitError as exc:
@@ -142,7 +144,6 @@ def sync(ctx: Context, remote: str | None = None, now: datetime | None = None) -
                 continue   # the remote moved since the fetch: fetch and merge again
             raise
         _git(root, "update-ref", f"refs/remotes/{remote}/{branch}", f"refs/heads/{branch}")
-        accepted = after_reviews_merged(ctx, now)
         reviews = _push_reviews(ctx, remote, warnings)
         snaps = team_snapshots(ctx, remote, now, warnings)
         return Synced(remote, branch, incoming, how, ctx.git.tip(branch), True, reviews, snaps,
@@ -155,7 +156,7 @@ def install_merge_driver(ctx: Context) -> str:
     """``gitmem install merge-driver``: the driver registered in the clone's git config, and the lines
     ``.gitattributes`` lacks (a repository made before them) added in a commit of the person's; the
     driver's command."""
-    from gitmem.engines import initrepo
+    from gitmem.api import initrepo
     from gitmem.store import formats
 
     if not initrepo.install_merge_driver(ctx.root):
@@ -173,12 +174,17 @@ def install_merge_driver(ctx: Context) -> str:
     return initrepo.driver_command()
 
 
-def after_reviews_merged(ctx: Context, now: datetime) -> tuple[str, ...]:
-    """Reviews merged on the remote (a pull request accepted there), recognised by the review use case
-    and recorded as accepted; they are no longer open, so they are not pushed again."""
-    from gitmem.api import reviews
+def after_reviews_merged(ctx: Context, now: datetime, remote: str | None = None) -> tuple[str, ...]:
+    """Reviews merged on the remote (a pull request accepted there: merge, squash or rebase), recognised by
+    the review use case and recorded as accepted; they are no longer open, so they are not pushed again.
+    ``remote``: asked which review branches it still has (one deleted there is a sign of its squash)."""
+    from gitmem.api import review_merges
 
-    return tuple(r.name for r in reviews.merged_reviews(ctx, now))
+    present = None
+    if remote is not None:
+        listed = _git(ctx.root, "ls-remote", "--heads", remote, *(f"refs/heads/{p}*" for p in REVIEW_PREFIXES))
+        present = {remote: {line.split("refs/heads/", 1)[1] for line in listed.splitlines() if "refs/heads/" in line}}
+    return tuple(r.name for r in review_merges.recognise(ctx, now, present) if r.outcome == "accepted")
 
 
 def _git(root: Path, *args: str) -> str:

@@ -68,13 +68,14 @@ def band(value: float, cfg: MemoryConfig) -> Band:
 
 MIN_CHANGE_LIMIT = 50   # archives at once that never need a review, whatever the share
 ARCHIVE_REVIEW = "gitmem/review/archive-"
+FOLD_REVIEW = ARCHIVE_REVIEW + "fold-"   # reflect's: memories folded into patterns, one open beside decay's
 
 
-def archive_branch(now: datetime) -> str:
-    """The branch of an archive review opened at ``now``."""
+def archive_branch(now: datetime, prefix: str = ARCHIVE_REVIEW) -> str:
+    """The branch of an archive review (or, with ``FOLD_REVIEW``, a fold review) opened at ``now``."""
     from datetime import timezone
 
-    return ARCHIVE_REVIEW + now.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return prefix + now.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
 
 
 @dataclass(frozen=True)
