@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
+from typing import TYPE_CHECKING, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
 
 if TYPE_CHECKING:
     from gitmem.api.context import Context
@@ -64,6 +64,6 @@ class UseCase(Generic[P, R]):
         setattr(method, "__signature__", self._bound_signature)
         return method
 
-    def __call__(self, obj: HasContext, *args: Any, **kwargs: Any) -> R:
+    def __call__(self, obj: HasContext, /, *args: P.args, **kwargs: P.kwargs) -> R:
         """Called on the class (``MemoryRepo.recall(repo, ...)``), like a plain method."""
         return self.function(obj._ctx, *args, **kwargs)
