@@ -91,3 +91,16 @@ def test_a_near_miss_is_no_like(lang: str, text: str) -> None:
 
 def test_a_session_counts_each_message_that_asks_once() -> None:
     assert likes.count(["remember this", "ok", "记下来以后用 记下来以后用", "I can't remember this"]) == 2
+
+
+def test_reading_around_the_anchors_gives_the_verdict_of_reading_everything() -> None:
+    for text in [t for texts in (*LIKES.values(), *NOT_LIKES.values()) for t in texts]:
+        low = likes._normal(text)
+        assert likes.like_in(low, [(0, len(low))]) == likes.is_like(text), text
+
+
+def test_a_long_message_is_read_in_linear_time_and_a_like_at_its_end_counts() -> None:
+    log = "the build failed because the cache was stale so we cleared it and ran again\n" * 2000
+    assert not likes.is_like(log) and likes.is_like(log + "Keep this for later.")
+    assert not likes.is_like("save this" + " " * 5000 + "file") and likes.is_like("save this" + " " * 5000)
+    assert likes.is_like("keep " * 300 + "this for later")   # more anchors than are worth it: the whole text is read

@@ -44,6 +44,7 @@ from gitmem.engines import landing
 ACCEPTED = "refs/gitmem/accepted/"     # a review accepted outside this clone, kept for audit
 REJECTED = "refs/gitmem/rejected/"
 MAX_WALK = 10_000                      # commits of a remote branch walked back to find a review's merge
+LANDING_WALK = 2_000                   # ... and read with their patches to find its squash or rebase
 DIFF = ("--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "-U0", "--full-index")
 CLOSING = {"approve": "accepted", "veto": "rejected", "expire": "rejected", "reject": "rejected", "reopen": ""}
 
@@ -110,7 +111,7 @@ def _came_in(ctx: Context, branch: str, tip: str, remote: str, listed: Collectio
     if base is None:
         return None
     if (base, head) not in lines:   # one walk of the remote's line per base
-        lines[(base, head)] = _log(ctx, "--first-parent", "--diff-merges=first-parent", f"--max-count={MAX_WALK}",
+        lines[(base, head)] = _log(ctx, "--first-parent", "--diff-merges=first-parent", f"--max-count={LANDING_WALK}",
                                    f"{base}..{head}")[::-1]
     own = _log(ctx, "--no-merges", "--reverse", f"{base}..{tip}")
     whole = landing.change_key(_git(ctx, "diff", *DIFF, base, tip, "--"))

@@ -182,7 +182,7 @@ def after_reviews_merged(ctx: Context, now: datetime, remote: str | None = None)
     from gitmem.api import review_merges
 
     present = None
-    if remote is not None:
+    if remote is not None and any(ctx.git.branches(p) for p in REVIEW_PREFIXES):   # asked only when one is open
         listed = _git(ctx.root, "ls-remote", "--heads", remote, *(f"refs/heads/{p}*" for p in REVIEW_PREFIXES))
         present = {remote: {line.split("refs/heads/", 1)[1] for line in listed.splitlines() if "refs/heads/" in line}}
     return tuple(r.name for r in review_merges.recognise(ctx, now, present) if r.outcome == "accepted")

@@ -43,9 +43,9 @@ _THIS = r"(?:this|that|it)(?: one| bit| info| down)?"
 _KEPT = r"(?:this|that)(?: one| bit| info)?"          # "save it", "keep it" say more often what to do with a file
 LANGUAGES: dict[str, Language] = {
     "en": Language(
-        (rf"(?:please )?(?:remember|memori[sz]e|note|bookmark) {_THIS}", rf"(?:please )?(?:save|store|keep|stash) {_KEPT}",
-         rf"(?:note|write|jot) {_THIS} down", rf"make a note of {_THIS}", rf"keep {_THIS} in mind",
-         rf"don'?t forget {_THIS}", rf"do not forget {_THIS}"),
+        (rf"keep {_THIS} in mind", rf"(?:note|write|jot) {_THIS} down", rf"make a note of {_THIS}",   # the longer
+         rf"don'?t forget {_THIS}", rf"do not forget {_THIS}",                                        # ones first
+         rf"(?:please )?(?:remember|memori[sz]e|note|bookmark) {_THIS}", rf"(?:please )?(?:save|store|keep|stash) {_KEPT}"),
         ("for later", "for next time", "for the future", "for future use", "for future reference", "later"),
         ("worth keeping", "we(?:'ll| will) (?:want|need) this again", "use this again next time")),
     "pcm": Language((r"remember (?:dis|am)(?: one)?", r"keep (?:dis|am)(?: one)?", r"save (?:dis|am)(?: one)?",
@@ -158,33 +158,53 @@ NEGATOR_PREFIXES = ("不要", "不用", "不必", "无需", "無需", "不需要
                     "不", "ไม่ต้อง", "ไม่", "안 ", "못 ", "しないで", "なくて")
 CLAUSE = ".!?;:,…。！？；：，、)]}»«¿¡।॥؟،"          # what ends a clause (a quote or an apostrophe does not)
 PUNCTUATION = ".!?;:,…。！？；：，、)]}»\"'“”‘’«¿¡।॥؟،"
-_P = re.escape(PUNCTUATION)
-# a request may close with a courtesy or a sentence-final particle before its clause ends
-_POLITE = ("please|pls|plz|thanks|thank you|for me|por favor|s'il te plaît|s'il vous plaît|svp|bitte|per favore"
-           "|prego|alsjeblieft|aub|пожалуйста|будь ласка|proszę|prosze|lütfen|lutfen|tolong|ya|yah|dong|deh|ok|oke"
-           "|nhé|nhe|nha|nhá|đi|giúp tôi|nhỉ|na|jee|ji|जी|ज़रा|please bro|abeg|o|sasa|tafadhali|لطفا|من فضلك|رجاء")
-_END = r"(?=(?:\s*,?\s*(?:" + _POLITE + r"))*\s*(?:$|[" + _P + r"]))"   # the request ends its clause
-_WORD = r"(?=$|[\s" + _P + r"])"                    # a word ends here
-_PARTICLES = "了|吧|啊|呀|哦|喔|噢|嘛|啦|呢|喇|啲|ね|よ|な|요|줘|ครับ|ค่ะ|นะ"   # sentence-final, in unspaced scripts
+_ENDS = r"(?=$|[\s" + re.escape(PUNCTUATION) + r"])"      # a word ends here
+# a request may close with a courtesy (or, in a script without spaces, a sentence-final particle)
+COURTESY = re.compile(
+    r"(?:please|pls|plz|thanks|thank you|for me|por favor|s'il te plaît|s'il vous plaît|svp|bitte|per favore"
+    r"|prego|alsjeblieft|aub|пожалуйста|будь ласка|proszę|prosze|lütfen|lutfen|tolong|yah|ya|dong|deh|oke|ok"
+    r"|nhé|nhe|nha|nhá|đi|giúp tôi|nhỉ|na|jee|ji|जी|ज़रा|abeg|o|sasa|tafadhali|لطفا|من فضلك|رجاء)" + _ENDS,
+    )
+PARTICLE = re.compile("了|吧|啊|呀|哦|喔|噢|嘛|啦|呢|喇|啲|ね|よ|な|요|줘|ครับ|ค่ะ|นะ")
 _HARAKAT = re.compile("[\u064b-\u065f\u0670\u0640]")   # Arabic vowel marks and the tatweel: written or not
+WINDOW = 80                                             # characters read after a request to see its clause end
 
 
-def _compile() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    requests, phrases = [], []
-    for lang in LANGUAGES.values():
-        later = "|".join(lang.later)
-        if lang.spaced:
-            start = r"(?:^|(?<=[\s" + _P + r"]))"
-            tail = rf"(?:{_END}|\s+(?:{later}){_WORD})" if later else _END
-        else:
-            start = ""
-            tail = rf"(?:\s*(?:{later})|(?=\s*(?:$|[{_P}]|{_PARTICLES})))"
-        requests += [f"{start}(?:{r}){tail}" for r in lang.requests]
-        phrases += [f"{start}(?:{p}){_WORD if lang.spaced else ''}" for p in lang.phrases]
-    return re.compile("|".join(requests), re.IGNORECASE), re.compile("|".join(phrases), re.IGNORECASE)
+def _compile() -> tuple[re.Pattern[str], re.Pattern[str], dict[str, re.Pattern[str] | None], dict[str, bool]]:
+    """One pattern of every language's requests and one of its phrases (a named group per language, so
+    that a text is read once), each language's "for later", and whether its script is spaced."""
+    requests, phrases, later, spaced = [], [], {}, {}
+    for n, lang in enumerate(LANGUAGES.values()):
+        end = _ENDS if lang.spaced else ""   # where a word starts is checked after the match (``_starts``): a
+        requests.append(f"(?P<r{n}>{'|'.join(lang.requests)})")   # pattern without look-behind is scanned fast
+        if lang.phrases:
+            phrases.append(f"(?P<r{n}>{'|'.join(lang.phrases)}){end}")
+        later[f"r{n}"] = re.compile(f"(?:{'|'.join(lang.later)}){end}") if lang.later else None
+        spaced[f"r{n}"] = lang.spaced
+    return re.compile("|".join(requests)), re.compile("|".join(phrases)), later, spaced
 
 
-REQUEST, PHRASE = _compile()
+REQUEST, PHRASE, LATER, SPACED = _compile()
+_SPACES = re.compile(r"\s*")
+
+
+def _closes(text: str, end: int, lang: str) -> bool:
+    """Whether the request of group ``lang`` ending at ``end`` ends its clause (after a courtesy or two), or is
+    followed by its language's "for later". Linear in the text, whatever it holds."""
+    later = LATER[lang]
+    at = end
+    for _ in range(4):
+        at = _SPACES.match(text, at).end()                # type: ignore[union-attr]   # \s* always matches
+        if text.startswith(",", at):
+            at = _SPACES.match(text, at + 1).end()        # type: ignore[union-attr]
+        if later is not None and later.match(text, at):
+            return True
+        m = COURTESY.match(text, at) or (None if SPACED[lang] else PARTICLE.match(text, at))
+        if m is None:
+            break
+        at = m.end()
+    at = _SPACES.match(text, at).end()                    # type: ignore[union-attr]
+    return at >= len(text) or text[at] in PUNCTUATION
 
 
 def _negated(text: str, at: int) -> bool:
@@ -199,14 +219,68 @@ def _negated(text: str, at: int) -> bool:
 
 
 def _normal(text: str) -> str:
-    return _HARAKAT.sub("", unicodedata.normalize("NFC", text)).replace("’", "'")
+    """The text as the patterns read it: composed, lowercase, without Arabic vowel marks, one apostrophe."""
+    return _HARAKAT.sub("", unicodedata.normalize("NFC", text)).replace("’", "'").lower()
+
+
+# Every request and phrase holds one of these (its verb, mostly): the patterns run only around them, so that a
+# long message costs a few substring searches (tests/test_likes.py checks that this changes no verdict).
+ANCHORS = tuple(sorted(set((
+    "remember memori note write jot bookmark save store keep stash forget hold"
+    " recuerd recordad memoriz guard guárd anot anót apunt apúnt olvid tenlo recuérd"
+    " lembr salv esque retiens retenez mémoris memoris garde sauvegard enregistr souvien oublie"
+    " ricord conserv annot segn tien prendi dimentic merk behalt speicher notier heb schreib vergiss"
+    " onthoud bewaar noteer sla vergeet запомни сохрани запиши отметь оставь забуд запам збереж"
+    " запиш залиш zapami zapisz zachowaj zanotuj zapomnij hatırla hatirla kaydet sakla aklında aklinda"
+    " unutma ingat simpan catat tandai lupa nhớ lưu ghi quên kumbuka hifadhi andika weka usisahau"
+    " تذكر احفظ سجل دون تنس یادت خاطر ذخیره یادداشت نگه فراموش याद सेव सहेज नोट लिख बचा संभाल भूल"
+    " یاد محفوظ نوٹ سیو بھول মনে সেভ নোট লিখে সংরক্ষণ ভুল लक्षात नोंद लिहून विसर గుర్తు సేవ్ నోట్ రాసి"
+    " మర్చిపో நினைவில் சேமி குறித்து மறக்கா 记 記 存 留 忘 录 錄 覚え 保存 メモ 記録 取って 忘れ 後で使う あとで使う"
+    " 기억 저장 메모 기록 적어 잊지 จำ บันทึก จด เก็บ อย่าลืม"
+).split()) | {"not al", "ten esto", "à garder", "für später", "fur spater", "worth keeping", "this again"}))
+MAX_HITS = 200   # anchors found more often than this: the whole text is read instead
+
+
+def _windows(text: str) -> list[tuple[int, int]] | None:
+    """The spans around the anchors in ``text`` (None: too many to be worth it; read the whole text)."""
+    hits: list[int] = []
+    for anchor in ANCHORS:
+        at = text.find(anchor)
+        while at != -1:
+            hits.append(at)
+            if len(hits) > MAX_HITS:
+                return None
+            at = text.find(anchor, at + 1)
+    spans: list[tuple[int, int]] = []
+    for at in sorted(hits):
+        a, b = max(0, at - 60), min(len(text), at + 120)
+        if spans and a <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], b))
+        else:
+            spans.append((a, b))
+    return spans
+
+
+def _starts(text: str, m: re.Match[str]) -> bool:
+    """Whether match ``m`` starts a word (always, in a script without spaces)."""
+    at = m.start()
+    return not SPACED[m.lastgroup or ""] or at == 0 or text[at - 1].isspace() or text[at - 1] in PUNCTUATION
 
 
 def is_like(text: str) -> bool:
     """Whether a person's message asks to keep something for later."""
-    text = _normal(text)
-    for pattern in (REQUEST, PHRASE):
-        if any(not _negated(text, m.start()) for m in pattern.finditer(text)):
+    low = _normal(text)
+    spans = _windows(low)
+    return like_in(low, [(0, len(low))] if spans is None else spans)
+
+
+def like_in(low: str, spans: list[tuple[int, int]]) -> bool:
+    """Whether a request or a phrase that is a like starts inside one of ``spans`` of ``low`` (a normalised text)."""
+    for a, b in spans:
+        for m in REQUEST.finditer(low, a, b):
+            if m.lastgroup and _starts(low, m) and _closes(low, m.end(), m.lastgroup) and not _negated(low, m.start()):
+                return True
+        if any(_starts(low, m) and not _negated(low, m.start()) for m in PHRASE.finditer(low, a, b)):
             return True
     return False
 
