@@ -48,10 +48,11 @@ def search(index: Index, query: str, k: int, filters: Filters, now: datetime, ex
     """The ``k`` best memories for ``query``, then up to ``EPISODES_ALONGSIDE`` episodes after them.
 
     Episodes never take a memory's place: they come after the ``k`` memories,
-    or alone when ``filters.type`` is "episode". With ``expand``, the memories'
-    links one hop out come too.
+    or alone when ``filters.type`` is "episode". With ``expand``, memories that
+    share rare terms with the best ones take the lower places of the ``k``
+    (``gitmem.store.related``), and the memories' links one hop out come after.
     """
-    hits = [_recalled(h) for h in index.search(query, k=k, filters=filters, now=now)]
+    hits = [_recalled(h) for h in index.search(query, k=k, filters=filters, now=now, related=expand)]
     if filters.type is None and filters.domain is None and filters.tier is None and filters.band is None \
             and index.has_type(EPISODE):
         episodes = Filters(type=EPISODE, project=filters.project)

@@ -24,7 +24,7 @@ def _recall_args(p: Any) -> None:
     p.add_argument("--band", choices=choices("band"), help="background and fading memories only come back when asked for")
     p.add_argument("--all", dest="everything", action="store_true", help="include archived and background memories")
     p.add_argument("--at", metavar="REF", help="recall memory as it was at a tag or commit")
-    p.add_argument("--expand", action="store_true", help="also follow links one hop")
+    p.add_argument("--expand", action="store_true", help="also memories sharing rare terms with the best hits, and links one hop")
     p.add_argument("--batch", action="store_true", help="read queries from stdin, one per line; print one JSON line per query")
     _project_args(p)
     json_flag(p)

@@ -21,7 +21,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from gitmem.base.errors import IndexCorrupt
+from gitmem.base import text
 from gitmem.store import layout, ranking, vocabulary
+from gitmem.store import related as shared
 from gitmem.store.layout import ROWS_VERSION, SCHEMA_VERSION, IndexRow
 from gitmem.store.ranking import EPISODE, Filters
 
@@ -227,11 +229,14 @@ class Index:
         k: int = 10,
         filters: Filters = Filters(),
         now: datetime | None = None,
+        related: bool = False,
     ) -> list[Hit]:
         """The ``k`` best memories for ``query``, best first (scored as ``gitmem.store.ranking`` says).
 
         Any text is a valid query: FTS5 syntax in it is taken literally. A
-        query made only of stop words matches nothing and returns [].
+        query made only of stop words matches nothing and returns []. With
+        ``related``, memories that share rare terms with the best hits take
+        the lower places (``gitmem.store.related``: one more query).
         """
         parsed = ranking.parse_query(query)
         if parsed is None or k <= 0:
@@ -240,14 +245,41 @@ class Index:
         self._call(self._db.execute, "BEGIN") if read else None
         try:
             parsed, weights = self._expanded(parsed)
-            candidates = self._candidates(parsed, max(ranking.CANDIDATES, 2 * k), filters, weights)
-            relevance = ranking.relevance(candidates) if candidates else {}
-            best, moment = max(relevance.values(), default=0.0), (now or datetime.now(timezone.utc)).timestamp()
-            scored = sorted(ranking.scores(relevance, best, candidates, moment, k), key=lambda t: (-t[0], -t[1], t[2]))[:k] if best > 0 else []
-            rows = self._rows_by_rid([rid for _, _, rid in scored]) if scored else {}
+            moment = (now or datetime.now(timezone.utc)).timestamp()
+            hits = self._ranked(parsed, weights, k, filters, moment)
+            if related and hits and shared.SEEDS:
+                hits = self._related(parsed, hits, k, filters, moment)
         finally:
             self._db.execute("COMMIT") if read and self._db.in_transaction else None
+        return hits
+
+    def _ranked(self, parsed: ranking.Query, weights: list[float], k: int, filters: Filters,
+                moment: float) -> list[Hit]:
+        """The ``k`` best memories for a parsed query (module ``gitmem.store.ranking``)."""
+        candidates = self._candidates(parsed, max(ranking.CANDIDATES, 2 * k), filters, weights)
+        relevance = ranking.relevance(candidates) if candidates else {}
+        best = max(relevance.values(), default=0.0)
+        scored = sorted(ranking.scores(relevance, best, candidates, moment, k), key=lambda t: (-t[0], -t[1], t[2]))[:k] if best > 0 else []
+        rows = self._rows_by_rid([rid for _, _, rid in scored]) if scored else {}
         return [Hit(rows[rid].id, rows[rid].path, score, rel, rows[rid]) for score, rel, rid in scored if rid in rows]
+
+    def _related(self, parsed: ranking.Query, hits: list[Hit], k: int, filters: Filters, moment: float) -> list[Hit]:
+        """``hits`` with the memories that share rare terms with the best of them (``gitmem.store.related``)."""
+        stop, stem = text.STOP_WORDS, text.stem
+        seeds = [[stem(w) for w in text.words(h.row.content) if w not in stop and len(w) > 2]
+                 for h in hits[:shared.SEEDS]]
+        asked = {*parsed.terms, *(a for alts in parsed.alts for a in alts)}
+        held = list(dict.fromkeys(t for terms in seeds for t in terms if t not in asked))
+        if not held:
+            return hits
+        docs, rows = self._docs(held)
+        terms = shared.shared_terms(seeds, asked, docs)
+        if not terms:
+            return hits
+        query = ranking.Query(" OR ".join(f'"{t}"' for t in terms), tuple(terms), frozenset(), (),
+                              words=(None,) * len(terms), alts=((),) * len(terms))
+        more = self._ranked(query, ranking.rarity([docs[t] for t in terms], rows), k, filters, moment)
+        return shared.merged(hits, more, k)
 
     def _candidates(self, query: ranking.Query, limit: int, filters: Filters,
                     weights: list[float]) -> dict[int, ranking.Candidate]:
