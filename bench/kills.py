@@ -10,7 +10,8 @@ changes anything gitmem had committed, when it fails for another reason, when
 ``gitmem recover`` fails, or when the work tree is not clean afterwards.
 
 Run from the project root:  python bench/kills.py [-n 100] [--seed 1]
-Prints one line per failed round and a summary (rounds, refusals, failures).
+Prints one line per failed round (and, with --show-refusals, per refused commit) and a summary
+(rounds, refusals, failures).
 """
 
 from __future__ import annotations
@@ -166,7 +167,8 @@ def one_round(repo: Path, n: int, rng: random.Random, work: Path) -> tuple[bool,
     return refused, [f"{kind}: {p}" for p in problems]
 
 
-def run(rounds: int, seed: int, base: Path, per_repo: int = 25, verbose: bool = True) -> tuple[int, int]:
+def run(rounds: int, seed: int, base: Path, per_repo: int = 25, verbose: bool = True,
+        show_refusals: bool = False) -> tuple[int, int]:
     """``rounds`` kill rounds (a fresh repository every ``per_repo``); returns (refusals, failed rounds)."""
     rng = random.Random(seed)
     refusals = failed = 0
@@ -176,6 +178,9 @@ def run(rounds: int, seed: int, base: Path, per_repo: int = 25, verbose: bool = 
             repo = make_repo(base / f"mem-{n}")
         refused, problems = one_round(repo, n, rng, base)
         refusals += refused
+        if refused and show_refusals:
+            print(f"round {n}: {KINDS[n % len(KINDS)]} killed {'as its branch moved' if n % 4 == 3 else 'at random'}"
+                  f": the person's commit was refused", flush=True)
         if problems:
             failed += 1
             if verbose:
@@ -187,6 +192,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-n", "--rounds", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--show-refusals", action="store_true", help="a line for each refused commit")
     args = parser.parse_args()
     os.environ.setdefault("GIT_AUTHOR_NAME", "A Person")
     os.environ.setdefault("GIT_AUTHOR_EMAIL", "person@example.com")
@@ -194,7 +200,7 @@ def main() -> int:
     os.environ.setdefault("GIT_COMMITTER_EMAIL", "person@example.com")
     with tempfile.TemporaryDirectory() as tmp:
         start = time.monotonic()
-        refusals, failed = run(args.rounds, args.seed, Path(tmp))
+        refusals, failed = run(args.rounds, args.seed, Path(tmp), show_refusals=args.show_refusals)
         print(f"kills: {args.rounds} rounds (remember, import, decay; seed {args.seed}), "
               f"{refusals} commits refused until `gitmem recover`, {failed} failed rounds "
               f"({time.monotonic() - start:.0f} s)")
