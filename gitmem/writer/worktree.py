@@ -53,8 +53,9 @@ def commit(git: Git, branch: str, tree: str, parent: str | None, text: str,
     # a file the change leaves as it was is neither staged nor rewritten (its mtime stays)
     todo = {p: d for p, d in changes.items() if (None if d is None else blob_id(d)) != before[p]}
     prepared, stamp = git.worktree.prepare_index(tree, todo)
+    written = git.write_commit(tree, parent, text, now, merged)   # before the lock: only the move is left in it
     previous = prepared.with_suffix(".prev")
-    moved = written = installed = False
+    moved = wrote = installed = False
     try:
         staging.take(git.git_dir, copy=False)   # empty: the next index is prepared
         try:
@@ -68,7 +69,7 @@ def commit(git: Git, branch: str, tree: str, parent: str | None, text: str,
             if person is not None:
                 raise CommitInProgress(person)
             _journal(git, branch, parent, todo)   # only now is there anything to finish or undo
-            written = True
+            wrote = True
             git.worktree.write_files(todo)
             # the index takes the commit's state just before the branch moves (the lock still held, so
             # no person's commit starts meanwhile): after the move only the lock's removal is left
@@ -77,14 +78,14 @@ def commit(git: Git, branch: str, tree: str, parent: str | None, text: str,
             installed = True
             # the lock goes by the system call right after the one that moves the branch
             made = git.create_commit(branch, tree, parent, text, now, merged,
-                                     release=staging.release_paths(git.git_dir))
+                                     release=staging.release_paths(git.git_dir), written=written)
             moved = True
             git.worktree.unlock_index()
         except BaseException:
             if not moved:
                 if installed:
                     staging.put_back(git.git_dir, previous)
-                if written:
+                if wrote:
                     _undo_files(git, parent, todo)
                 git.worktree.unlock_index()
             raise

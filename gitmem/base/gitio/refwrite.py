@@ -63,7 +63,8 @@ def move(common_dir: str, git_dir: str, ref: str, new: str, old: str | None, log
          release: tuple[str, ...] = ()) -> None:
     """Point ``ref`` at ``new`` if it still points at ``old`` (None: it must not exist); ``log_line``
     ("<who> <time> <tz>\\t<message>") goes to its reflogs (None: no reflog). The files ``release``
-    are removed, in order, by the system calls right after the rename that moves the ref. RefMoved when the tip differs or the ref is locked by someone else."""
+    are removed, in order, by the system calls right after the rename that moves the ref. RefMoved
+    when the tip differs or the ref is locked by someone else."""
     path = os.path.join(common_dir, ref)
     lock = path + ".lock"
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -85,6 +86,10 @@ def move(common_dir: str, git_dir: str, ref: str, new: str, old: str | None, log
                 os.makedirs(os.path.dirname(log), exist_ok=True)
                 with open(log, "ab") as fh:
                     fh.write(entry)
+        # the ref's old file stays linked until the release is done: a rename that frees the file it
+        # replaces returns only after the freeing (milliseconds on ext4, with the new ref already
+        # visible), and a kill then would leave the release undone
+        kept = _keep(common_dir, ref, path)
     except BaseException:
         os.unlink(lock)
         raise
@@ -94,6 +99,24 @@ def move(common_dir: str, git_dir: str, ref: str, new: str, old: str | None, log
             os.unlink(done)
         except FileNotFoundError:
             pass
+    if kept is not None:
+        os.unlink(kept)
+
+
+def _keep(common_dir: str, ref: str, path: str) -> str | None:
+    """A second link to the loose file of ``ref`` (None when it has none), which ``move`` removes last
+    (one name per ref: only the holder of the ref's lock makes it)."""
+    kept = os.path.join(common_dir, "gitmem", "ref-writers", ref.replace("/", "%") + ".old")
+    os.makedirs(os.path.dirname(kept), exist_ok=True)
+    try:
+        os.unlink(kept)   # a killed writer's
+    except FileNotFoundError:
+        pass
+    try:
+        os.link(path, kept)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return kept
 
 
 def _reflogs(common_dir: str, git_dir: str, ref: str) -> list[str]:

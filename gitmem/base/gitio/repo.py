@@ -295,10 +295,11 @@ class Git:
         return pygit2.Signature(name, email, stamp, 0)
 
     def create_commit(self, branch: str, tree: str, parent: str | None, message: str, when: datetime,
-                      merged: Sequence[str] = (), release: tuple[str, ...] = ()) -> str:
+                      merged: Sequence[str] = (), release: tuple[str, ...] = (), written: str | None = None) -> str:
         """Commit ``tree`` on ``branch`` if its tip is still ``parent``; else raise CasFailed.
 
-        ``merged`` names a merge commit's other parents. ``release``: files removed the moment the
+        ``merged`` names a merge commit's other parents; ``written``, the commit ``write_commit``
+        made of the same arguments, so that only the branch's move is left. ``release``: files removed the moment the
         branch has moved (the write path's ``index.lock`` and its record), by the very next system calls."""
         import pygit2
 
@@ -318,7 +319,7 @@ class Git:
         if not refwrite.supported(common):
             return refwrite.commit_libgit2(self.repo, self.common_dir, lambda: self.tip(branch), branch, sig, message,
                                            tree, parents, release)
-        oid = str(self.repo.create_commit(None, sig, sig, message, pygit2.Oid(hex=tree), parents))
+        oid = written or str(self.repo.create_commit(None, sig, sig, message, pygit2.Oid(hex=tree), parents))
         record = record_writer(self.common_dir, ref)   # before the ref is locked: a kill leaves it
         log = None
         if refwrite.wants_log(self._config("core.logAllRefUpdates"), common, ref, self.repo.is_bare):
@@ -335,6 +336,15 @@ class Git:
             raise
         record.unlink(missing_ok=True)
         return oid
+
+    def write_commit(self, tree: str, parent: str | None, message: str, when: datetime,
+                     merged: Sequence[str] = ()) -> str:
+        """The commit object ``create_commit`` would make, written without moving any branch."""
+        import pygit2
+
+        sig = self.signature(when)
+        return str(self.repo.create_commit(None, sig, sig, message, pygit2.Oid(hex=tree),
+                                           [pygit2.Oid(hex=p) for p in ([parent] if parent else []) + list(merged)]))
 
     def _config(self, key: str) -> str | None:
         import pygit2
