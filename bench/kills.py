@@ -10,7 +10,8 @@ changes anything gitmem had committed, when it fails for another reason, when
 ``gitmem recover`` fails, or when the work tree is not clean afterwards.
 
 Run from the project root:  python bench/kills.py [-n 100] [--seed 1]
-Prints one line per failed round and a summary (rounds, refusals, failures).
+Prints one line per failed round (and, with --show-refusals, per refused commit) and a summary
+(rounds, refusals, failures).
 """
 
 from __future__ import annotations
@@ -128,10 +129,31 @@ def person_commits(repo: Path, n: int, all_flag: bool) -> tuple[bool, str]:
     return True, f"git commit failed: {(done.stderr or done.stdout).strip()[:300]}"
 
 
-def one_round(repo: Path, n: int, rng: random.Random, work: Path) -> tuple[bool, list[str]]:
-    """Kill one writer, then commit as a person; (the person's commit refused first, problems)."""
+def left_behind(repo: Path, head: str) -> str:
+    """What a killed writer left: index.lock (gitmem's record of it), its journal, whether the branch moved."""
+    gdir = repo / ".git"
+    found = [name for name, path in (("index.lock", gdir / "index.lock"),
+                                     ("its record", gdir / "gitmem" / "index-writer.json"),
+                                     ("a ref lock", gdir / "refs" / "heads" / "main.lock"),
+                                     ("the journal", gdir / "gitmem" / "worktree-journal.json")) if path.exists()]
+    now = git(repo, "rev-parse", "HEAD").stdout.strip()
+    try:
+        parent = json.loads((gdir / "gitmem" / "worktree-journal.json").read_text()).get("parent")
+    except (OSError, ValueError):
+        parent = None
+    # the journal of a write whose branch has not moved names the tip as its parent: the kill came during
+    # a later write than the one that moved the branch
+    later = " (by a later write)" if parent is not None and parent == now and now != head else ""
+    return f"{', '.join(found) or 'nothing'} left{later}; the branch {'moved' if now != head else 'did not move'}"
+
+
+def one_round(repo: Path, n: int, rng: random.Random, work: Path) -> tuple[bool, list[str], str]:
+    """Kill one writer, then commit as a person; (the person's commit refused first, problems, what the
+    kill left)."""
     kind = KINDS[n % len(KINDS)]
+    start = git(repo, "rev-parse", "HEAD").stdout.strip()
     kill_when(writer(repo, kind, n, work), repo, rng, on_move=n % 4 == 3)
+    left = left_behind(repo, start)
     problems: list[str] = []
     before = tree(repo)
     head = git(repo, "rev-parse", "HEAD").stdout.strip()
@@ -142,7 +164,7 @@ def one_round(repo: Path, n: int, rng: random.Random, work: Path) -> tuple[bool,
         rec = subprocess.run(gitmem(repo, "recover"), capture_output=True, text=True)
         if rec.returncode != 0:
             problems.append(f"gitmem recover exit {rec.returncode}: {(rec.stderr or rec.stdout).strip()[:300]}")
-            return refused, [f"{kind}: {p}" for p in problems]
+            return refused, [f"{kind}: {p}" for p in problems], left
         before = tree(repo)
         head = git(repo, "rev-parse", "HEAD").stdout.strip()
         again, problem = person_commits(repo, n, all_flag=n % 2 == 1)
@@ -163,10 +185,11 @@ def one_round(repo: Path, n: int, rng: random.Random, work: Path) -> tuple[bool,
     fsck = git(repo, "fsck", check=False)
     if fsck.returncode != 0:
         problems.append(f"git fsck: {fsck.stderr.strip()[:200]}")
-    return refused, [f"{kind}: {p}" for p in problems]
+    return refused, [f"{kind}: {p}" for p in problems], left
 
 
-def run(rounds: int, seed: int, base: Path, per_repo: int = 25, verbose: bool = True) -> tuple[int, int]:
+def run(rounds: int, seed: int, base: Path, per_repo: int = 25, verbose: bool = True,
+        show_refusals: bool = False) -> tuple[int, int]:
     """``rounds`` kill rounds (a fresh repository every ``per_repo``); returns (refusals, failed rounds)."""
     rng = random.Random(seed)
     refusals = failed = 0
@@ -174,8 +197,11 @@ def run(rounds: int, seed: int, base: Path, per_repo: int = 25, verbose: bool = 
     for n in range(rounds):
         if n % per_repo == 0:
             repo = make_repo(base / f"mem-{n}")
-        refused, problems = one_round(repo, n, rng, base)
+        refused, problems, left = one_round(repo, n, rng, base)
         refusals += refused
+        if refused and show_refusals:
+            print(f"round {n}: {KINDS[n % len(KINDS)]} killed {'as its branch moved' if n % 4 == 3 else 'at random'}"
+                  f": the person's commit was refused ({left})", flush=True)
         if problems:
             failed += 1
             if verbose:
@@ -187,6 +213,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-n", "--rounds", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--show-refusals", action="store_true", help="a line for each refused commit")
     args = parser.parse_args()
     os.environ.setdefault("GIT_AUTHOR_NAME", "A Person")
     os.environ.setdefault("GIT_AUTHOR_EMAIL", "person@example.com")
@@ -194,7 +221,7 @@ def main() -> int:
     os.environ.setdefault("GIT_COMMITTER_EMAIL", "person@example.com")
     with tempfile.TemporaryDirectory() as tmp:
         start = time.monotonic()
-        refusals, failed = run(args.rounds, args.seed, Path(tmp))
+        refusals, failed = run(args.rounds, args.seed, Path(tmp), show_refusals=args.show_refusals)
         print(f"kills: {args.rounds} rounds (remember, import, decay; seed {args.seed}), "
               f"{refusals} commits refused until `gitmem recover`, {failed} failed rounds "
               f"({time.monotonic() - start:.0f} s)")

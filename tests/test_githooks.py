@@ -674,16 +674,41 @@ def test_the_hook_refuses_while_a_killed_write_is_pending_and_names_the_recovery
     root = tmp_path / "mem"
     MemoryRepo.init(root, parse_time("2026-11-29T12:00:00Z"), install_hooks=False)
     journal = root / ".git" / "gitmem" / "worktree-journal.json"
+    tip = _sp.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
     (root / "notes.md").write_text("a person's note\n")
     _sp.run(["git", "add", "notes.md"], cwd=root, check=True)
     for branch, refused in (("main", True), ("elsewhere", False)):
-        journal.write_text(_json.dumps({"branch": branch, "parent": None, "paths": ["memory/user/x.md"]}))
+        # killed before its branch moved: the branch is still at the journal's parent
+        journal.write_text(_json.dumps({"branch": branch, "parent": tip, "paths": ["memory/user/x.md"]}))
         done = _sp.run([sys.executable, "-m", "gitmem", "hook", "all", "notes.md"], cwd=root,
                        capture_output=True, text=True)
         assert (done.returncode == 1) is refused, done.stdout + done.stderr
         if refused:
             assert "interrupted" in done.stdout and "gitmem recover" in done.stdout
     assert journal.exists()   # read, never finished by the hook
+
+
+def test_the_journal_of_a_write_killed_after_its_branch_moved_does_not_stop_a_persons_commit(tmp_path: Path) -> None:
+    """The index and the files follow a write before its branch moves: once it has moved, the journal is
+    all that is left, and the hook removes it instead of refusing the person's commit."""
+    import json as _json
+    import subprocess as _sp
+
+    from gitmem.api import MemoryRepo
+    from gitmem.base.clock import parse_time
+
+    root = tmp_path / "mem"
+    MemoryRepo.init(root, parse_time("2026-11-29T12:00:00Z"), install_hooks=True)
+    before = _sp.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
+    MemoryRepo.open(root).remember("the build cache is warmed before the tests", now=parse_time("2026-11-29T12:00:00Z"))
+    journal = root / ".git" / "gitmem" / "worktree-journal.json"
+    journal.write_text(_json.dumps({"branch": "main", "parent": before, "paths": ["memory/user/x.md"]}))
+    (root / "notes.md").write_text("a person's note\n")
+    _sp.run(["git", "add", "notes.md"], cwd=root, check=True)
+    done = _sp.run(["git", "commit", "-q", "-m", "a person's note"], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not journal.exists()
+    assert _sp.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True).stdout == ""
 
 
 @pytest.mark.parametrize("line", ["importance: .inf", "created: 0001-01-01T00:00:00Z", "reinforced: 1" + "0" * 5000,

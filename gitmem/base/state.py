@@ -107,23 +107,41 @@ def journal_path(root: str | PathLike[str]) -> str:
 
 
 def pending_write(root: str | PathLike[str]) -> bool:
-    """True while the journal of a killed write names the branch checked out at ``root``.
+    """True while the journal of a killed write names the branch checked out at ``root`` and that
+    branch has not moved: the work tree may hold files the index lacks.
 
-    Only read here (the hooks ask), never finished: during `git commit -a` git
-    points the hooks at a temporary index (GIT_INDEX_FILE) that gitmem's writer ignores.
+    A write brings the index and the files along before its branch moves, so a journal whose branch
+    has moved past its parent is all that is left of a write killed after its commit: it is removed
+    here (the hooks ask holding gitmem's write lock, so no write is under way), and the commit goes on.
+    Otherwise only read: during `git commit -a` git points the hooks at a temporary index
+    (GIT_INDEX_FILE) that gitmem's writer ignores.
     """
+    path = journal_path(root)
     try:
-        with open(journal_path(root), encoding="utf-8") as fh:
-            branch = json.load(fh).get("branch")
+        with open(path, encoding="utf-8") as fh:
+            journal = json.load(fh)
+        branch, parent = journal.get("branch"), journal.get("parent")
     except FileNotFoundError:
         return False
     except (OSError, ValueError, AttributeError):
         return True   # torn: `gitmem recover` drops it
+    gdir = _git_dirs(root)[0]
     try:
-        with open(os.path.join(_git_dirs(root)[0], "HEAD"), encoding="utf-8") as fh:
-            return fh.read().strip() == f"ref: refs/heads/{branch}"
+        with open(os.path.join(gdir, "HEAD"), encoding="utf-8") as fh:
+            if fh.read().strip() != f"ref: refs/heads/{branch}":
+                return False
     except OSError:
         return True
+    from gitmem.base.gitio.heads import head_commit
+
+    tip = head_commit(gdir)
+    if tip is None or tip == parent:
+        return True
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    return False
 
 
 def events_path(root: str | PathLike[str]) -> Path:

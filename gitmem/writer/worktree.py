@@ -1,10 +1,11 @@
 """The checked-out branch: its index and files follow a commit, and a killed writer is recovered.
 
-The next index is staged in a file of its own; git's ``index.lock`` is held
-only from the files' writing until the branch has moved and that index is
-renamed into place. A writer killed then leaves the lock (a person's ``git
-commit`` refuses, never commits a deletion); one killed at any other moment
-leaves none. Its journal under .git/gitmem/ lets ``gitmem recover`` or the next
+The next index is staged in a file of its own and renamed into place just
+before the branch moves; git's ``index.lock`` is held only from the files'
+writing until the branch has moved, and removed by the system call right
+after the rename that moves it (``gitio.refwrite``). A writer killed while it
+writes the files leaves the lock (a person's ``git commit`` refuses, never
+commits a deletion); one killed at any other moment leaves none. Its journal under .git/gitmem/ lets ``gitmem recover`` or the next
 writer finish (or undo) the work. A person's uncommitted edits in the changed
 paths refuse the write. Everything here runs under the write lock.
 """
@@ -36,8 +37,9 @@ def commit(git: Git, branch: str, tree: str, parent: str | None, text: str,
     next index into place.
 
     The lock is held while the work tree is ahead of the index (a person's `git commit -a` then
-    refuses instead of committing half a write), and dropped the moment the branch has moved:
-    a writer killed then leaves no lock for a person's next `git add` to trip over. One killed
+    refuses instead of committing half a write), and dropped the moment the branch has moved (the
+    next system call after the ref's rename): a writer killed once the branch moved leaves no lock
+    for a person's next `git add` to trip over. One killed
     before leaves its journal (``gitmem recover``, or the next write, undoes its files).
     ``CommitInProgress`` when a person's ``git commit`` is running (the caller waits for it with
     nothing held).
@@ -51,8 +53,9 @@ def commit(git: Git, branch: str, tree: str, parent: str | None, text: str,
     # a file the change leaves as it was is neither staged nor rewritten (its mtime stays)
     todo = {p: d for p, d in changes.items() if (None if d is None else blob_id(d)) != before[p]}
     prepared, stamp = git.worktree.prepare_index(tree, todo)
+    written = git.write_commit(tree, parent, text, now, merged)   # before the lock: only the move is left in it
     previous = prepared.with_suffix(".prev")
-    moved = written = installed = False
+    moved = wrote = installed = False
     try:
         staging.take(git.git_dir, copy=False)   # empty: the next index is prepared
         try:
@@ -66,21 +69,23 @@ def commit(git: Git, branch: str, tree: str, parent: str | None, text: str,
             if person is not None:
                 raise CommitInProgress(person)
             _journal(git, branch, parent, todo)   # only now is there anything to finish or undo
-            written = True
+            wrote = True
             git.worktree.write_files(todo)
             # the index takes the commit's state just before the branch moves (the lock still held, so
             # no person's commit starts meanwhile): after the move only the lock's removal is left
             staging.keep(git.git_dir, previous)
             staging.swap(git.git_dir, prepared)
             installed = True
-            made = git.create_commit(branch, tree, parent, text, now, merged)
+            # the lock goes by the system call right after the one that moves the branch
+            made = git.create_commit(branch, tree, parent, text, now, merged,
+                                     release=staging.release_paths(git.git_dir), written=written)
             moved = True
             git.worktree.unlock_index()
         except BaseException:
             if not moved:
                 if installed:
                     staging.put_back(git.git_dir, previous)
-                if written:
+                if wrote:
                     _undo_files(git, parent, todo)
                 git.worktree.unlock_index()
             raise

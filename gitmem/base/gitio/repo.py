@@ -295,10 +295,12 @@ class Git:
         return pygit2.Signature(name, email, stamp, 0)
 
     def create_commit(self, branch: str, tree: str, parent: str | None, message: str, when: datetime,
-                      merged: Sequence[str] = ()) -> str:
+                      merged: Sequence[str] = (), release: tuple[str, ...] = (), written: str | None = None) -> str:
         """Commit ``tree`` on ``branch`` if its tip is still ``parent``; else raise CasFailed.
 
-        ``merged`` names a merge commit's other parents."""
+        ``merged`` names a merge commit's other parents; ``written``, the commit ``write_commit``
+        made of the same arguments, so that only the branch's move is left. ``release``: files removed the moment the
+        branch has moved (the write path's ``index.lock`` and its record), by the very next system calls."""
         import pygit2
 
         sig = self.signature(when)
@@ -307,27 +309,50 @@ class Git:
         if current != parent:
             raise CasFailed(branch)
         # socket and json: only a commit pays for them
+        from gitmem.base.gitio import refwrite
         from gitmem.base.gitio.reflocks import clear_stale, lock_path, record_writer
 
         if lock_path(self.common_dir, ref).exists():
             clear_stale(self.common_dir, ref)   # a dead writer's lock goes; a live one's is waited for
-        record = record_writer(self.common_dir, ref)   # before libgit2 locks the ref: a kill leaves it
+        parents = [pygit2.Oid(hex=p) for p in ([parent] if parent else []) + list(merged)]
+        common = str(self.common_dir)
+        if not refwrite.supported(common):
+            return refwrite.commit_libgit2(self.repo, self.common_dir, lambda: self.tip(branch), branch, sig, message,
+                                           tree, parents, release)
+        oid = written or str(self.repo.create_commit(None, sig, sig, message, pygit2.Oid(hex=tree), parents))
+        record = record_writer(self.common_dir, ref)   # before the ref is locked: a kill leaves it
+        log = None
+        if refwrite.wants_log(self._config("core.logAllRefUpdates"), common, ref, self.repo.is_bare):
+            log = f"{sig.name} <{sig.email}> {sig.time} +0000\t{refwrite.reflog_message(message, parent)}"
         try:
-            oid = self.repo.create_commit(ref, sig, sig, message, pygit2.Oid(hex=tree),
-                                          [pygit2.Oid(hex=p) for p in ([parent] if parent else []) + list(merged)])
-        except (pygit2.GitError, OSError):
-            # Lost the race: another writer moved the branch (or holds its lock: libgit2
-            # raises OSError then) between our check and libgit2's. Told apart by the
-            # refs and the lock file, not by libgit2's wording.
+            refwrite.move(common, str(self.git_dir), ref, oid, parent, log, release)
+        except refwrite.RefMoved:
             record.unlink(missing_ok=True)
-            if self.tip(branch) != parent:
-                raise CasFailed(branch) from None
-            if lock_path(self.common_dir, ref).exists():
+            if lock_path(self.common_dir, ref).exists() and self.tip(branch) == parent:
                 clear_stale(self.common_dir, ref)
-                raise CasFailed(branch) from None
+            raise CasFailed(branch) from None
+        except BaseException:
+            record.unlink(missing_ok=True)
             raise
         record.unlink(missing_ok=True)
-        return str(oid)
+        return oid
+
+    def write_commit(self, tree: str, parent: str | None, message: str, when: datetime,
+                     merged: Sequence[str] = ()) -> str:
+        """The commit object ``create_commit`` would make, written without moving any branch."""
+        import pygit2
+
+        sig = self.signature(when)
+        return str(self.repo.create_commit(None, sig, sig, message, pygit2.Oid(hex=tree),
+                                           [pygit2.Oid(hex=p) for p in ([parent] if parent else []) + list(merged)]))
+
+    def _config(self, key: str) -> str | None:
+        import pygit2
+
+        try:
+            return str(self.repo.config[key])
+        except (KeyError, pygit2.GitError):
+            return None
 
     def set_ref(self, name: str, target: str, old: str | None) -> None:
         """Point ``name`` at ``target`` if it still points at ``old`` (None: must not exist)."""
@@ -400,3 +425,4 @@ def _info(c: pygit2.Commit) -> CommitInfo:
     when = datetime.fromtimestamp(c.commit_time, timezone.utc).isoformat().replace("+00:00", "Z")
     return CommitInfo(str(c.id), c.message, f"{c.author.name} <{c.author.email}>", when,
                       tuple(str(p) for p in c.parent_ids))
+

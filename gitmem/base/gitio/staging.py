@@ -189,6 +189,11 @@ def publish(git_dir: Path) -> None:
     record_path(git_dir).unlink(missing_ok=True)
 
 
+def release_paths(git_dir: Path) -> tuple[str, str]:
+    """``index.lock`` and gitmem's record of it, in the order a release removes them."""
+    return str(lock_path(git_dir)), str(record_path(git_dir))
+
+
 def drop(git_dir: Path) -> None:
     """Give up gitmem's own ``index.lock`` (the index stays as it was)."""
     lock_path(git_dir).unlink(missing_ok=True)

@@ -20,9 +20,10 @@ from gitmem.guards.pii.view import Patterns, View
 _rx = Patterns(
     {
         "at": rb"@",
-        # alice [at] corp [dot] de, bob(at)corp(dot)de, carol{at}uni.edu: an address spelled out
-        "spelled": (
-            rb"([a-z0-9._%+-]{1,64})[ \t]*[\[({<][ \t]*at[ \t]*[\])}>][ \t]*"
+        # alice [at] corp [dot] de, bob(at)corp(dot)de, carol{at}uni.edu: an address spelled out,
+        # found from its "[at]" (the local part before it is walked back over, see _spelled_emails)
+        "spelled_at": rb"[ \t]*[\[({<][ \t]*at[ \t]*[\])}>][ \t]*",
+        "spelled_domain": (
             rb"((?:[a-z0-9-]{1,63}(?:[ \t]*[\[({<][ \t]*dot[ \t]*[\])}>][ \t]*|\.))+[a-z]{2,24})(?![a-z0-9-])"
         ),
         "combo": rb"[^\s:/@\"'`<>()\[\]{},;]{6,128}(?![^\s\"'`<>)\],;.])",
@@ -93,12 +94,32 @@ def _combo_password(v: View, out: list[Cand], at: int) -> None:
         add(out, at, m.end(), "generic_api_key")
 
 
+_SPELLED_LOCAL = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789._%+-")
+
+
 def _spelled_emails(v: View, out: list[Cand]) -> None:
-    for m in _rx.spelled.finditer(v.low):
-        local = m.group(1).decode().strip(".")
-        domain = _rx.spelled_dot.sub(b".", m.group(2)).decode()
+    """``local [at] domain [dot] tld``: each ``[at]`` is found first, then the local part is walked back
+    over (at most 64 characters, never into the previous address) and the domain matched after it;
+    the same addresses as one pattern ``local{1,64} [at] domain`` searched from the left, at a
+    fraction of its cost (that pattern tries 64 characters at every letter of the text)."""
+    low, done = v.low, 0
+    for m in _rx.spelled_at.finditer(low):
+        at = m.start()
+        if at < done:
+            continue
+        s = at
+        while s > done and at - s < 64 and low[s - 1] in _SPELLED_LOCAL:
+            s -= 1
+        if s == at:
+            continue
+        dm = _rx.spelled_domain.match(low, m.end())
+        if dm is None:
+            continue
+        done = dm.end()
+        local = low[s:at].decode().strip(".")
+        domain = _rx.spelled_dot.sub(b".", dm.group(1)).decode()
         if local and not _email_is_placeholder(local, domain):
-            add(out, m.start(1), m.end(2), "email")
+            add(out, s, dm.end(1), "email")
 
 
 def _in_url_userinfo(ab: bytes, s: int) -> bool:

@@ -11,6 +11,9 @@ Latin word; the other words are looked for only in text that is not ASCII.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable, Iterator
+
 from gitmem.guards.pii.kinds import Cand, add
 from gitmem.guards.pii.plausibility import classes, is_placeholder, plausible
 from gitmem.guards.pii.view import Patterns, View
@@ -36,6 +39,14 @@ _rx = Patterns(
 )
 
 
+# every spelling the credential words of ``secret_word`` start with, lower case: a text holding none of
+# them is not searched (the pattern's alternation costs a try of each word at every character)
+_STARTS = ("密码", "密碼", "口令", "パスワード", "暗証番号", "비밀번호", "пароль", "passwort", "kennwort", "mot de passe",
+           "contrase", "senha", "wachtwoord", "haslo", "hasło", "parola", "losenord", "lösenord", "salasana",
+           "adgangskode", "sifre", "şifre", "jelsz", "heslo")
+_PHONE_STARTS = ("手机", "手機", "电话", "電話", "联系", "携帯", "телефон", "тел.")
+
+
 def find_word_secrets(v: View, out: list[Cand]) -> None:
     """A password after a credential word in another language; a phone number after a phone word."""
     text = v.text
@@ -43,7 +54,41 @@ def find_word_secrets(v: View, out: list[Cand]) -> None:
         low = v.low
         if not any(w.encode() in low for w in _LATIN if w.isascii()):
             return
-    for m in _rx.secret_word.finditer(text):
+        _word_secrets(text, _rx.secret_word.finditer(text), out)
+        return
+    lowered = text.lower()
+    if len(lowered) != len(text):   # a letter that lowers to two: offsets would not line up
+        _word_secrets(text, _rx.secret_word.finditer(text), out)
+    elif any(w in lowered for w in _STARTS):
+        _word_secrets(text, _matches_at(text, lowered, _STARTS, _rx.secret_word), out)
+    if any(w in lowered for w in _PHONE_STARTS):
+        for m in _rx.phone_word.finditer(text):
+            tail = _rx.phone_tail.match(text, m.end())
+            if tail is not None:
+                add(out, tail.start(2) if tail.group(1) is None else tail.start(1), tail.end(2), "phone")
+
+
+def _matches_at(text: str, lowered: str, starts: tuple[str, ...], rx: re.Pattern[str]) -> Iterator[re.Match[str]]:
+    """What ``rx.finditer(text)`` finds, tried only where one of ``starts`` occurs in ``lowered``
+    (``text`` lowered, of the same length), left to right and never inside an earlier match."""
+    found: set[int] = set()
+    for word in starts:
+        i = lowered.find(word)
+        while i >= 0:
+            found.add(i)
+            i = lowered.find(word, i + 1)
+    done = 0
+    for i in sorted(found):
+        if i < done:
+            continue
+        m = rx.match(text, i)
+        if m is not None:
+            done = m.end()
+            yield m
+
+
+def _word_secrets(text: str, matches: Iterable[re.Match[str]], out: list[Cand]) -> None:
+    for m in matches:
         if not m["sep"].strip() and m["word"].isascii():
             continue  # "Passwort Manager": a word of a Latin script needs a separator or a verb
         got = _rx.value.match(text, m.end())
@@ -53,11 +98,6 @@ def find_word_secrets(v: View, out: list[Cand]) -> None:
         value = text[s:e].rstrip(".")
         if _value_ok(value):
             add(out, s, s + len(value), "generic_api_key")
-    if not text.isascii():
-        for m in _rx.phone_word.finditer(text):
-            tail = _rx.phone_tail.match(text, m.end())
-            if tail is not None:
-                add(out, tail.start(2) if tail.group(1) is None else tail.start(1), tail.end(2), "phone")
 
 
 def _value_ok(value: str) -> bool:
