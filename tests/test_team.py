@@ -165,7 +165,12 @@ def test_upgrade_commits_the_salt_a_team_repository_lacks(tmp_path: Path, capsys
     with pytest.raises(UsageError, match="salt") as refused:
         repo.remember("I like dark themes", domain="user", now=T)
     assert "gitmem upgrade" in (refused.value.hint or "")
+    found = {f.name: f for f in repo.doctor(online=False).findings}
+    assert not found["sharing"].ok and found["sharing"].fix == "gitmem upgrade"
+    assert not found["format"].ok and people.SALT_FILE in found["format"].detail
     assert people.SALT_FILE in repo.upgrade(now=T).paths
+    found = {f.name: f for f in repo.doctor(online=False).findings}
+    assert found["sharing"].ok and found["format"].ok
     assert repo.remember("I like dark themes", domain="user", now=T).memory.path.split("/")[2].startswith("p-")
     code, out, _ = run_cli(["--repo", str(repo.root), "check", "config"], capsys)
     assert code == 0
