@@ -1,6 +1,6 @@
 """A purge that reaches the remote: every local branch, tag and remote-tracking ref rewritten, ``sync``
 refusing a remote that still holds the purged history, and ``gitmem purge --remote`` force-updating it
-after a confirmation (a bare repository served by ``git daemon``, two clones)."""
+after a confirmation (a bare repository served by ``git daemon`` and by smart HTTP, two clones)."""
 
 from __future__ import annotations
 
@@ -24,12 +24,13 @@ def git(root: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=root, capture_output=True, check=True).stdout.decode()
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[tuple[Path, str]]:
+@pytest.fixture(params=["git-daemon", "smart-http"])
+def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Path, str]]:
     base = tmp_path / "server"
     base.mkdir()
     bare = servers.bare(base)
-    with servers.git_daemon(base) as url:
+    serve = servers.git_daemon if request.param == "git-daemon" else servers.smart_http
+    with serve(base) as url:
         yield bare, f"{url}/memory.git"
 
 

@@ -1,5 +1,5 @@
 """Personal and shared memory in a team repository (``sharing: team``): three clones of one bare
-repository served by ``git daemon``, each person with their own ``user.email``."""
+repository served by ``git daemon`` and by smart HTTP, each person with their own ``user.email``."""
 
 from __future__ import annotations
 
@@ -22,12 +22,13 @@ ALICE, BOB, CAROL = "alice@example.org", "bob@example.org", "carol@example.org"
 SHARED_FACT = "The staging database listens on port 5433"
 
 
-@pytest.fixture
-def remote_url(tmp_path: Path) -> Iterator[str]:
+@pytest.fixture(params=["git-daemon", "smart-http"])
+def remote_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     base = tmp_path / "server"
     base.mkdir()
     servers.bare(base)
-    with servers.git_daemon(base) as url:
+    serve = servers.git_daemon if request.param == "git-daemon" else servers.smart_http
+    with serve(base) as url:
         yield f"{url}/memory.git"
 
 
@@ -49,6 +50,15 @@ def team_repo(tmp_path: Path, url: str) -> MemoryRepo:
     return repo
 
 
+@pytest.fixture
+def daemon_url(tmp_path: Path) -> Iterator[str]:
+    base = tmp_path / "server"
+    base.mkdir()
+    servers.bare(base)
+    with servers.git_daemon(base) as url:
+        yield f"{url}/memory.git"
+
+
 def join(tmp_path: Path, url: str, name: str, email: str) -> MemoryRepo:
     target = tmp_path / name
     subprocess.run(["git", "clone", "-q", url, str(target)], check=True, capture_output=True)
@@ -62,6 +72,7 @@ def path_of(repo: MemoryRepo, text: str) -> str:
     return m.path
 
 
+@pytest.mark.slow
 def test_each_person_gets_their_own_and_the_shared_memories(tmp_path: Path, remote_url: str) -> None:
     alice = team_repo(tmp_path, remote_url)
     bob = join(tmp_path, remote_url, "bob", BOB)
@@ -114,8 +125,8 @@ def test_each_person_gets_their_own_and_the_shared_memories(tmp_path: Path, remo
     assert gone.path.startswith(f"archive/user/{mine}/")
 
 
-def test_reflect_folds_no_personal_memory_into_a_shared_pattern(tmp_path: Path, remote_url: str) -> None:
-    alice = team_repo(tmp_path, remote_url)
+def test_reflect_folds_no_personal_memory_into_a_shared_pattern(tmp_path: Path, daemon_url: str) -> None:
+    alice = team_repo(tmp_path, daemon_url)
     for n in range(4):
         alice.remember(f"I always run the linter before pushing, rule {n}", domain="user", now=T)
         alice.remember(f"The team runs the linter before pushing, rule {n}", domain="project", now=T)
@@ -125,9 +136,9 @@ def test_reflect_folds_no_personal_memory_into_a_shared_pattern(tmp_path: Path, 
     assert not any(personal & set(p.sources) for p in alice.patterns())
 
 
-def test_without_an_email_a_personal_memory_is_refused_with_what_to_run(tmp_path: Path, remote_url: str,
+def test_without_an_email_a_personal_memory_is_refused_with_what_to_run(tmp_path: Path, daemon_url: str,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    alice = team_repo(tmp_path, remote_url)
+    alice = team_repo(tmp_path, daemon_url)
     git(alice.root, "config", "--unset", "user.email")
     nobody = tmp_path / "nobody.gitconfig"
     nobody.write_text("[user]\n\tname = Nobody Known\n")
@@ -154,10 +165,30 @@ def test_upgrade_commits_the_salt_a_team_repository_lacks(tmp_path: Path, capsys
     with pytest.raises(UsageError, match="salt") as refused:
         repo.remember("I like dark themes", domain="user", now=T)
     assert "gitmem upgrade" in (refused.value.hint or "")
+    found = {f.name: f for f in repo.doctor(online=False).findings}
+    assert not found["sharing"].ok and found["sharing"].fix == "gitmem upgrade"
+    assert not found["format"].ok and people.SALT_FILE in found["format"].detail
     assert people.SALT_FILE in repo.upgrade(now=T).paths
+    found = {f.name: f for f in repo.doctor(online=False).findings}
+    assert found["sharing"].ok and found["format"].ok
     assert repo.remember("I like dark themes", domain="user", now=T).memory.path.split("/")[2].startswith("p-")
     code, out, _ = run_cli(["--repo", str(repo.root), "check", "config"], capsys)
     assert code == 0
     (repo.root / "gitmem.yaml").write_text((repo.root / "gitmem.yaml").read_text().replace("sharing: team", "sharing: teams"))
     code, out, _ = run_cli(["--repo", str(repo.root), "check", "config"], capsys)
     assert code == 1 and "sharing" in out and "personal or team" in out
+
+
+def test_an_import_places_each_personal_memory_in_the_importers_folder(tmp_path: Path, daemon_url: str) -> None:
+    # import, like harvest and remember, writes through the one writer: the placement holds for every writer
+    alice = team_repo(tmp_path, daemon_url)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"content": "I like my coffee black", "domain": "user"}\n'
+                    '{"content": "The agent should explain its diffs", "domain": "self"}\n'
+                    '{"content": "Releases are cut on Thursdays", "domain": "project"}\n', encoding="utf-8")
+    alice.import_file(rows, now=T)
+    mine = people.folder_of((alice.root / people.SALT_FILE).read_text(), ALICE)
+    found = {m.content: people.person_of(m.path) for m in alice.list().memories}
+    assert found == {"I like my coffee black": mine, "The agent should explain its diffs": mine,
+                     "Releases are cut on Thursdays": None}
+    assert {r.content for r in alice.recall("coffee black")} >= {"I like my coffee black"}
