@@ -140,9 +140,6 @@ def read_hook_input() -> tuple[dict[str, object], str | None]:
 def _session_start(args: Any) -> int:
     from pathlib import Path
 
-    from gitmem.api import MemoryRepo
-    from gitmem.base.errors import GitmemError
-
     begun = _begin(args)
     if begun is None:
         return 0
@@ -153,6 +150,9 @@ def _session_start(args: Any) -> int:
     here = Path(cwd) if isinstance(cwd, str) and cwd and os.path.isdir(cwd) else Path.cwd()
     if _from_daemon(root, args, here, now):
         return 0
+    from gitmem.api import MemoryRepo
+    from gitmem.base.errors import GitmemError
+
     try:
         repo = MemoryRepo.open(root)
         sys.stdout.write(session_start_text(repo, here, mark=not args.check))
