@@ -323,7 +323,8 @@ def test_reflect_folds_similar_memories_into_a_pattern(repo_dir: Path, capsys: p
     assert (repo_dir / "patterns" / slug).is_file()
     assert lines[1] == f"reflect: 4 memories folded into 1 patterns, commit {head(repo_dir)[:12]}"
     again = run_json([*base(repo_dir), "reflect"], capsys)
-    assert again == {"commit": None, "created": [], "updated": [], "consumed": [], "pending": 0}
+    assert again == {"commit": None, "created": [], "updated": [], "consumed": [], "pending": 0, "review": None,
+                     "review_commit": None, "superseded": [], "limit": 50}
 
 
 def test_reflect_prompt_quotes_memories_as_data(filled: Path, capsys: pytest.CaptureFixture[str]) -> None:

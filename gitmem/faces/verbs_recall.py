@@ -254,13 +254,24 @@ def cmd_reflect(args: Any) -> int:
 
 
 def _core_args(p: Any) -> None:
+    import argparse
+
     p.add_argument("--max-chars", type=int, default=None, help="budget (default budgets.core_chars, 10000)")
     _project_args(p)
     json_flag(p)
+    p.add_argument("--session-start", action="store_true", help=argparse.SUPPRESS)   # the hook's text, for the daemon
+    p.add_argument("--no-mark", action="store_true", help=argparse.SUPPRESS)         # install's trial run
 
 
 @command("load-core", "print the core memories for a session start (whole items within the budget)", _core_args)
 def cmd_load_core(args: Any) -> int:
+    if args.session_start:   # what the SessionStart hook prints, asked of a running daemon
+        from pathlib import Path
+
+        from gitmem.faces.agenthooks import session_start_text
+
+        out(session_start_text(repo_of(args), Path(cwd()), mark=not args.no_mark).rstrip("\n"))
+        return 0
     r = repo_of(args).load_core(args.max_chars, project=_project(args), here=_here(args))
     if args.json:
         emit_json(r.to_json())
