@@ -59,16 +59,16 @@ def doctor(ctx: Context, online: bool = True) -> Diagnosis:
 
 
 def _hooks(ctx: Context) -> Finding:
-    from gitmem.engines import initrepo
+    from gitmem.api import initrepo
 
     todo = initrepo.hooks_to_write(ctx.root)
     if todo:
         return Finding("hooks", False, f"git hooks missing or stale: {', '.join(todo)}", "gitmem init")
-    return Finding("hooks", True, "gitmem's pre-commit and commit-msg hooks are installed")
+    return Finding("hooks", True, "gitmem's pre-commit, commit-msg and post-merge hooks are installed")
 
 
 def _driver(ctx: Context) -> Finding:
-    from gitmem.engines import initrepo
+    from gitmem.api import initrepo
 
     if initrepo.driver_missing(ctx.root):
         return Finding("merge-driver", False, "the merge driver gitmem-memory is not registered in this clone: a "

@@ -28,6 +28,7 @@ def similar_memory(ctx: Context, text: str, domain: str, rev: str, keywords: Seq
 
     With ``project``, a memory of another project is never the duplicate.
     """
+    from gitmem.base import people
     from gitmem.engines import similarity
     from gitmem.store.index import Filters
     from gitmem.store.refresh import open_synced
@@ -35,7 +36,8 @@ def similar_memory(ctx: Context, text: str, domain: str, rev: str, keywords: Seq
     index = open_synced(ctx.git, rev)
     try:
         query = " ".join(keywords) or text
-        hits = index.search(query, k=25, filters=Filters(domain=domain, include_background=True, project=project))
+        hits = index.search(query, k=25, filters=Filters(domain=domain, include_background=True, project=project,
+                                                         person=people.whoami(ctx.root, ctx.cfg.sharing)))
     finally:
         index.close()
     cands = [(h.id, h.row.content) for h in hits if h.row.tier != "archive"]

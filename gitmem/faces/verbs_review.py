@@ -133,8 +133,11 @@ def cmd_review(args: Any) -> int:
         if args.json:
             emit_json([r.to_json() for r in found])
         for m in merged if not args.json else ():
-            out(f"{m.name}: merged on {m.remote_branch} in {m.merge[:12]} by {m.merged_by}; recorded as accepted "
-                f"(kept at {m.kept_at})")
+            if m.how == "elsewhere":
+                out(f"{m.name}: {m.outcome} in another clone; closed here (kept at {m.kept_at})")
+            else:
+                out(f"{m.name}: merged on {m.remote_branch} ({m.how}) in {m.merge[:12]} by {m.merged_by}; recorded "
+                    f"as accepted (kept at {m.kept_at})")
         for r in found if not args.json else ():
             out(f"{r.name}\t{r.kind}\t{r.commit[:12]}\t{r.subject}" + ("\t(branch moved since)" if r.behind else ""))
         if not found and not args.json:

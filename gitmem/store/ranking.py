@@ -115,15 +115,17 @@ _HIDDEN_BANDS = ("background", "fading")
 EPISODE = "episode"
 
 
-class Filters(namedtuple("Filters", "type domain tier band include_archive include_background never_forget project",
-                         defaults=(None, None, None, None, False, False, None, None))):
+class Filters(namedtuple("Filters", "type domain tier band include_archive include_background never_forget project "
+                                    "person", defaults=(None, None, None, None, False, False, None, None, None))):
     """Restrictions on a search; archive and background memories are opt-in.
 
     Fields: ``type``, ``domain``, ``tier``, ``band`` (str or None: no
     restriction); ``include_archive``, ``include_background`` (bool);
     ``never_forget`` (float or None): a base importance at or above it shows
     whatever the band; ``project`` (str or None): only global memories and
-    those of this project (its id or display name). Without a ``type``,
+    those of this project (its id or display name); ``person`` (a person
+    folder or None): in a team repository, no memory of another person's
+    folder (``base.people``). Without a ``type``,
     episodes stay out: they are their own result type (``type="episode"``).
     """
 
@@ -301,6 +303,9 @@ def scores(
         yield W_RELEVANCE * r + W_IMPORTANCE * importance + W_RECENCY * recency, r, rid
 
 
+_PERSONAL_GLOB = "{}/*/p-" + "[0-9a-f]" * 16 + "/*"   # a memory in a person's folder (base.people)
+
+
 @lru_cache(maxsize=64)
 def filter_sql(filters: Filters, alias: str) -> tuple[str, tuple[object, ...]]:
     """SQL conditions on table ``alias`` for ``filters``, each led by AND.
@@ -331,4 +336,7 @@ def filter_sql(filters: Filters, alias: str) -> tuple[str, tuple[object, ...]]:
     if filters.project is not None:
         clauses.append(f"({alias}.project IS NULL OR {alias}.project = ? OR {alias}.project_name = ?)")
         params.extend((filters.project, filters.project))
+    if filters.person is not None:   # shared memories, and the person's own folder only
+        clauses.append(f"(({alias}.path NOT GLOB ? AND {alias}.path NOT GLOB ?) OR {alias}.path GLOB ?)")
+        params.extend((_PERSONAL_GLOB.format("memory"), _PERSONAL_GLOB.format("archive"), f"*/{filters.person}/*"))
     return "".join(" AND " + c for c in clauses), tuple(params)
