@@ -77,7 +77,8 @@ class Corpus:
             said.insert(self.rng.randrange(len(said) + 1), COMMON_WORD)
         if self.rng.random() < NAMED_SHARE:
             said.append("".join(w.capitalize() for w in self.rng.sample(self.words[200:5000], 2)))
-        return " ".join(said).capitalize() + "."
+        line = " ".join(said)
+        return line[0].upper() + line[1:] + "."   # not str.capitalize(): it would lower-case the names
 
     def rows(self, n: int, stamp: str) -> list[index.IndexRow]:
         """``n`` IndexRows, 20 to a source session."""
