@@ -352,3 +352,19 @@ def test_concise_leaves_out_the_stamp_a_tool_puts_before_the_users_words() -> No
     assert scorer.concise("[Wed 2026-02-04 14:40 GMT+11] Use pnpm in this repository.") == "Use pnpm in this repository."
     assert scorer.concise("[message_id: 42] 以后用中文回答") == "以后用中文回答"
     assert scorer.concise("[x] keep this list item") == "[x] keep this list item"
+
+
+@pytest.mark.parametrize("text", [
+    "Merk dir: wir deployen nur vom main-Branch.",
+    "Guárdalo en memoria para futuras sesiones: el servidor está en Frankfurt.",
+    "Запомни: всегда отвечай по-русски.",
+    "以后每次提交前都必须先跑测试，记住。",
+])
+def test_a_request_to_remember_in_a_language_the_rules_do_not_read_is_not_dropped(text: str) -> None:
+    assert scorer.decide(scorer.score(cand(text))) != "drop"
+
+
+@pytest.mark.parametrize("text", ["Lass mich das kurz prüfen.", "Ahora voy a revisar el archivo.",
+                                  "现在让我查看一下日志。", "Сейчас проверю конфигурацию."])
+def test_the_assistants_progress_talk_in_any_language_is_dropped(text: str) -> None:
+    assert scorer.decide(scorer.score(cand(text, "assistant"))) == "drop"
