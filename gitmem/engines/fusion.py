@@ -1,0 +1,35 @@
+"""Fusing the lexical ranking with the embedding model's: one list from two, by reciprocal rank.
+
+A memory's fused score is ``1 / (K + its lexical rank) + WEIGHT / (K + its
+dense rank)`` (ranks from 1; a list it is absent from adds nothing), the
+reciprocal-rank fusion of Cormack, Clarke and Büttcher (2009). Ranks, not
+scores: bm25 and cosine live on scales that do not compare, and a rank
+needs no calibration per store. Both lists are cut at ``DEPTH``.
+
+K, WEIGHT and DEPTH were chosen on the LoCoMo dev conversations (conv-26,
+conv-30) and the dev split of the coding-agent set only
+(``bench/recall_embed.py --grid``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["DEPTH", "K", "WEIGHT", "fuse"]
+
+K = 60.0
+WEIGHT = 1.0
+DEPTH = 50
+
+
+def fuse(lexical: Sequence[str], dense: Sequence[str], k: int, weight: float = WEIGHT, rrf_k: float = K,
+         depth: int = DEPTH) -> list[tuple[str, float]]:
+    """The ``k`` best ids of the two rankings (each best first), with their fused scores scaled to 0..1."""
+    fused: dict[str, float] = {}
+    for rank, key in enumerate(lexical[:depth], 1):
+        fused[key] = fused.get(key, 0.0) + 1.0 / (rrf_k + rank)
+    for rank, key in enumerate(dense[:depth], 1):
+        fused[key] = fused.get(key, 0.0) + weight / (rrf_k + rank)
+    best = (1.0 + weight) / (rrf_k + 1.0)   # first in both lists
+    order = sorted(fused.items(), key=lambda item: -item[1])[:k]   # stable: a tie keeps the lexical order
+    return [(key, score / best) for key, score in order]
