@@ -36,21 +36,33 @@ _matrices: dict[tuple[str, str, str], Matrix] = {}
 _warned: set[str] = set()
 
 
-def _config_files(root: Path) -> list[str]:
+def _config_files(root: Path) -> list[str] | None:
+    """The git config files that apply to the clone at ``root``, or None when the environment adds settings."""
     from gitmem.base import state
 
+    env = os.environ
+    if any(name in env for name in ("GIT_CONFIG", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS")):
+        return None
     git_dir, common = state.git_dirs(root)
-    home = os.path.expanduser("~")
-    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-    return [os.path.join(common, "config"), os.path.join(git_dir, "config.worktree"), os.path.join(home, ".gitconfig"),
-            os.path.join(xdg, "git", "config"), "/etc/gitconfig"]
+    files = [os.path.join(common, "config"), os.path.join(git_dir, "config.worktree")]
+    if "GIT_CONFIG_GLOBAL" in env:
+        files.append(env["GIT_CONFIG_GLOBAL"])
+    else:
+        home = os.path.expanduser("~")
+        xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+        files += [os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config")]
+    if env.get("GIT_CONFIG_NOSYSTEM", "").lower() not in ("1", "true", "yes", "on"):
+        files.append(env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
+    return files
 
 
 def _may_be_set(root: Path) -> bool:
-    """Whether any git config file could name the model (cheap: no git process, no pygit2)."""
-    if any(name.startswith("GIT_CONFIG") for name in os.environ):
+    """Whether any git config could name the model (cheap: no git process, no pygit2): some config file
+    mentions the key or includes another file, or the environment adds settings."""
+    files = _config_files(root)
+    if files is None:
         return True
-    for path in _config_files(root):
+    for path in files:
         try:
             with open(path, "rb") as f:
                 text = f.read().lower()
