@@ -39,7 +39,7 @@ from gitmem.store.vectors import Vectors  # noqa: E402
 
 AGENT = Path(__file__).resolve().parent / "agent-recall"
 NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
-GRID = [(w, k, d) for w in (0.5, 0.75, 1.0, 1.5) for k in (10.0, 60.0) for d in (20, 50)]
+GRID = [(w, k, d) for w in (0.25, 0.5, 1.0) for k in (10.0, 60.0) for d in (10, 20, 30)]
 
 
 class Memo:

@@ -22,9 +22,13 @@ WEIGHT = 1.0
 DEPTH = 50
 
 
-def fuse(lexical: Sequence[str], dense: Sequence[str], k: int, weight: float = WEIGHT, rrf_k: float = K,
-         depth: int = DEPTH) -> list[tuple[str, float]]:
-    """The ``k`` best ids of the two rankings (each best first), with their fused scores scaled to 0..1."""
+def fuse(lexical: Sequence[str], dense: Sequence[str], k: int, weight: float | None = None,
+         rrf_k: float | None = None, depth: int | None = None) -> list[tuple[str, float]]:
+    """The ``k`` best ids of the two rankings (each best first), with their fused scores scaled to 0..1
+    (the constants default to the module's)."""
+    weight = WEIGHT if weight is None else weight
+    rrf_k = K if rrf_k is None else rrf_k
+    depth = DEPTH if depth is None else depth
     fused: dict[str, float] = {}
     for rank, key in enumerate(lexical[:depth], 1):
         fused[key] = fused.get(key, 0.0) + 1.0 / (rrf_k + rank)
