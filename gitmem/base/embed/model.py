@@ -30,9 +30,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from tokenizers import Tokenizer
-
 from gitmem.base.embed.bert import Array, Bert
+from gitmem.base.embed.wordpiece import WordPiece
 from gitmem.base.errors import ConfigError
 
 __all__ = ["KEY", "Model", "load", "locate"]
@@ -47,7 +46,7 @@ _DTYPES = {"F32": np.float32, "F16": np.float16}
 class Model:
     """A loaded encoder: ``encode(texts)`` gives one unit-length float32 row per text."""
 
-    def __init__(self, bert: Bert, tokenizer: Tokenizer, key: str, name: str) -> None:
+    def __init__(self, bert: Bert, tokenizer: WordPiece, key: str, name: str) -> None:
         self.bert, self.tokenizer, self.key, self.name = bert, tokenizer, key, name
         self.dim = bert.dim
 
@@ -56,7 +55,7 @@ class Model:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
-        ids = [e.ids for e in self.tokenizer.encode_batch(list(texts))]
+        ids = [self.tokenizer.ids(t) for t in texts]
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         for start in range(0, len(order), _BATCH):
             chunk = order[start:start + _BATCH]
@@ -182,14 +181,11 @@ def load(spec: str) -> Model:
         raise ConfigError(f"{KEY}: {spec!r} is a {config.get('model_type')} model; gitmem runs BERT encoders",
                           hint="use a sentence-transformers BERT model such as all-MiniLM-L6-v2")
     _check_pooling(folder, spec)
-    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
     length = 256
     sbert = folder / "sentence_bert_config.json"
     if sbert.is_file():
         length = int(json.loads(sbert.read_text("utf-8")).get("max_seq_length", length))
-    length = min(length, int(config.get("max_position_embeddings", 512)))
-    tokenizer.enable_truncation(length)
-    tokenizer.no_padding()
+    tokenizer = WordPiece(folder / "tokenizer.json", min(length, int(config.get("max_position_embeddings", 512))))
     try:
         bert = Bert(read_safetensors(folder / "model.safetensors"), int(config["num_attention_heads"]),
                     int(config["num_hidden_layers"]), float(config.get("layer_norm_eps", 1e-12)))
