@@ -94,3 +94,27 @@ def test_a_batch_loads_the_model_once_and_stacks_the_vectors_once(repo: Any, rep
     assert embedding.model(PACKAGE) is model and not store.exists()
     assert [r.content for r in answers["which package manager"]] == [FACTS[2]]
     assert [r.content for r in answers["database engine"]] == [FACTS[0]]
+
+
+RULE, RESTATED = "Code review is required before merging", "Every merge needs a code review first"
+
+
+def test_without_the_model_a_restatement_in_other_words_is_a_new_memory(repo: Any) -> None:
+    first = repo.remember(RULE, domain="project", now=NOW)
+    again = repo.remember(RESTATED, domain="project", now=NOW)
+    assert again.action == "created" and again.id != first.id   # lexically too far apart
+
+
+def test_with_the_model_a_restatement_in_other_words_reinforces(repo: Any, repo_dir: Path) -> None:
+    use_model(repo_dir)
+    first = repo.remember(RULE, domain="project", now=NOW)
+    again = repo.remember(RESTATED, domain="project", now=NOW)
+    assert again.action == "reinforced" and again.id == first.id and again.memory.reinforced == 1
+
+
+def test_with_the_model_a_different_fact_is_still_created(repo: Any, repo_dir: Path) -> None:
+    use_model(repo_dir)
+    repo.remember("The importer crashes on empty files", domain="project", now=NOW)
+    assert repo.remember("The exporter crashes on empty files", domain="project", now=NOW).action == "created"
+    repo.remember("The staging database listens on port 5432", domain="project", now=NOW)
+    assert repo.remember("The staging database listens on port 5433", domain="project", now=NOW).action == "created"
