@@ -28,7 +28,7 @@ def test_a_memory_high_in_both_rankings_comes_first() -> None:
 
 def test_first_in_both_scores_one_and_a_tie_keeps_the_lexical_order() -> None:
     assert fuse(["a"], ["a"], k=1) == [("a", 1.0)]
-    assert [key for key, _ in fuse(["x", "y"], ["y", "x"], k=2)] == ["x", "y"]
+    assert [key for key, _ in fuse(["x", "y"], ["y", "x"], k=2, weight=1.0)] == ["x", "y"]
 
 
 def test_the_weight_and_the_depth_bound_what_the_dense_ranking_adds() -> None:
