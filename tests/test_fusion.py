@@ -27,7 +27,7 @@ def test_a_memory_high_in_both_rankings_comes_first() -> None:
 
 
 def test_first_in_both_scores_one_and_a_tie_keeps_the_lexical_order() -> None:
-    assert fuse(["a"], ["a"], k=1) == [("a", 1.0)]
+    assert [(key, round(score, 9)) for key, score in fuse(["a"], ["a"], k=1)] == [("a", 1.0)]
     assert [key for key, _ in fuse(["x", "y"], ["y", "x"], k=2, weight=1.0)] == ["x", "y"]
 
 
