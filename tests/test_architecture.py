@@ -30,7 +30,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "gitmem"
 FLOORS = {"base": 1, "store": 2, "guards": 3, "writer": 4, "engines": 5, "api": 6, "faces": 7, "__init__": 8, "__main__": 8}
 OWNERS = {"pygit2": "gitmem.base.gitio", "ruamel": "gitmem.base.yamlio", "markdown_it": "gitmem.base.mdio",
-          "unidiff": "gitmem.base.diffs", "Stemmer": "gitmem.base.text.words", "mcp": "gitmem.faces.mcp_server"}
+          "unidiff": "gitmem.base.diffs", "Stemmer": "gitmem.base.text.words", "mcp": "gitmem.faces.mcp_server",
+          "numpy": "gitmem.base.embed"}
 GIT_RUNNER = "gitmem.base.gitio"
 FACE_MAY_IMPORT = ("gitmem.api", "gitmem.faces", "gitmem.base.errors", "gitmem.base.clock", "gitmem.base.notice")
 GIT_HOOK_ENTRY_POINTS = ("gitmem.faces.githooks", "gitmem.faces.hookrun", "gitmem.faces.hookmessage")

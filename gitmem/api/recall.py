@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from gitmem.api.context import Context
     from gitmem.base.gitio.project import Project
-    from gitmem.engines.recall import Recalled
+    from gitmem.engines.recall import Dense, Recalled
     from gitmem.engines.render import CoreItem, Rendered
     from gitmem.writer.plan import Written
     from gitmem.store.index import Filters, Index
@@ -80,7 +80,7 @@ def recall_at(root: Path, query: str, k: int = 10, found_by: Filters | None = No
     k, now = check_k(k), now or clock.now()
     index = open_index(root, at)
     try:
-        found = engine.search(index, query, k, _kept(root, index, found_by, here), now, expand)
+        found = engine.search(index, query, k, _kept(root, index, found_by, here), now, expand, dense(root, index))
     finally:
         index.close()
     if log and at is None:
@@ -99,14 +99,21 @@ def recall_many(root: Path, queries: Sequence[str], k: int, found_by: Filters | 
     k, now = check_k(k), now or clock.now()
     index = open_index(root, at)
     try:
-        kept = _kept(root, index, found_by, here)
+        kept, near = _kept(root, index, found_by, here), dense(root, index)
         for q in queries:
-            found = engine.search(index, q, k, kept, now, expand)
+            found = engine.search(index, q, k, kept, now, expand, near)
             if at is None:
                 log_access(root, (r.id for r in found if r.type != "episode"), now)
             yield q, found
     finally:
         index.close()
+
+
+def dense(root: Path, index: Index) -> Dense | None:
+    """The embedding model's ranking over ``index`` when ``gitmem.embed-model`` names one, else None."""
+    from gitmem.api import embedding
+
+    return embedding.dense(root, index)
 
 
 def _kept(root: Path, index: Index, found_by: Filters | None, here: Path | None) -> Filters:

@@ -207,6 +207,17 @@ class Index:
         cur = self._call(self._db.execute, "SELECT DISTINCT project, project_name FROM memory WHERE project IS NOT NULL")
         return {str(pid): str(name or pid) for pid, name in cur}
 
+    def passing(self, ids: Iterable[str], filters: Filters) -> set[str]:
+        """Those of ``ids`` whose memories pass ``filters`` (as a search would keep them)."""
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return set()
+        sql, params = ranking.filter_sql(filters, "m")
+        marks = ",".join("?" * len(wanted))
+        cur = self._call(self._db.execute, f"SELECT m.id FROM memory AS m WHERE m.id IN ({marks}){sql}",
+                         (*wanted, *params))
+        return {str(found[0]) for found in cur}
+
     def rows(self) -> Iterator[IndexRow]:
         """Every stored memory, by id."""
         yield from map(layout.row_of, self._call(self._db.execute, f"SELECT {layout.COLUMNS} FROM memory ORDER BY id"))
