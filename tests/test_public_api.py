@@ -26,7 +26,7 @@ METHODS = {
     "export": "include_archive",
     "forget": "memory_id, now",
     "graph": "include_archive",
-    "harvest": "paths, fmt, signals, whole, now, progress, rescan",
+    "harvest": "paths, fmt, signals, whole, now, progress, rescan, last",
     "head": None,
     "import_file": "path, dedupe, now, progress",
     "init": "path, now, install_hooks",
