@@ -78,6 +78,7 @@ def test_a_small_fold_still_commits_to_the_branch(repo_dir: Path, tmp_path: Path
     assert len(done.consumed) == 40 and done.commit is not None and done.review is None and done.limit == 50
 
 
+@pytest.mark.slow
 def test_the_fold_review_and_the_archive_review_stand_side_by_side(repo_dir: Path, tmp_path: Path) -> None:
     set_config(repo_dir, "max_short_term: 100", "max_short_term: 20")
     repo = MemoryRepo.open(repo_dir)
