@@ -84,7 +84,7 @@ def build(sessions: Path) -> None:
     print(f"{len(memories)} memories, {len(queries)} queries ({dev} dev, {len(queries) - dev} hold-out)")
 
 
-def score(split: str, distractors: Path | None, k: int, verbose: bool = False) -> None:
+def score(split: str, distractors: Path | None, k: int, verbose: bool = False, expand: bool = False) -> None:
     from gitmem.api import MemoryRepo
 
     memories = [json.loads(line) for line in (OUT / "memories.jsonl").read_text("utf-8").splitlines()]
@@ -105,7 +105,7 @@ def score(split: str, distractors: Path | None, k: int, verbose: bool = False) -
         hits5, hits10, rr = [], [], []
         misses = []
         for q in queries:
-            ids = [r.id for r in repo.recall(q["question"], k, now=NOW)]
+            ids = [r.id for r in repo.recall(q["question"], k, now=NOW, expand=expand)][:k]
             want = set(q["answers"])
             rank = next((i for i, g in enumerate(ids) if g in want), None)
             hits5.append(rank is not None and rank < 5)
@@ -132,11 +132,12 @@ def main() -> None:
     s.add_argument("--distractors", type=Path)
     s.add_argument("--k", type=int, default=10)
     s.add_argument("--verbose", action="store_true", help="list the questions whose answer is not in the top k")
+    s.add_argument("--expand", action="store_true", help="recall as --expand does (shared rare terms, links)")
     args = ap.parse_args()
     if args.cmd == "build":
         build(args.sessions)
     else:
-        score(args.split, args.distractors, args.k, args.verbose)
+        score(args.split, args.distractors, args.k, args.verbose, args.expand)
 
 
 if __name__ == "__main__":

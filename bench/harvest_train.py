@@ -8,7 +8,8 @@ dependencies; the package never imports them):
 
 ``--corpus DUMPS``: the candidate dumps of ``bench/harvest-corpus`` (one
 ``<session id>.jsonl`` per session, each line a candidate with its ``key``
-and fields) joined with ``bench/harvest-corpus/labels.jsonl`` (keep or drop
+and fields; dump every candidate, ``dump.py --per-speaker 1000000``, since a
+sample drawn today is not the sample that was labelled) joined with ``bench/harvest-corpus/labels.jsonl`` (keep or drop
 per candidate key) and the manifest (the repository and split of each
 session). Only ``split: train`` sessions are read: the hold-out repositories
 (``holdout`` and ``fresh``) are never seen here. ``--exclude-repos`` leaves
@@ -88,6 +89,7 @@ class Example:
     keep: bool
     kind: str | None
     weight: float = 1.0
+    language: str = "?"  # the session's (the manifest's ``language``)
 
 
 # Candidates the project writes itself, scored at export so a test checks the pure-Python score against them.
@@ -131,7 +133,7 @@ def corpus_examples(dumps: Path, labels_path: Path, manifest_path: Path, split: 
                 continue
             kind = KIND_ALIASES.get(lab.get("kind") or "", lab.get("kind")) if lab["label"] == "keep" else None
             out.append(Example(Row.of(rec), meta["repo"], sid, lab["label"] == "keep", kind,
-                               rates.get(str(rec.get("speaker")), 1.0)))
+                               rates.get(str(rec.get("speaker")), 1.0), str(meta.get("language") or "?")))
     return out
 
 
@@ -306,6 +308,13 @@ def main(argv: list[str] | None = None) -> int:
     for sp in sorted({e.row.speaker for e in ex}):
         mask = np.array([e.row.speaker == sp for e in ex])
         cv[f"keep:{sp}"] = figures(oof[mask], y[mask], w[mask], keep_at)
+    languages = Counter(e.language for e in ex)
+    for lang in [name for name, _ in languages.most_common(3)] + ["others"]:
+        mask = np.array([e.language == lang if lang != "others" else e.language not in dict(languages.most_common(3))
+                         for e in ex])
+        if len(set(y[mask])) > 1:
+            cv[f"language:{lang}"] = {"auc": round(float(roc_auc_score(y[mask], oof[mask], sample_weight=w[mask])), 3),
+                                      "inbox": figures(oof[mask], y[mask], w[mask], inbox_at)}
     rules = np.array([rule_keeps(e.row) for e in ex])
     strong = np.array([rule_keeps(e.row, strong=True) for e in ex])
     rules_at = threshold(np.where(rules & ~strong, oof, 0.0), y, w, args.precision)

@@ -110,11 +110,14 @@ def make_repo(path: Path, env: dict[str, str], variant: str, before: str | None 
     if variant == "none":
         return
     if variant == "before":   # that checkout's install_git_hooks writes hooks that import that checkout
-        code = (f"import sys; sys.path.insert(0, {os.path.abspath(str(before))!r}); from pathlib import Path; "
-                f"from gitmem.engines.initrepo import install_git_hooks; install_git_hooks(Path({str(path)!r}))")
+        code = (f"import sys; sys.path.insert(0, {os.path.abspath(str(before))!r}); from pathlib import Path\n"
+                "try:\n    from gitmem.api.initrepo import install_git_hooks\n"
+                "except ImportError:   # a checkout from before the module moved out of the engines\n"
+                "    from gitmem.engines.initrepo import install_git_hooks\n"
+                f"install_git_hooks(Path({str(path)!r}))")
         sh(Path(tempfile.gettempdir()), env, sys.executable, "-c", code)
         return
-    from gitmem.engines.initrepo import install_git_hooks
+    from gitmem.api.initrepo import install_git_hooks
 
     install_git_hooks(path)   # the commit-msg script, and git config gitmem.python
     if variant == "framework":

@@ -7,8 +7,8 @@ Figures, for the work tree or for a commit (read from git, nothing checked out):
 - test/code: lines under ``tests/`` per line under ``gitmem/``;
 - face imports below the api: imports in ``gitmem/faces/`` (lazy ones too) of a module of the floors
   below the use cases (``base``, ``store``, ``guards``, ``engines``), apart from the errors, the
-  clock and the warning sink, counted apart for the git hook entry points (``githooks``, ``hookrun``), which read over the
-  guards by design.
+  clock and the warning sink, counted apart for the git hook entry points (``githooks``, ``hookrun``,
+  ``hookmessage``), which read over the guards by design.
 
     python bench/house.py            # the work tree
     python bench/house.py REV        # a commit, e.g. main
@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BELOW = ("gitmem.base", "gitmem.store", "gitmem.guards", "gitmem.engines")
 ALLOWED = ("gitmem.base.errors", "gitmem.base.clock", "gitmem.base.notice")
-GIT_HOOKS = ("gitmem/faces/githooks.py", "gitmem/faces/hookrun.py")
+GIT_HOOKS = ("gitmem/faces/githooks.py", "gitmem/faces/hookrun.py", "gitmem/faces/hookmessage.py")
 
 
 def files(rev: str | None) -> dict[str, str]:

@@ -11,10 +11,13 @@ in the same run:
   ``SELECT rowid, content FROM raw WHERE raw MATCH 'w1 OR w2 …' ORDER BY
   bm25(raw) LIMIT 10`` for the same queries, p50 and p95, for queries of
   2 to 4 words taken from one memory, with and without a common (stop) word,
-  and with one of the 40 most frequent content words;
+  with one of the 40 most frequent content words, with the start of a
+  mixed-case name (one memory in ten names one, "KaloMiser"), and with a word
+  that is no stop word but is in half the memories ("project");
 - upsert cost per changed memory: one memory per transaction (each a commit)
   and a batch of 500 in one transaction;
-- a full rebuild (clear, then every row in one transaction).
+- a full rebuild (clear, then every row in one transaction), the rebuild by
+  ``fill`` (as from git) and the index file's size.
 
     python bench/recall_latency.py [--sizes 10000,100000] [--queries 300]
 
@@ -38,6 +41,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gitmem.base import text  # noqa: E402
 from gitmem.store import index  # noqa: E402
 
+CLOCK = time.perf_counter  # how queries are timed (--clock)
+NAMED_SHARE = 0.1  # memories that name a mixed-case identifier ("KaloMiser")
+COMMON_WORD, COMMON_SHARE = "project", 0.5  # a word that is not a stop word, in half the memories
 STOP_HEAD = ("the", "and", "to", "of", "a", "in", "is", "it", "that", "for", "with", "was", "on", "i", "you")
 SYLLABLES = ("ka", "lo", "mi", "ser", "dan", "tro", "vel", "un", "qui", "ber", "sol", "ran", "po", "te", "gra", "nix")
 
@@ -64,9 +70,15 @@ class Corpus:
         self.cum = list(itertools.accumulate(weights))
 
     def text(self) -> str:
-        """One memory's content."""
+        """One memory's content; one in ten names a mixed-case identifier made of two of its words."""
         n = self.rng.randint(6, 40)
-        return " ".join(self.rng.choices(self.words, cum_weights=self.cum, k=n)).capitalize() + "."
+        said = self.rng.choices(self.words, cum_weights=self.cum, k=n)
+        if self.rng.random() < COMMON_SHARE:
+            said.insert(self.rng.randrange(len(said) + 1), COMMON_WORD)
+        if self.rng.random() < NAMED_SHARE:
+            said.append("".join(w.capitalize() for w in self.rng.sample(self.words[200:5000], 2)))
+        line = " ".join(said)
+        return line[0].upper() + line[1:] + "."   # not str.capitalize(): it would lower-case the names
 
     def rows(self, n: int, stamp: str) -> list[index.IndexRow]:
         """``n`` IndexRows, 20 to a source session."""
@@ -81,7 +93,8 @@ class Corpus:
 
 
 def queries(rng: random.Random, rows: list[index.IndexRow], corpus: Corpus, n: int) -> dict[str, list[str]]:
-    """Three query sets: plain, plus a stop word, plus a frequent content word."""
+    """Five query sets: plain, plus a stop word, plus a frequent content word, plus the start of a name, plus a
+    word in half the memories."""
     plain: list[str] = []
     while len(plain) < n:
         own = [w for w in rng.choice(rows).content.lower().rstrip(".").split() if w not in text.STOP_WORDS]
@@ -89,10 +102,13 @@ def queries(rng: random.Random, rows: list[index.IndexRow], corpus: Corpus, n: i
             plain.append(" ".join(rng.sample(sorted(set(own)), min(len(set(own)), rng.randint(2, 4)))))
     head = len(STOP_HEAD) + len(text.ENGLISH_STOP_WORDS - set(STOP_HEAD))
     frequent = corpus.words[head : head + 40]  # the most frequent content words
+    names = [w.lower() for r in rows for w in r.content.split() if w[1:] != w[1:].lower()] or frequent
     return {
         "no common word": plain,
         "with a stop word": [f"{q} {rng.choice(STOP_HEAD[:6])}" for q in plain],
         "with a frequent word": [f"{q} {rng.choice(frequent)}" for q in plain],
+        "with a name's start": [f"{q} {rng.choice(names)[:6]}" for q in plain],
+        "with a word in half": [f"{q} {COMMON_WORD}" for q in plain],
     }
 
 
@@ -119,9 +135,9 @@ def timed_pair(
         for i, q in enumerate(items):
             order = ((mine, a), (base, b)) if (i + r) % 2 == 0 else ((base, b), (mine, a))
             for fn, out in order:
-                t0 = time.perf_counter()
+                t0 = CLOCK()
                 fn(q)
-                out.append((time.perf_counter() - t0) * 1000)
+                out.append((CLOCK() - t0) * 1000)
     return a, b
 
 
@@ -143,6 +159,16 @@ def run_size(n: int, nq: int, folder: Path) -> None:
         ix.clear()
         ix.upsert(rows, meta={"commit": "0" * 40})
     rebuild = time.perf_counter() - t0
+    ix.close()
+    path.unlink()
+    ix = index.Index(path)
+    t0 = time.perf_counter()
+    ix.fill(rows, meta={"commit": "0" * 40})
+    filled = time.perf_counter() - t0
+    checkpointed = sqlite3.connect(path)
+    checkpointed.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    checkpointed.close()
+    size = path.stat().st_size
 
     raw = sqlite3.connect(path)
     raw.execute("CREATE VIRTUAL TABLE raw USING fts5(content, tokenize='porter unicode61')")
@@ -154,6 +180,8 @@ def run_size(n: int, nq: int, folder: Path) -> None:
     print(f"\n## {n:,} memories")
     print(f"full rebuild (clear + upsert all, one transaction): {rebuild:.2f} s "
           f"({rebuild / n * 1000:.3f} ms/row); raw FTS5 insert of the same texts: {raw_build:.2f} s")  # fmt: skip
+    print(f"rebuild by fill (bulk insert, one FTS build, as a rebuild from git): {filled:.2f} s; "
+          f"index file {size / 1e6:.1f} MB")
 
     rng = random.Random(n)
     sets = queries(rng, rows, corpus, nq)
@@ -189,8 +217,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="10000,100000", help="comma list of index sizes")
     ap.add_argument("--queries", type=int, default=300, help="queries per set")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                    help="time queries by the wall clock, or by this thread's CPU time (steady on a loaded machine)")
     args = ap.parse_args(argv)
-    print(f"SQLite {sqlite3.sqlite_version}, Python {sys.version.split()[0]}")
+    global CLOCK
+    CLOCK = time.thread_time if args.clock == "cpu" else time.perf_counter
+    print(f"SQLite {sqlite3.sqlite_version}, Python {sys.version.split()[0]}, queries timed by {args.clock} clock")
     with tempfile.TemporaryDirectory(prefix="gitmem-latency-") as tmp:
         for n in (int(s) for s in args.sizes.split(",")):
             run_size(n, args.queries, Path(tmp))

@@ -97,9 +97,10 @@ def to_rows(
 
 
 def evaluate(
-    common: ModuleType, convs: list[str], importance: Callable[[int], float], keep_source: bool, encoded: bool = False
+    common: ModuleType, convs: list[str], importance: Callable[[int], float], keep_source: bool, encoded: bool = False,
+    related: bool = False,
 ) -> dict[str, Any]:
-    """Per-conversation metrics and latency of Index.search on the benchmark."""
+    """Per-conversation metrics and latency of Index.search on the benchmark (``related``: as ``recall --expand``)."""
     by_conv, queries = common.load_benchmark(convs)
     per_query = []
     for conv, memories in by_conv.items():
@@ -108,7 +109,7 @@ def evaluate(
             ix.upsert(to_rows(memories, importance, keep_source, encoded))
             for q in (q for q in queries if q["conv"] == conv):
                 t0 = time.perf_counter()
-                hits = ix.search(q["question"], k=10)
+                hits = ix.search(q["question"], k=10, related=related)
                 elapsed = time.perf_counter() - t0
                 ranked = [back[h.id] for h in hits]
                 res = common.score_ranking(ranked, q["evidence"])
@@ -164,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--convs", default="conv-26,conv-30", help="comma list of conversation ids")
     ap.add_argument("--ablations", action="store_true", help="also run the ranking without each part")
+    ap.add_argument("--by-category", action="store_true", help="also print each run's figures per LoCoMo category")
     args = ap.parse_args(argv)
     common = load_common()
     convs = args.convs.split(",")
@@ -172,11 +174,16 @@ def main(argv: list[str] | None = None) -> int:
     for conv in convs:
         base.append(" / ".join(f"{x:.3f}" for x in BASELINE[conv]) if conv in BASELINE else "n/a")
     print(" | ".join(base))
-    report("gitmem.store.index", evaluate(common, convs, flat, True), convs)
-    try:
-        report("  with gitmem.engines.encode keywords + importance", evaluate(common, convs, flat, True, True), convs)
-    except ImportError:
-        print("  (gitmem.engines.encode not available: import-like run skipped)")
+    runs = [("gitmem.store.index", False, False), ("  with gitmem.engines.encode keywords + importance", True, False),
+            ("  related: shared rare terms of the top hits (recall --expand)", False, True),
+            ("  related, with encode keywords + importance", True, True)]
+    for label, encoded, related in runs:
+        agg = evaluate(common, convs, flat, True, encoded, related)
+        report(label, agg, convs)
+        if args.by_category:
+            for cat, res in agg["by_category"].items():
+                name = common.CATEGORY_LABELS.get(int(cat), cat) if cat.isdigit() else cat
+                print(f"{'    ' + name:44s} | {cells(res)} (all conversations)")
     if not args.ablations:
         return 0
     report("  ids only (no source_id)", evaluate(common, convs, flat, False), convs)

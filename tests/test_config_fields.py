@@ -52,7 +52,7 @@ def readers() -> dict[str, list[str]]:
     for dotted, *owners in leaves(Config):
         *sections, name = dotted.split(".")
         out[dotted] = [str(p.relative_to(PACKAGE)) for p, (used, named) in modules.items()
-                       if name in used and (sections[-1] in named or any(o in named for o in owners))]
+                       if name in used and (not sections or sections[-1] in named or any(o in named for o in owners))]
     return out
 
 
@@ -69,4 +69,5 @@ def test_the_search_finds_a_known_reader() -> None:
     found = readers()
     assert "engines/hebbian.py" in found["hebbian.learning_rate"]
     assert "engines/decay.py" in found["memory.decay_base"]
+    assert "writer/placement.py" in found["sharing"]   # a top-level field: its name alone
     assert any(m.startswith("faces/") for m in found["sediment.amplitude_max"])   # the hook's settings key

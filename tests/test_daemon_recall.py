@@ -321,3 +321,39 @@ def test_a_recall_naming_another_repository_is_answered_from_that_one(served: Pa
     for argv in (["recall", "kafka", "--repo", "../B"], ["recall", "--", f"--repo={served}"]):
         assert daemon_recall.answer(served, {**request, "argv": argv})["served"] is False, argv
     assert daemon_recall.answer(served, {**request, "argv": ["recall", "kafka", "--repo", "."]})["code"] == 0
+
+
+def _without_pygit2(tmp_path: Path) -> dict[str, str]:
+    """An environment whose processes cannot import pygit2: what they print came from the daemon."""
+    blocked = tmp_path / "blocked"
+    blocked.mkdir(exist_ok=True)
+    (blocked / "pygit2.py").write_text("raise ImportError('pygit2 is blocked in this process')\n")
+    return {"PYTHONPATH": os.pathsep.join(filter(None, [str(blocked), os.environ.get("PYTHONPATH")]))}
+
+
+@pytest.mark.slow
+def test_load_core_and_the_session_start_hook_are_answered_by_the_daemon(root: Path, tmp_path: Path) -> None:
+    hook_input = json.dumps({"session_id": "s-1", "cwd": str(tmp_path / "shop"), "hook_event_name": "SessionStart",
+                             "source": "startup"})
+    repo = MemoryRepo.open(root)
+    for name, text in (("shop", "The shop release needs the staging flag first"),
+                       ("billing", "The billing release waits for the invoice run")):
+        repo.remember(text, domain="project", project=str(tmp_path / name), importance=0.9, now=parse_time(NOW))
+    pid = _start(root)   # its first round of jobs first: the output compared below is after it
+    assert _gitmem(root, "daemon", "stop")[0] == 0
+    alone_core = _gitmem(root, "load-core", cwd=tmp_path / "shop")
+    alone_hook = _gitmem(root, "hook", "session-start", stdin=hook_input)
+    assert alone_core[0] == 0 and "staging flag" in alone_core[1] and "invoice run" not in alone_core[1], alone_core
+    assert alone_hook[0] == 0 and "staging flag" in alone_hook[1] and "Memory commands" in alone_hook[1], alone_hook
+    blocked = _without_pygit2(tmp_path)
+    failed = _gitmem(root, "load-core", env=blocked, cwd=tmp_path / "shop")
+    assert failed[0] != 0 and "pygit2 is blocked" in failed[2]   # the block works: alone, load-core needs pygit2
+    pid = _start(root)
+    try:
+        assert _gitmem(root, "load-core", env=blocked, cwd=tmp_path / "shop") == alone_core
+        assert _gitmem(root, "hook", "session-start", env=blocked, stdin=hook_input) == alone_hook
+    finally:
+        assert _gitmem(root, "daemon", "stop")[0] == 0
+        if not _gone(pid):
+            os.kill(pid, signal.SIGKILL)
+    assert "Traceback" not in daemon.log_path(root).read_text()

@@ -12,7 +12,7 @@ import pytest
 from gitmem.api import MemoryRepo
 from gitmem.base.errors import GitmemError
 from gitmem.base.model import name_key
-from gitmem.engines.initrepo import template_dir
+from gitmem.api.initrepo import template_dir
 from gitmem.faces import demo
 from tests.conftest import NOW, run_cli
 

@@ -93,7 +93,7 @@ def test_a_bad_format_value_is_a_clear_error(text: bytes) -> None:
 
 
 def test_the_attribute_lines_of_format_2_are_the_templates() -> None:
-    from gitmem.engines.initrepo import template_dir
+    from gitmem.api.initrepo import template_dir
 
     text = (template_dir() / ".gitattributes").read_text(encoding="utf-8")
     rules = tuple(line for line in text.splitlines() if line.strip() and not line.startswith("#"))

@@ -18,7 +18,7 @@ import pytest
 
 from gitmem.faces import githooks as hooks
 from gitmem.faces import hookrun
-from gitmem.engines.initrepo import install_git_hooks
+from gitmem.api.initrepo import install_git_hooks
 from tests.conftest import run_python
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -252,7 +252,8 @@ def test_commit_refuses_a_secret_in_the_message(memrepo: Path, env: dict[str, st
 def test_secrets_in_comments_or_under_the_scissors_are_not_in_the_message(tmp_path: Path,
                                                                           capsys: pytest.CaptureFixture[str]) -> None:
     """git drops comment lines and everything under the scissors line: they are not scanned."""
-    from gitmem.faces.githooks import SCISSORS, main
+    from gitmem.faces.githooks import main
+    from gitmem.faces.hookmessage import SCISSORS
 
     repo = tmp_path / "r"
     repo.mkdir()
@@ -292,7 +293,7 @@ def test_commit_without_gitmem_on_path_still_runs_every_check(memrepo: Path, env
 
 
 def test_the_hooks_fail_closed_when_their_python_is_gone(memrepo: Path, env: dict[str, str]) -> None:
-    from gitmem.engines.initrepo import hook_scripts
+    from gitmem.api.initrepo import hook_scripts
 
     gone = memrepo.parent / "old-venv" / "bin" / "python"
     for name, script in hook_scripts(str(gone)).items():
@@ -305,7 +306,7 @@ def test_the_hooks_fail_closed_when_their_python_is_gone(memrepo: Path, env: dic
 
 def test_no_committed_file_names_this_machines_python(memrepo: Path, env: dict[str, str]) -> None:
     from gitmem.base.clock import parse_time
-    from gitmem.engines.initrepo import init
+    from gitmem.api.initrepo import init
 
     made = memrepo.parent / "made"
     init(made, parse_time("2026-11-29T12:00:00Z"), install_hooks=True)

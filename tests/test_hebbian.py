@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from gitmem.base.config import Hebbian
-from gitmem.engines import hebbian
+from gitmem.engines import hebbian, hebbmerge
 from gitmem.engines.hebbian import HebbState, SessionSignal
 
 CFG = Hebbian()
@@ -165,8 +165,8 @@ def test_two_machines_states_merge_to_every_session_applied_once() -> None:
     start = HebbState(cfg.initial_weight, created="2026-10-01T00:00:00Z")
     ours, _ = hebbian.advance(start, ["backoff"], "p", sessions[::2], cfg)
     theirs, _ = hebbian.advance(start, ["backoff"], "p", sessions[1::2], cfg)
-    merged = hebbian.merge_states(ours, theirs, cfg)
-    assert merged == hebbian.merge_states(theirs, ours, cfg)
+    merged = hebbmerge.merge_states(ours, theirs, cfg)
+    assert merged == hebbmerge.merge_states(theirs, ours, cfg)
     alone, _ = hebbian.advance(start, ["backoff"], "p", sessions, cfg)
     assert merged.weight == alone.weight == _once(sessions)
     assert (merged.streak, merged.above, merged.counted) == (alone.streak, alone.above, alone.counted)
@@ -207,3 +207,24 @@ def test_a_pattern_holding_the_most_counted_sessions_stays_a_readable_document()
     again = read_pattern(path, data)
     state = hebbian.state_of(again.weight, again.stage, again.created, dict(again.meta))
     assert len(state.counted) == len(state.activated) == hebbian.COUNTED_KEPT
+
+
+def test_a_session_below_the_other_sides_fold_is_counted_once_not_dropped() -> None:
+    # past COUNTED_KEPT sessions one clone folds its oldest into the origin; a session the other clone
+    # alone harvested, older than that fold, used to be neither in the origin nor replayed
+    cfg = Hebbian()
+    hot = frozenset(i for i in range(400) if i % 7 in (0, 3))   # the weight stays clear of its bounds
+    sessions = _signals(hebbian.COUNTED_KEPT + 20, hot=hot)
+    start = HebbState(cfg.initial_weight, created="2026-10-01T00:00:00Z")
+    base, _ = hebbian.advance(start, ["backoff"], "p", sessions[:10], cfg)
+    theirs, _ = hebbian.advance(base, ["backoff"], "p", sessions[10:], cfg)
+    assert theirs.origin is not None and theirs.origin.cursor >= sessions[15].key   # theirs folded past it
+    late = SessionSignal(sessions[15].at, sessions[15].id + "x", frozenset({"backoff"}))
+    ours, _ = hebbian.advance(base, ["backoff"], "p", [late], cfg)
+    merged = hebbmerge.merge_states(ours, theirs, cfg, base)
+    assert merged == hebbmerge.merge_states(theirs, ours, cfg, base)
+    assert merged.weight == pytest.approx(_once([*sessions, late]), abs=1e-9)
+    assert merged.weight != pytest.approx(theirs.weight, abs=1e-9)
+    # merged again with either side as the ancestor, nothing is counted twice
+    assert hebbmerge.merge_states(merged, theirs, cfg, theirs).weight == pytest.approx(merged.weight, abs=1e-9)
+    assert hebbmerge.merge_states(merged, ours, cfg, ours).weight == pytest.approx(merged.weight, abs=1e-9)

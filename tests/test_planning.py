@@ -161,7 +161,7 @@ def empty_batch(repo: MemoryRepo) -> memorize.Batch:
 def test_transcript_files_checks_the_request(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="unknown transcript format"):
         planning.list_transcripts([tmp_path], "yaml", 20)
-    with pytest.raises(UsageError, match="--signals"):
+    with pytest.raises(UsageError, match="--per-session"):
         planning.list_transcripts([tmp_path], "auto", -1)
     with pytest.raises(UsageError, match="no such file or folder"):
         planning.list_transcripts([tmp_path / "missing"], "auto", 20)

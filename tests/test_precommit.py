@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import NOW, run_cli
-from gitmem.engines import precommit
+from gitmem.api import precommit
 
 needs_framework = pytest.mark.skipif(importlib.util.find_spec("pre_commit") is None,
                                      reason="the pre-commit extra is not installed")
@@ -88,6 +88,6 @@ def test_config_problems_name_the_broken_part(text: str, problem: str) -> None:
 
 
 def test_the_shipped_config_has_no_problem() -> None:
-    from gitmem.engines.initrepo import template_dir
+    from gitmem.api.initrepo import template_dir
 
     assert precommit.config_problems((template_dir() / precommit.CONFIG).read_text()) == []

@@ -20,13 +20,13 @@ PUBLIC = ["GitmemError", "Memory", "MemoryRepo", "__version__"]
 METHODS = {
     "consolidate": "since, now",
     "dashboard_data": "now",
-    "core_items": "project, here",
+    "core_items": "project, here, personal",
     "decay": "now, dry_run",
     "effective_importance": "memory, now",
     "export": "include_archive",
     "forget": "memory_id, now",
     "graph": "include_archive",
-    "harvest": "paths, fmt, signals, whole, now, progress, rescan",
+    "harvest": "paths, fmt, signals, whole, now, progress, rescan, last",
     "head": None,
     "import_file": "path, dedupe, now, progress",
     "init": "path, now, install_hooks",
@@ -75,7 +75,7 @@ METHODS = {
     "promote": "now",
     "link": "a, b, relation, now",
     "list": "type, domain, include_archive, at",
-    "load_core": "max_chars, project, here",
+    "load_core": "max_chars, project, here, personal",
     "note": "text, importance, type, domain, now",
     "notes": "",
     "open": "repo",
@@ -85,6 +85,7 @@ METHODS = {
     "recall": "query, k, type, domain, tier, band, include_archive, include_background, at, expand, now, project, here",
     "project_of": "directory",
     "purge": "value, finding, confirm, now",
+    "purge_remote": "remote, confirm, now",
     "recover": "",
     "upgrade": "now",
     "sync": "remote, now",
@@ -186,15 +187,29 @@ def test_every_install_hint_names_our_distribution() -> None:
 
 
 def test_memory_repo_is_a_facade_that_delegates_one_to_one() -> None:
-    """Each method is its docstring and one call of the use case's function, passing the context first;
-    MemoryRepo inherits from nothing of its own (the use cases are modules, not mixins)."""
+    """Each method is a use case's function with the context passed first (``UseCase``), or one written out
+    whose body is its docstring and one call of that function passing the context first; MemoryRepo inherits
+    from nothing of its own (the use cases are modules, not mixins)."""
     import ast
 
+    from gitmem.api.facade import UseCase
+
     assert MemoryRepo.__bases__ == (object,)
+    names = {"list": "list_memories", "review_reopen": "reopen",   # sedimentation's verbs carry its prefix
+             **{f"sediment_{v}": v for v in ("reflect", "reflect_sessions", "like", "distill", "promote",
+                                             "set_threshold", "clear", "status", "expire")}}
+    own = {"__init__", "open", "init", "head", "recover"}   # opening, and the context's own answers
+    declared = 0
+    for name in METHODS:
+        member = inspect.getattr_static(MemoryRepo, name)
+        if isinstance(member, UseCase):
+            assert member.function.__module__.startswith("gitmem.api."), name
+            assert member.function.__name__ == names.get(name, name), name
+            assert next(iter(inspect.signature(member.function).parameters)) == "ctx", name
+            declared += 1
     tree = ast.parse((ROOT / "gitmem" / "api" / "repo.py").read_text())
     facade = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "MemoryRepo")
-    own = {"__init__", "open", "init", "head", "recover"}   # opening, and the context's own answers
-    checked = 0
+    written = 0
     for node in facade.body:
         if not isinstance(node, ast.FunctionDef) or node.name in own:
             continue
@@ -204,9 +219,22 @@ def test_memory_repo_is_a_facade_that_delegates_one_to_one() -> None:
         assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute), node.name
         first = call.args[0]
         assert isinstance(first, ast.Attribute) and first.attr == "_ctx", node.name
-        names = {"list": "list_memories", "review_reopen": "reopen",   # sedimentation's verbs carry its prefix
-                 **{f"sediment_{v}": v for v in ("reflect", "reflect_sessions", "like", "distill", "promote", "set_threshold", "clear",
-                                                 "status", "expire")}}
         assert call.func.attr == names.get(node.name, node.name), node.name
-        checked += 1
-    assert checked >= len(METHODS) - len(own) - 2
+        written += 1
+    assert declared + written >= len(METHODS) - len(own) - 2
+    assert written <= 1   # harvest: written out to keep ``confine`` (the MCP tool's) off the public surface
+
+
+def test_a_declared_method_reads_like_a_written_one(tmp_path: Path) -> None:
+    """``help()`` and ``inspect`` see a ``UseCase`` method with the function's docstring and parameters,
+    the context already passed; called on the class with a repository, it does the same."""
+    from datetime import datetime, timezone
+
+    from gitmem.api import recall
+
+    repo = MemoryRepo.init(tmp_path / "mem", datetime(2026, 3, 1, tzinfo=timezone.utc), install_hooks=False)
+    bound = repo.recall
+    assert bound.__doc__ == recall.recall.__doc__ and bound.__name__ == "recall"
+    assert list(inspect.signature(bound).parameters) == list(inspect.signature(recall.recall).parameters)[1:]
+    assert list(inspect.signature(MemoryRepo.recall).parameters)[0] == "self"
+    assert repo.snapshots() == MemoryRepo.snapshots(repo) == []

@@ -1,4 +1,4 @@
-"""Tests for gitmem.api.reviews: the review loop on real repositories."""
+"""Tests for gitmem.api.reviews, review_decisions and review_merges: the review loop on real repositories."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import head_of, run_cli
 from gitmem.api import MemoryRepo
 from gitmem.base.clock import parse_time
-from gitmem.api.reviews import StaleReview
+from gitmem.api.review_decisions import StaleReview
 from gitmem.base.errors import ConflictError, NotFoundError, UsageError
 from gitmem.store import enginestate, formats
 from tests.loop_helpers import START, add_sessions, git, proposed

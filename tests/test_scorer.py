@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitmem.api import MemoryRepo
-from gitmem.engines.harvest import featurize, scorer
+from gitmem.engines.harvest import cues, featurize, scorer
 from gitmem.engines.harvest.candidates import Candidate
 from gitmem.engines.harvest.reader import read
 
@@ -51,6 +51,57 @@ def test_structure_reads_speaker_context_and_the_rules() -> None:
         assert zlib.crc32(name.encode()) & (featurize.BUCKETS - 1) in extra, name
     ruled = featurize.features(cand("From now on always use UTC."))
     assert zlib.crc32(b"rule=preference") & (featurize.BUCKETS - 1) in ruled
+
+
+def _has(vec: dict[int, float], name: str) -> bool:
+    return zlib.crc32(name.encode()) & (featurize.BUCKETS - 1) in vec
+
+
+@pytest.mark.parametrize(("text", "cue"), [
+    ("Merk dir: wir deployen nur vom main-Branch.", "remember"),
+    ("Guárdalo en memoria para futuras sesiones.", "remember"),
+    ("Запомни: сервер слушает порт 8080.", "remember"),
+    ("A partir de ahora responde siempre en español.", "durable"),
+    ("Ab jetzt bitte immer auf Deutsch antworten.", "durable"),
+    ("以后每次提交前都必须先跑测试。", "durable"),
+    ("Ich möchte, dass du vor jedem Push fragst.", "prefer"),
+    ("我希望你回答得简短一点。", "prefer"),
+    ("Usemos pnpm en este repositorio.", "decide"),
+    ("那就统一用 pnpm 吧。", "decide"),
+    ("Die Konfiguration liegt unter /etc/app.", "fact"),
+    ("配置文件位于 ~/.config/app 目录。", "fact"),
+    ("Regla nueva grabada en MEMORY.md.", "saved"),
+    ("已记录到记忆里。", "saved"),
+    ("Lass mich das kurz prüfen.", "chatter"),
+    ("现在让我查看一下日志。", "chatter"),
+    ("Der Build schlug fehl, weil die Lock-Datei veraltet war.", "cause"),
+    ("构建失败是因为锁文件过期了。", "cause"),
+])
+def test_cues_read_what_lasts_in_the_languages_the_rules_do_not(text: str, cue: str) -> None:
+    assert cue in cues.cues(text)
+    vec = featurize.features(cand(text))
+    assert _has(vec, f"cue={cue}") and _has(vec, f"sp=user&cue={cue}")
+
+
+def test_plain_task_requests_carry_no_lasting_cue() -> None:
+    for text in ("Füge bitte einen Button zum Formular hinzu.", "Añade un botón al formulario.", "给表单加一个按钮。"):
+        assert not {"remember", "durable", "saved"} & set(cues.cues(text)), text
+
+
+def test_structure_is_also_read_per_script_family() -> None:
+    assert _has(featurize.features(cand("以后每次都用中文回答。")), "cjk&sp=user")
+    assert _has(featurize.features(cand("Всегда отвечай по-русски.")), "cyrillic&sp=user")
+    assert _has(featurize.features(cand("Always answer in English.", "assistant")), "other&sp=assistant")
+    agreed = featurize.features(cand("配置在 /etc/app 下面。", "assistant", next_user="好的"))
+    assert _has(agreed, "cjk&next=agree")
+
+
+def test_the_spec_changes_with_a_cue_pattern() -> None:
+    code = ("import re\nfrom gitmem.engines.harvest import cues\n"
+            "cues.CUES = (*cues.CUES[:-1], ('cause', re.compile('x')))\nfrom gitmem.engines.harvest import featurize\n"
+            "print(featurize.spec_hash())")
+    changed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert changed and changed != featurize.SPEC
 
 
 def test_the_spec_changes_with_a_rule_pattern() -> None:
@@ -301,3 +352,19 @@ def test_concise_leaves_out_the_stamp_a_tool_puts_before_the_users_words() -> No
     assert scorer.concise("[Wed 2026-02-04 14:40 GMT+11] Use pnpm in this repository.") == "Use pnpm in this repository."
     assert scorer.concise("[message_id: 42] 以后用中文回答") == "以后用中文回答"
     assert scorer.concise("[x] keep this list item") == "[x] keep this list item"
+
+
+@pytest.mark.parametrize("text", [
+    "Merk dir: wir deployen nur vom main-Branch.",
+    "Guárdalo en memoria para futuras sesiones: el servidor está en Frankfurt.",
+    "Запомни: всегда отвечай по-русски.",
+    "以后每次提交前都必须先跑测试，记住。",
+])
+def test_a_request_to_remember_in_a_language_the_rules_do_not_read_is_not_dropped(text: str) -> None:
+    assert scorer.decide(scorer.score(cand(text))) != "drop"
+
+
+@pytest.mark.parametrize("text", ["Lass mich das kurz prüfen.", "Ahora voy a revisar el archivo.",
+                                  "现在让我查看一下日志。", "Сейчас проверю конфигурацию."])
+def test_the_assistants_progress_talk_in_any_language_is_dropped(text: str) -> None:
+    assert scorer.decide(scorer.score(cand(text, "assistant"))) == "drop"

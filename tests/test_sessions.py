@@ -271,7 +271,7 @@ def test_a_bad_request_raises_before_reading_anything(repo: MemoryRepo, repo_dir
     src = transcript(tmp_path / "s.jsonl", "req", [("user", REDIS)])
     with pytest.raises(UsageError, match="unknown transcript format"):
         repo.harvest([src], fmt="yaml", now=T)
-    with pytest.raises(UsageError, match="--signals"):
+    with pytest.raises(UsageError, match="--per-session"):
         repo.harvest([src], signals=-1, now=T)
     with pytest.raises(UsageError, match="no such file or folder"):
         repo.harvest([src, tmp_path / "missing.jsonl"], now=T)

@@ -14,7 +14,7 @@ import pytest
 from gitmem.api import MemoryRepo
 from gitmem.engines import analyze
 from gitmem.engines.hebbian import SessionSignal
-from gitmem.engines.initrepo import template_dir
+from gitmem.api.initrepo import template_dir
 from tests.conftest import run_cli
 
 T = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)

@@ -58,7 +58,8 @@ def test_a_format_0_repository_upgrades_in_one_commit_that_revert_undoes(
     code, out, _ = run_cli(["--repo", str(repo_dir), "--now", NOW, "upgrade"], capsys)
     assert code == 0 and f"upgraded from format 0 to {formats.FORMAT}" in out
     assert git(repo_dir, "rev-parse", "HEAD~1").strip() == before_head   # one commit
-    assert git(repo_dir, "diff", "--name-only", "HEAD~1", "HEAD").split() == [formats.STATE_FILE]
+    # the format step, and .gitattributes naming the merge driver (0.1.0 had no such lines)
+    assert git(repo_dir, "diff", "--name-only", "HEAD~1", "HEAD").split() == [formats.ATTRIBUTES, formats.STATE_FILE]
     assert f"Gitmem-Upgrade: 0 -> {formats.FORMAT}" in git(repo_dir, "log", "-1", "--format=%B")
     new_state = (repo_dir / formats.STATE_FILE).read_bytes()
     assert formats.format_of(new_state) == formats.FORMAT and new_state.startswith(b"# Engine state")
@@ -77,7 +78,7 @@ def test_a_format_0_repository_upgrades_in_one_commit_that_revert_undoes(
     assert git(repo_dir, "diff", before_head, "HEAD") == ""              # the tree is the old one again
     assert MemoryRepo.open(repo_dir).format == 0                          # and still read
     again = MemoryRepo.open(repo_dir).upgrade()
-    assert (again.before, again.after, again.paths) == (0, formats.FORMAT, (formats.STATE_FILE,))
+    assert (again.before, again.after, again.paths) == (0, formats.FORMAT, (formats.ATTRIBUTES, formats.STATE_FILE))
 
 
 def test_a_current_repository_is_left_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -92,6 +93,28 @@ def test_a_current_repository_is_left_alone(tmp_path: Path, capsys: pytest.Captu
     assert git(repo_dir, "rev-parse", "HEAD").strip() == head
     state = enginestate.read((repo_dir / formats.STATE_FILE).read_bytes())
     assert state.drift_baseline is not None and state.stamp("drift_baseline") is not None   # what 0.2 pinned
+
+
+def test_upgrade_completes_gitattributes_in_one_commit_that_revert_undoes(tmp_path: Path) -> None:
+    # a repository of today's format whose .gitattributes a person trimmed (or an older tool wrote)
+    repo_dir = clone(BUNDLES[formats.FORMAT], tmp_path / "mem")
+    path = repo_dir / formats.ATTRIBUTES
+    path.write_text("# ours\n*.png binary\n", encoding="utf-8")
+    git(repo_dir, "commit", "-qam", "trim the attributes", "--no-verify")
+    assert "gitmem-memory" not in git(repo_dir, "config", "--list")   # a plain clone: no driver yet
+    head = git(repo_dir, "rev-parse", "HEAD").strip()
+    repo = MemoryRepo.open(repo_dir)
+    assert repo.upgrade_pending().paths == (formats.ATTRIBUTES,)
+    done = repo.upgrade()
+    assert done.paths == (formats.ATTRIBUTES,) and git(repo_dir, "rev-parse", "HEAD~1").strip() == head
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("# ours\n*.png binary\n") and formats.missing_attributes(text) == []
+    assert "merge: gitmem-memory" in git(repo_dir, "check-attr", "merge", "--", "memory/user/ab/m-x.md")
+    assert "gitmem" in git(repo_dir, "config", "merge.gitmem-memory.driver")   # the clone runs the driver too
+    assert git(repo_dir, "status", "--porcelain") == ""
+    assert repo.upgrade().commit is None                                    # once is enough
+    git(repo_dir, "revert", "--no-edit", "HEAD")
+    assert git(repo_dir, "diff", head, "HEAD") == ""
 
 
 def test_a_tip_of_a_newer_format_is_not_upgraded(repo_dir: Path) -> None:

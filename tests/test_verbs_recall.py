@@ -323,7 +323,8 @@ def test_reflect_folds_similar_memories_into_a_pattern(repo_dir: Path, capsys: p
     assert (repo_dir / "patterns" / slug).is_file()
     assert lines[1] == f"reflect: 4 memories folded into 1 patterns, commit {head(repo_dir)[:12]}"
     again = run_json([*base(repo_dir), "reflect"], capsys)
-    assert again == {"commit": None, "created": [], "updated": [], "consumed": [], "pending": 0}
+    assert again == {"commit": None, "created": [], "updated": [], "consumed": [], "pending": 0, "review": None,
+                     "review_commit": None, "superseded": [], "limit": 50}
 
 
 def test_reflect_prompt_quotes_memories_as_data(filled: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -415,12 +416,12 @@ def test_harvest_rejects_a_session_with_a_secret(repo_dir: Path, capsys: pytest.
     assert head(repo_dir) == before
 
 
-def test_harvest_json_whole_and_empty_folder(repo_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_harvest_json_summary_and_empty_folder(repo_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "sessions"
     folder.mkdir()
     assert run_cli([*base(repo_dir), "harvest", str(folder)], capsys)[1] == "harvest: no transcripts found\n"
     shutil.copy(SESSIONS / "jsonl" / "generic.jsonl", folder / "generic.jsonl")
-    data = run_json([*base(repo_dir), "harvest", str(folder), "--whole", "--format", "jsonl"], capsys)
+    data = run_json([*base(repo_dir), "harvest", str(folder), "--summary", "--format", "jsonl"], capsys)
     assert [r["status"] for r in data] == ["harvested"] and data[0]["commit"] == head(repo_dir)
     assert data[0]["created"] + data[0]["reinforced"] == 1
 

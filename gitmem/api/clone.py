@@ -83,6 +83,6 @@ def mcp_token() -> str | None:
 
 def template_dir() -> Path:
     """The templates folder gitmem ships (``init`` copies it; the demo reads its sample)."""
-    from gitmem.engines.initrepo import template_dir as templates
+    from gitmem.api.initrepo import template_dir as templates
 
     return templates()

@@ -51,7 +51,7 @@ class Diagnosis:
 
 def doctor(ctx: Context, online: bool = True) -> Diagnosis:
     """Hooks, merge driver, line endings, format, remotes, unpushed reviews, merges and markers, the index."""
-    checks = [_hooks(ctx), _driver(ctx), _attributes(ctx), _format(ctx)]
+    checks = [_hooks(ctx), _driver(ctx), _attributes(ctx), _format(ctx), *_sharing(ctx)]
     if online:
         checks.extend(_remotes(ctx))
     checks.extend([_reviews(ctx), _merge(ctx), _markers(ctx), _index(ctx)])
@@ -59,16 +59,16 @@ def doctor(ctx: Context, online: bool = True) -> Diagnosis:
 
 
 def _hooks(ctx: Context) -> Finding:
-    from gitmem.engines import initrepo
+    from gitmem.api import initrepo
 
     todo = initrepo.hooks_to_write(ctx.root)
     if todo:
         return Finding("hooks", False, f"git hooks missing or stale: {', '.join(todo)}", "gitmem init")
-    return Finding("hooks", True, "gitmem's pre-commit, commit-msg and pre-merge-commit hooks are installed")
+    return Finding("hooks", True, "gitmem's pre-commit, commit-msg, post-merge and pre-merge-commit hooks are installed")
 
 
 def _driver(ctx: Context) -> Finding:
-    from gitmem.engines import initrepo
+    from gitmem.api import initrepo
 
     if initrepo.driver_missing(ctx.root):
         return Finding("merge-driver", False, "the merge driver gitmem-memory is not registered in this clone: a "
@@ -94,10 +94,29 @@ def _format(ctx: Context) -> Finding:
     from gitmem.api import upgrade
 
     pending = upgrade.upgrade_pending(ctx)
-    if pending.paths:
+    if pending.paths and pending.before < pending.after:
         return Finding("format", False, f"format {pending.before} is older than this gitmem's "
                        f"({len(pending.paths)} file(s) to migrate)", "gitmem upgrade")
+    if pending.paths:
+        return Finding("format", False, f"format {pending.before} is current but the repository lacks "
+                       f"{', '.join(pending.paths)}", "gitmem upgrade")
     return Finding("format", True, f"format {pending.before} is current")
+
+
+def _sharing(ctx: Context) -> list[Finding]:
+    """In a team repository: this clone can name its person's folder (the salt and a user.email)."""
+    from gitmem.base import people
+
+    if ctx.cfg.sharing != people.TEAM:
+        return []
+    if people.salt_of(ctx.root) is None:
+        return [Finding("sharing", False, "a team repository without its salt (.gitmem/salt): personal "
+                        "memories have no folder", "gitmem upgrade")]
+    if people.email_of(ctx.root) is None:
+        return [Finding("sharing", False, "a team repository and no git user.email in this clone: personal "
+                        "memories have no folder", "git config user.email you@example.org")]
+    return [Finding("sharing", True, "sharing: team; this clone's personal memories go to "
+                    f"{people.whoami(ctx.root, ctx.cfg.sharing)}")]
 
 
 def _remotes(ctx: Context) -> list[Finding]:

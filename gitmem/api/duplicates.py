@@ -13,6 +13,7 @@ from gitmem.store import store
 
 if TYPE_CHECKING:
     from gitmem.base.gitio.project import Project
+    from gitmem.store.index import Filters, Index
 
 
 class Prescan(NamedTuple):
@@ -28,19 +29,44 @@ def similar_memory(ctx: Context, text: str, domain: str, rev: str, keywords: Seq
 
     With ``project``, a memory of another project is never the duplicate.
     """
+    from gitmem.base import people
     from gitmem.engines import similarity
     from gitmem.store.index import Filters
     from gitmem.store.refresh import open_synced
 
     index = open_synced(ctx.git, rev)
+    scope = Filters(domain=domain, include_background=True, project=project,
+                    person=people.whoami(ctx.root, ctx.cfg.sharing))
     try:
         query = " ".join(keywords) or text
-        hits = index.search(query, k=25, filters=Filters(domain=domain, include_background=True, project=project))
+        hits = index.search(query, k=25, filters=scope)
+        cands = [(h.id, h.row.content) for h in hits if h.row.tier != "archive"]
+        cosines = _nearest(ctx, index, text, scope, cands)
     finally:
         index.close()
-    cands = [(h.id, h.row.content) for h in hits if h.row.tier != "archive"]
-    found = similarity.find_duplicate(text, cands, threshold(ctx))
+    found = similarity.find_duplicate(text, cands, threshold(ctx), cosines)
     return store.load(ctx.git, rev, found, include_archive=False) if found else None
+
+
+def _nearest(ctx: Context, index: Index, text: str, scope: Filters,
+             cands: list[tuple[str, str]]) -> dict[str, float] | None:
+    """The embedding model's cosines of the memories nearest ``text`` (added to ``cands``), when one is
+    configured; else None."""
+    from gitmem.api import embedding
+
+    rank = embedding.dense(ctx.root, index)
+    if rank is None:
+        return None
+    near = dict(rank(text, _DENSE_CANDIDATES, scope))
+    known = {key for key, _ in cands}
+    for key in near:
+        row = index.get(key) if key not in known else None
+        if row is not None and row.tier != "archive":
+            cands.append((row.id, row.content))
+    return near
+
+
+_DENSE_CANDIDATES = 10   # the model's nearest memories a new one is compared with, beside the lexical ones
 
 
 def threshold(ctx: Context) -> float:

@@ -104,23 +104,35 @@ def session_files(ctx: Context, paths: Sequence[str | Path] | None = None) -> Se
     return SessionFiles(tuple(files), tuple(outside))
 
 
-def harvest(ctx: Context, paths: Sequence[str | Path], fmt: str = "auto", signals: int = 20, whole: bool = False,
+def harvest(ctx: Context, paths: Sequence[str | Path], fmt: str = "auto", signals: int | None = 20, whole: bool = False,
             now: datetime | None = None, progress: Progress | None = None,
-            rescan: bool = False, confine: bool = False) -> builtins.list[Harvested]:
+            rescan: bool = False, confine: bool = False, last: int | None = None) -> builtins.list[Harvested]:
     """Harvest agent transcripts into episodes and memories (one commit per session).
 
+    ``signals`` caps the signals kept from one session (None: no cap, the seed's ``--whole``); ``whole``
+    keeps each session's summary as one memory instead. With ``last`` only the last that many signals of all the sessions are kept (the seed's
+    ``--signals N``): the sessions are read newest first, and those older than the last N signals are
+    ``skipped`` and marked read, so no later harvest takes them unless ``rescan``.
     A session holding a secret is rejected whole (an alert event is logged);
     a file unchanged since it was harvested is skipped unless ``rescan``. With ``confine`` (the
     unattended harvest) a session or sub-agent file whose real path lies outside the session
     folders is left out, a sub-agent folder linked out of them included.
     """
+    from gitmem.base.errors import UsageError
     from gitmem.engines.harvest import planning
+    from gitmem.engines.harvest.signals import MAX_SIGNALS
 
+    signals = MAX_SIGNALS if signals is None else signals   # an episode holds at most MAX_SIGNALS
+    if last is not None and last < 0:
+        raise UsageError("--signals must be 0 or more")
     now = now or clock.now()
     files = planning.list_sessions(paths, fmt, signals)  # a session's sub-agent files come with it
     if confine:
         files = [dataclasses.replace(u, parts=tuple(p for p in u.parts if inside_session_folders(ctx, p)))
                  for u in files if inside_session_folders(ctx, u.path)]
+    if last is not None:
+        files = sorted(files, key=_written_at, reverse=True)
+    left = last
     cursors = planning.Cursors(ctx.writer.state)
     command, warned = _encoder_command(ctx)
     results: builtins.list[Harvested] = []
@@ -129,9 +141,16 @@ def harvest(ctx: Context, paths: Sequence[str | Path], fmt: str = "auto", signal
         stamp = cursors.stamp(path, unit.parts)
         if not rescan and cursors.unchanged(stamp):
             results.append(planning.Harvested(str(path), "", "unchanged"))
+        elif left == 0:
+            results.append(planning.Harvested(str(path), "", "skipped", reason=(
+                f"older than the last {last} signals: not read, and marked read "
+                "(gitmem harvest --whole --rescan PATH takes it)")))
+            cursors.record(stamp)
         else:
             try:
-                r = _harvest_file(ctx, unit, fmt, signals, whole, now, command)
+                r = _harvest_file(ctx, unit, fmt, signals, whole, now, command, left)
+                if left is not None:
+                    left -= min(left, r.created + r.reinforced)
             except GitmemError as exc:
                 r = planning.Harvested(str(path), "", "failed", reason=exc.message)
             except (RecursionError, ValueError, TypeError, OverflowError, UnicodeError, OSError) as exc:
@@ -147,6 +166,14 @@ def harvest(ctx: Context, paths: Sequence[str | Path], fmt: str = "auto", signal
     return results
 
 
+def _written_at(unit: Unit) -> tuple[int, str]:
+    """When a session was last written to (its newest file's mtime; 0 when it cannot be read), then its path."""
+    try:
+        return max(p.stat().st_mtime_ns for p in unit.files), str(unit.path)
+    except OSError:
+        return 0, str(unit.path)
+
+
 def _encoder_command(ctx: Context) -> tuple[Choice | None, tuple[str, ...]]:
     """The encoder of this clone or user (git config), and warnings (gitmem.yaml naming one, two set at once)."""
     from gitmem.engines.harvest import encoder
@@ -155,7 +182,7 @@ def _encoder_command(ctx: Context) -> tuple[Choice | None, tuple[str, ...]]:
 
 
 def _harvest_file(ctx: Context, unit: Unit, fmt: str, signals: int, whole: bool, now: datetime,
-                  command: Choice | None = None) -> Harvested:
+                  command: Choice | None = None, keep_last: int | None = None) -> Harvested:
     """One session (a transcript and its sub-agent files): screened, then its episode and memories in one
     commit at most."""
     from gitmem.api.findings import clear_refusal, folders_of, judge, record_refusal, refusal_reason
@@ -192,7 +219,7 @@ def _harvest_file(ctx: Context, unit: Unit, fmt: str, signals: int, whole: bool,
     def plan(parent: str | None) -> Plan[None] | None:
         batch = memorize.Batch(duplicates.duplicate_lookup(ctx, parent, project), now, ctx.cfg.memory)
         stored = planning.find_episode(ctx.git, parent, session.episode.slug, session.legacy_slug)
-        drafts[:] = [planning.draft(session, stored, batch, signals, whole, now, project)]
+        drafts[:] = [planning.draft(session, stored, batch, signals, whole, now, project, keep_last)]
         if drafts[0].status == "unchanged":
             return None
         return Plan({**drafts[0].changes, **duplicates.batch_changes(ctx, batch, parent, project)}, drafts[0].subject, "harvest.session",

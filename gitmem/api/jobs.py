@@ -211,6 +211,9 @@ def _job_reflect(ctx: Context, now: datetime, paths: Sequence[str | Path] | None
         return "no new writes since the last reflect", {}
     done = lifecycle.reflect(ctx, now, auto=True)
     _set_job_state(ctx, "reflect", ctx.head)
+    if done.review:
+        return (f"{len(done.consumed)} memories to fold at once, more than {done.limit}: held for review on "
+                f"{done.review}", {"commit": done.commit, "review": done.review})
     return f"{len(done.created)} new patterns, {len(done.updated)} verified again", {"commit": done.commit}
 
 

@@ -6,7 +6,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
-from gitmem.base import clock
+from gitmem.base import clock, people
 from gitmem.base.errors import NotFoundError, ValidationError
 from gitmem.base.kinds import GLOBAL_DOMAINS, check_choice
 from gitmem.base.model import (DOMAINS, TYPES, Forgotten, Imported, Memory, Remembered, check_id, iso, memory_path,
@@ -129,8 +129,9 @@ def remember(ctx: Context, text: str, *, type: str | None = None, domain: str | 
     if outcome is None:   # the planner above always plans a write
         raise RuntimeError("remember planned no write")
     action, mem = outcome
-    if written.stripped and written.commit:
-        mem = store.load(ctx.git, written.commit, mem.id)   # what was stored: PII replaced
+    moved = written.plan is not None and mem.path not in written.plan.changes   # into a person's folder
+    if (written.stripped or moved) and written.commit:
+        mem = store.load(ctx.git, written.commit, mem.id)   # what was stored: PII replaced, where it went
     return Remembered(mem.id, action, written.commit, mem, reason,
                       tuple(dict.fromkeys((*clean.kinds, *(k for _, kinds in written.stripped for k in kinds)))))
 
@@ -144,7 +145,7 @@ def forget(ctx: Context, memory_id: str, now: datetime | None = None) -> Forgott
         mem = store.load(ctx.git, parent, memory_id)
         if mem.archived:
             return None
-        new_path = memory_path(mem.domain, mem.id, archived=True)
+        new_path = people.archived(mem.path, memory_path(mem.domain, mem.id, archived=True))
         data = store.rewrite(ctx.git, parent, mem, mem.with_(tier="archive"))
         return Plan({mem.path: None, new_path: data}, f"gitmem: forget {mem.id} (archived)", "memory.forget",
                     trailers=(("Gitmem-Memory", mem.id),), result=new_path)

@@ -7,7 +7,7 @@ accept`` writes the rule into the target as the branch of the checked-out
 branch stands then, logs the promotion in ``bank/promotions.md`` and counts an
 approval; ``review reject`` counts a veto. A promotion that adds a capability,
 rewrites a rule or adds an external dependency is rejected by default when no
-person accepts it within ``experience.veto_timeout_minutes`` (kept under
+person accepts it within ``sediment.veto_timeout_minutes`` (kept under
 ``refs/gitmem/rejected/``, reason "expired"; not a veto); ``reopen`` undoes that.
 """
 
@@ -131,7 +131,7 @@ def _propose(ctx: Context, r: Reflection, p: priority.Priority, t: threshold.Thr
         experience.emit(ctx, experience.event("guard_triggered", now, operator, session, started, reflection=r.id,
                                      reason="disk low: no new file"))
         return Proposed(r.id, p.value, p.formula, t.value, None, target.path, flags,
-                        f"under experience.min_free_mb: {target.path} is not created (recorded only)")
+                        f"under sediment.min_free_mb: {target.path} is not created (recorded only)")
     expires = iso(now + timedelta(minutes=ctx.cfg.sediment.veto_timeout_minutes)) if flags else ""
     trailers = (("Gitmem-Review", branch), ("Gitmem-Sediment-Id", r.id), ("Gitmem-Sediment-Target", target.path),
                 ("Gitmem-Sediment-Priority", p.formula), ("Gitmem-Sediment-Trigger", trigger),
@@ -235,6 +235,48 @@ def accept_changes(ctx: Context, branch: str, parent: str, tip: str, who: str,
     prom = log.add(prom, log.Promotion(r, m.formula, m.trigger, target.path, branch, who))
     return {target.path: data, enginestate.STATE_FILE: state,
             routes.PROMOTIONS: log.with_metadata(prom, after).encode("utf-8")}
+
+
+def record_landed(ctx: Context, branch: str, tip: str, merger: str, merged_at: datetime, commit: str,
+                  now: datetime) -> str | None:
+    """Sediment review ``branch`` accepted on a remote by ``merger`` (merged, squashed or rebased there in
+    ``commit``), recorded as a local accept records it, onto the head as the merge left it: the rule in its
+    target unless the merged tree carries it already, the promotion logged, the approval counted. The approval
+    is dated by the merge and keyed by the review, so that clones recording the same merge count it once;
+    the commit made (None: recorded already, or a branch that names no reflection)."""
+    m = meta(ctx, tip)
+    if not m.id:   # a hand-made branch: nothing is computed from it
+        return None
+
+    def plan(parent: str | None) -> Plan[None] | None:
+        if parent is None:
+            return None
+        _, current = experience.state_at(ctx, parent)
+        if any(d.action == "approve" and d.argument == branch for d in threshold.ordered(current.decisions)):
+            return None   # another clone recorded it (or a person accepted it there)
+        try:
+            r = experience.find(ctx, m.id, parent)
+        except NotFoundError:
+            return None   # its reflection was cleared since
+        changes: dict[str, bytes | None] = {}
+        target = routes.route(r, _exists(ctx, parent), promotion=True)
+        old = ctx.git.read(target.path, parent) if target is not None else None
+        line = routes.own_line(old.decode("utf-8", "replace"), r) if old is not None else None
+        if target is None or line is None or not line.startswith("- Rule: "):
+            target, data, _ = change_of(ctx, r, parent)   # the merge did not carry the rule: written as accept does
+            changes[target.path] = data
+        state, _, after = experience.with_decision(ctx, parent, threshold.Decision(merged_at, "approve", branch))
+        prom = (ctx.git.read(routes.PROMOTIONS, parent) or b"# Promotions\n").decode("utf-8")
+        prom = log.add(prom, log.Promotion(r, m.formula, m.trigger, target.path, branch, merger))
+        changes.update({enginestate.STATE_FILE: state, routes.PROMOTIONS: log.with_metadata(prom, after).encode()})
+        return Plan(changes, f"gitmem: record review {branch}, accepted on the remote", "review.accept",
+                    approved_by=merger, trailers=(("Gitmem-Review", branch), ("Gitmem-Merged-In", commit)))
+
+    before = threshold_base(ctx, branch, now)
+    written = ctx.writer.write(plan, now)
+    if written.commit is not None:
+        decided(ctx, branch, "accepted", now, before)
+    return written.commit
 
 
 def reject_changes(ctx: Context, branch: str, parent: str | None, now: datetime,

@@ -45,6 +45,9 @@ def purge(ctx: Context, value: str | None = None, finding: str | None = None, co
         branch = git.head_branch()
         _scrub_state(ctx.root, goal.value, goal.placeholder)
         rebuild_file(git, git.tip(branch) if branch else None).close()
+        from gitmem.api import purge_remote
+
+        purge_remote.record(ctx.root, goal.value, goal.kind, goal.id, done, iso(now or clock.now()))
         state.log_event(ctx.root, "purge", iso(now or clock.now()), kind=goal.kind, id=goal.id,
                         placeholder=goal.placeholder, commits=[list(pair) for pair in done.commits],
                         refs=[[r.name, r.old, r.new] for r in done.refs],

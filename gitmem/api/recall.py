@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from gitmem.api.context import Context
     from gitmem.base.gitio.project import Project
-    from gitmem.engines.recall import Recalled
+    from gitmem.engines.recall import Dense, Recalled
     from gitmem.engines.render import CoreItem, Rendered
     from gitmem.writer.plan import Written
     from gitmem.store.index import Filters, Index
@@ -80,7 +80,7 @@ def recall_at(root: Path, query: str, k: int = 10, found_by: Filters | None = No
     k, now = check_k(k), now or clock.now()
     index = open_index(root, at)
     try:
-        found = engine.search(index, query, k, _kept(root, index, found_by, here), now, expand)
+        found = engine.search(index, query, k, _kept(root, index, found_by, here), now, expand, dense(root, index))
     finally:
         index.close()
     if log and at is None:
@@ -99,9 +99,9 @@ def recall_many(root: Path, queries: Sequence[str], k: int, found_by: Filters | 
     k, now = check_k(k), now or clock.now()
     index = open_index(root, at)
     try:
-        kept = _kept(root, index, found_by, here)
+        kept, near = _kept(root, index, found_by, here), dense(root, index)
         for q in queries:
-            found = engine.search(index, q, k, kept, now, expand)
+            found = engine.search(index, q, k, kept, now, expand, near)
             if at is None:
                 log_access(root, (r.id for r in found if r.type != "episode"), now)
             yield q, found
@@ -109,15 +109,24 @@ def recall_many(root: Path, queries: Sequence[str], k: int, found_by: Filters | 
         index.close()
 
 
+def dense(root: Path, index: Index) -> Dense | None:
+    """The embedding model's ranking over ``index`` when ``gitmem.embed-model`` names one, else None."""
+    from gitmem.api import embedding
+
+    return embedding.dense(root, index)
+
+
 def _kept(root: Path, index: Index, found_by: Filters | None, here: Path | None) -> Filters:
     """``found_by`` with the config's never_forget unless the caller set one, scoped to the project of ``here``
     when it names none."""
-    from gitmem.store.current import never_forget, project_here
+    from gitmem.store.current import never_forget, project_here, viewer
     from gitmem.store.index import Filters
 
     found_by = found_by if found_by is not None else Filters()
     if found_by.never_forget is None:
         found_by = found_by._replace(never_forget=never_forget(root, index))
+    if found_by.person is None:
+        found_by = found_by._replace(person=viewer(root, index))
     if here is not None and found_by.project is None:
         found_by = found_by._replace(project=project_here(index, here))
     return found_by
@@ -156,12 +165,16 @@ def recall(ctx: Context, query: str, k: int = 10, *, type: str | None = None, do
     return recall_at(ctx.root, query, k, found_by, at, expand, now, Path(here) if here is not None else None)
 
 
-def core_items(ctx: Context, project: str | None = None, here: str | Path | None = None) -> builtins.list[CoreItem]:
+def core_items(ctx: Context, project: str | None = None, here: str | Path | None = None,
+               personal: bool = True) -> builtins.list[CoreItem]:
     """Core-band memories and those at or above ``never_forget``, best first (importance, then most recently used).
 
     ``project`` and ``here`` scope them as in ``recall``: global memories always come. A project's
     memories load only there: from a folder of another project, or of none, ``here`` loads no project's.
+    In a team repository a person gets the shared ones and their own folder's (``personal`` False:
+    the shared ones only, as the committed HIPPOCAMPUS_CORE.md holds them).
     """
+    from gitmem.base import people
     from gitmem.engines.render import CoreItem
     from gitmem.store.current import open_index, project_here
 
@@ -174,6 +187,9 @@ def core_items(ctx: Context, project: str | None = None, here: str | Path | None
         rows = [r for r in index.rows() if r.tier != "archive" and r.type != "episode"
                 and (r.band == "core" or r.importance >= keep)
                 and (r.project is None or not scoped or bool(project) and project in (r.project, r.project_name))]
+        viewer = people.whoami(ctx.root, ctx.cfg.sharing)
+        if viewer is not None:
+            rows = [r for r in rows if people.visible(r.path, viewer if personal else people.NOBODY)]
     finally:
         index.close()
     rows.sort(key=lambda r: (-r.importance, _neg(r.last_accessed), r.id))
@@ -181,7 +197,7 @@ def core_items(ctx: Context, project: str | None = None, here: str | Path | None
 
 
 def load_core(ctx: Context, max_chars: int | None = None, project: str | None = None,
-              here: str | Path | None = None) -> Rendered:
+              here: str | Path | None = None, personal: bool = True) -> Rendered:
     """Core memories for a session start, whole items within ``max_chars`` (default budgets.core_chars).
 
     ``project`` and ``here`` scope them as in ``recall``.
@@ -192,7 +208,7 @@ def load_core(ctx: Context, max_chars: int | None = None, project: str | None = 
     limit = max_chars if max_chars is not None else ctx.cfg.budgets.core_chars
     if limit < 200:
         raise ArgumentError("--max-chars must be at least 200")
-    return render.load_core(core_items(ctx, project, here), limit)
+    return render.load_core(core_items(ctx, project, here, personal), limit)
 
 
 def sync_core(ctx: Context, now: datetime | None = None) -> Written[None]:
@@ -204,7 +220,7 @@ def sync_core(ctx: Context, now: datetime | None = None) -> Written[None]:
     from gitmem.store import store
 
     now = now or clock.now()
-    core = load_core(ctx)
+    core = load_core(ctx, personal=False)   # committed for everyone: no one's personal memories
 
     def plan(parent: str | None) -> Plan[None] | None:
         pats = store.all_patterns(ctx.git, parent) if parent else []

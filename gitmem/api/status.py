@@ -103,14 +103,10 @@ def _checks(root: str | PathLike[str]) -> dict[str, dict[str, object]]:
 
 
 def last_job_error(root: str | PathLike[str]) -> dict[str, object] | None:
-    """The last recorded failure of a background job in this clone, or None."""
-    from gitmem.base import state
+    """The last recorded failure of a background job in this clone, or None (``statuscache.last_job_error``)."""
+    from gitmem.api.statuscache import last_job_error as last
 
-    last = None
-    for event in state.read(state.events_path(root)):
-        if event.get("event") == JOB_ERROR:
-            last = event
-    return last
+    return last(root)
 
 
 @dataclass(frozen=True)
@@ -188,13 +184,15 @@ def status(ctx: Context, now: datetime | None = None) -> Status:
     from gitmem.engines import review
     from gitmem.writer import pending
     from gitmem.store import snapshots
+    from gitmem.api import statuscache
 
     now = now or clock.now()
+    before = statuscache.inputs(ctx.root, now)   # what this status is computed from, read first
     head = ctx.head
     pats = store.all_patterns(ctx.git, head)
     candidates = review.atrophy_candidates(pats, now, ctx.cfg.hebbian, patterns.proposed(ctx, review.ATROPHY))
     state = enginestate.read(ctx.git.read(formats.STATE_FILE, head) if head else None)
-    return Status(
+    done = Status(
         tuple({"slug": p.slug, "weight": p.weight, "stage": p.stage} for p in pats),
         tuple(c.pattern.slug for c in candidates),
         tuple(r.to_json() for r in reviews.reviews(ctx)),
@@ -206,6 +204,9 @@ def status(ctx: Context, now: datetime | None = None) -> Status:
         tuple(refused(ctx.root)),
         tuple(pending.queued(ctx.git, head)),
         counts(ctx, head))
+    if before is not None and before.get("head") == head and statuscache.inputs(ctx.root, now) == before:
+        statuscache.keep(ctx.root, now, done.to_json())   # nothing moved while it was computed
+    return done
 
 
 def history(ctx: Context, limit: int | None = None) -> builtins.list[dict[str, object]]:

@@ -113,7 +113,7 @@ def merging(root: Path) -> bool:
 def sync(ctx: Context, remote: str | None = None, now: datetime | None = None) -> Synced:
     """Fetch, merge, regenerate, push (see the module docstring)."""
     from gitmem.base.gitio import uncommitted
-    from gitmem.engines import initrepo
+    from gitmem.api import initrepo
 
     root = ctx.root
     remote = remote or default_remote(root)
@@ -129,12 +129,17 @@ def sync(ctx: Context, remote: str | None = None, now: datetime | None = None) -
                             hint="commit or stash them (git stash), then sync")
     if initrepo.driver_missing(root):
         initrepo.install_merge_driver(root)
+    from gitmem.api import purge_remote
+
+    purge_remote.refuse_if_held(root, remote)   # before any fetch: the purged value must not come back
     now = now or clock.now()
     settled: list[str] = []
     warnings: list[str] = []
+    accepted: tuple[str, ...] = ()
     for _ in range(ATTEMPTS):
         incoming = _fetch(root, remote, branch)
         how = _merge(ctx, remote, branch, incoming, settled, now)
+        accepted += after_reviews_merged(ctx, now, remote)   # recorded before the push: it travels with it
         try:
             _push(root, remote, [f"refs/heads/{branch}:refs/heads/{branch}"])
         except GitError as exc:
@@ -142,7 +147,6 @@ def sync(ctx: Context, remote: str | None = None, now: datetime | None = None) -
                 continue   # the remote moved since the fetch: fetch and merge again
             raise
         _git(root, "update-ref", f"refs/remotes/{remote}/{branch}", f"refs/heads/{branch}")
-        accepted = after_reviews_merged(ctx, now)
         reviews = _push_reviews(ctx, remote, warnings)
         snaps = team_snapshots(ctx, remote, now, warnings)
         return Synced(remote, branch, incoming, how, ctx.git.tip(branch), True, reviews, snaps,
@@ -155,30 +159,33 @@ def install_merge_driver(ctx: Context) -> str:
     """``gitmem install merge-driver``: the driver registered in the clone's git config, and the lines
     ``.gitattributes`` lacks (a repository made before them) added in a commit of the person's; the
     driver's command."""
-    from gitmem.engines import initrepo
+    from gitmem.api import initrepo
     from gitmem.store import formats
 
     if not initrepo.install_merge_driver(ctx.root):
         raise GitError("git config could not be written", hint="check that .git/config is writable")
     path = ctx.root / formats.ATTRIBUTES
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    missing = formats.missing_attributes(text)
-    if missing:
-        head = text if not text or text.endswith("\n") else text + "\n"
-        path.write_text(head + "# gitmem's merge driver and LF line ends (gitmem install merge-driver)\n"
-                        + "\n".join(missing) + "\n", encoding="utf-8")
+    completed = formats.completed_attributes(path.read_bytes() if path.exists() else None,
+                                             "gitmem install merge-driver")
+    if completed is not None:
+        path.write_bytes(completed)
         _git(ctx.root, "add", "--", formats.ATTRIBUTES)
         _git(ctx.root, "commit", "--quiet", "-m", "gitmem: .gitattributes names the merge driver and LF line ends",
              "--", formats.ATTRIBUTES)
     return initrepo.driver_command()
 
 
-def after_reviews_merged(ctx: Context, now: datetime) -> tuple[str, ...]:
-    """Reviews merged on the remote (a pull request accepted there), recognised by the review use case
-    and recorded as accepted; they are no longer open, so they are not pushed again."""
-    from gitmem.api import reviews
+def after_reviews_merged(ctx: Context, now: datetime, remote: str | None = None) -> tuple[str, ...]:
+    """Reviews merged on the remote (a pull request accepted there: merge, squash or rebase), recognised by
+    the review use case and recorded as accepted; they are no longer open, so they are not pushed again.
+    ``remote``: asked which review branches it still has (one deleted there is a sign of its squash)."""
+    from gitmem.api import review_merges
 
-    return tuple(r.name for r in reviews.merged_reviews(ctx, now))
+    present = None
+    if remote is not None and any(ctx.git.branches(p) for p in REVIEW_PREFIXES):   # asked only when one is open
+        listed = _git(ctx.root, "ls-remote", "--heads", remote, *(f"refs/heads/{p}*" for p in REVIEW_PREFIXES))
+        present = {remote: {line.split("refs/heads/", 1)[1] for line in listed.splitlines() if "refs/heads/" in line}}
+    return tuple(r.name for r in review_merges.recognise(ctx, now, present) if r.outcome == "accepted")
 
 
 def _git(root: Path, *args: str) -> str:
@@ -271,7 +278,7 @@ def regenerate(ctx: Context, now: datetime | None = None) -> str | None:
 
     head = ctx.head
     # the core file comes from the index (brought to the tip first): only where the repository has one
-    core = recall.load_core(ctx) if head and ctx.git.read("HIPPOCAMPUS_CORE.md", head) is not None else None
+    core = recall.load_core(ctx, personal=False) if head and ctx.git.read("HIPPOCAMPUS_CORE.md", head) is not None else None
 
     def plan(parent: str | None) -> Plan[None] | None:
         if parent is None:

@@ -35,8 +35,7 @@ def upgrade_pending(ctx: Context) -> Upgraded:
 
     head = ctx.head
     version = formats.check(ctx.git.read(formats.STATE_FILE, head) if head else None)
-    changes = formats.upgrade_changes(lambda path: ctx.git.read(path, head) if head else None, version) \
-        if head else {}
+    changes = _changes(ctx, head, version) if head else {}
     return Upgraded(version, formats.FORMAT if changes else version, None, tuple(sorted(changes)))
 
 
@@ -47,19 +46,25 @@ def upgrade(ctx: Context, now: datetime | None = None) -> Upgraded:
     from gitmem.store import formats
 
     seen: dict[str, object] = {}
+    if ctx.head is not None:
+        from gitmem.api import initrepo
+
+        initrepo.install_merge_driver(ctx.root)   # this clone's git config names the driver the attributes name
 
     def plan(parent: str | None) -> Plan[None] | None:
         if parent is None:
             raise UsageError("the repository has no commit yet", hint="gitmem init DIR makes one of the current format")
         version = formats.check(ctx.git.read(formats.STATE_FILE, parent))
-        changes = formats.upgrade_changes(lambda path: ctx.git.read(path, parent), version)
+        changes = _changes(ctx, parent, version)
         seen.update(before=version, paths=tuple(sorted(changes)))
         if not changes:
             return None
-        return Plan(changes, f"gitmem: upgrade the repository from format {version} to {formats.FORMAT}",
+        subject = (f"gitmem: upgrade the repository from format {version} to {formats.FORMAT}" if version < formats.FORMAT
+                   else "gitmem: upgrade: .gitattributes names the merge driver and LF line ends")
+        return Plan(changes, subject,
                     "upgrade", body="\n".join(f"- {formats.FORMATS[n]} -> {formats.FORMATS[n + 1]}"
                                               for n in range(version, formats.FORMAT)),
-                    trailers=(("Gitmem-Upgrade", f"{version} -> {formats.FORMAT}"),))
+                    trailers=(("Gitmem-Upgrade", f"{version} -> {formats.FORMAT}"),), outside=(formats.ATTRIBUTES,))
 
     written = ctx.writer.write(plan, now or clock.now())
     before = seen.get("before", formats.FORMAT)
@@ -68,3 +73,19 @@ def upgrade(ctx: Context, now: datetime | None = None) -> Upgraded:
     assert isinstance(paths, tuple)
     return Upgraded(before, formats.FORMAT if written.commit else before, written.commit,
                     paths if written.commit else ())
+
+
+def _changes(ctx: Context, rev: str, version: int) -> dict[str, bytes | None]:
+    """The files an upgrade of the tree at ``rev`` (format ``version``) changes: the format steps', and
+    ``.gitattributes`` completed with the lines gitmem's merge driver and line ends need."""
+    from gitmem.store import formats
+
+    changes = formats.upgrade_changes(lambda path: ctx.git.read(path, rev), version)
+    attributes = formats.completed_attributes(ctx.git.read(formats.ATTRIBUTES, rev), "gitmem upgrade")
+    if attributes is not None:
+        changes[formats.ATTRIBUTES] = attributes
+    from gitmem.base import people
+
+    if ctx.cfg.sharing == people.TEAM and not (ctx.git.read(people.SALT_FILE, rev) or b"").strip():
+        changes[people.SALT_FILE] = people.new_salt()   # a team repository names its person folders by it
+    return changes

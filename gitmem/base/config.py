@@ -43,6 +43,10 @@ def _lf(default: tuple[str, ...], doc: str = "") -> Any:
     return field(default=default, metadata={"lo": None, "hi": None, "doc": doc})
 
 
+def _cf(default: str, choices: tuple[str, ...], doc: str = "") -> Any:
+    return field(default=default, metadata={"lo": None, "hi": None, "doc": doc, "choices": choices})
+
+
 @dataclass(frozen=True)
 class Hebbian:
     initial_weight: float = _f(0.30, 0.0, 0.99, "weight of a new pattern")
@@ -178,6 +182,8 @@ class Config:
     budgets: Budgets = field(default_factory=Budgets)
     paths: Paths = field(default_factory=Paths)
     pii: Pii = field(default_factory=Pii)
+    sharing: str = _cf("personal", ("personal", "team"),
+                       "team: each person's user, self and relationship memories live in a folder of their own")
 
 
 @dataclass(frozen=True)
@@ -238,6 +244,12 @@ def _build(cls: type, data: Any, prefix: str, problems: list[Problem], warnings:
 
 def _coerce(dotted: str, default: Any, meta: Any, raw: Any, problems: list[Problem], is_int: bool) -> Any:
     lo, hi = meta.get("lo"), meta.get("hi")
+    choices = meta.get("choices")
+    if choices:
+        if raw not in choices:
+            problems.append(Problem(dotted, raw, " or ".join(choices)))
+            return None
+        return str(raw)
     if isinstance(default, tuple):
         if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
             problems.append(Problem(dotted, raw, "a list of strings"))
@@ -396,9 +408,13 @@ def render_template() -> str:
             if depth == 0:
                 lines.append("")
             lines.append("  " * depth + parts[depth] + ":")
+        if len(parts) == 1 and last:
+            lines.append("")
         last = parts[:-1]
         indent = "  " * (len(parts) - 1)
-        value = "[" + ", ".join(default) + "]" if isinstance(default, tuple) else repr(default)
-        rng = f" [{meta['lo']}..{meta['hi']}]" if meta.get("lo") is not None else ""
+        value = "[" + ", ".join(default) + "]" if isinstance(default, tuple) else \
+            default if isinstance(default, str) else repr(default)
+        rng = f" [{meta['lo']}..{meta['hi']}]" if meta.get("lo") is not None else \
+            f" ({' | '.join(meta['choices'])})" if meta.get("choices") else ""
         lines.append(f"{indent}{parts[-1]}: {value}  # {meta.get('doc', '')}{rng}")
     return "\n".join(lines) + "\n"

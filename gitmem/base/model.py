@@ -233,10 +233,15 @@ class Reflected:
     updated: tuple[str, ...]
     consumed: tuple[str, ...]
     pending: int
+    review: str | None = None          # too many folded at once: the fold review holding them, not the branch
+    review_commit: str | None = None
+    superseded: tuple[str, ...] = ()
+    limit: int = 0                     # memories folded at once above which the fold goes to review
 
     def to_json(self) -> dict[str, Any]:
         return {"commit": self.commit, "created": list(self.created), "updated": list(self.updated),
-                "consumed": list(self.consumed), "pending": self.pending}
+                "consumed": list(self.consumed), "pending": self.pending, "review": self.review,
+                "review_commit": self.review_commit, "superseded": list(self.superseded), "limit": self.limit}
 
 
 def _str_tuple(value: Any) -> tuple[str, ...]:

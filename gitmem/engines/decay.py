@@ -13,6 +13,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from gitmem.store import store
+from gitmem.base import people
 from gitmem.base.clock import parse_time
 from gitmem.base.config import Config
 from gitmem.base.config import Memory as MemoryConfig
@@ -68,13 +69,14 @@ def band(value: float, cfg: MemoryConfig) -> Band:
 
 MIN_CHANGE_LIMIT = 50   # archives at once that never need a review, whatever the share
 ARCHIVE_REVIEW = "gitmem/review/archive-"
+FOLD_REVIEW = ARCHIVE_REVIEW + "fold-"   # reflect's: memories folded into patterns, one open beside decay's
 
 
-def archive_branch(now: datetime) -> str:
-    """The branch of an archive review opened at ``now``."""
+def archive_branch(now: datetime, prefix: str = ARCHIVE_REVIEW) -> str:
+    """The branch of an archive review (or, with ``FOLD_REVIEW``, a fold review) opened at ``now``."""
     from datetime import timezone
 
-    return ARCHIVE_REVIEW + now.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return prefix + now.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
 
 
 @dataclass(frozen=True)
@@ -244,7 +246,7 @@ def plan_decay(git: Git, rev: str, cfg: Config, now: datetime, accesses: dict[st
             moved = _rewritten(git, rev, old, new, *raw[old.id])
             if moved is None:
                 continue
-            to = memory_path(old.domain, old.id, archived=True)
+            to = people.archived(old.path, memory_path(old.domain, old.id, archived=True))
             changes[old.path] = None
             changes[to] = moved
             moves.append(Move(old.id, archive[old.id], (old.path, to)))

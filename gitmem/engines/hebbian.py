@@ -15,7 +15,7 @@ the subset that activated it in ``hebbian.activated``) and the state it had
 before them (``hebbian.origin``). The weight, streaks, stage and history are
 replayed from the origin over the counted set in (time, id) order, so a
 session counts once whichever machine counted it and in whatever order the
-sessions arrived: two clones' sets merge by their union (``merge_states``)
+sessions arrived: two clones' sets merge by their union (``hebbmerge``)
 and the replay equals applying every session once. A pattern written before
 the set existed (only a ``cursor``: the last session counted) reads with its
 current state as the origin and the cursor as the floor below which no
@@ -213,26 +213,14 @@ def advance(state: HebbState, triggers: Sequence[str], slug: str, sessions: Iter
         return state, []
     activated = state.activated | {k for k, on in fresh.items() if on}
     after, steps = replay(origin, state.created, state.counted | fresh.keys(), activated, cfg,
-                          _before(state, origin), state.stage)
+                          history_before(state, origin), state.stage)
     return after, [s for s in steps if f"{s.at}|{s.session}" in fresh]
 
 
-def _before(state: HebbState, origin: Origin) -> tuple[tuple[str, float], ...]:
+def history_before(state: HebbState, origin: Origin) -> tuple[tuple[str, float], ...]:
     """The history entries from before the origin (those of the sessions folded into it)."""
     floor = origin.cursor.partition("|")[0]
     return tuple(h for h in state.history if floor and h[0] <= floor)
-
-
-def merge_states(ours: HebbState, theirs: HebbState, cfg: Hebbian) -> HebbState:
-    """Two clones' states of one pattern merged: the counted sessions united and replayed from the
-    origin (the later one when the two sides folded differently), the stage the furthest of both sides."""
-    a, b = ours.start(), theirs.start()
-    origin, first = (a, ours) if (a.cursor, repr(a)) >= (b.cursor, repr(b)) else (b, theirs)
-    stage = max((ours.stage, theirs.stage), key=stage_rank)
-    counted = ours.counted | theirs.counted
-    state, _ = replay(origin, first.created, counted, ours.activated | theirs.activated, cfg,
-                      _before(first, origin), stage)
-    return state
 
 
 # -- front matter ------------------------------------------------------------------

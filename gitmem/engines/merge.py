@@ -23,7 +23,7 @@ Front matter rules, each the same whichever side is "ours":
     stages      tier (working < short < long < archive) and a pattern's stage
                 (episodic < emergent < strong < core-candidate < core): the furthest
     hebbian     a pattern's counted sessions united, its state replayed from the
-                origin in session order (``hebbian.merge_states``): every
+                origin in session order (``hebbmerge.merge_states``): every
                 machine's sessions applied once
     the rest    a field one side left as in the base takes the other side's value;
                 changed differently on both sides: the value that sorts later
@@ -137,23 +137,24 @@ def merge_front_matter(base: Mapping[str, Any], ours: Mapping[str, Any], theirs:
         if not clean:
             conflicts.append(key)
     if isinstance(ours.get("hebbian"), Mapping) and isinstance(theirs.get("hebbian"), Mapping):
-        _merge_hebbian(merged, ours, theirs, cfg)
+        _merge_hebbian(merged, base, ours, theirs, cfg)
         conflicts = [k for k in conflicts if k not in ("hebbian", "weight", "stage")]
     return merged, conflicts
 
 
-def _merge_hebbian(merged: dict[str, Any], ours: Mapping[str, Any], theirs: Mapping[str, Any],
-                   cfg: Hebbian | None) -> None:
+def _merge_hebbian(merged: dict[str, Any], base: Mapping[str, Any], ours: Mapping[str, Any],
+                   theirs: Mapping[str, Any], cfg: Hebbian | None) -> None:
     """A pattern's weight, stage and ``hebbian`` state from both sides' counted sessions, replayed."""
     from gitmem.base.config import Hebbian
-    from gitmem.engines import hebbian
+    from gitmem.engines import hebbian, hebbmerge
 
     def state(meta: Mapping[str, Any]) -> hebbian.HebbState:
         weight = meta.get("weight")
         return hebbian.state_of(float(weight) if isinstance(weight, (int, float)) else 0.0, str(meta.get("stage") or ""),
                                 str(meta.get("created") or ""), meta)
 
-    done = hebbian.merge_states(state(ours), state(theirs), cfg or Hebbian())
+    common = state(base) if isinstance(base.get("hebbian"), Mapping) else None
+    done = hebbmerge.merge_states(state(ours), state(theirs), cfg or Hebbian(), common)
     merged["weight"] = done.weight
     merged["stage"] = max((done.stage, str(merged.get("stage") or "")), key=hebbian.stage_rank)
     merged["hebbian"] = hebbian.meta_of(done)

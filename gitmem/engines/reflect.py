@@ -394,3 +394,28 @@ def plan_run(existing: Sequence[Pattern], live: Sequence[Memory], state: bytes |
     changes["patterns.md"] = render.patterns_md(render.pattern_lines(by_slug.values(), with_core=True)).encode("utf-8")
     changes[STATE_FILE] = state_file(now, runs + 1)
     return Run(ReflectPlan(changes, result.created, result.updated, result.consumed), count)
+
+
+class FoldReview(NamedTuple):
+    """A reflect run held for review: its pattern documents (the generated files and the state are
+    written by accept, never a review) and what the review lists."""
+
+    changes: dict[str, bytes | None]
+    body: str
+
+
+def fold_review(existing: Sequence[Pattern], plan: ReflectPlan, live: int, limit: int) -> FoldReview:
+    """The fold review of ``plan``: each pattern it creates or verifies again, and the memories it takes."""
+    from gitmem.store.documents import read_pattern
+
+    before = {p.slug: set(p.sources) for p in existing}
+    docs = {p: v for p, v in plan.changes.items() if p.startswith("patterns/") and p.endswith(".md") and v is not None}
+    lines = []
+    for path, data in sorted(docs.items()):
+        pattern = read_pattern(path, data)
+        taken = [s for s in pattern.sources if s not in before.get(pattern.slug, set())]
+        how = "verified again" if pattern.slug in before else "new"
+        lines.append(f"{path} ({how}): {', '.join(taken)}")
+    head = (f"{len(plan.consumed)} of {live} live memories would be folded into patterns at once, more than "
+            f"{limit} (memory.max_change_share, at least 50): accept to fold them, reject to keep them apart.")
+    return FoldReview(dict(docs), head + "\n\n" + "\n".join(lines))

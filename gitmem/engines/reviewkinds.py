@@ -214,6 +214,20 @@ def _archive(target: str, change: Change, changes: Sequence[Change]) -> str | No
     return "an archive review moves memories into archive/ only"
 
 
+FOLD_FIELDS = frozenset({"triggers", "sources", "verified", "last_verified", "body"})   # what a fold writes
+
+
+def _fold(target: str, change: Change, changes: Sequence[Change]) -> str | None:
+    if _pattern_slug(change.path) is None:
+        return "a fold review adds or extends pattern documents only"
+    if change.status == "deleted":
+        return "a fold review never deletes a pattern"
+    extra = sorted(change.fields - FOLD_FIELDS)
+    if change.status == "modified" and extra:
+        return f"changes {', '.join(extra)}: a fold adds triggers, lessons and sources and counts a verification only"
+    return None
+
+
 def _sediment(target: str, change: Change, changes: Sequence[Change]) -> str | None:
     if not change.path.startswith(("bank/", "skills/")) or ".." in change.path.split("/"):
         return "a sedimentation promotion changes one file under bank/ or skills/ only"
@@ -230,6 +244,8 @@ ATROPHIES = register(Kind("atrophy", ATROPHY, "the deletion of its pattern", _at
 PROMOTE = register(Kind("promote", REVIEW + "promote-", "the rule it names, into Layer 1", _promote))
 HARVEST = register(Kind("harvest", REVIEW + "harvest-", "new memories only", _harvest))
 ARCHIVE = register(Kind("archive", REVIEW + "archive-", "moves of memories into archive/", _archive))
+FOLD = register(Kind("fold", REVIEW + "archive-fold-", "memories folded into patterns: pattern documents added, "
+                     "or their triggers, lessons, sources and verification extended", _fold))
 SEDIMENT = register(Kind("sediment", REVIEW + "sediment-", "its one target file under bank/ or skills/", _sediment))
 
 

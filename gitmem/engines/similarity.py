@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 from gitmem.engines.features import Features, describe, stem_word, zh_name
 from gitmem.engines.lexicon import ANTONYMS, QUANTIFIER_DEFAULTS, UNITS, ZH_OPPOSITES
 from gitmem.engines.roles import swapped_roles
 
-__all__ = ["COMPARE_CHARS", "DUPLICATE_THRESHOLD", "conflict", "contradiction", "find_duplicate", "is_duplicate", "similarity"]
+__all__ = ["COMPARE_CHARS", "DENSE_THRESHOLD", "DUPLICATE_THRESHOLD", "conflict", "contradiction", "find_duplicate", "is_duplicate", "similarity"]
 
 # Chosen by measurement, on tests/fixtures/dedupe_pairs.jsonl plus ~100 more
 # pairs kept out of the fixture: different facts with no conflict to catch
@@ -29,6 +29,11 @@ __all__ = ["COMPARE_CHARS", "DUPLICATE_THRESHOLD", "conflict", "contradiction", 
 # as different facts do, and are left unmerged: a missed reinforcement only
 # costs a duplicate, a false merge loses a fact.
 DUPLICATE_THRESHOLD = 0.62
+
+# The embedding model's cosine at or above which two texts count as similar
+# (``find_duplicate``'s ``cosines``), chosen with ``bench/dedupe.py --model`` on
+# the tuned pairs only.
+DENSE_THRESHOLD = 0.85
 
 # The longest text compared word by word. Longer ones are the same memory
 # only when equal: a cap may make the answer "different", never "duplicate"
@@ -241,12 +246,16 @@ def is_duplicate(a: str, b: str, threshold: float = DUPLICATE_THRESHOLD) -> bool
 
 
 def find_duplicate(
-    text: str, candidates: Iterable[tuple[str, str]], threshold: float = DUPLICATE_THRESHOLD
+    text: str, candidates: Iterable[tuple[str, str]], threshold: float = DUPLICATE_THRESHOLD,
+    cosines: Mapping[str, float] | None = None, dense_threshold: float = DENSE_THRESHOLD,
 ) -> str | None:
     """The id of the candidate that ``text`` duplicates best, or None.
 
     ``candidates`` are (id, text) pairs; ties go to the earliest candidate.
     A text over ``COMPARE_CHARS`` (either side) matches only an equal text.
+    With ``cosines`` (the embedding model's, by candidate id), a candidate at
+    or above ``dense_threshold`` counts as similar too (a paraphrase, a
+    translation); a conflict still keeps it apart.
     """
     best_id, best_score = None, threshold
     for cand_id, cand_text in candidates:
@@ -255,6 +264,9 @@ def find_duplicate(
                 best_id, best_score = cand_id, 1.0
             continue
         score = similarity(text, cand_text)
+        dense = cosines.get(cand_id) if cosines is not None else None
+        if dense is not None and dense >= dense_threshold:
+            score = max(score, threshold, dense)
         better = best_id is None or score > best_score
         if score >= best_score and better and conflict(text, cand_text) is None:
             best_id, best_score = cand_id, score

@@ -140,9 +140,6 @@ def read_hook_input() -> tuple[dict[str, object], str | None]:
 def _session_start(args: Any) -> int:
     from pathlib import Path
 
-    from gitmem.api import MemoryRepo
-    from gitmem.base.errors import GitmemError
-
     begun = _begin(args)
     if begun is None:
         return 0
@@ -151,6 +148,11 @@ def _session_start(args: Any) -> int:
         record_error(root, "session-start", now, problem, "Claude Code sends one JSON object on stdin")
     cwd = data.get("cwd")
     here = Path(cwd) if isinstance(cwd, str) and cwd and os.path.isdir(cwd) else Path.cwd()
+    if _from_daemon(root, args, here, now):
+        return 0
+    from gitmem.api import MemoryRepo
+    from gitmem.base.errors import GitmemError
+
     try:
         repo = MemoryRepo.open(root)
         sys.stdout.write(session_start_text(repo, here, mark=not args.check))
@@ -159,6 +161,21 @@ def _session_start(args: Any) -> int:
         record_error(root, "session-start", now, message, getattr(exc, "hint", None))
         err(f"gitmem: error: {message}")
     return 0
+
+
+def _from_daemon(root: Path, args: Any, here: Path, now: datetime) -> bool:
+    """Whether the running daemon printed the SessionStart text (it keeps the index and config warm);
+    False when no daemon answers, and the hook makes the text itself."""
+    from gitmem.faces import daemon_recall
+
+    argv = ["--repo", str(root), *(["--now", args.now] if args.now else []), "load-core", "--session-start",
+            *(["--no-mark"] if args.check else [])]
+    code = daemon_recall.ask(argv, cwd=str(here))
+    if code is None:
+        return False
+    if code != 0:   # the daemon said why on stderr; recorded as the in-process failure would be
+        record_error(root, "session-start", now, f"the daemon's load-core exited {code}")
+    return True
 
 
 def session_start_text(repo: MemoryRepo, here: Path | None, mark: bool = True) -> str:

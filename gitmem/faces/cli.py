@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 
 from gitmem.faces.console import COMMANDS, guarded, show_warnings
-from gitmem.faces.parser import HOT_VERBS, build_parser, first_word, verb_of
+from gitmem.faces.parser import FORWARDED, HOT_VERBS, build_parser, first_word, verb_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,9 +47,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     word = first_word(args_list) or ""
     hot = HOT_VERBS.get(word)
     if hot is not None:
-        from gitmem.faces import daemon_recall
+        if word in FORWARDED:
+            from gitmem.faces import daemon_recall
 
-        if word in daemon_recall.FORWARDED:
             answered = daemon_recall.ask(args_list)   # a running daemon answers without this process loading recall
             if answered is not None:
                 return answered

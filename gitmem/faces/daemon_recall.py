@@ -22,14 +22,14 @@ import json
 import os
 import sys
 
+from gitmem.faces.parser import FORWARDED  # the verbs the daemon answers
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import socketserver
     from collections.abc import Sequence
     from pathlib import Path
 
-FORWARDED = ("recall",)
-"""The verbs the daemon answers."""
 TIMEOUT = 120.0
 """Seconds the caller waits for an answer (an index rebuild at 100k memories takes ~10 s)."""
 _MAX_REQUEST = 16 * 1024 * 1024
@@ -69,9 +69,10 @@ def _repo_option(argv: Sequence[str]) -> str | None:
 
 # --- the caller ---------------------------------------------------------------------
 
-def ask(argv: Sequence[str]) -> int | None:
-    """Have the running daemon answer the gitmem command ``argv`` (a forwarded verb): print its output
-    and return its exit code; None when no daemon answers (the caller runs the command itself)."""
+def ask(argv: Sequence[str], cwd: str | None = None) -> int | None:
+    """Have the running daemon answer the gitmem command ``argv`` (a forwarded verb), run from ``cwd``
+    (default: this process's folder): print its output and return its exit code; None when no daemon
+    answers (the caller runs the command itself)."""
     if not available():
         return None
     from gitmem import __version__
@@ -83,7 +84,7 @@ def ask(argv: Sequence[str]) -> int | None:
     except (GitmemError, OSError):
         return None   # run in-process, which says what is wrong
     batch = "--batch" in argv
-    request = {"version": __version__, "root": root, "argv": list(argv), "cwd": os.getcwd(),
+    request = {"version": __version__, "root": root, "argv": list(argv), "cwd": cwd or os.getcwd(),
                "now": os.environ.get("GITMEM_NOW") or None, "stdin": sys.stdin.read() if batch else ""}
     reply = _exchange(root, request)
     if reply is None:

@@ -3,7 +3,8 @@
 These run on every ``git commit`` in a memory repository, so this module and
 what it imports on the way stay light: no pygit2, ruamel.yaml or markdown-it,
 and gitmem.base.config only when its JSON cache cannot answer (``_cached_settings``).
-Each check is imported when a file it cares about is staged.
+Each check is imported when a file it cares about is staged. The commit-msg
+stage's checks are ``gitmem.faces.hookmessage``.
 
 Hooks (``NAME``):
 
@@ -41,12 +42,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from gitmem.guards.pii import Finding
-
 # the run's report, settings and staged texts; HINTS, Settings and the settings readers are part of this
 # module's face (tests and callers use them here)
 from gitmem.faces.hookrun import HINTS, Report, Run, Settings, _cached_settings, _loaded_settings  # noqa: F401
 from gitmem.faces.hooklayers import check_agent_layers
+# the commit-msg stage's checks
+from gitmem.faces.hookmessage import check_layers_msg, check_message, check_secrets_msg
 
 _DOCUMENT = re.compile(r"\.(?:md|markdown|ya?ml)$", re.IGNORECASE)
 _MEMORY_DOC = re.compile(r"^(?:memory|archive)/.+\.md$")
@@ -54,20 +55,6 @@ _PATTERN_DOC = re.compile(r"^patterns/[^/]+\.md$")
 # what git's text merge leaves where both sides changed the same lines (a clone without gitmem's merge driver)
 _MARKERS = re.compile(rb"^<<<<<<<(?: .*)?\r?\n(?:.*\n)*?^=======\r?\n(?:.*\n)*?^>>>>>>>(?: |\r?$)", re.M)
 # --- checks -----------------------------------------------------------------
-
-def _findings(run: Run, path: str, text: str) -> list[Finding]:
-    """Secrets and enabled PII kinds in ``text``; one scan per file even when two checks ask."""
-    cached = run.scans.get(path)
-    if cached is not None and cached[0] == text:
-        return cached[1]
-    from gitmem.guards import pii
-
-    s = run.settings()
-    allow = pii.Allowlist(values=s.allow_values, patterns=s.allow_patterns)
-    found = [f for f in pii.scan(text, allow) if f.secret or f.kind not in s.disabled_kinds]
-    run.scans[path] = (text, found)
-    return found
-
 
 def check_secrets(run: Run, files: Sequence[str]) -> None:
     """Report each secret by place and kind, never its value."""
@@ -77,47 +64,10 @@ def check_secrets(run: Run, files: Sequence[str]) -> None:
         text = run.read(path)
         if text is None:
             continue
-        for f in _findings(run, path, text):
+        for f in run.findings(path, text):
             if f.secret:
                 line, col = position(text, f.start)
                 run.report.problem("secrets", path, line, f.kind, col=col)
-
-
-SCISSORS = "# ------------------------ >8 ------------------------"
-
-
-def check_secrets_msg(run: Run, files: Sequence[str]) -> None:
-    """At commit-msg: the message git will store holds no secret (comments and the part
-    under the scissors line, which git drops, are not scanned)."""
-    message = _message(run, "secrets-msg", files)
-    if message is None:
-        return
-    from gitmem.guards.pii import position
-
-    kept = "\n".join("" if line.startswith("#") else line for line in message.split(SCISSORS, 1)[0].split("\n"))
-    for f in _findings(run, "(commit message)", kept):
-        if f.secret:
-            line, col = position(kept, f.start)
-            run.report.problem("secrets-msg", "commit message", line, f.kind, col=col)
-
-
-def check_message(run: Run, files: Sequence[str]) -> None:
-    """Both commit-msg checks in one process: no secret in the message, and the layer rule."""
-    check_secrets_msg(run, files)
-    check_layers_msg(run, files)
-
-
-def _message(run: Run, hook: str, files: Sequence[str]) -> str | None:
-    """The commit message file's text (the one argument of a commit-msg hook), or None after a problem."""
-    if len(files) != 1:
-        run.report.problem(hook, None, None, "expected the commit message file as the only argument")
-        return None
-    try:
-        with open(files[0], encoding="utf-8", errors="replace") as fh:
-            return fh.read()
-    except OSError as exc:
-        run.report.problem(hook, files[0], None, f"cannot read the commit message ({exc.strerror})")
-        return None
 
 
 def check_pii(run: Run, files: Sequence[str]) -> None:
@@ -126,7 +76,7 @@ def check_pii(run: Run, files: Sequence[str]) -> None:
         text = run.read(path)
         if text is None:
             continue
-        found = [f for f in _findings(run, path, text) if not f.secret]
+        found = [f for f in run.findings(path, text) if not f.secret]
         if not found:
             continue
         from gitmem.guards import redact  # the one replacer; imported when there is PII to replace
@@ -152,30 +102,6 @@ def check_layers(run: Run, files: Sequence[str]) -> None:
             for line, message in layers.find_problems(text):
                 run.report.problem("layers", path, line, message)
 
-
-def check_layers_msg(run: Run, files: Sequence[str]) -> None:
-    """At commit-msg: an automated commit may change Layers 1 and 4 only with an approval."""
-    message = _message(run, "layers-msg", files)
-    if message is None or "gitmem-auto" not in message.lower():
-        return  # a person's commit: no trailer can say otherwise, and git's parser is not started
-    from gitmem.base import gitio
-
-    found = gitio.read_message(run.root, message)
-    if not found.flag("Gitmem-Auto") or found.has("Gitmem-Approved-By"):
-        return
-    from gitmem.guards import layers
-
-    paths = gitio.staged_names(run.root, "CLAUDE.md", "*/CLAUDE.md")
-    blobs = gitio.read_blobs(run.root, [rev for p in paths for rev in (f"HEAD:{p}", f":{p}")])
-    for i, path in enumerate(paths):
-        old, new = blobs[2 * i], blobs[2 * i + 1]
-        if old is None:
-            continue  # a new CLAUDE.md has no person's layers to protect yet
-        if new is None:
-            run.report.problem("layers-msg", path, None, "deleted by an automated commit without Gitmem-Approved-By")
-            continue
-        for line, message in layers.protected_changes(old.decode("utf-8", "replace"), new.decode("utf-8", "replace")):
-            run.report.problem("layers-msg", path, line, message)
 
 
 def check_amplitude(run: Run, files: Sequence[str]) -> None:
@@ -359,6 +285,10 @@ def main(argv: list[str], repo: str | None = None) -> int:
         from gitmem.faces.agenthooks import hook_action
 
         return hook_action(argv[0], argv[1:], repo)
+    if argv and argv[0] == "post-merge":   # git's, after a merge: the generated files marked (postmerge)
+        from gitmem.faces.postmerge import main as post_merge
+
+        return post_merge(argv[1:], repo)
     if not argv or argv[0] not in CHECKS:
         print(f"usage: gitmem hook {{{','.join((*CHECKS, *AGENT_HOOKS))}}} [FILE...]", file=sys.stderr)
         return 2

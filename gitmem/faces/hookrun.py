@@ -99,6 +99,19 @@ class Run:
             self._settings = _cached_settings(self.root) or _loaded_settings(self.root)
         return self._settings
 
+    def findings(self, path: str, text: str) -> list[Finding]:
+        """Secrets and enabled PII kinds in ``text``; one scan per file even when two checks ask."""
+        cached = self.scans.get(path)
+        if cached is not None and cached[0] == text:
+            return cached[1]
+        from gitmem.guards import pii
+
+        s = self.settings()
+        allow = pii.Allowlist(values=s.allow_values, patterns=s.allow_patterns)
+        found = [f for f in pii.scan(text, allow) if f.secret or f.kind not in s.disabled_kinds]
+        self.scans[path] = (text, found)
+        return found
+
     def read(self, path: str) -> str | None:
         """A staged text file as pre-commit leaves it in the work tree; None if binary or gone."""
         if path not in self._texts:

@@ -102,7 +102,7 @@ def build_server(root: Path) -> MCPServer:
                include_archive: Annotated[bool, Field(description="search archived memories too")] = False,
                include_background: Annotated[bool, Field(description="include background and fading memories")] = False,
                at: Annotated[str | None, Field(description="a tag or commit to recall as of", max_length=200)] = None,
-               expand: Annotated[bool, Field(description="follow links one hop")] = False,
+               expand: Annotated[bool, Field(description="also memories sharing rare terms with the best hits, and links one hop")] = False,
                project: Annotated[str | None, Field(description="keep to global memories and this project's "
                                                                 "(its folder, id or name)", max_length=4096)] = None,
                all_projects: Annotated[bool, Field(description="every project's memories")] = False,
@@ -110,7 +110,7 @@ def build_server(root: Path) -> MCPServer:
         """Memories ranked by relevance, importance and recency (up to 3 matching episodes follow the k memories).
 
         type "episode" searches harvested sessions only; at is a tag or commit to recall as of;
-        expand follows links one hop; project keeps to global memories and that project's (default:
+        expand adds memories sharing rare terms with the best hits and follows links one hop; project keeps to global memories and that project's (default:
         the project of the server's working folder, when known; all_projects: every project).
         """
         def run(r: MemoryRepo) -> dict[str, Any]:

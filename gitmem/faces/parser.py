@@ -19,7 +19,10 @@ if TYPE_CHECKING:
 GLOBAL_OPTIONS = ("--repo", "--now")
 # Verbs a process is often started for on its own (a SessionStart hook, a shell loop): only their
 # module is imported. Every other verb, and the overview, imports them all (cli.load_verbs).
-HOT_VERBS = {"recall": "gitmem.faces.verbs_recall"}
+HOT_VERBS = {"recall": "gitmem.faces.verbs_recall", "load-core": "gitmem.faces.verbs_recall",
+             "status": "gitmem.faces.verbs_review"}
+FORWARDED = ("recall", "load-core")
+"""The hot verbs a running daemon answers (``daemon_recall``; SessionStart asks for ``load-core --session-start``)."""
 
 
 def build_parser(only: str | None = None, overview: bool = False) -> argparse.ArgumentParser:

@@ -7,13 +7,14 @@ What the hooks run is in ``agenthooks``; reading, merging and writing the files 
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 
 from gitmem.faces.console import command, out, repo_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Any
 
 # --- install claude-code ----------------------------------------------------------------------
@@ -33,14 +34,16 @@ def _install_args(p: Any) -> None:
                    help="also harvest with Claude Code's print mode (claude -p) as the encoder, set in the git config "
                         "of this clone (the default) or of your user; never in gitmem.yaml")
     p.add_argument("--uninstall", action="store_true", help="remove what install added, nothing else")
+    from gitmem.faces.verbs_recall import history_args
+
+    history_args(p, "; then harvests the agent's session history (openclaw: by default the last 100 signals, "
+                    "as the seed's install; claude-code: only when --signals or --whole is given)")
 
 
 @command("install", "wire the memory into an agent: claude-code (SessionStart and SessionEnd hooks) or openclaw "
                     "(the core file in openclaw.json's memorySearch.extraPaths)",
          _install_args)
 def cmd_install(args: Any) -> int:
-    from pathlib import Path
-
     from gitmem.api import integration
 
     if args.target == "merge-driver":
@@ -70,7 +73,31 @@ def cmd_install(args: Any) -> int:
             out(f"{md.file}: {'no import to remove' if md.removed else 'imports the memory already'} ({md.line})")
     if args.encoder:
         _encoder(repo.root, args.encoder, args.uninstall)
+    if not args.uninstall and (args.signals is not None or args.whole):
+        config = os.environ.get("CLAUDE_CONFIG_DIR")   # Claude Code's own setting for where its files live
+        _history(repo, args, (Path(config).expanduser() if config else Path.home() / ".claude") / "projects")
     return 0
+
+
+def _history(repo: Any, args: Any, folder: Path, default: int | None = None) -> None:
+    """Harvest the agent's session history in ``folder``: the last --signals N signals, or --whole; say what."""
+    from gitmem.faces.console import now_of, progress_bar
+    from gitmem.faces.verbs_recall import history_amount
+
+    if not folder.is_dir():
+        out(f"history: no sessions in {folder} yet; the harvest takes them as they come")
+        return
+    if args.signals is None and not args.whole:
+        args.signals = default
+    per_session, last = history_amount(args, 20)
+    results = repo.harvest([folder], "auto", per_session, False, now_of(args), progress_bar("harvest"), last=last)
+    kept = sum(r.created + r.reinforced for r in results)
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    amount = "the whole history" if last is None else f"the last {last} signals"
+    out(f"history: {amount} of {folder}: {kept} signals kept; sessions: "
+        + (", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "none"))
 
 
 def _openclaw(repo: Any, args: Any) -> int:
@@ -84,6 +111,7 @@ def _openclaw(repo: Any, args: Any) -> int:
         out(f"{path}: {'removed ' + done.core + ' from memorySearch.extraPaths' if done.changed else 'no gitmem entry'}")
         return 0
     out(f"{path}: {'memorySearch.extraPaths now names' if done.changed else 'already names'} {done.core}")
+    _history(repo, args, path.parent / "agents", default=100)
     written = repo.sync_core(now_of(args))
     out(f"{done.core}: the core memories " + (f"written in commit {written.commit[:12]}" if written.commit
                                                else "are up to date"))

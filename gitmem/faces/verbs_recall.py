@@ -24,7 +24,7 @@ def _recall_args(p: Any) -> None:
     p.add_argument("--band", choices=choices("band"), help="background and fading memories only come back when asked for")
     p.add_argument("--all", dest="everything", action="store_true", help="include archived and background memories")
     p.add_argument("--at", metavar="REF", help="recall memory as it was at a tag or commit")
-    p.add_argument("--expand", action="store_true", help="also follow links one hop")
+    p.add_argument("--expand", action="store_true", help="also memories sharing rare terms with the best hits, and links one hop")
     p.add_argument("--batch", action="store_true", help="read queries from stdin, one per line; print one JSON line per query")
     _project_args(p)
     json_flag(p)
@@ -236,6 +236,14 @@ def cmd_reflect(args: Any) -> int:
     if args.json:
         emit_json(r.to_json())
         return 0
+    if r.review or (r.commit is None and r.limit and len(r.consumed) > r.limit):
+        out(f"reflect: {len(r.consumed)} memories would be folded at once, more than {r.limit} "
+            f"(memory.max_change_share): " + (f"held for review on {r.review}" if r.review else "nothing written"))
+        if r.review:
+            out(f"hint: gitmem review show {r.review}   (accept folds them, reject keeps them apart)")
+        for branch in r.superseded:
+            out(f"reflect: superseded the older fold review {branch}")
+        return 0
     for slug in r.created:
         out(f"new pattern: patterns/{slug}.md")
     for slug in r.updated:
@@ -246,13 +254,24 @@ def cmd_reflect(args: Any) -> int:
 
 
 def _core_args(p: Any) -> None:
+    import argparse
+
     p.add_argument("--max-chars", type=int, default=None, help="budget (default budgets.core_chars, 10000)")
     _project_args(p)
     json_flag(p)
+    p.add_argument("--session-start", action="store_true", help=argparse.SUPPRESS)   # the hook's text, for the daemon
+    p.add_argument("--no-mark", action="store_true", help=argparse.SUPPRESS)         # install's trial run
 
 
 @command("load-core", "print the core memories for a session start (whole items within the budget)", _core_args)
 def cmd_load_core(args: Any) -> int:
+    if args.session_start:   # what the SessionStart hook prints, asked of a running daemon
+        from pathlib import Path
+
+        from gitmem.faces.agenthooks import session_start_text
+
+        out(session_start_text(repo_of(args), Path(cwd()), mark=not args.no_mark).rstrip("\n"))
+        return 0
     r = repo_of(args).load_core(args.max_chars, project=_project(args), here=_here(args))
     if args.json:
         emit_json(r.to_json())
@@ -308,17 +327,42 @@ def cmd_session(args: Any) -> int:
 def _harvest_args(p: Any) -> None:
     p.add_argument("paths", nargs="+", metavar="PATH", help="transcript files or folders (walked)")
     p.add_argument("--format", dest="fmt", choices=("auto", "claude-code", "openclaw", "jsonl"), default="auto")
-    amount = p.add_mutually_exclusive_group()
-    amount.add_argument("--signals", type=int, default=20, metavar="N", help="encode at most N signals per session (default 20)")
-    amount.add_argument("--whole", action="store_true", help="keep the session summary as one memory instead of signals")
+    history_args(p)
+    p.add_argument("--per-session", type=int, default=20, metavar="N",
+                   help="keep at most N signals of one session (default 20; what --signals meant before 0.2)")
+    p.add_argument("--summary", action="store_true", help="keep each session's summary as one memory instead of its signals")
     p.add_argument("--rescan", action="store_true", help="ignore the per-clone cursor and re-read every file")
     json_flag(p)
 
 
+def history_args(p: Any, default: str = "") -> None:
+    """The seed's --signals N | --whole: how much of the conversation history a harvest takes."""
+    amount = p.add_mutually_exclusive_group()
+    amount.add_argument("--signals", type=int, default=None, metavar="N",
+                        help="take only the last N signals of all the sessions, newest first; older sessions are "
+                             f"marked read{default}")
+    amount.add_argument("--whole", action="store_true",
+                        help="take the whole conversation history: every signal of every session, no per-session cap")
+
+
+def history_amount(args: Any, per_session: int) -> tuple[int | None, int | None]:
+    """(per-session cap or None for none, last N signals or None for all) for --signals N | --whole."""
+    from gitmem.base.errors import UsageError
+
+    if args.signals is not None and args.signals < 0:
+        raise UsageError("--signals must be 0 or more", hint="give how many of the latest signals to take, e.g. --signals 100")
+    return (None, None) if args.whole else (per_session, args.signals)
+
+
 @command("harvest", "turn agent transcripts into episodes and memories (one commit per session; secrets reject a session)", _harvest_args)
 def cmd_harvest(args: Any) -> int:
-    results = repo_of(args).harvest(args.paths, args.fmt, args.signals, args.whole, now_of(args),
-                                  progress_bar("harvest"), args.rescan)
+    from gitmem.base.errors import UsageError
+
+    if args.summary and (args.whole or args.signals is not None):
+        raise UsageError("--summary keeps one memory per session; it does not go with --signals or --whole")
+    per_session, last = history_amount(args, args.per_session)
+    results = repo_of(args).harvest(args.paths, args.fmt, per_session, args.summary, now_of(args),
+                                    progress_bar("harvest"), args.rescan, last=last)
     bad = [r for r in results if r.status in ("rejected", "failed")]
     if args.json:
         emit_json([r.to_json() for r in results])

@@ -6,7 +6,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-from gitmem.faces.console import command, emit_json, err, json_flag, now_of, out, repo_of
+from gitmem.faces.console import command, emit_json, err, json_flag, now_of, out, repo_of, root_of
 
 
 def _pattern_args(p: Any) -> None:
@@ -133,8 +133,11 @@ def cmd_review(args: Any) -> int:
         if args.json:
             emit_json([r.to_json() for r in found])
         for m in merged if not args.json else ():
-            out(f"{m.name}: merged on {m.remote_branch} in {m.merge[:12]} by {m.merged_by}; recorded as accepted "
-                f"(kept at {m.kept_at})")
+            if m.how == "elsewhere":
+                out(f"{m.name}: {m.outcome} in another clone; closed here (kept at {m.kept_at})")
+            else:
+                out(f"{m.name}: merged on {m.remote_branch} ({m.how}) in {m.merge[:12]} by {m.merged_by}; recorded "
+                    f"as accepted (kept at {m.kept_at})")
         for r in found if not args.json else ():
             out(f"{r.name}\t{r.kind}\t{r.commit[:12]}\t{r.subject}" + ("\t(branch moved since)" if r.behind else ""))
         if not found and not args.json:
@@ -247,41 +250,53 @@ def cmd_atrophy(args: Any) -> int:
 @command("status", "weights and stages, atrophy candidates, open reviews, forced review, drift, snapshot, errors",
          json_flag)
 def cmd_status(args: Any) -> int:
-    st = repo_of(args).status(now_of(args))
+    from gitmem.api import statuscache
+
+    now = now_of(args)
+    root = root_of(args)
+    data = statuscache.cached(root, now)   # the last full status, while nothing it read has changed
+    if data is None:
+        data = repo_of(args).status(now).to_json()
     if args.json:
-        emit_json(st.to_json())
+        emit_json(data)
         return 0
-    c = st.counts
+    _print_status(data)
+    return 0
+
+
+def _print_status(st: dict[str, Any]) -> None:
+    """``status`` as text, from its JSON (the full status's or the one kept in the state folder)."""
+    c = st.get("counts")
     if c is not None:
         def listed(by: dict[str, int]) -> str:
             return ", ".join(f"{n} {name}" for name, n in by.items()) or "none"
 
-        out(f"memories: {c.memories} live (tier: {listed(c.tiers)}; band: {listed(c.bands)}), {c.archived} archived"
-            + (f", {c.unreadable} unreadable" if c.unreadable else ""))
-        out(f"episodes: {c.episodes}")
-    out(f"patterns: {len(st.patterns)}")
-    for p in st.patterns[:20]:
+        out(f"memories: {c['memories']} live (tier: {listed(c['tiers'])}; band: {listed(c['bands'])}), "
+            f"{c['archived']} archived" + (f", {c['unreadable']} unreadable" if c["unreadable"] else ""))
+        out(f"episodes: {c['episodes']}")
+    out(f"patterns: {len(st['patterns'])}")
+    for p in st["patterns"][:20]:
         out(f"  {p['weight']:.6g}\t{p['stage']}\t{p['slug']}")
-    out(f"open reviews: {len(st.reviews)}")
-    for r in st.reviews:
+    out(f"open reviews: {len(st['reviews'])}")
+    for r in st["reviews"]:
         out(f"  {r['name']}\t{r['subject']}")
-    out("atrophy candidates: " + (", ".join(st.atrophy_candidates) or "none"))
-    forced = " (the next weight update must be proposed)" if st.review_forced else ""
-    out(f"weight updates applied without review: {st.auto_streak} of {st.forced_review_after}{forced}")
-    drift = st.drift
+    out("atrophy candidates: " + (", ".join(st["atrophy_candidates"]) or "none"))
+    forced = " (the next weight update must be proposed)" if st["review_forced"] else ""
+    out(f"weight updates applied without review: {st['auto_streak']} of {st['forced_review_after']}{forced}")
+    drift = st["drift"]
     out("drift: " + ("no baseline yet" if drift["baseline"] is None else
                      f"cosine {drift['cosine']} to {drift['baseline_name']} ({'ok' if drift['ok'] else 'ALERT'})"))
-    out(f"last snapshot: {st.last_snapshot or 'none'}")
-    if st.last_error:
-        e = st.last_error   # a job's failure carries job and summary (run_job, the agent hooks)
+    out(f"last snapshot: {st['last_snapshot'] or 'none'}")
+    if st["last_error"]:
+        e = st["last_error"]   # a job's failure carries job and summary (run_job, the agent hooks)
         out(f"last background error: {e.get('at')} {e.get('job') or ''}: {e.get('summary') or e.get('message', '')}")
-    out(f"growth queued in .gitmem/pending/: {len(st.pending)}" + (f" ({', '.join(st.pending)})" if st.pending else ""))
-    out(f"sessions refused for a secret: {len(st.refused)}")
-    for refusal in st.refused:
-        out(f"  {refusal.path or 'session ' + refusal.session} ({refusal.at})")
-        for f in refusal.findings:
-            out(f"    {f.id}\t{f.kind} at line {f.line}\t" + "  |  ".join(f.commands()))
-    return 0
+    queued = st["pending"]["files"]
+    out(f"growth queued in .gitmem/pending/: {len(queued)}" + (f" ({', '.join(queued)})" if queued else ""))
+    out(f"sessions refused for a secret: {len(st['refused_sessions'])}")
+    for refusal in st["refused_sessions"]:
+        out(f"  {refusal['path'] or 'session ' + refusal['session']} ({refusal['at']})")
+        for f in refusal["findings"]:
+            out(f"    {f['id']}\t{f['kind']} at line {f['line']}\t" + "  |  ".join(f["commands"]))
 
 
 def _log_args(p: Any) -> None:

@@ -15,11 +15,12 @@ from gitmem.base.errors import IndexCorrupt
 from gitmem.base.gitio import head_commit
 from gitmem.store.index import ROWS_VERSION, Index
 
-__all__ = ["CONFIG_FILE", "never_forget", "open_index", "project_here"]
+__all__ = ["CONFIG_FILE", "never_forget", "open_index", "project_here", "viewer"]
 
 # gitmem.base.config.CONFIG_FILE, named here so that a fresh index skips importing the config schema
 CONFIG_FILE = "gitmem.yaml"
 _KEEP, _KEEP_STAMP = "never_forget", "never_forget.config"
+_VIEWER, _VIEWER_STAMP = "viewer", "viewer.stamp"
 
 
 def open_index(root: Path, at: str | None = None) -> Index:
@@ -74,6 +75,32 @@ def never_forget(root: Path, index: Index) -> float:
             index.set_meta(_KEEP_STAMP, stamp)
     except (IndexCorrupt, sqlite3.Error):
         pass  # a read-only or busy index still answers; it just looks again next time
+    return value
+
+
+def viewer(root: Path, index: Index) -> str | None:
+    """Whose personal memories a recall in this clone may show (``base.people.whoami``; None: the
+    repository is not shared), kept in ``index`` while gitmem.yaml, the git config and the salt are unchanged."""
+    gdir, common = state.git_dirs(root)
+    parts = []
+    for path in (root / CONFIG_FILE, root / ".gitmem" / "salt", gdir / "config", common / "config"):
+        try:
+            st = path.stat()
+            parts.append(f"{st.st_mtime_ns}:{st.st_size}")
+        except OSError:
+            parts.append("-")
+    stamp = "/".join(parts)
+    if index.get_meta(_VIEWER_STAMP) == stamp:
+        return index.get_meta(_VIEWER) or None
+    from gitmem.base import config, people
+
+    value = people.whoami(root, config.load(root).sharing)
+    try:
+        with index.transaction():
+            index.set_meta(_VIEWER, value or "")
+            index.set_meta(_VIEWER_STAMP, stamp)
+    except (IndexCorrupt, sqlite3.Error):
+        pass
     return value
 
 

@@ -19,7 +19,7 @@ from gitmem.store import enginestate
 from gitmem.store.enginestate import STATE_FILE
 
 __all__ = ["ATTRIBUTES", "ATTRIBUTE_LINES", "FORMAT", "FORMATS", "STATE_FILE", "STEPS", "Reader", "check", "format_of",
-           "missing_attributes", "upgrade_changes"]
+           "completed_attributes", "missing_attributes", "upgrade_changes"]
 
 FORMAT = 2
 FORMATS = {0: "gitmem 0.1.0 (no format key)", 1: "gitmem 0.2: the format key in .gitmem/state.yaml",
@@ -80,6 +80,17 @@ def missing_attributes(text: str) -> list[str]:
     """The lines of ``ATTRIBUTE_LINES`` a ``.gitattributes`` holding ``text`` lacks."""
     present = {line.strip() for line in text.splitlines()}
     return [line for line in ATTRIBUTE_LINES if line not in present]
+
+
+def completed_attributes(data: bytes | None, by: str) -> bytes | None:
+    """A ``.gitattributes`` (``data``; None: absent) with the lines it lacks appended under a comment
+    naming the command ``by`` that added them; None when it lacks none. A person's lines stay as they are."""
+    text = (data or b"").decode("utf-8", "replace")
+    missing = missing_attributes(text)
+    if not missing:
+        return None
+    head = text if not text or text.endswith("\n") else text + "\n"
+    return (head + f"# gitmem's merge driver and LF line ends ({by})\n" + "\n".join(missing) + "\n").encode("utf-8")
 
 
 # STEPS[n] upgrades format n to n + 1: it reads the tree as the earlier steps left it and returns the

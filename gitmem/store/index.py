@@ -21,7 +21,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from gitmem.base.errors import IndexCorrupt
-from gitmem.store import layout, ranking
+from gitmem.base import text
+from gitmem.store import layout, ranking, vocabulary
+from gitmem.store import related as shared
 from gitmem.store.layout import ROWS_VERSION, SCHEMA_VERSION, IndexRow
 from gitmem.store.ranking import EPISODE, Filters
 
@@ -41,6 +43,7 @@ class Hit(namedtuple("Hit", "id path score relevance row")):
 
 
 _OK = 4  # the column of _gather's rows that tells whether the row passes the filters
+_FULL_TEXT = 24  # fill's values: the memory table's, then the text whose words go to the vocabulary
 
 
 class Index:
@@ -122,11 +125,12 @@ class Index:
         from them once, instead of row by row; a row whose id repeats keeps
         the last one, as ``upsert`` does.
         """
-        values = {row.id: layout.values(row) for row in rows}
+        values = {row.id: (*layout.values(row), layout.full_text(row)) for row in rows}
         with self.transaction():
             if self._call(self._db.execute, "SELECT EXISTS (SELECT 1 FROM memory)").fetchone()[0]:
                 raise ValueError("fill() loads an empty index; use upsert()")
-            self._call(self._db.executemany, layout.INSERT, values.values())
+            self._call(self._db.executemany, layout.INSERT, [v[:_FULL_TEXT] for v in values.values()])
+            self._call(self._db.executemany, vocabulary.INSERT, vocabulary.rows(v[_FULL_TEXT] for v in values.values()))
             self._call(self._db.execute, "INSERT INTO memory_fts (memory_fts) VALUES ('rebuild')")
             for key, value in (meta or {}).items():
                 self.set_meta(key, value)
@@ -140,6 +144,7 @@ class Index:
             " FROM memory WHERE rid = ?",
             (cur.lastrowid,),
         )
+        self._db.executemany(vocabulary.INSERT, vocabulary.entries(layout.full_text(row)))
 
     def _unindex(self, memory_id: str) -> bool:
         # external-content FTS5 needs the old values to remove their postings
@@ -169,6 +174,7 @@ class Index:
         """Remove every memory and every meta value (the layout's version stays)."""
         with self.transaction():
             self._call(self._db.execute, "DELETE FROM memory")
+            self._call(self._db.execute, "DELETE FROM vocab")
             self._call(self._db.execute, "INSERT INTO memory_fts (memory_fts) VALUES ('delete-all')")
             self._call(self._db.execute, "DELETE FROM meta WHERE key != ?", (layout.SCHEMA_KEY,))
 
@@ -201,6 +207,17 @@ class Index:
         cur = self._call(self._db.execute, "SELECT DISTINCT project, project_name FROM memory WHERE project IS NOT NULL")
         return {str(pid): str(name or pid) for pid, name in cur}
 
+    def passing(self, ids: Iterable[str], filters: Filters) -> set[str]:
+        """Those of ``ids`` whose memories pass ``filters`` (as a search would keep them)."""
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return set()
+        sql, params = ranking.filter_sql(filters, "m")
+        marks = ",".join("?" * len(wanted))
+        cur = self._call(self._db.execute, f"SELECT m.id FROM memory AS m WHERE m.id IN ({marks}){sql}",
+                         (*wanted, *params))
+        return {str(found[0]) for found in cur}
+
     def rows(self) -> Iterator[IndexRow]:
         """Every stored memory, by id."""
         yield from map(layout.row_of, self._call(self._db.execute, f"SELECT {layout.COLUMNS} FROM memory ORDER BY id"))
@@ -223,11 +240,14 @@ class Index:
         k: int = 10,
         filters: Filters = Filters(),
         now: datetime | None = None,
+        related: bool = False,
     ) -> list[Hit]:
         """The ``k`` best memories for ``query``, best first (scored as ``gitmem.store.ranking`` says).
 
         Any text is a valid query: FTS5 syntax in it is taken literally. A
-        query made only of stop words matches nothing and returns [].
+        query made only of stop words matches nothing and returns []. With
+        ``related``, memories that share rare terms with the best hits take
+        the lower places (``gitmem.store.related``: one more query).
         """
         parsed = ranking.parse_query(query)
         if parsed is None or k <= 0:
@@ -235,16 +255,45 @@ class Index:
         read = not self._db.in_transaction   # candidates and rows from one state: a commit between drops rows
         self._call(self._db.execute, "BEGIN") if read else None
         try:
-            candidates = self._candidates(parsed, max(ranking.CANDIDATES, 2 * k), filters)
-            relevance = ranking.relevance(candidates) if candidates else {}
-            best, moment = max(relevance.values(), default=0.0), (now or datetime.now(timezone.utc)).timestamp()
-            scored = sorted(ranking.scores(relevance, best, candidates, moment, k), key=lambda t: (-t[0], -t[1], t[2]))[:k] if best > 0 else []
-            rows = self._rows_by_rid([rid for _, _, rid in scored]) if scored else {}
+            parsed, weights = self._expanded(parsed)
+            moment = (now or datetime.now(timezone.utc)).timestamp()
+            hits = self._ranked(parsed, weights, k, filters, moment)
+            if related and hits and shared.SEEDS:
+                hits = self._related(parsed, hits, k, filters, moment)
         finally:
             self._db.execute("COMMIT") if read and self._db.in_transaction else None
+        return hits
+
+    def _ranked(self, parsed: ranking.Query, weights: list[float], k: int, filters: Filters,
+                moment: float) -> list[Hit]:
+        """The ``k`` best memories for a parsed query (module ``gitmem.store.ranking``)."""
+        candidates = self._candidates(parsed, max(ranking.CANDIDATES, 2 * k), filters, weights)
+        relevance = ranking.relevance(candidates) if candidates else {}
+        best = max(relevance.values(), default=0.0)
+        scored = sorted(ranking.scores(relevance, best, candidates, moment, k), key=lambda t: (-t[0], -t[1], t[2]))[:k] if best > 0 else []
+        rows = self._rows_by_rid([rid for _, _, rid in scored]) if scored else {}
         return [Hit(rows[rid].id, rows[rid].path, score, rel, rows[rid]) for score, rel, rid in scored if rid in rows]
 
-    def _candidates(self, query: ranking.Query, limit: int, filters: Filters) -> dict[int, ranking.Candidate]:
+    def _related(self, parsed: ranking.Query, hits: list[Hit], k: int, filters: Filters, moment: float) -> list[Hit]:
+        """``hits`` with the memories that share rare terms with the best of them (``gitmem.store.related``)."""
+        stop, stem = text.STOP_WORDS, text.stem
+        seeds = [[stem(w) for w in text.words(h.row.content) if w not in stop and len(w) > 2]
+                 for h in hits[:shared.SEEDS]]
+        asked = {*parsed.terms, *(a for alts in parsed.alts for a in alts)}
+        held = list(dict.fromkeys(t for terms in seeds for t in terms if t not in asked))
+        if not held:
+            return hits
+        docs, rows = self._docs(held)
+        terms = shared.shared_terms(seeds, asked, docs)
+        if not terms:
+            return hits
+        query = ranking.Query(" OR ".join(f'"{t}"' for t in terms), tuple(terms), frozenset(), (),
+                              words=(None,) * len(terms), alts=((),) * len(terms))
+        more = self._ranked(query, ranking.rarity([docs[t] for t in terms], rows), k, filters, moment)
+        return shared.merged(hits, more, k)
+
+    def _candidates(self, query: ranking.Query, limit: int, filters: Filters,
+                    weights: list[float]) -> dict[int, ranking.Candidate]:
         """The ``limit`` best bm25 matches that pass the filters, and their followers.
 
         A follower is the next memory of the same source, the likely answer to
@@ -257,7 +306,6 @@ class Index:
         m_sql, m_params = ranking.filter_sql(filters, "m")
         n_sql, n_params = ranking.filter_sql(filters, "n")
         ranked = f"SELECT rowid, {ranking.BM25} AS b FROM memory_fts WHERE memory_fts MATCH ? ORDER BY b LIMIT ?"
-        weights = self._rarity(query)
         rows = self._gather(ranked, (query.fts, limit), query, weights, m_sql, m_params, n_sql, n_params)
         # two memories may claim one source position, so count distinct matches
         if len({row[0] for row in rows}) == limit and not all(row[_OK] for row in rows):
@@ -278,14 +326,32 @@ class Index:
             out.setdefault(rid, c)
         return out
 
-    def _rarity(self, query: ranking.Query) -> list[float]:
-        """Each query term's weight in the coverage bonus, from how many memories hold it."""
-        marks = ",".join("?" * len(query.terms))
+    def _expanded(self, query: ranking.Query) -> tuple[ranking.Query, list[float]]:
+        """``query`` with the alternatives of its words that some memory holds (``gitmem.store.vocabulary``),
+        and each term's weight in the coverage bonus, from how many memories hold it (or, for a term no
+        memory holds, the rarest alternative that one does)."""
+        own = list(dict.fromkeys([*query.terms, *(a for alts in query.alts for a in alts)]))
+        docs, rows = self._docs(own)
+        words = [w for w in query.words if w] if ranking._NAMES else []
+        unheld = {w for w, t in zip(query.words, query.terms) if w and not docs.get(t)}
+        more = self._call(vocabulary.expansions, self._db, words, unheld) if words else {}
+        added = [a for alts in more.values() for a in alts if a not in docs]
+        if added:
+            found, counted = self._docs(list(dict.fromkeys(added)))
+            docs.update(found)
+            rows = max(rows, counted)
+        query = ranking.expanded(query, more, docs, rows)
+        held = [docs.get(t, 0) or min((docs[a] for a in alts), default=0)
+                for t, alts in zip(query.terms, query.alts)]
+        return query, ranking.rarity(held, rows)
+
+    def _docs(self, terms: list[str]) -> tuple[dict[str, int], int]:
+        """How many memories hold each of ``terms`` (those none holds are left out), and the row count."""
+        marks = ",".join("?" * len(terms))
         # the highest row number stands for the row count: exact until rows are deleted, and O(1)
         found = self._call(self._db.execute, f"SELECT term, doc, (SELECT max(rid) FROM memory) FROM memory_vocab"
-                                             f" WHERE term IN ({marks})", query.terms).fetchall()
-        docs = {term: int(n) for term, n, _ in found}
-        return ranking.rarity([docs.get(t, 0) for t in query.terms], int(found[0][2]) if found else 0)
+                                             f" WHERE term IN ({marks})", terms).fetchall()
+        return {term: int(n) for term, n, _ in found}, int(found[0][2]) if found else 0
 
     def _gather(
         self, ranked: str, ranked_params: tuple[object, ...], query: ranking.Query, weights: list[float],

@@ -17,10 +17,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from gitmem.base import text
-from gitmem.store import ranking
+from gitmem.store import ranking, vocabulary
 from gitmem.store.ranking import EPISODE
 
-__all__ = ["COLUMNS", "INSERT", "ROWS_VERSION", "SCHEMA", "SCHEMA_KEY", "SCHEMA_VERSION", "IndexRow", "create",
+__all__ = ["COLUMNS", "INSERT", "ROWS_VERSION", "SCHEMA", "SCHEMA_KEY", "SCHEMA_VERSION", "IndexRow", "create", "full_text",
            "row_of", "values"]
 
 TYPE_CHECKING = False  # typing costs ~5 ms of a whole-process recall: annotations only
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-SCHEMA_VERSION = "6"
+SCHEMA_VERSION = "7"
 # What rows carry (the stems and stop words of the terms column included):
 # an index whose rows were made another way is rebuilt, not trusted.
 # 3: stems from PyStemmer's porter, one English and French stop list.
@@ -36,7 +36,8 @@ SCHEMA_VERSION = "6"
 # 5: rows say whether their text states a time (the ``dated`` column, schema 4);
 #    keys hold the closed forms of hyphenated compounds.
 # 6: FTS5 indexes gitmem's own stems (the ``words`` column, schema 6), no porter tokenizer.
-ROWS_VERSION = "6"
+# 7: names add their case parts and closed forms to keys and terms; the vocab table (schema 7).
+ROWS_VERSION = "7"
 # Meta keys are the caller's (the indexed commit, its own versions); this one
 # is the table layout's, named so that no caller's key collides with it.
 SCHEMA_KEY = "gitmem.store.index.schema"
@@ -89,6 +90,7 @@ SCHEMA = (
     )""",
     # how many memories hold each term: the rarity that weighs a query term's coverage
     "CREATE VIRTUAL TABLE memory_vocab USING fts5vocab (memory_fts, 'row')",
+    *vocabulary.SCHEMA,
     f"INSERT INTO meta VALUES ('{SCHEMA_KEY}', '{SCHEMA_VERSION}')",
 )
 
@@ -131,18 +133,24 @@ INSERT = (
 
 def values(row: IndexRow) -> tuple[Any, ...]:
     """The ``memory`` table's values for ``row`` (what the full-text and reranker columns derive)."""
-    content = f"{row.content}\n{' '.join((*row.keywords, *row.tags))}"
-    keys = ranking.fts_keys(row.keywords, row.tags, row.content)
+    content = full_text(row)
+    names = ranking.name_terms(content)
+    keys = ranking.fts_keys(row.keywords, row.tags, row.content, names)
     cjk = text.cjk_terms(content)
     seq = None if row.type == EPISODE else _sequence(row.source_id or row.id)
     return (
-        row.id, row.path, row.content, ranking.fts_words(row.content), keys, cjk, ranking.terms(content, cjk),
+        row.id, row.path, row.content, ranking.fts_words(row.content), keys, cjk, ranking.terms(content, cjk, names),
         row.type, row.domain, row.tier, row.band, float(row.importance),
         row.created, row.last_accessed, _epoch(row.last_accessed),
         _join(row.keywords), _join(row.tags), _join(row.links), row.source_id,
         seq[0] if seq else None, seq[1] if seq else None, row.project, row.project_name,
         int(text.states_time(row.content)),
     )  # fmt: skip
+
+
+def full_text(row: IndexRow) -> str:
+    """The text ``row`` is found by: its content, keywords and tags (its words go to the vocabulary too)."""
+    return f"{row.content}\n{' '.join((*row.keywords, *row.tags))}"
 
 
 def create(path: str) -> None:

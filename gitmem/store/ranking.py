@@ -26,7 +26,10 @@ Lexical relevance, computed for the top ``CANDIDATES`` FTS5 matches:
 2. times ``1 + coverage`` (the share of distinct query terms the memory holds,
    each term weighed by its rarity in the store, its inverse document
    frequency: a name or a rare topic word counts for more than a word found
-   in half the memories, such as a speaker's name in a conversation)
+   in half the memories, such as a speaker's name in a conversation; a term
+   is also covered, at ``_ALTERNATIVE_WEIGHT``, by an alternative: a case part
+   of a name the query writes, or a stored word the term abbreviates, as
+   ``gitmem.store.vocabulary`` finds them; each alternative is asked too)
    and ``1 + 0.3 * adjacency`` (the share of neighbouring query-term pairs that
    are neighbours in the memory too): a memory that answers the whole question
    beats one that repeats a single word of it many times;
@@ -59,6 +62,7 @@ from collections import namedtuple
 from functools import lru_cache
 
 from gitmem.base import text
+from gitmem.base.text import identifiers
 
 TYPE_CHECKING = False  # typing costs milliseconds of every recall process: annotations only
 if TYPE_CHECKING:
@@ -93,6 +97,15 @@ _PERIOD_WEIGHT = 1.0
 _RARITY_WEIGHTED = True
 # Compounds written hyphenated or open are indexed and asked closed too ("de-stress", "road trip").
 _JOIN_COMPOUNDS = True
+# A term's alternatives (a name's parts, a word it abbreviates: gitmem.store.vocabulary) cover it at this weight.
+_ALTERNATIVE_WEIGHT = 0.5
+# Names: their case parts and closed forms are indexed and asked (gitmem.base.text.identifiers).
+_NAMES = True
+# A term in more than this share of the memories is not asked beside rarer ones (0: always asked),
+# once the store holds FREQUENT_FLOOR memories (in a small store every term is cheap). The LoCoMo dev
+# split scores the same with no floor at 0.3, and loses at 0.2 (conv-26 R@5 0.751 -> 0.746).
+FREQUENT_SHARE = 0.3
+FREQUENT_FLOOR = 1000
 
 _HIDDEN_TIERS = ("archive",)
 _HIDDEN_BANDS = ("background", "fading")
@@ -102,15 +115,17 @@ _HIDDEN_BANDS = ("background", "fading")
 EPISODE = "episode"
 
 
-class Filters(namedtuple("Filters", "type domain tier band include_archive include_background never_forget project",
-                         defaults=(None, None, None, None, False, False, None, None))):
+class Filters(namedtuple("Filters", "type domain tier band include_archive include_background never_forget project "
+                                    "person", defaults=(None, None, None, None, False, False, None, None, None))):
     """Restrictions on a search; archive and background memories are opt-in.
 
     Fields: ``type``, ``domain``, ``tier``, ``band`` (str or None: no
     restriction); ``include_archive``, ``include_background`` (bool);
     ``never_forget`` (float or None): a base importance at or above it shows
     whatever the band; ``project`` (str or None): only global memories and
-    those of this project (its id or display name). Without a ``type``,
+    those of this project (its id or display name); ``person`` (a person
+    folder or None): in a team repository, no memory of another person's
+    folder (``base.people``). Without a ``type``,
     episodes stay out: they are their own result type (``type="episode"``).
     """
 
@@ -119,18 +134,27 @@ class Filters(namedtuple("Filters", "type domain tier band include_archive inclu
 
 # fts: the FTS5 MATCH expression; terms: distinct stems and bigrams, for coverage;
 # pairs: neighbouring query stems (a frozenset of pairs); prefixes: lone CJK characters;
-# when: the query asks for a moment; period: a GLOB pattern over ``created`` the query names, or None
-Query = namedtuple("Query", "fts terms pairs prefixes when period", defaults=(False, None))
+# when: the query asks for a moment; period: a GLOB pattern over ``created`` the query names, or None;
+# words: the folded query words each term stems from (None for a CJK term);
+# alts: per term, the other stems that stand for it at ``_ALTERNATIVE_WEIGHT`` (names, abbreviations)
+Query = namedtuple("Query", "fts terms pairs prefixes when period words alts", defaults=(False, None, (), ()))
 # importance; accessed_ts (epoch seconds or None); lexical: bm25 x coverage x adjacency x time
 # (0 for a context-only follower); next_rid: the next memory of the same source, when known;
 # asks: the memory asks something (its follower is the answer)
 Candidate = namedtuple("Candidate", "importance accessed_ts lexical next_rid asks", defaults=(False,))
 
 
-def terms(content: str, cjk: str) -> str:
-    """The ``terms`` column of a memory: its stems without stop words, then its CJK terms."""
+def name_terms(content: str) -> list[str]:
+    """The stems a memory's names add to its words: case parts and closed forms ("PostgreSQL" -> "postgr", "sql")."""
+    if not _NAMES:
+        return []
+    return list(dict.fromkeys(text.stem(w) for w in (*identifiers.parts(content), *identifiers.closed(content))))
+
+
+def terms(content: str, cjk: str, names: Sequence[str] = ()) -> str:
+    """The ``terms`` column of a memory: its stems without stop words, its names' terms, then its CJK terms."""
     stop, stem = text.STOP_WORDS, text.stem
-    stems = " ".join([stem(w) for w in text.words(content) if w not in stop])
+    stems = " ".join([stem(w) for w in text.words(content) if w not in stop] + list(names))
     # padded so that instr(terms, ' word ') finds whole terms
     return f" {stems} {cjk} " if cjk else f" {stems} "
 
@@ -140,10 +164,12 @@ def fts_words(content: str) -> str:
     return " ".join(text.stems(content))
 
 
-def fts_keys(keywords: Sequence[str], tags: Sequence[str], content: str) -> str:
-    """The ``keys`` column FTS5 indexes: the stems of the keywords, tags and closed forms of the content's compounds."""
+def fts_keys(keywords: Sequence[str], tags: Sequence[str], content: str, names: Sequence[str] = ()) -> str:
+    """The ``keys`` column FTS5 indexes: the stems of the keywords, tags, closed forms of the content's compounds
+    and its names' terms (``name_terms``)."""
     joined = text.closed_compounds(content) if _JOIN_COMPOUNDS else []
-    return " ".join(text.stems(" ".join((*keywords, *tags))) + [text.stem(c) for c in joined])
+    closed = dict.fromkeys([text.stem(c) for c in joined] + list(names))
+    return " ".join(text.stems(" ".join((*keywords, *tags))) + list(closed))
 
 
 def parse_query(query: str) -> Query | None:
@@ -167,11 +193,38 @@ def parse_query(query: str) -> Query | None:
     parts = [f'"{s}"' for s in stems + grams] + [f'"{p}"*' for p in dict.fromkeys(prefixes)]
     if not parts:
         return None
-    if _JOIN_COMPOUNDS:  # asked, never counted in the coverage: they stand for words already there
-        parts += [f'"{text.stem(c)}"' for c in text.closed_compounds(query, open_pairs=True) if c not in words]
+    joined = text.closed_compounds(query, open_pairs=True) if _JOIN_COMPOUNDS else []
+    joined += identifiers.closed(query) if _NAMES else ()
+    # asked, never counted in the coverage: they stand for words already there
+    parts += [f'"{text.stem(c)}"' for c in dict.fromkeys(joined) if c not in words]
     terms = tuple(dict.fromkeys(stems + grams + prefixes))
-    return Query(" OR ".join(parts), terms, frozenset(zip(stems, stems[1:])), tuple(dict.fromkeys(prefixes)),
-                 text.asks_when(query), text.named_period(query))
+    origin = dict(zip(stems, words))
+    found = Query(" OR ".join(parts), terms, frozenset(zip(stems, stems[1:])), tuple(dict.fromkeys(prefixes)),
+                  text.asks_when(query), text.named_period(query), tuple(origin.get(t) for t in terms))
+    names = identifiers.split_names(query) if _NAMES else {}
+    return found._replace(alts=tuple(tuple(dict.fromkeys(a for a in (text.stem(p) for p in names.get(w or "", ()))
+                                                         if a != t)) for t, w in zip(terms, found.words)))
+
+
+def expanded(query: Query, more: dict[str, list[str]], docs: dict[str, int], rows: int = 0) -> Query:
+    """``query`` with the alternatives ``more`` adds (folded word -> stems) and its own, keeping those some
+    memory holds (``docs``: how many memories hold each stem); each kept one is asked too.
+
+    A term held by more than ``FREQUENT_SHARE`` of the ``rows`` memories is not asked when a rarer one is:
+    its matches would cost the time of a scan over half the store and bring candidates the rarer terms
+    outrank. It still counts in the coverage of the candidates the others bring.
+    """
+    old = query.alts or ((),) * len(query.terms)
+    alts = tuple(tuple(dict.fromkeys(a for a in (*have, *more.get(w or "", ())) if a != t and docs.get(a, 0) > 0))
+                 for t, w, have in zip(query.terms, query.words or (None,) * len(query.terms), old))
+    added = list(dict.fromkeys(a for have in alts for a in have if a not in query.terms))
+    phrases = [*query.fts.split(" OR "), *(f'"{a}"' for a in added)]
+    if FREQUENT_SHARE and rows >= FREQUENT_FLOOR:
+        frequent = {f'"{t}"' for t in (*query.terms, *added) if docs.get(t, 0) > FREQUENT_SHARE * rows}
+        unheld = {f'"{t}"' for t in (*query.terms, *added) if not docs.get(t)}
+        if frequent and any(p not in frequent and p not in unheld for p in phrases):
+            phrases = [p for p in phrases if p not in frequent]
+    return query._replace(fts=" OR ".join(phrases), alts=alts)
 
 
 def rarity(doc_counts: Sequence[int], rows: int) -> list[float]:
@@ -191,16 +244,23 @@ def lexical_sql(query: Query, weights: Sequence[float] | None = None) -> tuple[s
     term, see ``rarity``) weigh the coverage; without them every term counts alike.
     """
     # a lone CJK character matches every term it starts; other terms whole
-    needles: list[object] = [f" {t}" if t in query.prefixes else f" {t} " for t in query.terms]
+    held = "(instr(m.terms, ?) > 0)"
+    each: list[str] = []
+    groups: list[list[object]] = []
+    for t, alts in zip(query.terms, query.alts or ((),) * len(query.terms)):
+        # a term is covered by itself, or at a lower weight by one of its alternatives
+        each.append(f"max({held}, {', '.join([f'{_ALTERNATIVE_WEIGHT!r} * {held}'] * len(alts))})" if alts else held)
+        groups.append([f" {t}" if t in query.prefixes else f" {t} ", *(f" {a} " for a in alts)])
     total = sum(weights) if weights is not None and _RARITY_WEIGHTED else 0.0
     if weights is not None and total > 0:
         # the weights are bound, not written in: the SQL text, and so SQLite's prepared statement, stays the same
-        covered = " + ".join("? * (instr(m.terms, ?) > 0)" for _ in weights)
-        needles = [x for w, needle in zip(weights, needles) for x in (w / total, needle)]
+        covered = " + ".join(f"? * {e}" for e in each)
+        needles = [x for w, group in zip(weights, groups) for x in (w / total, *group)]
         sql = f"(-f.b * (1.0 + {_COVERAGE_WEIGHT!r} * ({covered}))"
     else:
-        covered = " + ".join("(instr(m.terms, ?) > 0)" for _ in needles)
-        sql = f"(-f.b * (1.0 + {_COVERAGE_WEIGHT / len(needles)!r} * ({covered}))"
+        covered = " + ".join(each)
+        needles = [x for group in groups for x in group]
+        sql = f"(-f.b * (1.0 + {_COVERAGE_WEIGHT / len(each)!r} * ({covered}))"
     if query.pairs:
         needles += [f" {a} {b} " for a, b in sorted(query.pairs)]
         adjacent = " + ".join("(instr(m.terms, ?) > 0)" for _ in query.pairs)
@@ -243,6 +303,9 @@ def scores(
         yield W_RELEVANCE * r + W_IMPORTANCE * importance + W_RECENCY * recency, r, rid
 
 
+_PERSONAL_GLOB = "{}/*/p-" + "[0-9a-f]" * 16 + "/*"   # a memory in a person's folder (base.people)
+
+
 @lru_cache(maxsize=64)
 def filter_sql(filters: Filters, alias: str) -> tuple[str, tuple[object, ...]]:
     """SQL conditions on table ``alias`` for ``filters``, each led by AND.
@@ -273,4 +336,7 @@ def filter_sql(filters: Filters, alias: str) -> tuple[str, tuple[object, ...]]:
     if filters.project is not None:
         clauses.append(f"({alias}.project IS NULL OR {alias}.project = ? OR {alias}.project_name = ?)")
         params.extend((filters.project, filters.project))
+    if filters.person is not None:   # shared memories, and the person's own folder only
+        clauses.append(f"(({alias}.path NOT GLOB ? AND {alias}.path NOT GLOB ?) OR {alias}.path GLOB ?)")
+        params.extend((_PERSONAL_GLOB.format("memory"), _PERSONAL_GLOB.format("archive"), f"*/{filters.person}/*"))
     return "".join(" AND " + c for c in clauses), tuple(params)

@@ -39,7 +39,7 @@ class Judged:
 def judge(git: Git, cfg: Config, plan: Plan[Any], parent: str | None, checked_out: bool) -> Judged:
     """Every guard's verdict on ``plan`` against ``parent``, in order; the first refusal ends it."""
     try:
-        check_paths(git, cfg, plan.changes, parent, checked_out)
+        check_paths(git, cfg, plan.changes, parent, checked_out, () if plan.auto else plan.outside)
     except GitmemError as exc:
         return Judged(Refuse(exc))
     touched = anchor.problems(plan.changes, plan.event, plan.trailers)
@@ -60,9 +60,11 @@ def judge(git: Git, cfg: Config, plan: Plan[Any], parent: str | None, checked_ou
     return Judged(verdict, stripped)
 
 
-def check_paths(git: Git, cfg: Config, changes: Changes, parent: str | None, checked_out: bool) -> None:
-    """Steps 1 and 2: every path inside the sandbox, no symlink on its way, content within the limits."""
-    allowed = cfg.paths.allowed_dirs
+def check_paths(git: Git, cfg: Config, changes: Changes, parent: str | None, checked_out: bool,
+                outside: tuple[str, ...] = ()) -> None:
+    """Steps 1 and 2: every path inside the sandbox (or one of the top-level files ``outside`` names),
+    no symlink on its way, content within the limits."""
+    allowed = cfg.paths.allowed_dirs + tuple(p for p in outside if "/" not in p)
     narrowed = config_mod.env_allowed_dirs()
     max_bytes = cfg.sediment.max_content_bytes
     root = git.root if checked_out else None

@@ -26,7 +26,7 @@ from gitmem.base.model import iso
 from gitmem.guards import redact
 from gitmem.guards.lock import exclusive
 from gitmem.guards.verdict import Defer, Refuse
-from gitmem.writer import chain, waiting, worktree
+from gitmem.writer import chain, placement, waiting, worktree
 from gitmem.writer.plan import Plan, Planner, Written
 
 if TYPE_CHECKING:
@@ -95,6 +95,7 @@ class Writer:
             plan = planner(parent)
             if plan is None or not plan.changes:
                 return Written(None, branch, plan)
+            plan = placement.placed(self.git, self.cfg, plan, parent)   # personal memories of a team repository
             judged = chain.judge(self.git, self.cfg, plan, parent, checked_out)
             verdict = judged.verdict
             if isinstance(verdict, Refuse):

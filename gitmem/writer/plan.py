@@ -18,6 +18,10 @@ class Plan(Generic[T]):
     ``defer`` lets the amplitude guard commit part of an automated append that
     grows a file past the limit and queue the rest (sedimentation); without it
     such a write is refused.
+
+    ``outside``: top-level files a person's command may write beyond the
+    allowed folders (``gitmem upgrade`` writes ``.gitattributes``); an
+    automated plan (``auto``) never may.
     """
 
     changes: Mapping[str, bytes | None]
@@ -31,6 +35,7 @@ class Plan(Generic[T]):
     result: T | None = None
     merge_parents: tuple[str, ...] = ()    # a merge commit's other parents (review accept)
     defer: bool = False
+    outside: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

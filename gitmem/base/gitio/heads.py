@@ -55,7 +55,11 @@ def head_commit(gdir: str | PathLike[str]) -> str | None:
         return None
     if not head.startswith("ref: "):
         return head if _is_id(head) else None
-    ref = head[5:].strip()
+    return ref_tip(gdir, head[5:].strip())
+
+
+def ref_tip(gdir: str | PathLike[str], ref: str) -> str | None:
+    """The commit id the ref ``ref`` (``refs/heads/main``) names, loose or packed, or None."""
     common = common_dir(gdir)
     for base in (os.fspath(gdir), common):
         value = _read(os.path.join(base, ref))

@@ -13,8 +13,17 @@ assistant, with where it sits in the exchange) becomes a sparse vector of
   user's next turn answers it (agrees, objects, asks), the tool that ran
   before it;
 - the hand-written rules of ``signals`` and ``durability`` as binary markers,
-  its script (Latin, CJK, kana, Hangul, Cyrillic...), its length and how much
-  it looks like code.
+  the multilingual ``cues``, its script (Latin, CJK, kana, Hangul,
+  Cyrillic...), its length and how much it looks like code;
+- the speaker, length, rule markers and an agreeing next turn joined with
+  the statement's script family (CJK, Cyrillic, other), so the model can
+  weigh them per family: the same structure keeps at other rates in a
+  Chinese session than in an English one.
+
+Words: a Latin-like run is one word, and each CJK character is one (so word
+bigrams are character bigrams). Measured out of fold over the training
+repositories, that reads Chinese better (AUC 0.687) than the text toolkit's
+CJK bigrams as the words (0.667).
 
 Features are hashed with CRC-32 (fixed across runs and machines, unlike
 Python's salted ``hash``). ``SPEC`` names everything that shapes a vector,
@@ -31,13 +40,13 @@ import zlib
 from typing import Protocol
 
 from gitmem.base.text.scripts import HAN, HANGUL, KANA
-from gitmem.engines.harvest import durability, signals
+from gitmem.engines.harvest import cues, durability, signals
 
 __all__ = ["BUCKETS", "SPEC", "Scorable", "features", "spec_hash", "words"]
 
 BUCKETS = 1 << 18
 _MASK = BUCKETS - 1
-VERSION = "featurize-3"
+VERSION = "featurize-4"
 MAX_CHARS = 400          # character n-grams and markers of a long statement come from its first MAX_CHARS characters
 CHAR_NGRAMS = (3, 4, 5)
 
@@ -68,22 +77,27 @@ class Scorable(Protocol):
 _CJK_CHAR = KANA + HAN
 _TOKEN = re.compile(rf"[{_CJK_CHAR}]|[^\W\d_{_CJK_CHAR}]+|\d+")
 _DIGITS = re.compile(r"\d")
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+_FAMILY_CJK = re.compile(f"[{_CJK_CHAR}]")
 _SCRIPTS = (("cjk", re.compile(f"[{HAN}]")), ("kana", re.compile(f"[{KANA}]")), ("hangul", re.compile(f"[{HANGUL}]")),
-            ("cyrillic", re.compile(r"[\u0400-\u04ff]")), ("arabic", re.compile(r"[\u0600-\u06ff]")),
+            ("cyrillic", _CYRILLIC), ("arabic", re.compile(r"[\u0600-\u06ff]")),
             ("latin", re.compile(r"[A-Za-z\u00c0-\u024f]")))
 _ACCENTED = re.compile(r"[\u00c0-\u024f]")
 _CODEY = re.compile(r"[{}()\[\];=<>|\\/$`#@*_]")
 _PATH = re.compile(r"(?:^|[\s`'\"(])(?:~|\.{1,2})?/?[\w.-]+/[\w./-]+")
 _URL = re.compile(r"https?://")
-_AGREE = re.compile(r"^\W*(?:ok(?:ay)?|yes|yep|yeah|sure|great|perfect|thanks?|thank you|good|nice|agreed|lgtm|cool"
-                    r"|oui|parfait|merci|d['’]accord|vale|sí|gracias|好|可以|行|谢谢|謝謝|はい|ありがとう|좋아|네)\b", re.I)
-_OBJECT = re.compile(r"^\W*(?:no|nope|wrong|wait|stop|actually|non|pas|不|别|別|いいえ|違う|아니)\b", re.I)
+# A word of a spaced language ends at a word boundary; a CJK reply goes on without one ("好的", "可以的").
+_AGREE = re.compile(r"^\W*(?:(?:ok(?:ay)?|yes|yep|yeah|sure|great|perfect|thanks?|thank you|good|nice|agreed|lgtm|cool"
+                    r"|oui|parfait|merci|d['’]accord|vale|sí|gracias|genau|danke|gut|klar|да|хорошо|спасибо|ок|sim|obrigad[oa]"
+                    r"|perfecto|listo|claro|bien|좋아|네)\b|好|可以|行|对|對|不错|不錯|谢谢|謝謝|没问题|沒問題|はい|ありがとう)", re.I)
+_OBJECT = re.compile(r"^\W*(?:(?:no|nope|wrong|wait|stop|actually|non|pas|nein|falsch|нет|не так|아니)\b"
+                     r"|不(?!错|錯)|别|別|いいえ|違う)", re.I)
 
 
 def spec_hash() -> str:
     """A hash of everything that shapes a vector: version, buckets, groups, and the rules' patterns."""
     parts = [VERSION, str(BUCKETS), str(MAX_CHARS), repr(CHAR_NGRAMS), _TOKEN.pattern, _AGREE.pattern, _OBJECT.pattern,
-             _CODEY.pattern, _PATH.pattern, *signals.marker_sources(), *durability.pattern_sources()]
+             _CODEY.pattern, _PATH.pattern, *signals.marker_sources(), *durability.pattern_sources(), *cues.sources()]
     return hashlib.blake2b("\x00".join(parts).encode("utf-8"), digest_size=12).hexdigest()
 
 
@@ -143,8 +157,15 @@ def _structure(c: Scorable, text: str, toks: list[str]) -> list[str]:
         names.append(f"next_len={_log_bucket(len(nxt))}")
     if c.tool_before:
         names.append(f"tool={c.tool_before.casefold()[:40]}")
-    for marker in signals.markers(text):
+    found = signals.markers(text)
+    for marker in found:
         names += [f"rule={marker}", f"sp={sp}&rule={marker}"]
+    for cue in cues.cues(text):
+        names += [f"cue={cue}", f"sp={sp}&cue={cue}"]
+    family = "cjk" if _FAMILY_CJK.search(text) else "cyrillic" if _CYRILLIC.search(text) else "other"
+    names += [f"{family}&sp={sp}", f"{family}&len={_log_bucket(len(c.text))}", *(f"{family}&rule={m}" for m in found)]
+    if nxt and _AGREE.search(nxt):
+        names.append(f"{family}&next=agree")
     for name, test in (("strong", durability.strong_marker), ("task_local", durability.task_local),
                        ("scoped_now", durability.is_scoped_now)):
         if test(text):

@@ -50,7 +50,7 @@ DEFAULT_SIGNALS = 20
 # The memory type of a signal kind; other kinds take the encoder's type.
 SIGNAL_TYPES = {"preference": "preference", "decision": "decision", "correction": "preference", "error": "error"}
 
-Status = Literal["harvested", "updated", "unchanged", "empty", "rejected", "failed"]
+Status = Literal["harvested", "updated", "unchanged", "empty", "skipped", "rejected", "failed"]
 
 # What a session's text passes before anything is derived from it: (text, user names
 # learned from the session's own paths) -> the text with PII replaced.
@@ -142,7 +142,7 @@ def list_transcripts(paths: Iterable[Path | str], fmt: str, limit: int) -> list[
     """The transcript files under ``paths`` (files, or folders walked), after checking the request."""
     check_format(fmt)
     if limit < 0:
-        raise UsageError("--signals must be 0 or more")
+        raise UsageError("--per-session must be 0 or more")
     given = [Path(p) for p in paths]
     for p in given:
         try:
@@ -293,12 +293,13 @@ def _add_signals(batch: memorize.Batch, session_id: str, signals: Sequence[Signa
 
 
 def draft(session: Session, stored: StoredEpisode | None, batch: memorize.Batch, limit: int, whole: bool,
-          now: datetime, project: tuple[str, str] | None = None) -> Draft:
+          now: datetime, project: tuple[str, str] | None = None, keep_last: int | None = None) -> Draft:
     """Plan one session against the episode a commit holds: the episode document, and its signals added to ``batch``.
 
     ``unchanged`` when the stored episode already covers every line. ``whole``
     keeps the session summary as one memory (first harvest only) instead of
-    the ``limit`` most important new signals.
+    the ``limit`` most important new signals; ``keep_last`` keeps only the latest
+    that many of those (a harvest of the last N signals ending in this session).
     """
     t, ep = session.transcript, session.episode
     done = stored.lines if stored else 0
@@ -316,8 +317,10 @@ def draft(session: Session, stored: StoredEpisode | None, batch: memorize.Batch,
     else:
         fresh = [s for s in ep.signals if s.line > done]
         new = pick([s for s in fresh if not s.inbox], limit)
-        unsure = tuple(harvested_memory(t.session_id, s, now, batch.cfg, project)
-                       for s in [s for s in fresh if s.inbox][:limit])
+        inbox = [s for s in fresh if s.inbox][:limit]
+        if keep_last is not None:
+            new, inbox = new[max(0, len(new) - keep_last):], inbox[max(0, len(inbox) - keep_last):]
+        unsure = tuple(harvested_memory(t.session_id, s, now, batch.cfg, project) for s in inbox)
     created, reinforced = _add_signals(batch, t.session_id, new, now)
     return Draft("updated" if stored else "harvested", path, {path: documents.render_document(meta, body).encode("utf-8")},
                  created, reinforced,

@@ -11,7 +11,9 @@ every machine. Actions:
     reopen BRANCH    a person undid a default rejection
     set N            a person set the threshold (audited); automatic permanent changes wait 60 s
 
-A streak that completes inside the override lock is used up without a change.
+A streak that completes inside the override lock is used up without a change. A review
+is decided once: a second approve or veto of the same branch (recorded by another clone
+at another moment) counts in no streak.
 The value always stays within [10, 30].
 """
 
@@ -123,9 +125,14 @@ def current(lines: Iterable[str], cfg: Sediment, now: datetime) -> Threshold:
             history.append(Change(iso(at), base, new, reason))
             base = new
 
+    counted: set[str] = set()   # a review is decided once: the same decision logged by two clones counts once
     for d in ordered(lines):
         if d.at > now:
             break
+        if d.action in ("approve", "veto"):
+            if d.argument in counted:
+                continue
+            counted.add(d.argument)
         locked = lock is not None and d.at < lock
         if d.action == "set":
             try:

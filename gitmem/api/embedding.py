@@ -1,0 +1,169 @@
+"""The optional embedding model as the use cases use it: the model the git config names, loaded once per
+process, the vectors of an index's memories, and the dense ranking recall fuses with the lexical one.
+
+``git config [--global] gitmem.embed-model SPEC`` (a model folder or zip, or
+the distribution name of an installed package that ships one; never
+gitmem.yaml, which is committed) turns it on. Without it nothing here imports
+numpy or the model: ``setting`` reads the git config files as text and asks
+git only when one of them mentions the key (or includes another file).
+
+A model loads once per process (``model``): ``recall --batch``, the daemon and
+the MCP server keep it. The vectors of an index's memories are kept in the
+clone's vector store (``gitmem.store.vectors``) and stacked once per index
+state (``vectors_of``); a memory whose text has no vector yet is encoded then.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False  # the recall path: annotations only
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from gitmem.base.embed.model import Model
+    from gitmem.base.embed.vectors import Matrix
+    from gitmem.engines.recall import Dense
+    from gitmem.store.index import Filters, Index
+    from gitmem.store.vectors import Vectors
+
+__all__ = ["KEY", "dense", "model", "ranker", "setting", "vectors_of"]
+
+KEY = "gitmem.embed-model"
+_ENCODE_CHUNK = 256   # texts encoded, then stored, at a time: an interrupted first run keeps what it did
+_models: dict[str, Model] = {}
+_matrices: dict[tuple[str, str, str], Matrix] = {}
+_warned: set[str] = set()
+
+
+def _config_files(root: Path) -> list[str] | None:
+    """The git config files that apply to the clone at ``root``, or None when the environment adds settings."""
+    from gitmem.base import state
+
+    env = os.environ
+    if any(name in env for name in ("GIT_CONFIG", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS")):
+        return None
+    git_dir, common = state.git_dirs(root)
+    files = [os.path.join(common, "config"), os.path.join(git_dir, "config.worktree")]
+    if "GIT_CONFIG_GLOBAL" in env:
+        files.append(env["GIT_CONFIG_GLOBAL"])
+    else:
+        home = os.path.expanduser("~")
+        xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+        files += [os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config")]
+    if env.get("GIT_CONFIG_NOSYSTEM", "").lower() not in ("1", "true", "yes", "on"):
+        files.append(env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
+    return files
+
+
+def _may_be_set(root: Path) -> bool:
+    """Whether any git config could name the model (cheap: no git process, no pygit2): some config file
+    mentions the key or includes another file, or the environment adds settings."""
+    files = _config_files(root)
+    if files is None:
+        return True
+    for path in files:
+        try:
+            with open(path, "rb") as f:
+                text = f.read().lower()
+        except OSError:
+            continue
+        if b"embed-model" in text or b"[include" in text:
+            return True
+    return False
+
+
+def setting(root: Path) -> str | None:
+    """The model ``gitmem.embed-model`` names for the clone at ``root`` (its config, then the user's), or None."""
+    if not _may_be_set(root):
+        return None
+    from gitmem.base.gitio import attempt
+
+    value = (attempt(root, "config", "--get", KEY) or b"").decode("utf-8", "replace").strip()
+    return value or None
+
+
+def model(spec: str) -> Model:
+    """The model ``spec`` names, loaded on first use and kept for the life of the process."""
+    found = _models.get(spec)
+    if found is None:
+        try:
+            from gitmem.base.embed.model import load
+        except ImportError as exc:
+            from gitmem.base.errors import ConfigError
+
+            raise ConfigError(f"{KEY} is set but the embedding extra is not installed ({exc.name} is missing)",
+                              hint="pip install 'gitmem-agent[embed]', or git config --unset "
+                                   f"{KEY} for lexical recall") from None
+        _models[spec] = found = load(spec)
+    return found
+
+
+def vectors_of(index: Index, encoder: Model, store: Vectors) -> Matrix:
+    """The unit vectors of every memory of ``index`` (not its episodes), encoding the texts ``store`` lacks."""
+    from gitmem.base.embed.vectors import Matrix, blob, stack
+    from gitmem.store.index import EPISODE
+    from gitmem.store.vectors import digest
+
+    rows = [(r.id, r.content) for r in index.rows() if r.type != EPISODE]
+    digests = [digest(content) for _, content in rows]
+    have = store.get(digests)
+    todo = list({d: content for d, (_, content) in zip(digests, rows) if d not in have}.items())
+    for start in range(0, len(todo), _ENCODE_CHUNK):
+        part = todo[start:start + _ENCODE_CHUNK]
+        made = [(d, blob(v)) for (d, _), v in zip(part, encoder.encode([content for _, content in part]))]
+        store.put(made)
+        have.update(made)
+    return Matrix([key for key, _ in rows], stack([have[d] for d in digests], encoder.dim))
+
+
+def ranker(index: Index, encoder: Model, matrix: Matrix) -> Dense:
+    """The dense ranking over ``matrix`` for the engine: memories nearest a query that pass the filters."""
+
+    def rank(query: str, n: int, filters: Filters) -> list[tuple[str, float]]:
+        vector = encoder.encode([query])[0]
+        wanted, kept = 4 * n, []
+        while True:
+            near = matrix.nearest(vector, wanted)
+            ok = set()
+            for start in range(0, len(near), 500):
+                ok |= index.passing([key for key, _ in near[start:start + 500]], filters)
+            kept = [(key, cos) for key, cos in near if key in ok][:n]
+            if len(kept) >= n or len(near) >= len(matrix):
+                return kept
+            wanted *= 8   # the filters keep few: look further down
+    return rank
+
+
+def dense(root: Path, index: Index) -> Dense | None:
+    """The dense ranking over the open ``index`` of the clone at ``root``, or None when no model is configured
+    (or it cannot load: then a warning says why, and recall stays lexical)."""
+    spec = setting(root)
+    if spec is None:
+        return None
+    from gitmem.base.errors import ConfigError
+
+    try:
+        encoder = model(spec)
+    except ConfigError as exc:
+        if exc.message not in _warned:
+            from gitmem.base.notice import warn
+
+            _warned.add(exc.message)
+            warn(f"{exc.message}; recall stays lexical" + (f" ({exc.hint})" if exc.hint else ""))
+        return None
+    key = (index.path, index.get_meta("commit") or "", encoder.key)
+    matrix = _matrices.get(key) if key[1] else None
+    if matrix is None:
+        from gitmem.base import state
+        from gitmem.store.vectors import FILE, Vectors
+
+        store = Vectors(state.shared_dir(root) / FILE, encoder.key)
+        try:
+            matrix = vectors_of(index, encoder, store)
+        finally:
+            store.close()
+        if key[1]:
+            _matrices.clear()   # one index state per process is enough: the daemon follows HEAD
+            _matrices[key] = matrix
+    return ranker(index, encoder, matrix)
