@@ -1,11 +1,9 @@
-"""Every field of gitmem.yaml is read by the code, except those the sedimentation engine will read.
+"""Every field of gitmem.yaml is read by the code.
 
 For each leaf field (``hebbian.learning_rate``), some module other than the
 config module must use its name as an attribute or a key (the hook's cached
 settings are keys) and also name its section, or the section's class (an
-engine handed ``cfg.hebbian`` calls it ``cfg: Hebbian``). The fields waiting
-for the sedimentation engine are listed, and must stay unread until it comes:
-when one gains a reader, this test asks for it to leave the list.
+engine handed ``cfg.hebbian`` calls it ``cfg: Hebbian``).
 """
 
 from __future__ import annotations
@@ -19,13 +17,6 @@ from pathlib import Path
 from gitmem.base.config import Config
 
 PACKAGE = Path(__file__).resolve().parent.parent / "gitmem"
-# DESIGN.md section 5, "Reflect (DNA) and sedimentation": promotion priority, adaptive threshold,
-# the review of capability promotions, the deviation TTL.
-# The engine reads every sediment field now; review.expire_minutes stays unread: the timeout of a marked
-# promotion is sediment.veto_timeout_minutes (issue 21), which supersedes it.
-FOR_SEDIMENTATION = {"review.expire_minutes"}
-
-
 def leaves(cls: type, prefix: tuple[str, ...] = (), owners: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
     """(section..., field, section class names...) for every leaf field of the config."""
     for f in dataclasses.fields(cls):
@@ -56,13 +47,19 @@ def readers() -> dict[str, list[str]]:
     return out
 
 
-def test_every_field_is_read_or_waits_for_the_sedimentation_engine() -> None:
+def test_every_field_is_read() -> None:
     found = readers()
     assert len(found) > 40 and "hebbian.learning_rate" in found   # the walk found the schema
-    assert FOR_SEDIMENTATION <= set(found), "a listed field is no longer in the schema"
     unread = {field for field, mods in found.items() if not mods}
-    assert unread - FOR_SEDIMENTATION == set(), "read by nothing: wire these fields or remove them"
-    assert FOR_SEDIMENTATION - unread == set(), "these now have a reader: take them off FOR_SEDIMENTATION"
+    assert unread == set(), "read by nothing: wire these fields or remove them"
+
+
+def test_a_retired_key_is_named_with_what_replaced_it() -> None:
+    from gitmem.base import config
+
+    checked = config.check_text("review:\n  expire_minutes: 10080\n")
+    assert not checked.problems and checked.config.sediment.veto_timeout_minutes == 10
+    assert any("review is no longer read" in w and "sediment.veto_timeout_minutes" in w for w in checked.warnings)
 
 
 def test_the_search_finds_a_known_reader() -> None:

@@ -139,7 +139,8 @@ def test_result_values_serialise_to_json() -> None:
     assert Forgotten("m-1", None, "archive/user/aa/m-1.md").to_json() == {
         "id": "m-1", "commit": None, "path": "archive/user/aa/m-1.md"}
     ref = Reflected("c", ("p",), (), ("m-1", "m-2"), 3).to_json()
-    assert ref == {"commit": "c", "created": ["p"], "updated": [], "consumed": ["m-1", "m-2"], "pending": 3}
+    assert ref == {"commit": "c", "created": ["p"], "updated": [], "consumed": ["m-1", "m-2"], "pending": 3,
+                   "limit": 0, "review": None, "review_commit": None, "superseded": []}
     for value in (rem, imp, ref):
         json.dumps(value)
 

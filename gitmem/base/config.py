@@ -122,11 +122,6 @@ class Sediment:
 
 
 @dataclass(frozen=True)
-class Review:
-    expire_minutes: int = _f(10080, 1, 525600, "an unreviewed capability promotion is rejected after this")
-
-
-@dataclass(frozen=True)
 class Analyze:
     min_sessions: int = _f(3, 1, 100000, "analyze proposes merging two patterns only when at least this many "
                                          "sessions activated both")
@@ -176,7 +171,6 @@ class Config:
     drift: Drift = field(default_factory=Drift)
     memory: Memory = field(default_factory=Memory)
     sediment: Sediment = field(default_factory=Sediment)
-    review: Review = field(default_factory=Review)
     analyze: Analyze = field(default_factory=Analyze)
     daemon: Daemon = field(default_factory=Daemon)
     budgets: Budgets = field(default_factory=Budgets)
@@ -217,6 +211,13 @@ def fields_table(cls: type = Config, prefix: str = "") -> list[tuple[str, Any, d
     return rows
 
 
+# Keys earlier versions wrote into gitmem.yaml that nothing reads any more, with what took their place.
+RETIRED = {
+    "review": "a capability promotion times out after sediment.veto_timeout_minutes (review.expire_minutes "
+              "was its earlier name and was never applied)",
+}
+
+
 def _build(cls: type, data: Any, prefix: str, problems: list[Problem], warnings: list[str]) -> Any:
     if data is None:
         data = {}
@@ -225,7 +226,9 @@ def _build(cls: type, data: Any, prefix: str, problems: list[Problem], warnings:
         return cls()
     known = {f.name: f for f in dataclasses.fields(cls)}
     for key in data:
-        if key not in known and key != "version":
+        if f"{prefix}{key}" in RETIRED:
+            warnings.append(f"{prefix}{key} is no longer read: {RETIRED[f'{prefix}{key}']}; remove it")
+        elif key not in known and key != "version":
             warnings.append(f"unknown key {prefix}{key} (ignored)")
     values: dict[str, Any] = {}
     for name, f in known.items():
