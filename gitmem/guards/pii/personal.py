@@ -196,10 +196,11 @@ def _encoded_homes(v: View, out: list[Cand]) -> None:
         while i >= 0:
             found.add(i)
             i = text.find(word, i + 1)
+    rx = _rx.encoded
     for i in sorted(found):
-        # a match starts at most 8 characters before its "-Users-" ("C-" and "-mnt-c") and ends within
-        # 40 after it; the window's start still lets the look-behind see the text before it
-        m = _rx.encoded.search(text, max(i - 8, done), i + 48) if i >= done else None
+        # a match starts at most 8 characters before its "-Users-" ("C-" and "-mnt-c"): tried at each of
+        # those starts, leftmost first (match() at a position still lets the look-behind see before it)
+        m = next((got for s in range(max(i - 8, done), i + 1) if (got := rx.match(text, s)) is not None), None)
         if m is None:
             continue
         done = m.end()
