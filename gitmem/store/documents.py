@@ -347,10 +347,8 @@ _PATTERN_KEYS = ("slug", "title", "weight", "stage", "triggers", "sources", "ver
 def _lessons(body: str) -> tuple[str, ...]:
     from gitmem.base import mdio
 
-    for section in mdio.sections(body):
-        if section.heading.lower() == "lessons":
-            return tuple(mdio.unescape_item(text) for text, _ in mdio.list_items(section.text))
-    return ()
+    items = mdio.section_items(body, "lessons")
+    return () if items is None else tuple(mdio.unescape_item(text) for text, _ in items)
 
 
 def _number(meta: Mapping[str, Any], key: str, default: float) -> float:
