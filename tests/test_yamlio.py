@@ -460,13 +460,3 @@ def test_held_out_shapes_read_as_the_parser_reads_them(text: str) -> None:
 def test_any_mix_of_lines_reads_as_the_parser_reads_it(lines: list[str]) -> None:
     text = "".join(lines)
     assert _either(yamlio.load_plain, text) == _either(yamlio.plain.load_events, text)
-
-
-def test_load_plain_kept_gives_each_caller_its_own_copy_of_the_values() -> None:
-    from gitmem.base.yamlio import load_plain, load_plain_kept
-
-    text = "a: [1, [2, 3]]\nb: {c: [x], d: {e: 1}}\n"
-    first = load_plain_kept(text)
-    first["a"][1].append(9)
-    first["b"]["d"]["e"] = 2
-    assert load_plain_kept(text) == load_plain(text) == {"a": [1, [2, 3]], "b": {"c": ["x"], "d": {"e": 1}}}

@@ -72,7 +72,7 @@ def split_front_matter(text: str, path: str = "<text>") -> tuple[str | None, str
 def parse_front_matter(fm: str, path: str = "<text>") -> dict[str, Any]:
     """Front matter text as plain values (times as ISO strings); problems name file and line."""
     try:
-        data = yamlio.load_plain_kept(fm)
+        data = yamlio.load_plain(fm)
     except YamlProblem as exc:
         # the opening fence is line 1 of the file
         raise DocumentError(path, (exc.line or 0) + 1, f"bad front matter: {exc.problem}",

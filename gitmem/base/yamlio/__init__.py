@@ -35,8 +35,8 @@ from __future__ import annotations
 from gitmem.base.errors import YamlProblem
 from gitmem.base.yamlio.emit import dump_plain, is_canonical, scalar_line
 from gitmem.base.yamlio.loaders import dump_rt, load_rt, load_safe
-from gitmem.base.yamlio.plain import load_plain, load_plain_kept, load_plain_shaped
+from gitmem.base.yamlio.plain import load_plain, load_plain_shaped
 from gitmem.base.yamlio.scalars import MAX_DEPTH, normalize
 
-__all__ = ["MAX_DEPTH", "YamlProblem", "dump_plain", "dump_rt", "is_canonical", "load_plain", "load_plain_kept", "load_plain_shaped",
+__all__ = ["MAX_DEPTH", "YamlProblem", "dump_plain", "dump_rt", "is_canonical", "load_plain", "load_plain_shaped",
            "load_rt", "load_safe", "normalize", "scalar_line"]

@@ -112,23 +112,6 @@ def load_plain(text: str) -> Any:
     return found if found is not None else load_events(text)
 
 
-@lru_cache(maxsize=16384)
-def _kept(text: str) -> Any:
-    return load_plain(text)
-
-
-def load_plain_kept(text: str) -> Any:
-    """``load_plain``, with the last 16,384 texts' values kept: a review's accept reads each pattern's
-    front matter up to three times (its diff, both sides' patterns, the merged ones). A copy each call."""
-    return _copy(_kept(text))
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    return [_copy(v) for v in value] if isinstance(value, list) else value
-
-
 def load_plain_shaped(text: str) -> tuple[Any, bool]:
     """``load_plain`` and whether ``text`` is exactly ``dump_plain``'s output for the result.
 
