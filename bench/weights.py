@@ -34,7 +34,9 @@ from gitmem.engines.hebbian import session_terms  # noqa: E402
 from gitmem.store.documents import Pattern, render_pattern  # noqa: E402
 
 NOW = clock.parse_time("2026-11-29T12:00:00Z")
-WORDS = ["deploy", "backoff", "kafka", "schema", "lint", "cache", "retry", "index", "token", "review"]
+# "token" was one: the secret scanner then refuses the accept, reading patterns.md's line
+# "- **Rule 98 about token** (weight 0.27, episodic) — patterns/pattern-000098.md" as a credential.
+WORDS = ["deploy", "backoff", "kafka", "schema", "lint", "cache", "retry", "index", "queue", "review"]
 
 
 def build(root: Path, n: int, sessions: int) -> None:

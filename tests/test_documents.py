@@ -428,3 +428,46 @@ def test_a_file_a_person_shaped_is_not_taken_for_gitmems_own(text: str) -> None:
     assert not shaped
     new = old.with_(tier="long", band="fading", last_accessed="2026-12-01T00:00:00Z")
     assert documents.rewrite_memory(path, text, old, new, shaped) == documents.rewrite_memory(path, text, old, new)
+
+
+def _lessons_by_markdown_it(body: str) -> tuple[str, ...]:
+    from gitmem.base import mdio
+
+    items = mdio.section_items(body, "lessons")
+    return () if items is None else tuple(mdio.unescape_item(text) for text, _ in items)
+
+
+_MD_TEXT = st.lists(st.sampled_from(list("#=-*_+>~`<!|\\&;.)19 \t\n\r\x0b\x1c\x85\u2028\u00a0abL")
+                                     + ["## Lessons", "- ", "&lt;!--", "-->", "gitmem: layer"]),
+                    max_size=12).map("".join)
+
+
+@given(st.lists(_MD_TEXT, max_size=3), st.lists(_MD_TEXT, max_size=4), st.lists(_MD_TEXT, max_size=2), _MD_TEXT)
+@settings(max_examples=300, deadline=None)
+def test_lessons_of_a_rendered_pattern_read_without_markdown_it_equal_markdown_its(
+        triggers: list[str], lessons: list[str], sources: list[str], title: str) -> None:
+    from gitmem.store.documents import Pattern, _rendered_lessons, render_pattern, split_front_matter
+
+    p = Pattern("s", title, 0.3, "episodic", tuple(triggers), tuple(lessons), tuple(sources), 0, "", "", "patterns/s.md")
+    _, body, _ = split_front_matter(render_pattern(p).decode("utf-8"), p.path)
+    fast = _rendered_lessons(body)
+    assert fast is None or fast == _lessons_by_markdown_it(body)
+    if all(t.strip() and set(t) <= set("abL ") for t in [title, *triggers, *lessons, *sources]):
+        assert fast == tuple(" ".join(t.split()) for t in lessons)   # plain text is read without markdown-it
+
+
+_ITEM_LINES = st.lists(st.sampled_from(["- a", "- \\# b", "- # c", "-  d", "- f  ", "- ", "- - -", "- 1. x", "- 1\\. x",
+                                        "- <!-- x", "- &lt;!-- x", "-\ta", "- ***", "* a", "- a\\", "text", "",
+                                        "- gitmem: layer 1", "- ## Sources", "- \\- e"]), max_size=4)
+
+
+@given(_ITEM_LINES, _ITEM_LINES, _ITEM_LINES, st.sampled_from(["# T", "# ", "# # x", "#  T", "# T #", "T"]))
+@settings(max_examples=500, deadline=None)
+def test_lessons_of_any_body_read_fast_equal_markdown_its_or_are_left_to_it(
+        triggers: list[str], lessons: list[str], sources: list[str], title: str) -> None:
+    from gitmem.store.documents import _rendered_lessons
+
+    body = "\n".join([title, "", "## Trigger", "", *triggers, "", "## Lessons", "", *lessons, "", "## Sources", "",
+                      *sources]) + "\n"
+    fast = _rendered_lessons(body)
+    assert fast is None or fast == _lessons_by_markdown_it(body)

@@ -186,3 +186,36 @@ def test_sections_keep_nested_headings_and_setext_underlines_in_their_section() 
     found = mdio.sections("# Top\n\n- item\n  # nested\n> ## quoted\n\nUnder\n=====\ntext\n")
     assert [(s.heading, s.level) for s in found] == [("Top", 1), ("Under", 1)]
     assert found[1].text == "text"
+
+
+def _items_by_two_parses(text: str, heading: str) -> list[tuple[str, int]] | None:
+    for section in mdio.sections(text):
+        if section.heading.lower() == heading:
+            return mdio.list_items(section.text)
+    return None
+
+
+_PIECES = st.sampled_from(["# Lessons", "## lessons", "Lessons", "=====", "---", "## Sources", "# T", "- a",
+                           "- b c", "  - nested", "    code", "1. one", "2) two", "* star", "> - quoted",
+                           "```", "~~~", "", " ", "\t", "\xa0", "\x1c- x", "-\xa0", "text", "<div>", "  lazy",
+                           "- # inner", "\\- esc", "+ plus", "\r", "-"])
+
+
+@given(st.lists(_PIECES, max_size=14))
+@settings(max_examples=400, deadline=None)
+def test_section_items_from_one_parse_equal_list_items_of_the_section(pieces: list[str]) -> None:
+    text = "\n".join(pieces)
+    assert mdio.section_items(text, "lessons") == _items_by_two_parses(text, "lessons")
+
+
+@given(st.text(alphabet=st.sampled_from("#-*> \t\n=`~1.)ab\xa0\x1c\\L"), max_size=80))
+@settings(max_examples=400, deadline=None)
+def test_section_items_equal_list_items_of_the_section_on_any_text(text: str) -> None:
+    text = "## Lessons\n" + text
+    assert mdio.section_items(text, "lessons") == _items_by_two_parses(text, "lessons")
+
+
+def test_section_items_of_a_pattern_body() -> None:
+    body = "# T\n\n## Trigger\n\n- t\n\n## Lessons\n\n- one\n- two\n  more\n\n## Sources\n\n- s\n"
+    assert mdio.section_items(body, "lessons") == [("one", 1), ("two more", 2)]
+    assert mdio.section_items(body, "missing") is None

@@ -181,3 +181,20 @@ def test_a_core_candidate_reaches_layer_one_only_through_a_persons_accept(repo: 
     code = subprocess.run([sys.executable, "-m", "gitmem", "check", "layers", "--range", f"{done.commit}~1..{done.commit}",
                            "--repo", str(repo.root)], capture_output=True, text=True)
     assert code.returncode == 0, code.stdout + code.stderr
+
+
+def test_visible_marks_every_ascii_control_character_but_tab_and_newline() -> None:
+    from gitmem.engines.review import visible
+
+    for code in range(128):
+        ch = chr(code)
+        kept = ch in "\t\n" or 32 <= code < 127
+        assert visible(f"a{ch}b") == (f"a{ch}b" if kept else f"a<U+{code:04X}>b")
+
+
+def test_visible_marks_each_character_as_a_look_up_per_character_would() -> None:
+    from gitmem.engines.review import _hidden, visible
+
+    text = "a\u202eb\u200b c\u00a0d\te\nf\u2028g\x7fh→ü\U000e0041\ue000\u202e"
+    assert visible(text) == "".join(f"<U+{ord(ch):04X}>" if _hidden(ch) else ch for ch in text)
+    assert visible(text) == ("a<U+202E>b<U+200B> c<U+00A0>d\te\nf<U+2028>g<U+007F>h→ü<U+E0041><U+E000><U+202E>")

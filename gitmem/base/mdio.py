@@ -33,7 +33,9 @@ class Section:
 def _md() -> Any:
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark")
+    # Every reader here needs only the blocks (a heading's text is set by the block rule): the inline
+    # rules would cost a quarter of each parse for nothing.
+    return MarkdownIt("commonmark").disable(["inline", "text_join"])
 
 
 def lines(text: str) -> list[str]:
@@ -48,22 +50,56 @@ def sections(text: str) -> list[Section]:
     around it: it is part of that item's text, not a new section.
     """
     lines_ = lines(text)
-    tokens = _md().parse(text)
-    heads: list[tuple[int, int, int, str]] = []  # (start line, end line, level, heading text)
-    for i, tok in enumerate(tokens):
-        if tok.type == "heading_open" and tok.map and tok.level == 0:
-            heads.append((tok.map[0], tok.map[1], int(tok.tag[1:]), tokens[i + 1].content.strip()))
+    heads = _heads(_md().parse(text))
     out: list[Section] = []
     if not heads or heads[0][0] > 0:
         end = heads[0][0] if heads else len(lines_)
         pre, first = _trimmed(lines_, 0, end)
         if pre:
             out.append(Section("", 0, pre, 1, first))
-    for n, (start, stop, level, title) in enumerate(heads):
+    for n, (start, stop, level, title, _) in enumerate(heads):
         end = heads[n + 1][0] if n + 1 < len(heads) else len(lines_)
         body, first = _trimmed(lines_, stop, end)  # a setext underline is part of its heading
         out.append(Section(title, level, body, start + 1, first))
     return out
+
+
+def _heads(tokens: list[Any]) -> list[tuple[int, int, int, str, int]]:
+    """The top-level headings: (start line, end line, level, heading text, index of its heading_open)."""
+    return [(tok.map[0], tok.map[1], int(tok.tag[1:]), tokens[i + 1].content.strip(), i)
+            for i, tok in enumerate(tokens) if tok.type == "heading_open" and tok.map and tok.level == 0]
+
+
+def section_items(text: str, heading: str) -> list[tuple[str, int]] | None:
+    """``list_items`` of the first section whose heading is ``heading`` (any case), None without one.
+
+    The same as ``list_items(section.text)`` of that section from ``sections``, from one parse: the
+    blocks after a top-level heading are read as they would be on their own. Only a section whose first
+    line is indented is parsed again (its text is stripped, which changes what the indent means).
+    """
+    lines_ = lines(text)
+    tokens = _md().parse(text)
+    heads = _heads(tokens)
+    wanted = heading.lower()
+    for n, (_, stop, _, title, at) in enumerate(heads):
+        if title.lower() != wanted:
+            continue
+        end = heads[n + 1][0] if n + 1 < len(heads) else len(lines_)
+        body, first = _trimmed(lines_, stop, end)
+        if not _plainly_trimmed(lines_, stop, end, body, first):
+            return list_items(body)
+        close = at + 3                                   # heading_open, inline, heading_close
+        upto = heads[n + 1][4] if n + 1 < len(heads) else len(tokens)
+        return _items(tokens[close:upto], lines_, first - 1)
+    return None
+
+
+def _plainly_trimmed(lines_: list[str], start: int, end: int, body: str, first: int) -> bool:
+    """True when ``_trimmed`` took off only what markdown-it reads as blank: lines of spaces and tabs
+    around ``body``, and no white space of another kind (which ``str.strip`` takes too) at its ends."""
+    kept = body.count("\n") + 1 if body else 0
+    around = lines_[start:first - 1] + lines_[first - 1 + kept:end]
+    return all(not line.strip(" \t") for line in around) and "\n".join(lines_[first - 1:first - 1 + kept]) == body
 
 
 def _trimmed(lines: list[str], start: int, end: int) -> tuple[str, int]:
@@ -77,10 +113,14 @@ def _trimmed(lines: list[str], start: int, end: int) -> tuple[str, int]:
 
 def list_items(text: str) -> list[tuple[str, int]]:
     """Top-level list items as (text, 1-based line), nested items folded into their parent."""
-    lines_ = lines(text)
+    return _items(_md().parse(text), lines(text), 0)
+
+
+def _items(tokens: list[Any], lines_: list[str], offset: int) -> list[tuple[str, int]]:
+    """The top-level list items of ``tokens``, lines counted from line ``offset`` (0-based) of ``lines_``."""
     items: list[tuple[str, int]] = []
     depth = 0
-    for tok in _md().parse(text):
+    for tok in tokens:
         if tok.type in ("bullet_list_open", "ordered_list_open"):
             depth += 1
         elif tok.type in ("bullet_list_close", "ordered_list_close"):
@@ -90,7 +130,7 @@ def list_items(text: str) -> list[tuple[str, int]]:
             chunk = "\n".join(lines_[start:end]).strip()
             marker = tok.info + tok.markup      # "-", "*", "+", or "3." / "3)": the token says which
             chunk = chunk[len(marker):] if chunk.startswith(marker) else chunk
-            items.append((" ".join(chunk.split()), start + 1))
+            items.append((" ".join(chunk.split()), start + 1 - offset))
     return items
 
 

@@ -75,18 +75,18 @@ def rejected_ref(branch: str) -> str:
     return REJECTED + branch
 
 
+def _hidden(ch: str) -> bool:
+    """True for a character ``visible`` shows as <U+XXXX>."""
+    if ch in "\n\t":
+        return False
+    category = unicodedata.category(ch)
+    return ch in _BIDI or category in ("Cc", "Cf", "Co", "Cs", "Zl", "Zp") or (category == "Zs" and ch != " ")
+
+
 def visible(text: str) -> str:
     """``text`` with every invisible, control or bidirectional character shown as <U+XXXX>."""
-    out = []
-    for ch in text:
-        if ch in "\n\t":
-            out.append(ch)
-        elif ch in _BIDI or unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs", "Zl", "Zp") or (
-                unicodedata.category(ch) == "Zs" and ch != " "):
-            out.append(f"<U+{ord(ch):04X}>")
-        else:
-            out.append(ch)
-    return "".join(out)
+    hidden = [ch for ch in set(text) if _hidden(ch)]   # each distinct character looked up once
+    return text.translate({ord(ch): f"<U+{ord(ch):04X}>" for ch in hidden}) if hidden else text
 
 
 def _state(p: Pattern) -> HebbState:

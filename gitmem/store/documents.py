@@ -347,10 +347,33 @@ _PATTERN_KEYS = ("slug", "title", "weight", "stage", "triggers", "sources", "ver
 def _lessons(body: str) -> tuple[str, ...]:
     from gitmem.base import mdio
 
-    for section in mdio.sections(body):
-        if section.heading.lower() == "lessons":
-            return tuple(mdio.unescape_item(text) for text, _ in mdio.list_items(section.text))
-    return ()
+    if (fast := _rendered_lessons(body)) is not None:
+        return fast
+    items = mdio.section_items(body, "lessons")
+    return () if items is None else tuple(mdio.unescape_item(text) for text, _ in items)
+
+
+def _rendered_lessons(body: str) -> tuple[str, ...] | None:
+    """The lessons of a body exactly as ``render_pattern`` writes it, read without markdown-it; None for
+    any other body. Every line is a heading, a blank or ``- `` and an item that ``escape_item`` gives
+    back unchanged, which opens no block (tests/test_mdio.py), so markdown-it reads these same items."""
+    from gitmem.base import mdio
+
+    lines = body.split("\n")
+    if lines[-1] != "" or not lines[0].startswith("# ") or lines[1:4] != ["", "## Trigger", ""]:
+        return None
+    heads = [i for i, line in enumerate(lines) if line in ("## Lessons", "## Sources")]
+    if len(heads) != 2 or lines[heads[0]] != "## Lessons" or lines[heads[0] - 1] != "" \
+            or lines[heads[1] - 1] != "" or lines[heads[0] + 1] != "" or lines[heads[1] + 1] != "":
+        return None
+    items = [lines[4:heads[0] - 1], lines[heads[0] + 2:heads[1] - 1], lines[heads[1] + 2:-1]]
+    title = lines[0][2:]
+    if title != mdio.escape_item(mdio.unescape_item(title)):
+        return None
+    for line in (line for part in items for line in part):
+        if not line.startswith("- ") or not line[2:] or line[2:] != mdio.escape_item(mdio.unescape_item(line[2:])):
+            return None
+    return tuple(mdio.unescape_item(line[2:]) for line in items[1])
 
 
 def _number(meta: Mapping[str, Any], key: str, default: float) -> float:
