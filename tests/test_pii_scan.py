@@ -327,6 +327,9 @@ JWT_IO = (
         "const secretName = 'prod/db/password';",
         "Password: <your-password>",
         "OPENAI_API_KEY=sk-...abcd",
+        # a relative path to a file after a credential word: patterns.md's line for a pattern about tokens
+        "- **Rule 98 about token** (weight 0.27, episodic) — patterns/pattern-000098.md",
+        "the token is read in src/auth/token-store.ts",
     ],
 )
 def test_samples_references_and_identifiers_are_not_secrets(text: str) -> None:

@@ -42,7 +42,10 @@ _rx = Patterns(
         "not_separator": r"[^\w\s./:+-]",
         "camel": r"[a-z]{2,}(?:[A-Z][a-z]{2,})+",
         "camel_name": r"[a-z]+(?:[A-Z][a-z]+)+",
-        "pathlike": r"(?:~|\.{1,2})?/|[A-Za-z]:[\\/]|.*\.(?:pem|key|crt|txt|json|env|ya?ml|p12|pfx|jks|gpg|asc)\Z",
+        "pathlike": r"(?:~|\.{1,2})?/|[A-Za-z]:[\\/]|.*\.(?:pem|key|crt|txt|json|env|ya?ml|p12|pfx|jks|gpg|asc)\Z"
+                    # a relative path to a source or document file: patterns/pattern-000098.md, src/app-2.ts
+                    r"|[\w.-]+(?:/[\w.-]+)+\.(?:md|markdown|rst|py|pyi|js|mjs|cjs|ts|tsx|jsx|go|rs|rb|java|kt|c|h"
+                    r"|cc|cpp|hpp|cs|php|sh|toml|ini|cfg|conf|lock|html|css|sql|csv|log|xml|jsonl)\Z",
         # an auth scheme before a reference: Bearer $TOKEN, Bearer ${TOKEN}, Token $env:X
         "scheme_ref": r"(?i:bearer|token|basic)[ \t]+(?=\$|%|\{\{)",
         "amount": r"[0-9]{1,3}(?:[,.' ][0-9]{3})+(?:[.,][0-9]+)?",
