@@ -257,13 +257,16 @@ def test_verb_writes_the_page_and_prints_its_path(repo: MemoryRepo, tmp_path: Pa
     assert not list(target.parent.glob(".*.tmp"))
 
 
-def test_verb_default_file_is_in_the_current_folder(repo: MemoryRepo, tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.chdir(tmp_path)
-    code, out, _ = run_cli(["--repo", str(repo.root), "dashboard"], capsys)
-    assert code == 0 and (tmp_path / "gitmem-dashboard.html").is_file()
-    assert str(tmp_path / "gitmem-dashboard.html") in out
+def test_verb_default_file_is_in_the_clones_state_folder(repo: MemoryRepo, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(repo.root)                  # run inside the clone: nothing lands in its work tree
+    code, out, err = run_cli(["dashboard"], capsys)
+    assert code == 0, err
+    target = repo.root / ".git" / "gitmem" / "gitmem-dashboard.html"
+    assert target.is_file() and "gitmem-data" in target.read_text()
+    assert str(target) in out
+    assert git(repo.root, "status", "--porcelain", "--untracked-files=all") == ""
 
 
 @pytest.mark.parametrize("where", ["folder", "missing"])

@@ -12,10 +12,17 @@ DEFAULT_FILE = "gitmem-dashboard.html"
 
 
 def _args(p: Any) -> None:
-    p.add_argument("-o", "--output", metavar="FILE", default=DEFAULT_FILE,
-                   help=f"where to write the page (default: ./{DEFAULT_FILE})")
+    p.add_argument("-o", "--output", metavar="FILE", default=None,
+                   help=f"where to write the page (default: {DEFAULT_FILE} in the clone's state folder, .git/gitmem/)")
     p.add_argument("--open", action="store_true", help="open the page in the system's web browser")
     json_flag(p)
+
+
+def default_path(root: Any) -> Any:
+    """Where the page goes unless ``-o`` says: the clone's state folder, out of the work tree and never committed."""
+    from gitmem.api.clone import state_dir
+
+    return state_dir(root) / DEFAULT_FILE
 
 
 def write_page(path: Any, page: str) -> None:
@@ -41,9 +48,10 @@ def cmd_dashboard(args: Any) -> int:
 
     from gitmem.faces import dashboard
 
-    data = repo_of(args).dashboard_data(now_of(args))
+    repo = repo_of(args)
+    data = repo.dashboard_data(now_of(args))
     page = dashboard.render(data)
-    path = Path(args.output).expanduser().absolute()
+    path = Path(args.output).expanduser().absolute() if args.output else default_path(repo.root)
     write_page(path, page)
     if args.json:
         emit_json({"path": str(path), "bytes": len(page.encode("utf-8")), "data": data})
