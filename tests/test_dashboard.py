@@ -249,12 +249,33 @@ def test_verb_writes_the_page_and_prints_its_path(repo: MemoryRepo, tmp_path: Pa
     target = tmp_path / "out" / "dash.html"
     target.parent.mkdir()
     code, out, err = run_cli(["--repo", str(repo.root), "--now", "2026-12-01T12:00:00Z", "dashboard", "-o",
+                              str(target)], capsys)
+    assert code == 0, err
+    assert out.startswith(f"wrote {target} (") and "gitmem-data" in target.read_text()
+    assert not list(target.parent.glob(".*.tmp"))
+
+
+def test_verb_json_prints_the_figures_and_writes_no_page(repo: MemoryRepo, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(["--repo", str(repo.root), "--now", "2026-12-01T12:00:00Z", "dashboard", "--json"],
+                             capsys)
+    assert code == 0, err
+    assert json.loads(out) == repo.dashboard_data(NOW)
+    written = [p for p in (repo.root / ".git" / "gitmem").iterdir() if p.suffix == ".html"]
+    assert written == [] and list(tmp_path.glob("*.html")) == []
+
+
+def test_verb_json_with_output_writes_the_figures_there(repo: MemoryRepo, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "dash.json"
+    code, out, err = run_cli(["--repo", str(repo.root), "--now", "2026-12-01T12:00:00Z", "dashboard", "-o",
                               str(target), "--json"], capsys)
     assert code == 0, err
-    shown = json.loads(out)
-    assert shown["path"] == str(target) and shown["bytes"] == len(target.read_bytes())
-    assert shown["data"]["repository"] == "mem" and "gitmem-data" in target.read_text()
-    assert not list(target.parent.glob(".*.tmp"))
+    assert json.loads(out) == {"path": str(target), "bytes": len(target.read_bytes())}
+    assert json.loads(target.read_text()) == repo.dashboard_data(NOW)
+    assert "<html" not in target.read_text()
 
 
 def test_verb_default_file_is_in_the_clones_state_folder(repo: MemoryRepo, tmp_path: Path,
