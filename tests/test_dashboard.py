@@ -122,6 +122,42 @@ def test_dashboard_data_reads_counts_and_history(tmp_path: Path) -> None:
     assert data["drift"]["min_cosine"] == 0.6
 
 
+def test_dashboard_data_carries_memory_and_episode_text(tmp_path: Path) -> None:
+    repo = build(tmp_path / "mem")
+    data = repo.dashboard_data(NOW)
+    mems = data["memory_list"]
+    assert mems["total"] == len(mems["items"]) == 7            # the archived one too; working notes are not memories
+    hostile = next(m for m in mems["items"] if m["project"] == HELD_OUT[0])
+    assert hostile["text"] == f"Hostile project note {HELD_OUT[1]}" and hostile["cut"] == 0
+    assert (hostile["type"], hostile["domain"], hostile["tier"], hostile["band"]) == ("fact", "world", "short", "fading")
+    assert mems["items"][-1]["tier"] == "archive" and mems["items"][-1]["band"] == "archived"
+    live = [m["effective"] for m in mems["items"][:-1]]
+    assert live == sorted(live, reverse=True)                  # the most important first
+    eps = data["episodes"]
+    assert eps["total"] == len(eps["items"]) == 4
+    assert [e["date"][:10] for e in eps["items"]] == ["2026-11-06", "2026-11-03", "2026-11-02", "2026-11-01"]
+    assert "session 5" in eps["items"][0]["text"]
+
+
+def test_dashboard_data_cuts_a_long_text_and_says_by_how_much(tmp_path: Path) -> None:
+    from gitmem.api import insight
+
+    repo = MemoryRepo.init(tmp_path / "mem", T, install_hooks=False)
+    text = "a long memory " + "word " * insight.TEXT_SHOWN + "end"
+    repo.remember(text, now=T)
+    (item,) = repo.dashboard_data(NOW)["memory_list"]["items"]
+    assert item["text"] == text[:insight.TEXT_SHOWN] and item["cut"] == len(text) - insight.TEXT_SHOWN
+
+
+def test_each_open_review_carries_what_review_show_says(tmp_path: Path) -> None:
+    repo = build(tmp_path / "mem")
+    (review,) = repo.dashboard_data(NOW)["reviews"]
+    shown = repo.review_show(review["name"])
+    assert review["semantic"] == list(shown.semantic) and review["semantic"]
+    assert review["paths"] == list(shown.paths) and review["scope"] == shown.scope
+    assert "diff" not in review and review["commit"] == shown.info.commit
+
+
 def test_dashboard_data_of_an_empty_repository(repo: MemoryRepo) -> None:
     data = repo.dashboard_data(NOW)
     points = expected_points(data)
