@@ -385,9 +385,65 @@ def check_page(page: browser.Page, path: Path, measured: dict[str, Any], data: d
             assert (got["points"], got["declared"]) == (points, points), name
 
 
+SHOWN = """(() => [...document.querySelectorAll("#list-%s .item .text")].map(n => n.textContent))()"""
+SCRIPTED = "<script>window.__pwned=3</script> the deploy key rotates monthly"
+
+
+def search(page: browser.Page, words: str) -> None:
+    """Type ``words`` into the search box as a person would (focus, then the keystrokes' text)."""
+    page.evaluate("document.getElementById('q').focus(); document.getElementById('q').select()")
+    page.browser.send("Input.insertText", {"text": words}, page.session)
+
+
+def choose(page: browser.Page, which: str, value: str) -> None:
+    page.evaluate(f"(() => {{ const s = document.getElementById('f-{which}'); s.value = {json.dumps(value)};"
+                  " s.dispatchEvent(new Event('change')); })()")
+
+
+def check_browsing(page: browser.Page, data: dict[str, Any]) -> None:
+    """The search box and the filters narrow the memories and episodes the page lists, from its own data."""
+    every = [m["text"] for m in data["memory_list"]["items"]]
+    assert page.evaluate(SHOWN % "memories") == every and len(every) == 8
+    search(page, "deploy")
+    assert sorted(page.evaluate(SHOWN % "memories")) == sorted(t for t in every if "deploy" in t.lower())
+    assert page.evaluate(SHOWN % "episodes") == []
+    search(page, "SESSION 2")                                  # words in any case, in any order
+    assert [t.split("\n")[0] for t in page.evaluate(SHOWN % "episodes")] == [
+        e["title"] for e in data["episodes"]["items"] if "session 2" in e["text"]]
+    search(page, "")
+    choose(page, "domain", "project")
+    assert sorted(page.evaluate(SHOWN % "memories")) == sorted(
+        m["text"] for m in data["memory_list"]["items"] if m["domain"] == "project")
+    choose(page, "band", "archived")
+    assert page.evaluate(SHOWN % "memories") == []
+    assert page.evaluate("document.getElementById('count-memories').textContent").startswith("0 memories match")
+    choose(page, "domain", "")
+    assert page.evaluate(SHOWN % "memories") == ["An old fact about the office plants"]
+    choose(page, "band", "")
+    assert len(page.evaluate(SHOWN % "memories")) == 8
+
+
+def check_reviews(page: browser.Page, data: dict[str, Any]) -> None:
+    """Each open review is listed with review show's semantic lines, as text."""
+    (review,) = data["reviews"]
+    shown = page.evaluate("""[...document.querySelectorAll("#chart-reviews .review")].map(r =>
+        ({name: r.getAttribute("data-review"), lines: [...r.querySelectorAll("ul.diff li")].map(l => l.textContent)}))""")
+    assert shown == [{"name": review["name"], "lines": review["semantic"]}]
+    assert "retry-flaky-calls-with-backoff: weight 0.45 -> 0.5" in review["semantic"]   # the pending update
+
+
+def check_explained(page: browser.Page) -> None:
+    """Every tile and every section carries its explanation; the drift tile says what drifting is."""
+    untitled = page.evaluate("[...document.querySelectorAll('.kpi, section')].filter(n => !n.title).length")
+    assert untitled == 0
+    drift = page.evaluate("document.querySelector('.kpi[data-kpi^=\"drift\"]').title")
+    assert "baseline" in drift and "min_cosine" in drift
+
+
 def test_dashboard_in_a_real_browser(chromium: browser.Browser, tmp_path: Path,
                                      capsys: pytest.CaptureFixture[str]) -> None:
     repo = build(tmp_path / "mem")
+    repo.remember(SCRIPTED, domain="world", now=T + timedelta(days=1))
     data = repo.dashboard_data(NOW)
     path = tmp_path / "dashboard.html"
     code, _, err = run_cli(["--repo", str(repo.root), "--now", "2026-12-01T12:00:00Z", "dashboard", "-o",
@@ -401,6 +457,11 @@ def test_dashboard_in_a_real_browser(chromium: browser.Browser, tmp_path: Path,
         assert page.evaluate("document.querySelectorAll('img, iframe, script:not([id]) ~ script').length") == 0
         text = page.evaluate("document.body.innerText")
         assert HELD_OUT[0] in text and "Pin versions " + HELD_OUT[0] in text and HELD_OUT[2] in text
+        assert SCRIPTED in text                                   # a memory's <script> is text, and never ran
+        check_explained(page)
+        check_reviews(page, data)
+        check_browsing(page, data)
+        assert page.evaluate("typeof window.__pwned") == "undefined" and page.report().errors == []
         shot = page.screenshot(tmp_path / "gitmem-dashboard.png")
         with capsys.disabled():
             print(f"\nscreenshot of the dashboard: {shot}")
