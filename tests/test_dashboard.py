@@ -122,7 +122,7 @@ def test_dashboard_data_reads_counts_and_history(tmp_path: Path) -> None:
     assert data["drift"]["min_cosine"] == 0.6
 
 
-def test_dashboard_data_carries_memory_and_episode_text(tmp_path: Path) -> None:
+def test_dashboard_data_carries_texts_and_review_diffs(tmp_path: Path) -> None:
     repo = build(tmp_path / "mem")
     data = repo.dashboard_data(NOW)
     mems = data["memory_list"]
@@ -137,6 +137,11 @@ def test_dashboard_data_carries_memory_and_episode_text(tmp_path: Path) -> None:
     assert eps["total"] == len(eps["items"]) == 4
     assert [e["date"][:10] for e in eps["items"]] == ["2026-11-06", "2026-11-03", "2026-11-02", "2026-11-01"]
     assert "session 5" in eps["items"][0]["text"]
+    (review,) = data["reviews"]                                # each open review: what review show says of it
+    shown = repo.review_show(review["name"])
+    assert review["semantic"] == list(shown.semantic) and review["semantic"]
+    assert review["paths"] == list(shown.paths) and review["scope"] == shown.scope
+    assert "diff" not in review and review["commit"] == shown.info.commit
 
 
 def test_dashboard_data_cuts_a_long_text_and_says_by_how_much(tmp_path: Path) -> None:
@@ -147,15 +152,6 @@ def test_dashboard_data_cuts_a_long_text_and_says_by_how_much(tmp_path: Path) ->
     repo.remember(text, now=T)
     (item,) = repo.dashboard_data(NOW)["memory_list"]["items"]
     assert item["text"] == text[:insight.TEXT_SHOWN] and item["cut"] == len(text) - insight.TEXT_SHOWN
-
-
-def test_each_open_review_carries_what_review_show_says(tmp_path: Path) -> None:
-    repo = build(tmp_path / "mem")
-    (review,) = repo.dashboard_data(NOW)["reviews"]
-    shown = repo.review_show(review["name"])
-    assert review["semantic"] == list(shown.semantic) and review["semantic"]
-    assert review["paths"] == list(shown.paths) and review["scope"] == shown.scope
-    assert "diff" not in review and review["commit"] == shown.info.commit
 
 
 def test_dashboard_data_of_an_empty_repository(repo: MemoryRepo) -> None:
