@@ -28,6 +28,7 @@ NO_PROJECT = "(global)"
 
 if TYPE_CHECKING:
     from gitmem.base.gitio import CommitInfo
+    from gitmem.base.model import Memory
 
 
 def dashboard_data(ctx: Context, now: datetime | None = None) -> dict[str, Any]:
@@ -40,6 +41,7 @@ def dashboard_data(ctx: Context, now: datetime | None = None) -> dict[str, Any]:
     now = now or clock.now()
     head = ctx.head
     pats = store.all_patterns(ctx.git, head)
+    found = store.listing(ctx.git, head, include_archive=True).memories   # read once: counted and listed
     candidates = review.atrophy_candidates(pats, now, ctx.cfg.hebbian, patterns.proposed(ctx, review.ATROPHY))
     drift = timeline.drift(ctx)
     weights, streak, config = _histories(ctx, head, [p.slug for p in pats[:CHARTED_PATTERNS]])
@@ -50,8 +52,8 @@ def dashboard_data(ctx: Context, now: datetime | None = None) -> dict[str, Any]:
         "generated": iso(now),
         "repository": ctx.root.name,
         "head": head,
-        "memories": _memory_counts(ctx, now),
-        "memory_list": _memory_list(ctx, now),
+        "memories": _memory_counts(ctx, found, now),
+        "memory_list": _memory_list(ctx, found, now),
         "episodes": _episode_list(ctx),
         "patterns": [{"slug": p.slug, "title": p.title, "weight": p.weight, "stage": p.stage} for p in pats],
         "weights": weights,
@@ -74,14 +76,13 @@ def _cut(text: str) -> dict[str, Any]:
     return {"text": text[:TEXT_SHOWN], "cut": max(0, len(text) - TEXT_SHOWN)}
 
 
-def _memory_list(ctx: Context, now: datetime) -> dict[str, Any]:
+def _memory_list(ctx: Context, found: tuple[Memory, ...], now: datetime) -> dict[str, Any]:
     """Every memory (the archive too) with its text and the fields the page filters by; the ``MEMORIES_SHOWN``
     of highest effective importance when there are more, with the total."""
     from gitmem.engines import decay
-    from gitmem.store import store
 
     rows = []
-    for m in store.listing(ctx.git, ctx.head, include_archive=True).memories:
+    for m in found:
         value = decay.effective(m.importance, m.tier, m.last_accessed, now, ctx.cfg.memory)
         rows.append({"id": m.id, "type": m.type, "domain": m.domain, "tier": m.tier,
                      "band": "archived" if m.tier == "archive" else decay.band(value, ctx.cfg.memory),
@@ -127,13 +128,11 @@ def _sediment(ctx: Context, now: datetime) -> dict[str, Any]:
                                     "degraded")}
 
 
-def _memory_counts(ctx: Context, now: datetime) -> dict[str, builtins.list[dict[str, Any]]]:
+def _memory_counts(ctx: Context, found: tuple[Memory, ...], now: datetime) -> dict[str, builtins.list[dict[str, Any]]]:
     """Live memories by band (effective importance now), domain and project; every memory by tier."""
     from gitmem.base.kinds import BANDS, DOMAINS, TIERS
     from gitmem.engines import decay
-    from gitmem.store import store
 
-    found = store.listing(ctx.git, ctx.head, include_archive=True).memories
     live = [m for m in found if m.tier != "archive"]
     tiers = {t: 0 for t in TIERS}
     tiers["working"] = len(sessions.notes(ctx))
