@@ -1,7 +1,7 @@
 """A coding agent's recall set: questions an agent asks its memory in the middle of a task.
 
     python bench/agent_recall.py build [--sessions DIR]     # resolve evidence, write bench/agent-recall/*.jsonl
-    python bench/agent_recall.py score [--split dev|holdout|all] [--distractors FILE] [--k 10]
+    python bench/agent_recall.py score [--split dev|holdout|all] [--distractors FILE] [--k 10] [--model SPEC]
 
 The memories in ``bench/agent-recall/memories.jsonl`` are what a careful harvester keeps from the 25
 real transcripts of the shared bench (preferences, decisions, project and machine facts, error-to-fix
@@ -84,7 +84,8 @@ def build(sessions: Path) -> None:
     print(f"{len(memories)} memories, {len(queries)} queries ({dev} dev, {len(queries) - dev} hold-out)")
 
 
-def score(split: str, distractors: Path | None, k: int, verbose: bool = False, expand: bool = False) -> None:
+def score(split: str, distractors: Path | None, k: int, verbose: bool = False, expand: bool = False,
+          model: str | None = None) -> None:
     from gitmem.api import MemoryRepo
 
     memories = [json.loads(line) for line in (OUT / "memories.jsonl").read_text("utf-8").splitlines()]
@@ -102,6 +103,10 @@ def score(split: str, distractors: Path | None, k: int, verbose: bool = False, e
         src.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
         repo = MemoryRepo.init(Path(tmp) / "mem", NOW, install_hooks=False)
         repo.import_file(src, now=NOW)
+        if model:   # the embedding model, named as a person would (git config of the clone)
+            import subprocess
+
+            subprocess.run(["git", "config", "gitmem.embed-model", model], cwd=Path(tmp) / "mem", check=True)
         hits5, hits10, rr = [], [], []
         misses = []
         for q in queries:
@@ -133,11 +138,12 @@ def main() -> None:
     s.add_argument("--k", type=int, default=10)
     s.add_argument("--verbose", action="store_true", help="list the questions whose answer is not in the top k")
     s.add_argument("--expand", action="store_true", help="recall as --expand does (shared rare terms, links)")
+    s.add_argument("--model", help="recall with this embedding model too (gitmem.embed-model: a folder or a package)")
     args = ap.parse_args()
     if args.cmd == "build":
         build(args.sessions)
     else:
-        score(args.split, args.distractors, args.k, args.verbose, args.expand)
+        score(args.split, args.distractors, args.k, args.verbose, args.expand, args.model)
 
 
 if __name__ == "__main__":

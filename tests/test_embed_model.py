@@ -166,3 +166,11 @@ def test_an_unreadable_cache_copy_is_never_half_written(shared_cache: Path) -> N
     assert not [p for p in unpacked.rglob("*.part")]
     shutil.rmtree(unpacked)
     assert embed_model.load(PACKAGE).key == m.key and (unpacked / "model.safetensors").is_file()
+
+
+def test_threads_asking_for_the_model_at_once_share_one_load() -> None:
+    from tests.conftest import at_once
+
+    spec = str(embed_model.locate(PACKAGE))   # a spec of its own: not loaded by the tests before
+    loaded, errors = at_once(4, lambda: embedding.model(spec))
+    assert not errors and len({id(m) for m in loaded}) == 1

@@ -512,3 +512,70 @@ def test_accept_refuses_a_secret_a_review_brings_in(repo: MemoryRepo) -> None:
     with pytest.raises(SecretError):
         repo.review_accept(branch, i_am_the_reviewer=True, now=LATER)
     assert repo.head == head and [r.name for r in repo.reviews()] == [branch]
+
+
+# --- a merge git commits by itself runs pre-merge-commit, not pre-commit ------------------------------------
+
+def test_a_clean_merge_under_an_agent_that_only_brings_in_a_persons_layer_one_commit_passes(hooked: Path) -> None:
+    claude = _rule_made_elsewhere(hooked, "# Notes\n\n- the agent's note\n", _cli_env(CLAUDECODE="1"))
+    assert (hooked / ".git" / "hooks" / "pre-merge-commit").exists()
+    done = subprocess.run(["git", "merge", "-q", "--no-ff", "--no-edit", "elsewhere"], cwd=hooked,
+                          capture_output=True, text=True, env=_cli_env(CLAUDECODE="1"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Ask before deleting files" in claude.read_text()
+    assert len(git(hooked, "log", "-1", "--format=%P").split()) == 2
+
+
+def _rules_on_both_sides(hooked: Path) -> Path:
+    """Two changes a person committed to Layer 1, one on each side, in lines far enough apart to merge cleanly."""
+    claude = hooked / "CLAUDE.md"
+    text = claude.read_text()
+    assert "- (your first rule)" in text
+    git(hooked, "checkout", "-q", "-b", "elsewhere")
+    claude.write_text(text.replace("- (your first rule)", "- Ask before deleting files"))
+    git(hooked, "add", "CLAUDE.md")
+    assert _commit(hooked, _cli_env(), "-m", "a rule, by the person").returncode == 0
+    git(hooked, "checkout", "-q", "main")
+    # the opening sentence of Layer 1, three unchanged lines above the other side's rule
+    assert "Layer 1 is yours: the rules" in text
+    claude.write_text(text.replace("Layer 1 is yours: the rules", "Layer 1 is mine: the rules"))
+    git(hooked, "add", "CLAUDE.md")
+    assert _commit(hooked, _cli_env(), "-m", "another rule, by the person").returncode == 0
+    return claude
+
+
+def test_a_clean_merge_under_an_agent_that_makes_a_layer_one_of_its_own_is_refused(hooked: Path) -> None:
+    """Both sides changed Layer 1 (each a person's commit) and git combined them: the merged Layer 1 matches
+    neither parent, so this merge itself changes it, and under an agent that is refused as at pre-commit."""
+    claude = _rules_on_both_sides(hooked)
+    head = git(hooked, "rev-parse", "HEAD")
+    done = subprocess.run(["git", "merge", "-q", "--no-ff", "--no-edit", "elsewhere"], cwd=hooked,
+                          capture_output=True, text=True, env=_cli_env(CLAUDE_CODE_ENTRYPOINT="cli"))
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert "gitmem-layers-agent: CLAUDE.md" in done.stdout + done.stderr
+    assert "layer 1 (core) changed in a commit made under Claude Code" in done.stdout + done.stderr
+    assert git(hooked, "rev-parse", "HEAD") == head   # no merge commit was made
+    subprocess.run(["git", "merge", "--abort"], cwd=hooked, capture_output=True)
+    # the person's own merge of the same two sides passes
+    done = subprocess.run(["git", "merge", "-q", "--no-ff", "--no-edit", "elsewhere"], cwd=hooked,
+                          capture_output=True, text=True, env=_cli_env())
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = claude.read_text()
+    assert "- Ask before deleting files" in text and "Layer 1 is mine" in text
+
+
+def test_a_clean_merge_that_breaks_the_layers_is_refused_by_pre_merge_commit(hooked: Path) -> None:
+    claude = hooked / "CLAUDE.md"
+    git(hooked, "checkout", "-q", "-b", "elsewhere")
+    (hooked / "bank").mkdir(exist_ok=True)
+    (hooked / "bank" / "x.md").write_text("# x\n")
+    git(hooked, "add", "bank/x.md")
+    assert _commit(hooked, _cli_env(), "-m", "x").returncode == 0
+    # a CLAUDE.md without its layer markers, committed past the hooks, then merged cleanly
+    claude.write_text("# no layers at all\n")
+    git(hooked, "add", "CLAUDE.md")
+    assert _commit(hooked, _cli_env(), "--no-verify", "-m", "broken").returncode == 0
+    git(hooked, "checkout", "-q", "main")
+    done = subprocess.run(["git", "merge", "-q", "--no-ff", "--no-edit", "elsewhere"], cwd=hooked,
+                          capture_output=True, text=True, env=_cli_env())
+    assert done.returncode != 0 and "gitmem-layers: CLAUDE.md" in done.stdout + done.stderr, done.stdout + done.stderr

@@ -1,8 +1,9 @@
 """The scanner's literal pre-filters find what the plain patterns they stand for find.
 
-Two detectors were rewritten for speed: spelled-out emails (``alice [at] corp [dot] de``) are found
+Three detectors were rewritten for speed: spelled-out emails (``alice [at] corp [dot] de``) are found
 from their ``[at]`` instead of a pattern that tried 64 characters at every letter, and credential
-words of other languages are searched only where one of them occurs. Each is checked here against
+words of other languages and the project folders Claude Code names after a home path are searched
+only where one of their literals occurs. Each is checked here against
 the pattern it replaced, on generated texts built from the pieces those patterns care about.
 """
 
@@ -81,3 +82,27 @@ WORD_PIECES = st.sampled_from(["密码", "密碼", "パスワード", "Паро�
 def test_credential_words_are_found_as_the_pattern_found_them(pieces: list[str]) -> None:
     text = "".join(pieces)
     assert word_secrets(text, finditer=False) == word_secrets(text, finditer=True)
+
+
+def encoded_by_pattern(text: str) -> list[Cand]:
+    out: list[Cand] = []
+    for m in personal._rx.encoded.finditer(text):
+        if m.group(1).lower() not in personal.HOME_PLACEHOLDERS:
+            add(out, m.start(), m.end(), "home_path")
+    return out
+
+
+def encoded_now(text: str) -> list[Cand]:
+    out: list[Cand] = []
+    personal._encoded_homes(View(text), out)
+    return out
+
+
+HOME_PIECES = st.sampled_from(["-Users-", "-home-", "C-", "c", "-mnt-c", "-mnt-", "alice", "runner", "x" * 40, "-",
+                               "proj", "/", " ", "Users", "home", "D", "é", "1"])
+
+
+@given(st.lists(HOME_PIECES, max_size=25))
+def test_encoded_project_folders_are_found_as_the_pattern_found_them(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert encoded_now(text) == encoded_by_pattern(text)

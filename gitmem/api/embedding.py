@@ -20,6 +20,7 @@ import os
 TYPE_CHECKING = False  # the recall path: annotations only
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
     from gitmem.base.embed.model import Model
     from gitmem.base.embed.vectors import Matrix
@@ -32,6 +33,7 @@ __all__ = ["KEY", "dense", "model", "ranker", "setting", "vectors_of"]
 KEY = "gitmem.embed-model"
 _ENCODE_CHUNK = 256   # texts encoded, then stored, at a time: an interrupted first run keeps what it did
 _models: dict[str, Model] = {}
+_loading: dict[str, Any] = {}   # spec -> the lock its first load holds
 _matrices: dict[tuple[str, str, str], Matrix] = {}
 _warned: set[str] = set()
 
@@ -86,16 +88,22 @@ def setting(root: Path) -> str | None:
 def model(spec: str) -> Model:
     """The model ``spec`` names, loaded on first use and kept for the life of the process."""
     found = _models.get(spec)
-    if found is None:
-        try:
-            from gitmem.base.embed.model import load
-        except ImportError as exc:
-            from gitmem.base.errors import ConfigError
+    if found is not None:
+        return found
+    import threading
 
-            raise ConfigError(f"{KEY} is set but the embedding extra is not installed ({exc.name} is missing)",
-                              hint="pip install 'gitmem-agent[embed]', or git config --unset "
-                                   f"{KEY} for lexical recall") from None
-        _models[spec] = found = load(spec)
+    with _loading.setdefault(spec, threading.Lock()):   # the daemon's threads: one load, not one each
+        found = _models.get(spec)
+        if found is None:
+            try:
+                from gitmem.base.embed.model import load
+            except ImportError as exc:
+                from gitmem.base.errors import ConfigError
+
+                raise ConfigError(f"{KEY} is set but the embedding extra is not installed ({exc.name} is missing)",
+                                  hint="pip install 'gitmem-agent[embed]', or git config --unset "
+                                       f"{KEY} for lexical recall") from None
+            _models[spec] = found = load(spec)
     return found
 
 

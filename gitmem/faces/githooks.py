@@ -24,6 +24,8 @@ Hooks (``NAME``):
 - ``all``        the pre-commit checks above in one process, routing files by name
 - ``staged``     ``all`` over every staged file, read from the index (gitmem's own
                  pre-commit script in a repository made by ``gitmem init``)
+- ``merge``      at pre-merge-commit (a merge git commits by itself runs no pre-commit):
+                 ``layers`` and the agent's layer rule over the merged CLAUDE.md files
 
 Output: ``gitmem-<hook>: <file>:<line>: <problem>`` lines, then ``hint:`` lines.
 Exit 0 when every check passes, 1 when one fails, 2 on bad usage.
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
 # the run's report, settings and staged texts; HINTS, Settings and the settings readers are part of this
 # module's face (tests and callers use them here)
 from gitmem.faces.hookrun import HINTS, Report, Run, Settings, _cached_settings, _loaded_settings  # noqa: F401
+from gitmem.faces.hooklayers import check_agent_layers
 # the commit-msg stage's checks
 from gitmem.faces.hookmessage import check_layers_msg, check_message, check_secrets_msg
 
@@ -99,52 +102,6 @@ def check_layers(run: Run, files: Sequence[str]) -> None:
             for line, message in layers.find_problems(text):
                 run.report.problem("layers", path, line, message)
 
-
-def check_agent_layers(run: Run, files: Sequence[str]) -> None:
-    """Under an agent's environment, a commit may not itself change Layers 1 or 4 of a CLAUDE.md.
-
-    "Itself": a layer whose staged content equals its content in one of the commit's parents (HEAD,
-    or a merge's MERGE_HEAD) came from that parent, so a merge that only brings in a Layer 1 commit
-    made elsewhere (``gitmem sync``) passes; a layer that matches no parent was changed here.
-    """
-    if not files:
-        return
-    from gitmem.guards.reviewer import agent_of
-
-    found = agent_of(os.environ)
-    if found is None:
-        return
-    from gitmem.base import gitio
-    from gitmem.guards import layers
-
-    heads = ["HEAD", *_merge_heads(run.root)]
-    blobs = gitio.read_blobs(run.root, [f"{head}:{path}" for path in files for head in heads])
-    for i, path in enumerate(files):
-        text = run.read(path)
-        parents = [b.decode("utf-8", "replace") for b in blobs[i * len(heads):(i + 1) * len(heads)] if b is not None]
-        if text is None or not parents:
-            continue   # a new CLAUDE.md has no person's layers yet
-        now, before = layers.sections(text), [layers.sections(p) for p in parents]
-        starts = {layer.number: layer.start_line for layer in reversed(layers.parse(text))}
-        for number in (1, 4):
-            if all(b.get(number) != now.get(number) for b in before):
-                run.report.problem("layers-agent", path, starts.get(number),
-                                   f"layer {number} ({layers.NAMES[number]}) changed in a commit made under "
-                                   f"{found[1]} ({found[0]} is set); only a person changes it")
-
-
-def _merge_heads(root: str) -> list[str]:
-    """The other parents of the merge being committed (``MERGE_HEAD``), none outside a merge."""
-    from gitmem.base.gitio.heads import read_git_dirs
-
-    dirs = read_git_dirs(root)
-    if dirs is None:
-        return []
-    try:
-        with open(os.path.join(dirs[0], "MERGE_HEAD"), encoding="ascii") as fh:
-            return [line.strip() for line in fh if re.fullmatch(r"[0-9a-f]{40,64}", line.strip())]
-    except (OSError, UnicodeDecodeError):
-        return []
 
 
 def check_amplitude(run: Run, files: Sequence[str]) -> None:
@@ -286,6 +243,19 @@ def check_staged(run: Run, files: Sequence[str]) -> None:
     check_all(run, [p for p, data in staged.items() if data is not None])
 
 
+def check_merge(run: Run, files: Sequence[str]) -> None:
+    """At pre-merge-commit: the merged CLAUDE.md files, read from the index, checked as pre-commit checks
+    their layers (a merge with conflicts is committed by `git commit`, whose pre-commit runs ``staged``)."""
+    from gitmem.base.gitio.command import read_blobs, staged_blobs
+
+    paths = [p for p, blob in staged_blobs(run.root) if blob is not None and _is_claude_md(p)]
+    if files:
+        paths = [p for p in paths if p in files]
+    run.staged = dict(zip(paths, read_blobs(run.root, [f":{p}" for p in paths]) if paths else []))
+    check_layers(run, paths)
+    check_agent_layers(run, paths)
+
+
 AGENT_HOOKS = ("session-start", "session-end", "post-session", "cron")   # not checks: see agenthooks
 MESSAGE_CHECKS = ("layers-msg", "secrets-msg", "msg")   # their one argument is the message file, not a staged path
 
@@ -302,6 +272,7 @@ CHECKS: dict[str, Callable[[Run, Sequence[str]], None]] = {
     "config": lambda run, files: check_config(run, [p for p in files if os.path.basename(p) == "gitmem.yaml"]),
     "all": check_all,
     "staged": check_staged,
+    "merge": check_merge,
 }
 
 

@@ -189,7 +189,21 @@ def find_home_paths(v: View, out: list[Cand]) -> None:
 def _encoded_homes(v: View, out: list[Cand]) -> None:
     """Claude Code's project folder names, every non-alphanumeric of the path made ``-``:
     ``-Users-NAME-proj``, ``C--Users-NAME-proj``, ``-home-NAME-…``, ``-mnt-c-Users-NAME``."""
-    for m in _rx.encoded.finditer(v.text):
+    text, done = v.text, 0
+    found: set[int] = set()
+    for word in ("-Users-", "-home-"):   # in every match: the pattern is tried only around them
+        i = text.find(word)
+        while i >= 0:
+            found.add(i)
+            i = text.find(word, i + 1)
+    rx = _rx.encoded
+    for i in sorted(found):
+        # a match starts at most 8 characters before its "-Users-" ("C-" and "-mnt-c"): tried at each of
+        # those starts, leftmost first (match() at a position still lets the look-behind see before it)
+        m = next((got for s in range(max(i - 8, done), i + 1) if (got := rx.match(text, s)) is not None), None)
+        if m is None:
+            continue
+        done = m.end()
         if m.group(1).lower() not in HOME_PLACEHOLDERS:
             add(out, m.start(), m.end(), "home_path")
 

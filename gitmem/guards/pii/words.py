@@ -59,24 +59,28 @@ def find_word_secrets(v: View, out: list[Cand]) -> None:
     lowered = text.lower()
     if len(lowered) != len(text):   # a letter that lowers to two: offsets would not line up
         _word_secrets(text, _rx.secret_word.finditer(text), out)
-    elif any(w in lowered for w in _STARTS):
-        _word_secrets(text, _matches_at(text, lowered, _STARTS, _rx.secret_word), out)
-    if any(w in lowered for w in _PHONE_STARTS):
+    else:
+        _word_secrets(text, _matches_at(text, lowered, v.low, _rx.secret_word), out)
+    if any(w in text for w in _PHONE_STARTS):   # no letter of theirs has a case
         for m in _rx.phone_word.finditer(text):
             tail = _rx.phone_tail.match(text, m.end())
             if tail is not None:
                 add(out, tail.start(2) if tail.group(1) is None else tail.start(1), tail.end(2), "phone")
 
 
-def _matches_at(text: str, lowered: str, starts: tuple[str, ...], rx: re.Pattern[str]) -> Iterator[re.Match[str]]:
-    """What ``rx.finditer(text)`` finds, tried only where one of ``starts`` occurs in ``lowered``
-    (``text`` lowered, of the same length), left to right and never inside an earlier match."""
+def _matches_at(text: str, lowered: str, low: bytes, rx: re.Pattern[str]) -> Iterator[re.Match[str]]:
+    """What ``rx.finditer(text)`` finds, tried only where one of ``_STARTS`` occurs: the ASCII ones in
+    ``low`` (the view's lower-case bytes), the others in ``lowered`` (``text`` lowered, of the same
+    length); left to right and never inside an earlier match."""
     found: set[int] = set()
-    for word in starts:
-        i = lowered.find(word)
+    for word in _STARTS:
+        ascii_word = word.isascii()
+        where: str | bytes = low if ascii_word else lowered
+        needle: str | bytes = word.encode() if ascii_word else word
+        i = where.find(needle)   # type: ignore[arg-type]
         while i >= 0:
             found.add(i)
-            i = lowered.find(word, i + 1)
+            i = where.find(needle, i + 1)   # type: ignore[arg-type]
     done = 0
     for i in sorted(found):
         if i < done:
