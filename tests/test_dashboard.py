@@ -122,6 +122,38 @@ def test_dashboard_data_reads_counts_and_history(tmp_path: Path) -> None:
     assert data["drift"]["min_cosine"] == 0.6
 
 
+def test_dashboard_data_carries_texts_and_review_diffs(tmp_path: Path) -> None:
+    repo = build(tmp_path / "mem")
+    data = repo.dashboard_data(NOW)
+    mems = data["memory_list"]
+    assert mems["total"] == len(mems["items"]) == 7            # the archived one too; working notes are not memories
+    hostile = next(m for m in mems["items"] if m["project"] == HELD_OUT[0])
+    assert hostile["text"] == f"Hostile project note {HELD_OUT[1]}" and hostile["cut"] == 0
+    assert (hostile["type"], hostile["domain"], hostile["tier"], hostile["band"]) == ("fact", "world", "short", "fading")
+    assert mems["items"][-1]["tier"] == "archive" and mems["items"][-1]["band"] == "archived"
+    live = [m["effective"] for m in mems["items"][:-1]]
+    assert live == sorted(live, reverse=True)                  # the most important first
+    eps = data["episodes"]
+    assert eps["total"] == len(eps["items"]) == 4
+    assert [e["date"][:10] for e in eps["items"]] == ["2026-11-06", "2026-11-03", "2026-11-02", "2026-11-01"]
+    assert "session 5" in eps["items"][0]["text"]
+    (review,) = data["reviews"]                                # each open review: what review show says of it
+    shown = repo.review_show(review["name"])
+    assert review["semantic"] == list(shown.semantic) and review["semantic"]
+    assert review["paths"] == list(shown.paths) and review["scope"] == shown.scope
+    assert "diff" not in review and review["commit"] == shown.info.commit
+
+
+def test_dashboard_data_cuts_a_long_text_and_says_by_how_much(tmp_path: Path) -> None:
+    from gitmem.api import insight
+
+    repo = MemoryRepo.init(tmp_path / "mem", T, install_hooks=False)
+    text = "a long memory " + "word " * insight.TEXT_SHOWN + "end"
+    repo.remember(text, now=T)
+    (item,) = repo.dashboard_data(NOW)["memory_list"]["items"]
+    assert item["text"] == text[:insight.TEXT_SHOWN] and item["cut"] == len(text) - insight.TEXT_SHOWN
+
+
 def test_dashboard_data_of_an_empty_repository(repo: MemoryRepo) -> None:
     data = repo.dashboard_data(NOW)
     points = expected_points(data)
@@ -249,21 +281,45 @@ def test_verb_writes_the_page_and_prints_its_path(repo: MemoryRepo, tmp_path: Pa
     target = tmp_path / "out" / "dash.html"
     target.parent.mkdir()
     code, out, err = run_cli(["--repo", str(repo.root), "--now", "2026-12-01T12:00:00Z", "dashboard", "-o",
-                              str(target), "--json"], capsys)
+                              str(target)], capsys)
     assert code == 0, err
-    shown = json.loads(out)
-    assert shown["path"] == str(target) and shown["bytes"] == len(target.read_bytes())
-    assert shown["data"]["repository"] == "mem" and "gitmem-data" in target.read_text()
+    assert out.startswith(f"wrote {target} (") and "gitmem-data" in target.read_text()
     assert not list(target.parent.glob(".*.tmp"))
 
 
-def test_verb_default_file_is_in_the_current_folder(repo: MemoryRepo, tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_verb_json_prints_the_figures_and_writes_no_page(repo: MemoryRepo, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
-    code, out, _ = run_cli(["--repo", str(repo.root), "dashboard"], capsys)
-    assert code == 0 and (tmp_path / "gitmem-dashboard.html").is_file()
-    assert str(tmp_path / "gitmem-dashboard.html") in out
+    code, out, err = run_cli(["--repo", str(repo.root), "--now", "2026-12-01T12:00:00Z", "dashboard", "--json"],
+                             capsys)
+    assert code == 0, err
+    assert json.loads(out) == repo.dashboard_data(NOW)
+    written = [p for p in (repo.root / ".git" / "gitmem").iterdir() if p.suffix == ".html"]
+    assert written == [] and list(tmp_path.glob("*.html")) == []
+
+
+def test_verb_json_with_output_writes_the_figures_there(repo: MemoryRepo, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "dash.json"
+    code, out, err = run_cli(["--repo", str(repo.root), "--now", "2026-12-01T12:00:00Z", "dashboard", "-o",
+                              str(target), "--json"], capsys)
+    assert code == 0, err
+    assert json.loads(out) == {"path": str(target), "bytes": len(target.read_bytes())}
+    assert json.loads(target.read_text()) == repo.dashboard_data(NOW)
+    assert "<html" not in target.read_text()
+
+
+def test_verb_default_file_is_in_the_clones_state_folder(repo: MemoryRepo, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(repo.root)                  # run inside the clone: nothing lands in its work tree
+    code, out, err = run_cli(["dashboard"], capsys)
+    assert code == 0, err
+    target = repo.root / ".git" / "gitmem" / "gitmem-dashboard.html"
+    assert target.is_file() and "gitmem-data" in target.read_text()
+    assert str(target) in out
+    assert git(repo.root, "status", "--porcelain", "--untracked-files=all") == ""
 
 
 @pytest.mark.parametrize("where", ["folder", "missing"])
@@ -325,9 +381,65 @@ def check_page(page: browser.Page, path: Path, measured: dict[str, Any], data: d
             assert (got["points"], got["declared"]) == (points, points), name
 
 
+SHOWN = """(() => [...document.querySelectorAll("#list-%s .item .text")].map(n => n.textContent))()"""
+SCRIPTED = "<script>window.__pwned=3</script> the deploy key rotates monthly"
+
+
+def search(page: browser.Page, words: str) -> None:
+    """Type ``words`` into the search box as a person would (focus, then the keystrokes' text)."""
+    page.evaluate("document.getElementById('q').focus(); document.getElementById('q').select()")
+    page.browser.send("Input.insertText", {"text": words}, page.session)
+
+
+def choose(page: browser.Page, which: str, value: str) -> None:
+    page.evaluate(f"(() => {{ const s = document.getElementById('f-{which}'); s.value = {json.dumps(value)};"
+                  " s.dispatchEvent(new Event('change')); })()")
+
+
+def check_browsing(page: browser.Page, data: dict[str, Any]) -> None:
+    """The search box and the filters narrow the memories and episodes the page lists, from its own data."""
+    every = [m["text"] for m in data["memory_list"]["items"]]
+    assert page.evaluate(SHOWN % "memories") == every and len(every) == 8
+    search(page, "deploy")
+    assert sorted(page.evaluate(SHOWN % "memories")) == sorted(t for t in every if "deploy" in t.lower())
+    assert page.evaluate(SHOWN % "episodes") == []
+    search(page, "SESSION 2")                                  # words in any case, in any order
+    assert [t.split("\n")[0] for t in page.evaluate(SHOWN % "episodes")] == [
+        e["title"] for e in data["episodes"]["items"] if "session 2" in e["text"]]
+    search(page, "")
+    choose(page, "domain", "project")
+    assert sorted(page.evaluate(SHOWN % "memories")) == sorted(
+        m["text"] for m in data["memory_list"]["items"] if m["domain"] == "project")
+    choose(page, "band", "archived")
+    assert page.evaluate(SHOWN % "memories") == []
+    assert page.evaluate("document.getElementById('count-memories').textContent").startswith("0 memories match")
+    choose(page, "domain", "")
+    assert page.evaluate(SHOWN % "memories") == ["An old fact about the office plants"]
+    choose(page, "band", "")
+    assert len(page.evaluate(SHOWN % "memories")) == 8
+
+
+def check_reviews(page: browser.Page, data: dict[str, Any]) -> None:
+    """Each open review is listed with review show's semantic lines, as text."""
+    (review,) = data["reviews"]
+    shown = page.evaluate("""[...document.querySelectorAll("#chart-reviews .review")].map(r =>
+        ({name: r.getAttribute("data-review"), lines: [...r.querySelectorAll("ul.diff li")].map(l => l.textContent)}))""")
+    assert shown == [{"name": review["name"], "lines": review["semantic"]}]
+    assert "retry-flaky-calls-with-backoff: weight 0.45 -> 0.5" in review["semantic"]   # the pending update
+
+
+def check_explained(page: browser.Page) -> None:
+    """Every tile and every section carries its explanation; the drift tile says what drifting is."""
+    untitled = page.evaluate("[...document.querySelectorAll('.kpi, section')].filter(n => !n.title).length")
+    assert untitled == 0
+    drift = page.evaluate("document.querySelector('.kpi[data-kpi^=\"drift\"]').title")
+    assert "baseline" in drift and "min_cosine" in drift
+
+
 def test_dashboard_in_a_real_browser(chromium: browser.Browser, tmp_path: Path,
                                      capsys: pytest.CaptureFixture[str]) -> None:
     repo = build(tmp_path / "mem")
+    repo.remember(SCRIPTED, domain="world", now=T + timedelta(days=1))
     data = repo.dashboard_data(NOW)
     path = tmp_path / "dashboard.html"
     code, _, err = run_cli(["--repo", str(repo.root), "--now", "2026-12-01T12:00:00Z", "dashboard", "-o",
@@ -341,6 +453,11 @@ def test_dashboard_in_a_real_browser(chromium: browser.Browser, tmp_path: Path,
         assert page.evaluate("document.querySelectorAll('img, iframe, script:not([id]) ~ script').length") == 0
         text = page.evaluate("document.body.innerText")
         assert HELD_OUT[0] in text and "Pin versions " + HELD_OUT[0] in text and HELD_OUT[2] in text
+        assert SCRIPTED in text                                   # a memory's <script> is text, and never ran
+        check_explained(page)
+        check_reviews(page, data)
+        check_browsing(page, data)
+        assert page.evaluate("typeof window.__pwned") == "undefined" and page.report().errors == []
         shot = page.screenshot(tmp_path / "gitmem-dashboard.png")
         with capsys.disabled():
             print(f"\nscreenshot of the dashboard: {shot}")

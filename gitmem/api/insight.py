@@ -21,10 +21,14 @@ from gitmem.base import clock
 HISTORY_COMMITS = 2000    # commits of pattern, config and state history read at most (newest kept)
 CHARTED_PATTERNS = 12     # weight lines drawn: the strongest patterns (more is unreadable, and costs a parse each)
 EVENTS_SHOWN = 40
+MEMORIES_SHOWN = 5000     # memory texts embedded in the page for its search (the most important first)
+EPISODES_SHOWN = 200      # the most recent episodes embedded
+TEXT_SHOWN = 4000         # characters of one memory's or episode's text embedded; the rest is cut, and says so
 NO_PROJECT = "(global)"
 
 if TYPE_CHECKING:
     from gitmem.base.gitio import CommitInfo
+    from gitmem.base.model import Memory
 
 
 def dashboard_data(ctx: Context, now: datetime | None = None) -> dict[str, Any]:
@@ -37,6 +41,7 @@ def dashboard_data(ctx: Context, now: datetime | None = None) -> dict[str, Any]:
     now = now or clock.now()
     head = ctx.head
     pats = store.all_patterns(ctx.git, head)
+    found = store.listing(ctx.git, head, include_archive=True).memories   # read once: counted and listed
     candidates = review.atrophy_candidates(pats, now, ctx.cfg.hebbian, patterns.proposed(ctx, review.ATROPHY))
     drift = timeline.drift(ctx)
     weights, streak, config = _histories(ctx, head, [p.slug for p in pats[:CHARTED_PATTERNS]])
@@ -47,13 +52,15 @@ def dashboard_data(ctx: Context, now: datetime | None = None) -> dict[str, Any]:
         "generated": iso(now),
         "repository": ctx.root.name,
         "head": head,
-        "memories": _memory_counts(ctx, now),
+        "memories": _memory_counts(ctx, found, now),
+        "memory_list": _memory_list(ctx, found, now),
+        "episodes": _episode_list(ctx),
         "patterns": [{"slug": p.slug, "title": p.title, "weight": p.weight, "stage": p.stage} for p in pats],
         "weights": weights,
         "funnel": [{"stage": s, "count": sum(1 for p in pats if p.stage == s)} for s in STAGES],
         "atrophy": [{"slug": c.pattern.slug, "title": c.pattern.title, "weight": c.pattern.weight, "under_since": c.under_since,
                      "evidence": c.evidence} for c in candidates],
-        "reviews": [r.to_json() for r in reviews.reviews(ctx)],
+        "reviews": [_review(ctx, r) for r in reviews.reviews(ctx)],
         "thresholds": {"forced_review_after": ctx.cfg.hebbian.forced_review_after, "streak": streak,
                        "config_changes": config,
                        "hebbian": {"delete_below": ctx.cfg.hebbian.delete_below,
@@ -65,6 +72,53 @@ def dashboard_data(ctx: Context, now: datetime | None = None) -> dict[str, Any]:
     }
 
 
+def _cut(text: str) -> dict[str, Any]:
+    return {"text": text[:TEXT_SHOWN], "cut": max(0, len(text) - TEXT_SHOWN)}
+
+
+def _memory_list(ctx: Context, found: tuple[Memory, ...], now: datetime) -> dict[str, Any]:
+    """Every memory (the archive too) with its text and the fields the page filters by; the ``MEMORIES_SHOWN``
+    of highest effective importance when there are more, with the total."""
+    from gitmem.engines import decay
+
+    rows = []
+    for m in found:
+        value = decay.effective(m.importance, m.tier, m.last_accessed, now, ctx.cfg.memory)
+        rows.append({"id": m.id, "type": m.type, "domain": m.domain, "tier": m.tier,
+                     "band": "archived" if m.tier == "archive" else decay.band(value, ctx.cfg.memory),
+                     "importance": m.importance, "effective": round(value, 3),
+                     "project": (m.project_name or m.project) if m.project else NO_PROJECT,
+                     "created": m.created, "last_accessed": m.last_accessed, "path": m.path, **_cut(m.content)})
+    rows.sort(key=lambda r: (r["tier"] == "archive", -r["effective"], r["id"]))
+    return {"total": len(rows), "items": rows[:MEMORIES_SHOWN]}
+
+
+def _episode_list(ctx: Context) -> dict[str, Any]:
+    """The ``EPISODES_SHOWN`` most recent episodes with their text, newest first, with the total."""
+    from gitmem.store import store
+
+    rows = []
+    for path, meta, body in store.episode_documents(ctx.git, ctx.head):
+        stamp = str(meta.get("started") or meta.get("date") or "")
+        title = meta.get("title") or meta.get("summary") or meta.get("session") or path.rsplit("/", 1)[-1][:-3]
+        rows.append({"path": path, "date": stamp, "title": str(title), "project": str(meta.get("project") or ""),
+                     **_cut(body.strip())})
+    rows.sort(key=lambda r: (r["date"], r["path"]), reverse=True)
+    return {"total": len(rows), "items": rows[:EPISODES_SHOWN]}
+
+
+def _review(ctx: Context, info: reviews.ReviewInfo) -> dict[str, Any]:
+    """One open review as ``review show --json`` gives it, without the raw diff and the inbox items."""
+    from gitmem.base.errors import GitmemError
+
+    try:
+        shown = reviews.review_show(ctx, info.name).to_json()
+    except GitmemError as exc:      # a branch a person broke: listed, with why it cannot be shown
+        return {**info.to_json(), "semantic": [], "scope": "", "paths": [], "outside": [], "on_accept": [],
+                "error": str(exc)}
+    return {key: value for key, value in shown.items() if key not in ("diff", "items", "message")}
+
+
 def _sediment(ctx: Context, now: datetime) -> dict[str, Any]:
     """The sedimentation bank, the growth queued in .gitmem/pending/, and the threshold's history."""
     from gitmem.api import bank
@@ -74,13 +128,11 @@ def _sediment(ctx: Context, now: datetime) -> dict[str, Any]:
                                     "degraded")}
 
 
-def _memory_counts(ctx: Context, now: datetime) -> dict[str, builtins.list[dict[str, Any]]]:
+def _memory_counts(ctx: Context, found: tuple[Memory, ...], now: datetime) -> dict[str, builtins.list[dict[str, Any]]]:
     """Live memories by band (effective importance now), domain and project; every memory by tier."""
     from gitmem.base.kinds import BANDS, DOMAINS, TIERS
     from gitmem.engines import decay
-    from gitmem.store import store
 
-    found = store.listing(ctx.git, ctx.head, include_archive=True).memories
     live = [m for m in found if m.tier != "archive"]
     tiers = {t: 0 for t in TIERS}
     tiers["working"] = len(sessions.notes(ctx))

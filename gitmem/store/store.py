@@ -147,15 +147,21 @@ def all_patterns(git: Git, rev: str | None) -> list[Pattern]:
 EPISODE_DIR = "episodes"
 
 
-def episodes(git: Git, rev: str | None) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(path, front matter) of every readable episode document at ``rev``."""
+def episode_documents(git: Git, rev: str | None) -> Iterator[tuple[str, dict[str, Any], str]]:
+    """(path, front matter, body) of every readable episode document at ``rev``."""
     for path, oid in (git.files(EPISODE_DIR, rev) if rev else ()):
         if not path.endswith(".md"):
             continue
         try:
-            meta, _ = documents.split(path, documents.decode(path, git.blob(oid)))
+            meta, body = documents.split(path, documents.decode(path, git.blob(oid)))
         except DocumentError:
             continue
+        yield path, meta, body
+
+
+def episodes(git: Git, rev: str | None) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(path, front matter) of every readable episode document at ``rev``."""
+    for path, meta, _ in episode_documents(git, rev):
         yield path, meta
 
 
