@@ -142,3 +142,20 @@ def test_expanded_drops_only_the_frequent_phrases_and_keeps_one() -> None:
     assert ranking.expanded(query, {}, {"project": many, "helm": many}, many).fts == '"project" OR "helm"'
     assert ranking.expanded(query, {}, {"project": many}, many).fts == '"project" OR "helm"'   # helm held by none
     assert ranking.expanded(query, {}, {"project": 9, "helm": 1}, 10).fts == '"project" OR "helm"'  # a small store
+
+
+def test_a_query_word_longer_than_any_name_is_not_expanded() -> None:
+    """Its prefixes would cost the square of its length: a memory at the size cap, searched for its
+    duplicates, is one query word of a mebibyte (that took gigabytes)."""
+    import sqlite3
+
+    from gitmem.store import vocabulary
+
+    db = sqlite3.connect(":memory:")
+    for statement in vocabulary.SCHEMA:
+        db.execute(statement)
+    db.executemany(vocabulary.INSERT, vocabulary.rows(["x" * 40]))
+    near = "x" * vocabulary.MAX_QUERY_WORD
+    assert vocabulary.expansions(db, [near], unheld={near})[near]          # a long word still finds its head
+    far = "x" * 5000
+    assert vocabulary.expansions(db, [far], unheld={far}).get(far, []) == []

@@ -49,6 +49,9 @@ MIN_LONG = 8
 MAX_STRETCH = 2.5
 # At most this many expansions per query word, the closest in length first.
 MAX_EXPANSIONS = 4
+# A query word longer than this is expanded to nothing: its prefixes would cost the square of its length (a
+# memory at the size cap, searched for its duplicates, is one query of up to 1 MiB).
+MAX_QUERY_WORD = 64
 
 
 def entries(content: str) -> list[tuple[str, str, str | None, int]]:
@@ -74,7 +77,8 @@ def expansions(db: sqlite3.Connection, words: Iterable[str], unheld: Container[s
     ``unheld`` (no memory holds it) stands for the stored word it begins with."""
     selects: list[str] = []
     params: list[object] = []
-    asked = [w for w in dict.fromkeys(words) if w.isascii() and w.isalnum() and not w.isdigit()]
+    asked = [w for w in dict.fromkeys(words)
+             if len(w) <= MAX_QUERY_WORD and w.isascii() and w.isalnum() and not w.isdigit()]
     for n, word in enumerate(asked):
         if len(word) >= MIN_WORD:   # the names that begin with it, the closest in length first
             name = " AND name" if NAMES_ONLY else ""
