@@ -109,3 +109,17 @@ def smart_http(base: Path) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+SERVERS = {"git-daemon": git_daemon, "smart-http": smart_http}
+
+
+@contextmanager
+def served(tmp: Path, kind: str = "git-daemon") -> Iterator[tuple[Path, str]]:
+    """An empty bare ``memory.git`` under ``tmp/server``, served by ``kind`` (a key of ``SERVERS``);
+    yields its path and its URL."""
+    base = tmp / "server"
+    base.mkdir()
+    path = bare(base)
+    with SERVERS[kind](base) as url:
+        yield path, f"{url}/memory.git"

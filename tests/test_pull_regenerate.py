@@ -22,11 +22,8 @@ T = parse_time("2026-11-20T12:00:00Z")
 
 @pytest.fixture
 def remote_url(tmp_path: Path) -> Iterator[str]:
-    base = tmp_path / "server"
-    base.mkdir()
-    servers.bare(base)
-    with servers.git_daemon(base) as url:
-        yield f"{url}/memory.git"
+    with servers.served(tmp_path) as (_, url):
+        yield url
 
 
 def pull(repo: Path) -> subprocess.CompletedProcess[str]:

@@ -26,12 +26,8 @@ def git(root: Path, *args: str) -> str:
 
 @pytest.fixture(params=["git-daemon", "smart-http"])
 def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Path, str]]:
-    base = tmp_path / "server"
-    base.mkdir()
-    bare = servers.bare(base)
-    serve = servers.git_daemon if request.param == "git-daemon" else servers.smart_http
-    with serve(base) as url:
-        yield bare, f"{url}/memory.git"
+    with servers.served(tmp_path, request.param) as found:
+        yield found
 
 
 def holds(root: Path, value: str) -> bool:

@@ -12,6 +12,7 @@ import pytest
 from gitmem.base.text import identifiers
 from gitmem.store import vocabulary
 from gitmem.store.index import Index, IndexRow
+from tests.test_index import row
 from tests.conftest import NOW, run_cli
 
 FACTS = {
@@ -26,8 +27,7 @@ FACTS = {
 
 
 def _row(mid: str, content: str) -> IndexRow:
-    return IndexRow(mid, f"memory/project/{mid}.md", content, "fact", "project", "short", "active", 0.5,
-                    "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z")
+    return row(mid, content, path=f"memory/project/{mid}.md", domain="project")
 
 
 @pytest.fixture

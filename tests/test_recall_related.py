@@ -10,6 +10,7 @@ import pytest
 
 from gitmem.store import related
 from gitmem.store.index import Index, IndexRow
+from tests.test_index import row
 from tests.conftest import NOW, run_cli
 
 TURNS = {
@@ -21,8 +22,7 @@ TURNS = {
 
 
 def _row(mid: str, content: str) -> IndexRow:
-    return IndexRow(mid, f"memory/world/{mid}.md", content, "fact", "world", "short", "active", 0.5,
-                    "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z")
+    return row(mid, content, path=f"memory/world/{mid}.md", domain="world")
 
 
 @pytest.fixture

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -25,23 +24,17 @@ BEFORE = parse_time("2026-10-30T12:00:00Z")   # a pattern made before the sessio
 RITA = ("-c", "user.name=Rita Reviewer", "-c", "user.email=rita@example.com")
 
 
-def _served(tmp_path: Path, serve: Callable[[Path], AbstractContextManager[str]]) -> Iterator[str]:
-    base = tmp_path / "server"
-    base.mkdir()
-    servers.bare(base)
-    with serve(base) as prefix:
-        yield f"{prefix}/memory.git"
-
-
 @pytest.fixture
 def url(tmp_path: Path) -> Iterator[str]:
-    yield from _served(tmp_path, servers.git_daemon)
+    with servers.served(tmp_path) as (_, found):
+        yield found
 
 
-@pytest.fixture(params=["git-daemon", "smart-http"])
+@pytest.fixture(params=sorted(servers.SERVERS))
 def any_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """Each of the two servers (the squash of a sedimentation promotion is the case that writes most)."""
-    yield from _served(tmp_path, servers.git_daemon if request.param == "git-daemon" else servers.smart_http)
+    with servers.served(tmp_path, request.param) as (_, found):
+        yield found
 
 
 def machine(tmp_path: Path, url: str, name: str = "a", when: datetime = T0) -> MemoryRepo:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -21,17 +20,10 @@ from tests.loop_helpers import START, add_sessions, git
 T = parse_time("2026-10-30T12:00:00Z")       # the pattern and the shared memory, before the sessions
 LATER = parse_time("2026-11-20T12:00:00Z")   # every later write and sync: inside November
 SHARED = "I prefer small pull requests that do one thing"
-SERVERS: dict[str, Callable[[Path], AbstractContextManager[str]]] = {
-    "git-daemon": servers.git_daemon, "smart-http": servers.smart_http}
-
-
-@pytest.fixture(params=sorted(SERVERS))
+@pytest.fixture(params=sorted(servers.SERVERS))
 def remote_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    base = tmp_path / "server"
-    base.mkdir()
-    servers.bare(base)
-    with SERVERS[request.param](base) as url:
-        yield f"{url}/memory.git"
+    with servers.served(tmp_path, request.param) as (_, url):
+        yield url
 
 
 def first_machine(tmp_path: Path, url: str) -> MemoryRepo:

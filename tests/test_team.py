@@ -24,12 +24,8 @@ SHARED_FACT = "The staging database listens on port 5433"
 
 @pytest.fixture(params=["git-daemon", "smart-http"])
 def remote_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    base = tmp_path / "server"
-    base.mkdir()
-    servers.bare(base)
-    serve = servers.git_daemon if request.param == "git-daemon" else servers.smart_http
-    with serve(base) as url:
-        yield f"{url}/memory.git"
+    with servers.served(tmp_path, request.param) as (_, url):
+        yield url
 
 
 def share(root: Path) -> None:
@@ -52,11 +48,8 @@ def team_repo(tmp_path: Path, url: str) -> MemoryRepo:
 
 @pytest.fixture
 def daemon_url(tmp_path: Path) -> Iterator[str]:
-    base = tmp_path / "server"
-    base.mkdir()
-    servers.bare(base)
-    with servers.git_daemon(base) as url:
-        yield f"{url}/memory.git"
+    with servers.served(tmp_path) as (_, url):
+        yield url
 
 
 def join(tmp_path: Path, url: str, name: str, email: str) -> MemoryRepo:
