@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BELOW = ("gitmem.base", "gitmem.store", "gitmem.guards", "gitmem.engines")
 ALLOWED = ("gitmem.base.errors", "gitmem.base.clock", "gitmem.base.notice")
 GIT_HOOKS = ("gitmem/faces/githooks.py", "gitmem/faces/hookrun.py", "gitmem/faces/hookmessage.py",
-             "gitmem/faces/hooklayers.py")
+             "gitmem/faces/hooklayers.py", "gitmem/faces/hookrefs.py")
 
 
 def files(rev: str | None) -> dict[str, str]:

@@ -15,7 +15,7 @@ Every import counts: module level, inside functions (lazy) and under TYPE_CHECKI
 
 A face goes through the use cases: it imports the api and, of the floors below, only
 errors, the clock and the warning sink (notice). The git hook entry points (githooks, hookrun,
-hookmessage) are the exception: they run on every ``git commit`` and read the staged files over
+hookmessage, hooklayers, hookrefs) are the exception: they run on every ``git commit`` and read the staged files over
 the guards directly, without the api or the writer.
 """
 
@@ -35,7 +35,7 @@ OWNERS = {"pygit2": "gitmem.base.gitio", "ruamel": "gitmem.base.yamlio", "markdo
 GIT_RUNNER = "gitmem.base.gitio"
 FACE_MAY_IMPORT = ("gitmem.api", "gitmem.faces", "gitmem.base.errors", "gitmem.base.clock", "gitmem.base.notice")
 GIT_HOOK_ENTRY_POINTS = ("gitmem.faces.githooks", "gitmem.faces.hookrun", "gitmem.faces.hookmessage",
-                         "gitmem.faces.hooklayers")
+                         "gitmem.faces.hooklayers", "gitmem.faces.hookrefs")
 GIT_HOOKS_MAY_NOT_IMPORT = ("gitmem.api", "gitmem.writer")
 MAX_LINES = 430   # a module reaches this many lines: split it by concept (no module is exempt)
 

@@ -64,7 +64,8 @@ def _hooks(ctx: Context) -> Finding:
     todo = initrepo.hooks_to_write(ctx.root)
     if todo:
         return Finding("hooks", False, f"git hooks missing or stale: {', '.join(todo)}", "gitmem init")
-    return Finding("hooks", True, "gitmem's pre-commit, commit-msg, post-merge and pre-merge-commit hooks are installed")
+    return Finding("hooks", True, "gitmem's pre-commit, commit-msg, post-merge, pre-merge-commit and "
+                   "reference-transaction hooks are installed")
 
 
 def _driver(ctx: Context) -> Finding:

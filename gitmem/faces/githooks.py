@@ -26,6 +26,9 @@ Hooks (``NAME``):
                  pre-commit script in a repository made by ``gitmem init``)
 - ``merge``      at pre-merge-commit (a merge git commits by itself runs no pre-commit):
                  ``layers`` and the agent's layer rule over the merged CLAUDE.md files
+- ``reference-transaction STATE`` git's hook on every ref update, ``--no-verify`` or not: under an agent,
+                 no local branch or HEAD moves to a commit made here that changes Layers 1 or 4
+                 (cherry-pick, rebase, ``commit --no-verify``…; ``gitmem.faces.hookrefs``)
 
 Output: ``gitmem-<hook>: <file>:<line>: <problem>`` lines, then ``hint:`` lines.
 Exit 0 when every check passes, 1 when one fails, 2 on bad usage.
@@ -289,8 +292,13 @@ def main(argv: list[str], repo: str | None = None) -> int:
         from gitmem.faces.postmerge import main as post_merge
 
         return post_merge(argv[1:], repo)
+    if argv and argv[0] == "reference-transaction":   # git's, on every ref update: the agent's layer rule (hookrefs)
+        from gitmem.faces.hookrefs import main as reference_transaction
+
+        return reference_transaction(argv[1:], repo)
     if not argv or argv[0] not in CHECKS:
-        print(f"usage: gitmem hook {{{','.join((*CHECKS, *AGENT_HOOKS))}}} [FILE...]", file=sys.stderr)
+        print(f"usage: gitmem hook {{{','.join((*CHECKS, *AGENT_HOOKS, 'post-merge', 'reference-transaction'))}}} "
+              "[FILE...]", file=sys.stderr)
         return 2
     name, files = argv[0], argv[1:]
     root, prefix = (os.path.abspath(repo), "") if repo else _repo_root()

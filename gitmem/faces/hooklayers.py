@@ -42,13 +42,24 @@ def check_agent_layers(run: Run, files: Sequence[str]) -> None:
         parents = [b.decode("utf-8", "replace") for b in blobs[i * len(heads):(i + 1) * len(heads)] if b is not None]
         if text is None or not parents:
             continue   # a new CLAUDE.md has no person's layers yet
-        now, before = layers.sections(text), [layers.sections(p) for p in parents]
-        starts = {layer.number: layer.start_line for layer in reversed(layers.parse(text))}
-        for number in (1, 4):
-            if all(b.get(number) != now.get(number) for b in before):
-                run.report.problem("layers-agent", path, starts.get(number),
-                                   f"layer {number} ({layers.NAMES[number]}) changed in a commit made under "
-                                   f"{found[1]} ({found[0]} is set); only a person changes it")
+        for number, line in changed_layers(text, parents):
+            run.report.problem("layers-agent", path, line,
+                               f"layer {number} ({layers.NAMES[number]}) changed in a commit made under "
+                               f"{found[1]} ({found[0]} is set); only a person changes it")
+
+
+def changed_layers(text: str, parents: Sequence[str]) -> list[tuple[int, int | None]]:
+    """(number, first line) of each of Layers 1 and 4 of ``text`` that matches that layer in none of
+    ``parents`` (the CLAUDE.md of each parent of the commit): the layers this commit itself changed.
+    No parent at all (a new CLAUDE.md) changes none. The one rule of pre-commit, pre-merge-commit and
+    reference-transaction (``gitmem.faces.hookrefs``)."""
+    if not parents:
+        return []
+    from gitmem.guards import layers
+
+    now, before = layers.sections(text), [layers.sections(p) for p in parents]
+    starts = {layer.number: layer.start_line for layer in reversed(layers.parse(text))}
+    return [(number, starts.get(number)) for number in (1, 4) if all(b.get(number) != now.get(number) for b in before)]
 
 
 def _merge_heads(root: str) -> list[str]:
