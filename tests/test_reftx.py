@@ -15,6 +15,8 @@ import pytest
 from gitmem.api import MemoryRepo, initrepo
 from gitmem.faces.hookrefs import moved_tips
 from gitmem.guards.reviewer import AGENT_VARIABLES
+from tests import servers
+from tests.conftest import run_cli
 from tests.loop_helpers import git
 from tests.test_hostile_reviews import T, _cli_env
 
@@ -184,3 +186,47 @@ def test_other_commits_and_ref_moves_under_an_agent_pass(hooked: Path) -> None:
                  ("branch", "-D", "work"), ("tag", "t1")):
         done = run(hooked, AGENT, *args)
         assert done.returncode == 0, (args, done.stdout + done.stderr)
+
+
+# --- gitmem sync, doctor and upgrade -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("note_first", [False, True], ids=["fast-forward", "merge"])
+def test_sync_under_an_agent_brings_in_a_persons_layer_one_commit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, note_first: bool) -> None:
+    with servers.served(tmp_path) as (_, url):
+        alice = MemoryRepo.init(tmp_path / "alice", T)
+        git(alice.root, "remote", "add", "origin", url)
+        assert alice.sync(now=T).pushed
+        subprocess.run(["git", "clone", "-q", url, str(tmp_path / "bob")], check=True, capture_output=True)
+        MemoryRepo.init(tmp_path / "bob", T)
+        bob = MemoryRepo.open(tmp_path / "bob")
+        claude = alice.root / "CLAUDE.md"
+        claude.write_text(claude.read_text().replace(RULE, "- Ask before deleting files"))
+        git(alice.root, "commit", "-qam", "a rule, by Alice")
+        assert alice.sync(now=T).pushed
+        if note_first:
+            note_on_main(bob.root)
+        monkeypatch.setenv("CLAUDECODE", "1")   # the agent runs `gitmem sync`: git's merge runs the hooks
+        done = bob.sync(now=T)
+        assert done.how == ("merged" if note_first else "fast-forward"), done
+        assert "- Ask before deleting files" in (bob.root / "CLAUDE.md").read_text()
+
+
+def test_doctor_names_a_missing_reference_transaction_hook_and_upgrade_installs_it(
+        hooked: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    hook = hooked / ".git" / "hooks" / "reference-transaction"
+    hook.unlink()
+    code, out, _ = run_cli(["--repo", str(hooked), "doctor", "--offline"], capsys)
+    assert code == 1 and "git hooks missing or stale: reference-transaction" in out
+    code, out, _ = run_cli(["--repo", str(hooked), "upgrade"], capsys)
+    assert code == 0 and "installed this gitmem's git hooks in this clone: reference-transaction" in out, out
+    assert hook.read_bytes() == initrepo.hook_scripts()["reference-transaction"]
+    code, out, _ = run_cli(["--repo", str(hooked), "doctor", "--offline"], capsys)
+    assert "reference-transaction hooks are installed" in out, out
+
+
+def test_upgrade_installs_no_hook_in_a_clone_without_gitmems_hooks(tmp_path: Path) -> None:
+    root = tmp_path / "bare-hooks"
+    initrepo.init(root, T, install_hooks=False)
+    assert MemoryRepo.open(root).upgrade(now=T).hooks == ()
+    assert not (root / ".git" / "hooks" / "reference-transaction").exists()

@@ -226,6 +226,28 @@ def install_git_hooks(path: Path) -> list[str]:
     return written
 
 
+def refresh_git_hooks(path: Path) -> list[str]:
+    """``gitmem upgrade``: in a clone that runs gitmem's own hook scripts, write those of this
+    installation it lacks or has stale (a hook added since, such as reference-transaction); the
+    hooks written. A clone without any (``--no-hooks``, or hooks managed by the pre-commit
+    framework) is left as it is: ``gitmem init`` installs them."""
+    hooks = gitio.hooks_dir(path)
+    todo = hooks_to_write(path)
+    if hooks is None or not todo:
+        return []
+    if not any(_is_gitmem_script(Path(hooks) / name) for name in HOOKS):
+        return []
+    return [name for name in install_git_hooks(path) if name in todo]
+
+
+def _is_gitmem_script(path: Path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(64).startswith(b"#!/bin/sh\n# gitmem ")
+    except OSError:
+        return False
+
+
 DRIVER = "gitmem-memory"   # the merge driver .gitattributes names for memory documents
 
 

@@ -16,17 +16,19 @@ from gitmem.base import clock
 
 @dataclass(frozen=True)
 class Upgraded:
-    """The outcome: the format before and after, the commit (None when already current) and the files
-    it changed."""
+    """The outcome: the format before and after, the commit (None when already current), the files
+    it changed and the git hooks of gitmem's it wrote into this clone."""
 
     before: int
     after: int
     commit: str | None
     paths: tuple[str, ...] = ()
+    hooks: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         """What ``gitmem upgrade --json`` prints."""
-        return {"before": self.before, "after": self.after, "commit": self.commit, "paths": list(self.paths)}
+        return {"before": self.before, "after": self.after, "commit": self.commit, "paths": list(self.paths),
+                "hooks": list(self.hooks)}
 
 
 def upgrade_pending(ctx: Context) -> Upgraded:
@@ -46,10 +48,12 @@ def upgrade(ctx: Context, now: datetime | None = None) -> Upgraded:
     from gitmem.store import formats
 
     seen: dict[str, object] = {}
+    hooks: tuple[str, ...] = ()
     if ctx.head is not None:
         from gitmem.api import initrepo
 
         initrepo.install_merge_driver(ctx.root)   # this clone's git config names the driver the attributes name
+        hooks = tuple(initrepo.refresh_git_hooks(ctx.root))   # a hook this gitmem added, or rewrote
 
     def plan(parent: str | None) -> Plan[None] | None:
         if parent is None:
@@ -72,7 +76,7 @@ def upgrade(ctx: Context, now: datetime | None = None) -> Upgraded:
     paths = seen.get("paths", ())
     assert isinstance(paths, tuple)
     return Upgraded(before, formats.FORMAT if written.commit else before, written.commit,
-                    paths if written.commit else ())
+                    paths if written.commit else (), hooks)
 
 
 def _changes(ctx: Context, rev: str, version: int) -> dict[str, bytes | None]:

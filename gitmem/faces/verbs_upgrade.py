@@ -30,4 +30,6 @@ def cmd_upgrade(args: Any) -> int:
     else:
         out(f"upgraded from format {done.before} to {done.after} in commit {done.commit[:12]} "
             f"({', '.join(done.paths)}); `git revert {done.commit[:12]}` undoes it")
+    if done.hooks and not args.json and not args.check:
+        out(f"installed this gitmem's git hooks in this clone: {', '.join(done.hooks)}")
     return 1 if args.check and done.paths else 0
