@@ -46,7 +46,6 @@ def main(argv: list[str], repo: str | None = None) -> int:
     if not tips:
         return 0
     from gitmem.base.errors import GitError
-    from gitmem.guards.layers import NAMES
 
     report = Report()
     try:
@@ -55,6 +54,8 @@ def main(argv: list[str], repo: str | None = None) -> int:
         report.problem("layers-agent", None, None, f"{exc.message}; gitmem refused to move {', '.join(tips)} "
                        f"under {found[1]} ({found[0]} is set)")
         return report.finish({"layers-agent": HINT})
+    if changes:
+        from gitmem.guards.layers import NAMES   # markdown-it and dataclasses: only for a refusal
     for commit, path, number, line in changes:
         refs = [ref for ref, tip in tips.items() if tip == commit] or list(tips)
         report.problem("layers-agent", f"{commit[:12]}:{path}", line,
