@@ -18,19 +18,12 @@ from gitmem.guards.reviewer import AGENT_VARIABLES
 from tests import servers
 from tests.conftest import run_cli
 from tests.loop_helpers import git
-from tests.test_hostile_reviews import T, _cli_env
+from tests.test_hostile_reviews import T, _cli_env, hooked  # noqa: F401  (hooked: the fixture)
 
 AGENT = _cli_env(CLAUDECODE="1")
 PERSON = _cli_env()
 RULE = "- (your first rule)"
 REFUSED = "gitmem-layers-agent: "
-
-
-@pytest.fixture
-def hooked(tmp_path: Path) -> Path:
-    root = tmp_path / "hooked"
-    MemoryRepo.init(root, T)
-    return root
 
 
 def run(root: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
