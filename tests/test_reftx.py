@@ -223,3 +223,21 @@ def test_upgrade_installs_no_hook_in_a_clone_without_gitmems_hooks(tmp_path: Pat
     initrepo.init(root, T, install_hooks=False)
     assert MemoryRepo.open(root).upgrade(now=T).hooks == ()
     assert not (root / ".git" / "hooks" / "reference-transaction").exists()
+
+
+def test_purge_under_an_agent_rewrites_a_history_that_holds_a_persons_layer_one_commits(
+        hooked: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """purge makes every commit anew, a person's Layer 1 commits too; it is gitmem's own write, and its
+    one `git update-ref --stdin` does not go through the hook."""
+    value = "leaked-value-Hx81Qa"
+    (hooked / "bank").mkdir(exist_ok=True)
+    (hooked / "bank" / "notes.md").write_text(f"# Notes\n\n- reach me at {value}\n")
+    git(hooked, "add", "bank/notes.md")
+    git(hooked, "commit", "-q", "--no-verify", "-m", "a note")
+    claude = hooked / "CLAUDE.md"   # after the leak: purge makes this commit anew
+    claude.write_text(claude.read_text().replace(RULE, "- Ask before deleting files"))
+    git(hooked, "commit", "-qam", "a rule, by the person")
+    monkeypatch.setenv("CLAUDECODE", "1")
+    done = MemoryRepo.open(hooked).purge(value, confirm=True)
+    assert done.commits and value not in (hooked / "bank" / "notes.md").read_text()
+    assert "- Ask before deleting files" in claude.read_text()
