@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from datetime import timedelta
 from html.parser import HTMLParser
 from pathlib import Path
@@ -322,12 +323,18 @@ def test_verb_default_file_is_in_the_clones_state_folder(repo: MemoryRepo, tmp_p
     assert git(repo.root, "status", "--porcelain", "--untracked-files=all") == ""
 
 
-@pytest.mark.parametrize("where", ["folder", "missing"])
+@pytest.mark.parametrize("where", ["folder", "missing", "pipe"])
 def test_verb_refuses_an_output_it_cannot_write(repo: MemoryRepo, tmp_path: Path, where: str,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    target = tmp_path if where == "folder" else tmp_path / "no" / "such" / "dash.html"
-    code, _, err = run_cli(["--repo", str(repo.root), "dashboard", "-o", str(target)], capsys)
-    assert code == 1 and "gitmem: error:" in err and "hint:" in err
+    """A pipe stands for a device such as /dev/full: the page was renamed over it and "wrote" printed."""
+    target = {"folder": tmp_path, "missing": tmp_path / "no" / "such" / "dash.html", "pipe": tmp_path / "pipe"}[where]
+    if where == "pipe":
+        os.mkfifo(target)
+    for extra in ([], ["--json"]):
+        code, out, err = run_cli(["--repo", str(repo.root), "dashboard", *extra, "-o", str(target)], capsys)
+        assert code == 1 and "gitmem: error:" in err and "hint:" in err and "wrote" not in out
+    if where == "pipe":
+        assert stat.S_ISFIFO(target.lstat().st_mode) and "not a regular file" in err
 
 
 # --- the page in a real browser -------------------------------------------------------------------------------
