@@ -24,7 +24,7 @@ import os
 import re
 import sys
 
-from gitmem.faces.hookrun import Report
+from gitmem.faces.hookrun import _BINARY_SNIFF, Report
 
 _ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 HINT = ("Layers 1 and 4 of CLAUDE.md are the person's: nothing was moved. Undo the change under the agent "
@@ -54,8 +54,10 @@ def main(argv: list[str], repo: str | None = None) -> int:
         report.problem("layers-agent", None, None, f"{exc.message}; gitmem refused to move {', '.join(tips)} "
                        f"under {found[1]} ({found[0]} is set)")
         return report.finish({"layers-agent": HINT})
-    if changes:
-        from gitmem.guards.layers import NAMES   # markdown-it and dataclasses: only for a refusal
+    if not changes:
+        return 0
+    from gitmem.guards.layers import NAMES   # markdown-it and dataclasses: only for a refusal
+
     for commit, path, number, line in changes:
         refs = [ref for ref, tip in tips.items() if tip == commit] or list(tips)
         report.problem("layers-agent", f"{commit[:12]}:{path}", line,
@@ -106,7 +108,7 @@ def agent_layer_changes(root: str, tips: list[str]) -> list[tuple[str, str, int,
     out = []
     for c, path in changed:
         text, *before = (next(blobs) for _ in range(1 + len(parents[c])))
-        if text is None or b"\0" in text[:8000]:
+        if text is None or b"\0" in text[:_BINARY_SNIFF]:
             continue   # deleted, or not text: as at pre-commit
         olds = [b.decode("utf-8", "replace") for b in before if b is not None]
         out += [(c, path, n, line) for n, line in changed_layers(text.decode("utf-8", "replace"), olds)]
