@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from importlib import resources
@@ -190,13 +191,13 @@ def hooks_to_write(path: Path) -> list[str]:
     return out
 
 
-def install_git_hooks(path: Path) -> list[str]:
+def install_git_hooks(path: Path, names: Collection[str] | None = None) -> list[str]:
     """Make a person's own `git commit` and `git merge` run gitmem's checks: gitmem's pre-commit,
     commit-msg, post-merge, pre-merge-commit and reference-transaction scripts in the clone's hooks
     folder (replacing earlier ones of gitmem's, or the pre-commit framework's it used to install), and
     the interpreter in `git config gitmem.python`.
 
-    Returns the hooks written; a hook that is someone else's is left alone.
+    Returns the hooks written (of ``names`` only, when given); a hook that is someone else's is left alone.
     """
     import sys
 
@@ -207,6 +208,8 @@ def install_git_hooks(path: Path) -> list[str]:
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for name, script in hook_scripts().items():
+        if names is not None and name not in names:
+            continue
         target = folder / name
         try:
             current = target.read_bytes()
@@ -229,18 +232,18 @@ def install_git_hooks(path: Path) -> list[str]:
 def refresh_git_hooks(path: Path) -> list[str]:
     """``gitmem upgrade``: in a clone that runs gitmem's own hook scripts, write those of this
     installation it lacks or has stale (a hook added since, such as reference-transaction); the
-    hooks written. A clone without any (``--no-hooks``, or hooks managed by the pre-commit
-    framework) is left as it is: ``gitmem init`` installs them."""
+    hooks written. A clone without any (``--no-hooks``) is left as it is, and so is a hook the
+    pre-commit framework manages (``gitmem init --pre-commit``): ``gitmem init`` decides those."""
     hooks = gitio.hooks_dir(path)
-    todo = hooks_to_write(path)
-    if hooks is None or not todo:
+    if hooks is None or not any(_is_gitmem_script(Path(hooks) / name) for name in HOOKS):
         return []
-    if not any(_is_gitmem_script(Path(hooks) / name) for name in HOOKS):
-        return []
-    return [name for name in install_git_hooks(path) if name in todo]
+    todo = [name for name in hooks_to_write(path)
+            if not (Path(hooks) / name).exists() or _is_gitmem_script(Path(hooks) / name)]
+    return install_git_hooks(path, todo) if todo else []
 
 
 def _is_gitmem_script(path: Path) -> bool:
+    """True for one of gitmem's own hook scripts (``templates/hooks``), of this gitmem or an earlier one."""
     try:
         with open(path, "rb") as fh:
             return fh.read(64).startswith(b"#!/bin/sh\n# gitmem ")
