@@ -250,3 +250,18 @@ def test_purge_under_an_agent_rewrites_a_history_that_holds_a_persons_layer_one_
     done = MemoryRepo.open(hooked).purge(value, confirm=True)
     assert done.commits and value not in (hooked / "bank" / "notes.md").read_text()
     assert "- Ask before deleting files" in claude.read_text()
+
+
+@pytest.mark.parametrize("verify", [(), ("--no-verify",)])
+def test_deleting_claude_md_under_an_agent_is_refused_so_it_cannot_come_back_with_new_layers(
+        hooked: Path, verify: tuple[str, ...]) -> None:
+    """Deleting CLAUDE.md removes Layers 1 and 4, which only a person changes: refused at pre-commit, and
+    with ``--no-verify`` where the branch moves. Otherwise a second commit could re-create the file with an
+    agent's Layer 1, which, as a new file, has no person's layers to compare with."""
+    head = git(hooked, "rev-parse", "HEAD")
+    git(hooked, "rm", "-q", "CLAUDE.md")
+    refused(run(hooked, AGENT, "commit", "-q", *verify, "-m", "drop the rules"))
+    assert git(hooked, "rev-parse", "HEAD") == head
+    assert git(hooked, "diff", "--cached", "--name-status") == "D\tCLAUDE.md"   # nothing lost
+    done = run(hooked, PERSON, "commit", "-q", *verify, "-m", "I drop the rules")
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -38,11 +38,11 @@ def check_agent_layers(run: Run, files: Sequence[str]) -> None:
     heads = ["HEAD", *_merge_heads(run.root)]
     blobs = gitio.read_blobs(run.root, [f"{head}:{path}" for path in files for head in heads])
     for i, path in enumerate(files):
-        text = run.read(path)
         parents = [b.decode("utf-8", "replace") for b in blobs[i * len(heads):(i + 1) * len(heads)] if b is not None]
-        if text is None or not parents:
+        if not parents:
             continue   # a new CLAUDE.md has no person's layers yet
-        for number, line in changed_layers(text, parents):
+        # a deleted CLAUDE.md has no layers left: deleting it changes every layer a parent had
+        for number, line in changed_layers(run.read(path) or "", parents):
             run.report.problem("layers-agent", path, line,
                                f"layer {number} ({layers.NAMES[number]}) changed in a commit made under "
                                f"{found[1]} ({found[0]} is set); only a person changes it")
@@ -51,7 +51,7 @@ def check_agent_layers(run: Run, files: Sequence[str]) -> None:
 def changed_layers(text: str, parents: Sequence[str]) -> list[tuple[int, int | None]]:
     """(number, first line) of each of Layers 1 and 4 of ``text`` that matches that layer in none of
     ``parents`` (the CLAUDE.md of each parent of the commit): the layers this commit itself changed.
-    No parent at all (a new CLAUDE.md) changes none. The one rule of pre-commit, pre-merge-commit and
+    No parent at all (a new CLAUDE.md) changes none; a deleted one is the empty ``text``. The one rule of pre-commit, pre-merge-commit and
     reference-transaction (``gitmem.faces.hookrefs``)."""
     if not parents:
         return []

@@ -108,8 +108,10 @@ def agent_layer_changes(root: str, tips: list[str]) -> list[tuple[str, str, int,
     out = []
     for c, path in changed:
         text, *before = (next(blobs) for _ in range(1 + len(parents[c])))
-        if text is None or b"\0" in text[:_BINARY_SNIFF]:
-            continue   # deleted, or not text: as at pre-commit
+        if text is None:
+            text = b""   # deleted: every layer a parent had is gone, as at pre-commit
+        elif b"\0" in text[:_BINARY_SNIFF]:
+            continue   # not text: as at pre-commit
         olds = [b.decode("utf-8", "replace") for b in before if b is not None]
         out += [(c, path, n, line) for n, line in changed_layers(text.decode("utf-8", "replace"), olds)]
     return out
