@@ -56,9 +56,9 @@ def find_commands(v: View, out: list[Cand]) -> None:
     if b"htpasswd" in low:
         for m in rx.htpasswd.finditer(low):
             _htpasswd(v, out, m.start(1), m.end(1))
-    for needles, pattern in (((b"ldap",), rx.ldap), ((b"sqlcmd",), rx.sqlcmd), ((b"isql", b"osql"), rx.osql),
-                             ((b"bcp",), rx.bcp), ((b"net use",), rx.net_use), ((b"smbclient",), rx.smbclient)):
-        if any(needle in low for needle in needles):
+    for needle, pattern in ((b"ldap", rx.ldap), (b"sqlcmd", rx.sqlcmd), (b"isql", rx.osql), (b"osql", rx.osql),
+                            (b"bcp", rx.bcp), (b"net use", rx.net_use), (b"smbclient", rx.smbclient)):
+        if needle in low and not (needle == b"osql" and b"isql" in low):   # [io]sql: one pass for both
             for m in pattern.finditer(v.ab if pattern in (rx.sqlcmd, rx.osql, rx.bcp) else low):
                 _value(v, out, m.end())
     if b"<<<" in low:   # the pattern has no literal start: it is tried on the lines of each <<< only
