@@ -147,3 +147,20 @@ def test_spelled_at_examples() -> None:
         low = text.encode()
         want = [m.span() for m in personal._rx.spelled_at.finditer(low)]
         assert [m.span() for m in personal.spelled_ats(low)] == want != [], text
+
+
+SHAPE_PIECES = st.sampled_from(["hasło", "HASŁO", "Hasło", "lösenord", "LÖSENORD", "şifre", "ŞIFRE", "sifre", "İ", "?",
+                                "??", "has?o", "пароль", "ПАРОЛЬ", "密码", "тел.", "телефон", "13812345678", ":", " ",
+                                " jest ", "Xk7pQ2mZ9v", "hunter22", "é", "word", "\n", "1234"])
+
+
+@given(st.lists(SHAPE_PIECES, max_size=20))
+def test_words_beyond_ascii_are_looked_for_only_where_their_shape_is(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert word_secrets(text, finditer=False) == word_secrets(text, finditer=True)
+
+
+def test_words_beyond_ascii_examples() -> None:
+    for text in ("hasło: Xk7pQ2mZ9v", "HASŁO: Xk7pQ2mZ9v", "şifre: Xk7pQ2mZ9v", "手机 13812345678", "é sifre: Xk7pQ2mZ9v",
+                 "SİFRE: Xk7pQ2mZ9v"):
+        assert word_secrets(text, finditer=False) == word_secrets(text, finditer=True) != [], text
