@@ -2,7 +2,7 @@
 
 Run by hand from the repository root:
 
-    PYTHONPATH=. python bench/harvest.py [--repeat N] [FOLDER]
+    PYTHONPATH=. python bench/harvest.py [--repeat N] [--vs-scan R] [FOLDER]
 
 FOLDER defaults to ``$GITMEM_BENCH_DIR`` or ``../shared/bench/sessions`` (the
 real transcripts kept beside the repository, never copied into it). Each file
@@ -13,6 +13,12 @@ the rule signals only (the learned scorer switched off: harvest as it was
 before the scorer), in the same run, and a whole session as harvest reads it
 (``planning.read_session``: the secret screen, the reading and the episode,
 without redaction).
+
+``--vs-scan R``: the whole harvest use case (every session screened, read,
+redacted, scored and committed into a fresh memory repository under a
+sandboxed ``HOME``) next to ``pii.scan`` of the same bytes (each file's text
+as one string), R rounds each, interleaved; prints the medians and their
+ratio, the figure of the scale issue (harvest within 3x of the scan).
 """
 
 from __future__ import annotations
@@ -73,15 +79,65 @@ def _best_time(path: Path, fmt: str, repeat: int, with_extract: bool) -> float:
     return best
 
 
+def cpu() -> float:
+    """CPU seconds of this process and of the children it waited for (git, hooks)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def vs_scan(folder: Path, rounds: int) -> None:
+    """Median CPU seconds of a whole harvest of ``folder`` and of ``pii.scan`` of its files, interleaved."""
+    import statistics
+    import tempfile
+
+    from gitmem.api import MemoryRepo
+    from gitmem.guards import pii
+
+    files = list(discover([folder]))
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in files]
+    mb = sum(p.stat().st_size for p in files) / 1e6
+    pii.scan("warm up: compile the patterns once")
+    harvest_s: list[float] = []
+    scan_s: list[float] = []
+    for _ in range(rounds):
+        t0 = cpu()
+        for text in texts:
+            pii.scan(text)
+        scan_s.append(cpu() - t0)
+        with tempfile.TemporaryDirectory() as tmp:
+            home = Path(tmp) / "home"
+            home.mkdir()
+            old = os.environ.get("HOME")
+            os.environ["HOME"] = str(home)   # nothing of the machine's own configuration or sessions
+            try:
+                repo = MemoryRepo.init(Path(tmp) / "mem")
+                t0 = cpu()
+                repo.harvest([folder])
+                harvest_s.append(cpu() - t0)
+            finally:
+                if old is not None:
+                    os.environ["HOME"] = old
+    h, sc = statistics.median(harvest_s), statistics.median(scan_s)
+    print(f"{len(files)} files, {mb:.2f} MB; medians of {rounds} interleaved rounds, CPU time")
+    print(f"  pii.scan of each file     {sc:7.3f} s  {mb / sc:6.2f} MB/s")
+    print(f"  harvest (the use case)    {h:7.3f} s  {mb / h:6.2f} MB/s")
+    print(f"  harvest / scan            {h / sc:7.2f}x")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Measure and print MB/s; returns an exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", nargs="?", type=Path, default=None)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--vs-scan", type=int, default=0, metavar="R",
+                        help="only time the whole harvest against pii.scan of the same bytes, R rounds each")
     args = parser.parse_args(argv)
     folder = args.folder or default_folder()
     if not folder.is_dir():
         print(f"skipped: no bench transcripts at {folder} (set GITMEM_BENCH_DIR)")
+        return 0
+    if args.vs_scan:
+        vs_scan(folder, args.vs_scan)
         return 0
     scorer.load()   # the weights are read once per process, before the clock runs
     sizes: dict[str, int] = defaultdict(int)

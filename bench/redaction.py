@@ -52,11 +52,12 @@ def main(argv: list[str] | None = None) -> int:
     cfg = Config()
     replaced = [0]
 
-    def redactor(text: str, names: Sequence[str]) -> str:
-        out: str = redact.redact_text(text, cfg, names=pii.Names(b"bench-salt", frozenset()).plus(names)).text
+    def redactor(text: str, names: Sequence[str], found: Sequence[pii.Finding] | None) -> str:
+        out: str = redact.redact_text(text, cfg, names=pii.Names(b"bench-salt", frozenset()).plus(names),
+                                      found=found).text
         return out
 
-    def counter(text: str, names: Sequence[str]) -> str:
+    def counter(text: str, names: Sequence[str], found: Sequence[pii.Finding] | None) -> str:
         replaced[0] += len(pii.find_names(text, pii.Names(b"bench-salt", frozenset()).plus(names)))
         return text
 

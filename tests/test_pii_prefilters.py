@@ -13,9 +13,9 @@ import re
 
 from hypothesis import given, strategies as st
 
-from gitmem.guards.pii import personal, words
+from gitmem.guards.pii import commands, personal, words
 from gitmem.guards.pii.kinds import Cand, add
-from gitmem.guards.pii.view import View
+from gitmem.guards.pii.view import View, near
 
 # the pattern _spelled_emails replaced, searched from the left
 SPELLED = re.compile(
@@ -106,3 +106,61 @@ HOME_PIECES = st.sampled_from(["-Users-", "-home-", "C-", "c", "-mnt-c", "-mnt-"
 def test_encoded_project_folders_are_found_as_the_pattern_found_them(pieces: list[str]) -> None:
     text = "".join(pieces)
     assert encoded_now(text) == encoded_by_pattern(text)
+
+
+AT_PIECES = st.sampled_from(["at", "a", "t", " ", "\t", "[", "(", "{", "<", "]", ")", "}", ">", "x", "data", "dot", "\n"])
+
+
+@given(st.lists(AT_PIECES, max_size=40))
+def test_spelled_at_is_found_from_its_literal_as_the_pattern_found_it(pieces: list[str]) -> None:
+    low = "".join(pieces).encode()
+    assert [m.span() for m in personal.spelled_ats(low)] == [m.span() for m in personal._rx.spelled_at.finditer(low)]
+
+
+HERE_PIECES = st.sampled_from(["login", "auth", "<<<", "<<", "<", " ", "\t", "x", "$v", "\n", "|", ";", "gh auth",
+                               "tok3n", " " + "a" * 60, "-"])
+
+
+@given(st.lists(HERE_PIECES, max_size=30))
+def test_here_strings_are_found_near_their_literal_as_the_pattern_found_them(pieces: list[str]) -> None:
+    low = "".join(pieces).encode()
+    rx = commands._rx.here_string
+    assert [m.span() for m in near(rx, low, b"<<<", commands._HERE_REACH)] == [m.span() for m in rx.finditer(low)]
+
+
+def test_here_strings_far_from_their_login_are_found() -> None:
+    low = ("gh auth login --with-token" + " x" * 85 + " <<< tok3n; auth <<< x").encode()
+    rx = commands._rx.here_string
+    assert [m.span() for m in near(rx, low, b"<<<", commands._HERE_REACH)] == [m.span() for m in rx.finditer(low)]
+    assert len(list(rx.finditer(low))) == 2
+
+
+def test_isql_and_osql_are_both_looked_for() -> None:
+    for text in ("isql -S db -U sa -P Hunter2xyz9", "osql -S db -U sa -P Hunter2xyz9"):
+        out: list[Cand] = []
+        commands.find_commands(View(text), out)
+        assert [c[3] for c in out] == ["generic_api_key"], text
+
+
+def test_spelled_at_examples() -> None:
+    for text in ("alice  [at] corp", "bob\t( at )x", "x[at]y [at] z", "data] [ at  }", "<at> <at>", "a [[at]]"):
+        low = text.encode()
+        want = [m.span() for m in personal._rx.spelled_at.finditer(low)]
+        assert [m.span() for m in personal.spelled_ats(low)] == want != [], text
+
+
+SHAPE_PIECES = st.sampled_from(["hasło", "HASŁO", "Hasło", "lösenord", "LÖSENORD", "şifre", "ŞIFRE", "sifre", "İ", "?",
+                                "??", "has?o", "пароль", "ПАРОЛЬ", "密码", "тел.", "телефон", "13812345678", ":", " ",
+                                " jest ", "Xk7pQ2mZ9v", "hunter22", "é", "word", "\n", "1234"])
+
+
+@given(st.lists(SHAPE_PIECES, max_size=20))
+def test_words_beyond_ascii_are_looked_for_only_where_their_shape_is(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert word_secrets(text, finditer=False) == word_secrets(text, finditer=True)
+
+
+def test_words_beyond_ascii_examples() -> None:
+    for text in ("hasło: Xk7pQ2mZ9v", "HASŁO: Xk7pQ2mZ9v", "şifre: Xk7pQ2mZ9v", "手机 13812345678", "é sifre: Xk7pQ2mZ9v",
+                 "SİFRE: Xk7pQ2mZ9v"):
+        assert word_secrets(text, finditer=False) == word_secrets(text, finditer=True) != [], text

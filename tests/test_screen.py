@@ -172,3 +172,38 @@ def test_a_secret_on_a_line_with_a_broken_byte_refuses_the_session(tmp_path: Pat
     session = read_session(path, "auto", None)
     assert any(AWS_KEY in e.text for e in session.transcript.events)   # the reader reads the line
     assert session.secrets   # so the screen scans it too
+
+
+def test_the_redaction_gets_the_screens_scan_of_each_text_it_scanned(tmp_path: Path) -> None:
+    from collections.abc import Sequence
+
+    from gitmem.engines.harvest.planning import read_session
+    from gitmem.guards import pii
+
+    path = write_lines(tmp_path / "s.jsonl", [
+        {"type": "user", "sessionId": "s", "cwd": "/srv/app",
+         "message": {"role": "user", "content": "mail priya.natarajan@corp-mail.net about the rollout"}},
+        {"type": "user", "sessionId": "s", "cwd": "/srv/app",
+         "message": {"role": "user", "content": "mail priya.natarajan@corp-mail.net about the rollout"}},
+    ])
+    given: list[tuple[str, Sequence[pii.Finding] | None]] = []
+
+    def redactor(text: str, names: Sequence[str], found: Sequence[pii.Finding] | None) -> str:
+        given.append((text, found))
+        return text
+
+    read_session(path, "auto", None, redactor)
+    reused = [(text, found) for text, found in given if found is not None]
+    assert reused and all(list(found) == pii.scan(text) for text, found in reused)
+    assert any(f.kind == "email" for _, found in reused for f in found)
+
+
+def test_each_distinct_string_of_a_session_is_scanned_once(tmp_path: Path) -> None:
+    from gitmem.engines.harvest.reader import load
+    from gitmem.engines.harvest.screen import Scans, screen_session
+
+    record = {"type": "user", "sessionId": "s-123456789", "message": {"role": "user", "content": "hello there, friend"}}
+    path = write_lines(tmp_path / "s.jsonl", [record, record, record])
+    scans: Scans = {}
+    screen_session(path, (), None, loaded={path: load(path).records}, scans=scans)
+    assert sorted(scans) == sorted(set(scanned_strings(record)))

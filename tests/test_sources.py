@@ -274,3 +274,25 @@ def test_a_fresh_reading_holds_nothing() -> None:
     st = Reading("openclaw")
     assert (st.events, st.tools, st.uuids, st.summary_leaves) == ([], {}, set(), {})
     assert (st.session_id, st.agent_id, st.cwd, st.version, st.started, st.ended) == (None,) * 6
+
+
+def test_the_format_of_bytes_already_read_is_the_format_detected_from_the_file(tmp_path: Path) -> None:
+    from gitmem.base.errors import UsageError
+    from gitmem.engines.harvest.sources import detect_format, format_of
+
+    contents = [b"", b"\n\n", b'{"type":"session","version":3}\n', b'{"sessionId":"s","type":"user"}',
+                b'{"role":"user","content":"hi"}\n', b"not json\n", b"not json\n{\"sessionId\"", b'{"x":1}\n' * 50,
+                b'{"x":1}\n' * 39 + b'{"parentUuid":null}\n', b'{"x":1}\n' * 40 + b'{"parentUuid":null}\n',
+                b'\n{"type":"message","parentId":"p"}\n', b"[1,2]\n" + b'{"role":"user"}\n']
+    for n, data in enumerate(contents):
+        path = tmp_path / f"{n}.jsonl"
+        path.write_bytes(data)
+        try:
+            want: object = detect_format(path)
+        except UsageError as exc:
+            want = exc.message
+        try:
+            got: object = format_of(path, data)
+        except UsageError as exc:
+            got = exc.message
+        assert got == want, data

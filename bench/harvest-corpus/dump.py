@@ -56,13 +56,13 @@ class Redactor:
         self.allow = redact.allowlist(cfg)
         self.secrets: list[str] = []
 
-    def findings(self, text: str, names: Sequence[str]) -> list[pii.Finding]:
-        found = redact._active(pii.scan(text, self.allow), self.cfg)
+    def findings(self, text: str, names: Sequence[str], scanned: Sequence[pii.Finding] | None = None) -> list[pii.Finding]:
+        found = redact._active(list(scanned) if scanned is not None else pii.scan(text, self.allow), self.cfg)
         known = pii.Names(SALT, frozenset()).plus(names)
         return found + pii.find_names(text, known) if known.hashes else found
 
-    def __call__(self, text: str, names: Sequence[str]) -> str:
-        found = self.findings(text, names)
+    def __call__(self, text: str, names: Sequence[str], scanned: Sequence[pii.Finding] | None = None) -> str:
+        found = self.findings(text, names, scanned)   # the screen's scan of the text, when it has one
         if not found:
             return text
         plain = [f for f in found if not f.secret]

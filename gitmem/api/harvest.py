@@ -189,16 +189,21 @@ def _harvest_file(ctx: Context, unit: Unit, fmt: str, signals: int, whole: bool,
     from gitmem.base import state
     from gitmem.base.errors import SecretError
     from gitmem.engines.harvest import planning, screen
+    from gitmem.guards import pii
     from gitmem.guards.redact import allowlist
 
     path = unit.path
 
-    def redactor(text: str, names: Sequence[str]) -> str:
-        clean: str = ctx.redactor.redact(text, "transcript", "harvest.session", now, names=names).text
+    allow = allowlist(ctx.cfg)
+    reuse = allowlist(ctx.redactor.cfg) == allow   # the screen's scans stand for the redaction's own
+
+    def redactor(text: str, names: Sequence[str], found: Sequence[pii.Finding] | None) -> str:
+        clean: str = ctx.redactor.redact(text, "transcript", "harvest.session", now, names=names,
+                                         found=found if reuse else None).text
         return clean
 
     settled = judge(ctx.root, ctx.git, ctx.head)   # false alarms a person settled
-    session = planning.read_session(unit, fmt, allowlist(ctx.cfg), redactor, settled)
+    session = planning.read_session(unit, fmt, allow, redactor, settled)
     if session.secrets:
         state.log_event(ctx.git.root, "secret.rejected", iso(now), **session.alert())
         refusal = record_refusal(ctx.root, folders_of(ctx.cfg), session.transcript.session_id, path,

@@ -31,11 +31,13 @@ class Redactor:
         self._names: pii.Names | None = None
 
     def redact(self, text: str, what: str, event: str, now: datetime, session: str | None = None,
-               names: Sequence[str] = ()) -> redact_mod.Redacted:
+               names: Sequence[str] = (), found: Sequence[pii.Finding] | None = None) -> redact_mod.Redacted:
         """``text`` with PII replaced by placeholders, and the kinds replaced.
 
         ``names`` are user names learned from the same source (a session's own
         home paths), replaced where they stand alone and remembered by the clone.
+        ``found``: the scan of ``text`` under this configuration's allowlist, when
+        the caller already has it (harvest's screen), so it is not scanned twice.
         A secret raises ``SecretError`` (``what`` says where it was) after
         logging ``secret.rejected`` for ``event``.
         """
@@ -47,7 +49,7 @@ class Redactor:
         learned = self._names = known.plus(names)
         if learned.hashes != known.hashes:
             state.add_known_names(self.root, learned.hashes - known.hashes)
-        result = redact.redact_text(text, self.cfg, names=learned)
+        result = redact.redact_text(text, self.cfg, names=learned, found=found)
         if result.secrets:
             error = secret_error([(what, where) for where in result.secrets])
             log_rejected(self.root, error, event, session, now)

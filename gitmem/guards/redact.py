@@ -137,13 +137,15 @@ def _active(findings: list[pii.Finding], cfg: Config) -> list[pii.Finding]:
     return [f for f in findings if f.secret or f.kind not in disabled]
 
 
-def redact_text(text: str, cfg: Config, line_offset: int = 0, names: pii.Names | None = None) -> Redacted:
+def redact_text(text: str, cfg: Config, line_offset: int = 0, names: pii.Names | None = None,
+                found: Sequence[pii.Finding] | None = None) -> Redacted:
     """Scan plain text: secrets reported with their location, PII replaced.
 
     ``line_offset`` is added to reported lines (the text is the body of a file).
     ``names`` are user names (salted hashes) replaced where they stand alone.
+    ``found`` is ``pii.scan(text, allowlist(cfg))`` when the caller already has it.
     """
-    findings = _active(pii.scan(text, allowlist(cfg)), cfg)
+    findings = _active(list(found) if found is not None else pii.scan(text, allowlist(cfg)), cfg)
     if names is not None and names.hashes:
         findings += pii.find_names(text, names)
     if not findings:

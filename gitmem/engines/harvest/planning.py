@@ -36,7 +36,7 @@ from gitmem.engines.harvest.sources import Transcript, check_format, discover
 if TYPE_CHECKING:
     from gitmem.base.config import Memory as MemoryConfig
     from gitmem.base.gitio import Git
-    from gitmem.guards.pii import Allowlist
+    from gitmem.guards.pii import Allowlist, Finding
 
 __all__ = ["CURSOR_FILE", "DEFAULT_SIGNALS", "EPISODE_DIR", "Cursors", "Draft", "Harvested", "Session", "Status",
            "StoredEpisode", "Unit", "draft", "find_episode", "list_sessions", "list_transcripts", "pick", "read_session",
@@ -53,8 +53,9 @@ SIGNAL_TYPES = {"preference": "preference", "decision": "decision", "correction"
 Status = Literal["harvested", "updated", "unchanged", "empty", "skipped", "rejected", "failed"]
 
 # What a session's text passes before anything is derived from it: (text, user names
-# learned from the session's own paths) -> the text with PII replaced.
-Redactor = Callable[[str, Sequence[str]], str]
+# learned from the session's own paths, the text's findings when the screen already scanned it
+# under the same allowlist, else None) -> the text with PII replaced.
+Redactor = Callable[[str, Sequence[str], "Sequence[Finding] | None"], str]
 
 
 @dataclass(frozen=True)
@@ -178,11 +179,12 @@ def read_session(unit: Unit | Path, fmt: str, allow: Allowlist | None, redactor:
     main = reader.load(path, fmt)   # each file is read once: screen, events and redaction share it
     counted = [p for p in unit.parts if subagents.part_of(p) in ("main", "agent")]
     parts = {p: reader.load(p, fmt) for p in counted}
+    scans: screen.Scans = {}   # each string scanned once: by the screen, reused by the redaction
     screened = screen.screen_session(path, unit.parts, allow, settled,
-                                     {path: main.records, **{p: got.records for p, got in parts.items()}})
+                                     {path: main.records, **{p: got.records for p, got in parts.items()}}, scans)
     secrets = screened.secrets
     t = main.transcript
-    screen.check_transcript(path, fmt, t)
+    screen.check_transcript(path, fmt, t, main.detected)
     if unit.parts:
         t = subagents.merge(t, [(p, parts[p].transcript) for p in counted])
     elif subagents.part_of(path) != "main":
@@ -190,23 +192,29 @@ def read_session(unit: Unit | Path, fmt: str, allow: Allowlist | None, redactor:
     given, given_cwd = t.session_id, t.cwd
     t = replace(t, session_id=name_key(t.session_id, "s"), path=name_key(path.name, "f"))
     if redactor is not None and not secrets:
-        t = _redacted(t, path, _masking(redactor, screened) if screened.masked else redactor, main.data)
+        t = _redacted(t, path, _masking(redactor, screened) if screened.masked else redactor, main.data, scans)
     return Session(path, t, episodes.extract(t), tuple(secrets), given, given_cwd, screened.found)
 
 
 def _masking(redactor: Redactor, screened: screen.Screened) -> Redactor:
-    return lambda text, names: redactor(screened.mask(text), names)
+    def masked(text: str, names: Sequence[str], found: Sequence[Finding] | None) -> str:
+        shown = screened.mask(text)
+        return redactor(shown, names, found if shown == text else None)   # a masked text is scanned afresh
+
+    return masked
 
 
-def _redacted(t: Transcript, path: Path, redactor: Redactor, data: bytes | None = None) -> Transcript:
+def _redacted(t: Transcript, path: Path, redactor: Redactor, data: bytes | None = None,
+              scans: screen.Scans | None = None) -> Transcript:
     from gitmem.guards import pii
 
     names = pii.names_in([t.cwd or "", *_cwds(path, data), path.parent.name, str(path.parent)])
     cache: dict[str, str] = {}
+    scanned: screen.Scans = scans or {}
 
     def clean(text: str) -> str:
         if text not in cache:
-            cache[text] = redactor(text, names)
+            cache[text] = redactor(text, names, scanned.get(text))
         return cache[text]
 
     events = tuple(replace(e, text=clean(e.text)) for e in t.events)

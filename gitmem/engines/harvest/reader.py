@@ -19,7 +19,7 @@ from gitmem.base.errors import UsageError
 from gitmem.base.streams import read_lines
 from gitmem.engines.harvest import claude_code, generic, openclaw
 from gitmem.engines.harvest.sources import (LINE_CAP, Event, Format, Reading, RecordReader, Transcript, check_format, detect_format,
-                                            not_jsonl, open_transcript, split_records)
+                                            format_of, not_jsonl, open_transcript, split_records)
 
 __all__ = ["Loaded", "load", "read", "session_of"]
 
@@ -85,11 +85,14 @@ def session_of(path: Path, fmt: str = "auto") -> str | None:
 
 
 class Loaded(NamedTuple):
-    """A transcript file read once: its transcript, its records by line, and its bytes."""
+    """A transcript file read once: its transcript, its records by line, its bytes, and the format its
+    first records show (``detect_format``, taken from the same bytes; None for a resumed read of a
+    format given)."""
 
     transcript: Transcript
     records: list[tuple[int, dict[str, Any]]]
     data: bytes
+    detected: Format | None = None
 
 
 def load(path: Path, fmt: str = "auto") -> Loaded:
@@ -110,8 +113,15 @@ def read(path: Path, fmt: str = "auto", start_offset: int = 0, start_line: int =
 
 def _load(path: Path, fmt: str, start_offset: int, start_line: int) -> Loaded:
     given = check_format(fmt)
-    form: Format = detect_format(path) if given == "auto" else given
-    data, after_open_line = _read_from(path, start_offset, start_line)
+    detected: Format | None = None
+    if start_offset > 0:
+        form: Format = detect_format(path) if given == "auto" else given
+        detected = form if given == "auto" else None
+        data, after_open_line = _read_from(path, start_offset, start_line)
+    else:   # the whole file: its format from the bytes read, not from a second read of its head
+        data, after_open_line = _read_from(path, 0)
+        detected = format_of(path, data)
+        form = detected if given == "auto" else given
     pos = 1 if after_open_line and data.startswith(b"\n") else 0
     records, end, last_line, bad = split_records(data, pos, start_line)
     if start_offset == 0 and bad and not records:
@@ -136,7 +146,7 @@ def _load(path: Path, fmt: str, start_offset: int, start_line: int) -> Loaded:
         # records without a timestamp date the episode by the file's own (first read only)
         started=st.started or (_file_time(path) if start_offset == 0 else None), ended=st.ended, events=tuple(events),
         end_offset=start_offset + end, end_line=last_line, skipped=bad,
-    ), records, data)
+    ), records, data, detected)
 
 
 def _settle_summaries(st: Reading) -> list[Event]:

@@ -14,16 +14,20 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, MutableMapping, NamedTuple, Sequence
 
 from gitmem.base.errors import UsageError
 from gitmem.engines.harvest.content import UNBOUNDED, strings
 from gitmem.engines.harvest.sources import Transcript, detect_format
 
 if TYPE_CHECKING:
-    from gitmem.guards.pii import Allowlist
+    from gitmem.guards.pii import Allowlist, Finding
 
-__all__ = ["ALLOWABLE_KINDS", "Flagged", "Found", "Screened", "allowable", "check_transcript", "find_secrets",
+# A session's scans: each distinct string's findings (under the session's allowlist), scanned once;
+# a record repeats its session id, folder and version, and the redaction reuses the screen's scans.
+Scans = MutableMapping[str, "list[Finding]"]
+
+__all__ = ["ALLOWABLE_KINDS", "Flagged", "Found", "Scans", "Screened", "allowable", "check_transcript", "find_secrets",
            "has_conversation", "scanned_strings", "screen_session", "secrets_in", "secrets_of"]
 
 # Shorter strings cannot hold a secret of any kind the scanner knows.
@@ -65,28 +69,39 @@ class Found(NamedTuple):
 def secrets_in(path: Path, allow: Allowlist | None = None, part: int = 0) -> list[Found]:
     """Every distinct secret of every complete record of the file, by line and kind."""
     found: list[Found] = []
+    memo: Scans = {}
     with path.open("rb") as fh:
         for n, raw in enumerate(fh, 1):
             try:
                 record = json.loads(raw)
             except (ValueError, RecursionError):
                 continue
-            found += _secrets_of_record(record, allow, part, n)
+            found += _secrets_of_record(record, allow, part, n, memo)
     return found
 
 
-def secrets_of(records: Sequence[tuple[int, Any]], allow: Allowlist | None = None, part: int = 0) -> list[Found]:
-    """``secrets_in`` over records already read (``reader.load``): the file is not read again."""
+def secrets_of(records: Sequence[tuple[int, Any]], allow: Allowlist | None = None, part: int = 0,
+               scans: Scans | None = None) -> list[Found]:
+    """``secrets_in`` over records already read (``reader.load``): the file is not read again. ``scans``
+    keeps each distinct string's findings, for the next file of the session and for its redaction."""
     found: list[Found] = []
+    memo: Scans = {} if scans is None else scans
     for n, record in records:
-        found += _secrets_of_record(record, allow, part, n)
+        found += _secrets_of_record(record, allow, part, n, memo)
     return found
 
 
-def _secrets_of_record(record: Any, allow: Allowlist | None, part: int, line: int) -> list[Found]:
+def _secrets_of_record(record: Any, allow: Allowlist | None, part: int, line: int,
+                       scans: Scans | None = None) -> list[Found]:
     from gitmem.guards import pii
 
-    seen = {(f.kind, t[f.start : f.end]) for t in scanned_strings(record) for f in pii.scan(t, allow) if f.secret}
+    memo: Scans = {} if scans is None else scans
+    seen: set[tuple[str, str]] = set()
+    for t in scanned_strings(record):
+        got = memo.get(t)
+        if got is None:
+            got = memo[t] = pii.scan(t, allow)
+        seen.update((f.kind, t[f.start : f.end]) for f in got if f.secret)
     return [Found(part, line, kind, value) for kind, value in sorted(seen)]
 
 
@@ -165,18 +180,20 @@ Judge = Callable[[str, str], bool]   # (kind, value): settled by a person as not
 
 
 def screen_session(path: Path, parts: Sequence[Path], allow: Allowlist | None, settled: Judge | None = None,
-                   loaded: Mapping[Path, Sequence[tuple[int, Any]]] | None = None) -> Screened:
+                   loaded: Mapping[Path, Sequence[tuple[int, Any]]] | None = None,
+                   scans: Scans | None = None) -> Screened:
     """Screen a session's main file and its sub-agent files; a finding ``settled`` allows is masked, not refused.
 
     A file whose records ``loaded`` holds (read once by ``reader.load``) is
-    screened from them; any other file is read here. Only an allowable finding
+    screened from them; any other file is read here. ``scans`` collects each
+    distinct string's findings (see ``Scans``). Only an allowable finding
     can be settled: a vendor-format key refuses the session even when someone
     recorded it as allowed.
     """
     have = loaded or {}
 
     def of(p: Path, n: int) -> list[Found]:
-        return secrets_of(have[p], allow, n) if p in have else secrets_in(p, allow, n)
+        return secrets_of(have[p], allow, n, scans) if p in have else secrets_in(p, allow, n)
 
     found = of(path, 0)
     for n, part in enumerate(parts, 1):
@@ -202,15 +219,16 @@ def has_conversation(t: Transcript) -> bool:
     return any(e.role in _TURNS and not e.meta for e in t.events)
 
 
-def check_transcript(path: Path, fmt: str, t: Transcript) -> None:
+def check_transcript(path: Path, fmt: str, t: Transcript, detected: str | None = None) -> None:
     """Refuse a file that is not a transcript of the format asked for (``UsageError``; the caller names the file).
 
     A file another format's reader should read (``--format openclaw`` on a
     Claude Code session), or one whose records none of the readers knows (any
     JSONL that is not a transcript), is refused before anything is written,
-    so nothing marks it as harvested.
+    so nothing marks it as harvested. ``detected``: the file's ``detect_format``
+    when the caller has it (``reader.Loaded``), so its head is not read again.
     """
-    detected = detect_format(path)
+    detected = detected or detect_format(path)
     if fmt != "auto" and detected != fmt and (detected != "jsonl" or not t.events):
         raise UsageError(f"not a transcript of format {fmt} (it reads as {detected}); nothing written; "
                          f"harvest it with --format {detected if detected != 'jsonl' else 'auto'}")

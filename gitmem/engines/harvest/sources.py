@@ -30,11 +30,11 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterable, Literal, get_args
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, Literal, get_args
 
 from gitmem.base.errors import UsageError
 
-__all__ = ["FORMATS", "Event", "Format", "Reading", "RecordReader", "Role", "Transcript", "check_format", "detect_format",
+__all__ = ["FORMATS", "Event", "Format", "Reading", "RecordReader", "Role", "Transcript", "check_format", "detect_format", "format_of",
            "discover", "loads", "not_jsonl", "open_transcript", "split_records"]
 
 Format = Literal["claude-code", "openclaw", "jsonl"]
@@ -253,22 +253,38 @@ def detect_format(path: Path) -> Format:
     JSON object (the file is not JSONL at all).
     """
     path = Path(path)
-    lines = objects = 0
     with open_transcript(path) as fh:
+        return _detect(path, (fh.readline(LINE_CAP + 1) for _ in range(_HEAD_LINES)))
+
+
+def format_of(path: Path, data: bytes) -> Format:
+    """``detect_format`` of a file whose bytes from its start are ``data`` (already read): not read again."""
+    def head() -> Iterator[bytes]:
+        pos = 0
         for _ in range(_HEAD_LINES):
-            raw = fh.readline(LINE_CAP + 1)
-            if not raw:
-                break
-            if not raw.endswith(b"\n"):
-                return _classify_partial(path, raw, lines > 0 and objects == 0)
-            if not raw.strip():
-                continue
-            lines += 1
-            rec = loads(raw)
-            if isinstance(rec, dict):
-                objects += 1
-                if fmt := _classify(rec):
-                    return fmt
+            nl = data.find(b"\n", pos)
+            yield data[pos:] if nl < 0 else data[pos : nl + 1]
+            pos = len(data) if nl < 0 else nl + 1
+
+    return _detect(Path(path), head())
+
+
+def _detect(path: Path, head: Iterable[bytes]) -> Format:
+    """The format the first lines ``head`` imply (each with its newline; ``b""`` at the end of the file)."""
+    lines = objects = 0
+    for raw in head:
+        if not raw:
+            break
+        if not raw.endswith(b"\n"):
+            return _classify_partial(path, raw, lines > 0 and objects == 0)
+        if not raw.strip():
+            continue
+        lines += 1
+        rec = loads(raw)
+        if isinstance(rec, dict):
+            objects += 1
+            if fmt := _classify(rec):
+                return fmt
     if lines and not objects:
         raise not_jsonl(path)
     return "jsonl"  # empty, or JSON objects of no known shape: read as generic messages

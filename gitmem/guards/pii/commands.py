@@ -13,7 +13,7 @@ from __future__ import annotations
 from gitmem.guards.pii.kinds import Cand, add
 from gitmem.guards.pii.plausibility import is_placeholder, plausible
 from gitmem.guards.pii.values import line_end, value_at
-from gitmem.guards.pii.view import Patterns, View
+from gitmem.guards.pii.view import Patterns, View, near
 
 _rx = Patterns(
     {
@@ -40,6 +40,8 @@ _rx = Patterns(
 )
 
 
+# How far before its <<< a here-string match starts: "login" and up to 200 bytes.
+_HERE_REACH = 210
 # What reads a password piped to it: echo pw | <one of these>.
 _STDIN_READERS = (b"sudo", b"chpasswd", b"--stdin", b"-stdin", b"--with-token")
 
@@ -54,11 +56,14 @@ def find_commands(v: View, out: list[Cand]) -> None:
     if b"htpasswd" in low:
         for m in rx.htpasswd.finditer(low):
             _htpasswd(v, out, m.start(1), m.end(1))
-    for needle, pattern in ((b"ldap", rx.ldap), (b"sqlcmd", rx.sqlcmd), (b"sql", rx.osql), (b"bcp", rx.bcp),
-                            (b"net use", rx.net_use), (b"<<<", rx.here_string), (b"smbclient", rx.smbclient)):
-        if needle in low:
+    for needle, pattern in ((b"ldap", rx.ldap), (b"sqlcmd", rx.sqlcmd), (b"isql", rx.osql), (b"osql", rx.osql),
+                            (b"bcp", rx.bcp), (b"net use", rx.net_use), (b"smbclient", rx.smbclient)):
+        if needle in low and not (needle == b"osql" and b"isql" in low):   # [io]sql: one pass for both
             for m in pattern.finditer(v.ab if pattern in (rx.sqlcmd, rx.osql, rx.bcp) else low):
                 _value(v, out, m.end())
+    if b"<<<" in low:   # the pattern has no literal start: it is tried on the lines of each <<< only
+        for m in near(rx.here_string, low, b"<<<", _HERE_REACH):
+            _value(v, out, m.end())
     if b"|" in low and (b"echo" in low or b"printf" in low) and any(n in low for n in _STDIN_READERS):
         for m in [*rx.echo_pipe.finditer(low), *(rx.printf_pipe.finditer(low) if b"printf" in low else ())]:
             s, e = m.span("v")

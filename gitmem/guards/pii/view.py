@@ -10,7 +10,7 @@ every offset still points into the original text.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 TYPE_CHECKING = False  # typing costs an import; annotations only need it for checkers
 if TYPE_CHECKING:
@@ -101,6 +101,25 @@ class View:
 
     def s(self, start: int, end: int) -> str:
         return self.text[start:end]
+
+
+def near(rx: re.Pattern[bytes], hay: bytes, literal: bytes, reach: int) -> Iterator[re.Match[bytes]]:
+    """What ``rx.finditer(hay)`` finds, for a pattern whose every match holds ``literal`` at most ``reach``
+    bytes after its start and no line break: ``rx`` is tried only on the lines around each ``literal``,
+    left to right and never inside an earlier match. A pattern without a literal start costs ``re`` a try
+    at every byte; ``bytes.find`` of a literal costs a fraction of that."""
+    end = 0
+    k = hay.find(literal)
+    while k >= 0:
+        if k >= end:
+            nl = hay.find(b"\n", k)
+            m = rx.search(hay, max(end, k - reach), len(hay) if nl < 0 else nl + 1)
+            if m is not None:
+                end = m.end()
+                yield m
+                k = hay.find(literal, max(k + 1, end))
+                continue
+        k = hay.find(literal, k + 1)
 
 
 def bounded(ab: bytes, s: int, e: int, left_bad: bytes, right_bad: bytes) -> bool:

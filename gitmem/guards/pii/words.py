@@ -44,7 +44,13 @@ _rx = Patterns(
 _STARTS = ("密码", "密碼", "口令", "パスワード", "暗証番号", "비밀번호", "пароль", "passwort", "kennwort", "mot de passe",
            "contrase", "senha", "wachtwoord", "haslo", "hasło", "parola", "losenord", "lösenord", "salasana",
            "adgangskode", "sifre", "şifre", "jelsz", "heslo")
+_LATIN_ASCII = tuple(w.encode() for w in _LATIN if w.isascii())   # encoded once, not on every scan
 _PHONE_STARTS = ("手机", "手機", "电话", "電話", "联系", "携帯", "телефон", "тел.")
+# How the words with a letter beyond ASCII look in the view (those letters become ?, see view.View). No
+# letter beyond ASCII lowers to one of their ASCII letters (only K, the Kelvin sign, lowers to ASCII: k),
+# so a text whose view holds none of these shapes holds none of the words.
+_ALL_SHAPES = {"".join(c if c.isascii() else "?" for c in w).encode() for w in (*_STARTS, *_PHONE_STARTS) if not w.isascii()}
+_SHAPES = tuple(sorted(s for s in _ALL_SHAPES if not any(o != s and o in s for o in _ALL_SHAPES)))
 
 
 def find_word_secrets(v: View, out: list[Cand]) -> None:
@@ -52,9 +58,14 @@ def find_word_secrets(v: View, out: list[Cand]) -> None:
     text = v.text
     if text.isascii():
         low = v.low
-        if not any(w.encode() in low for w in _LATIN if w.isascii()):
+        if not any(w in low for w in _LATIN_ASCII):
             return
         _word_secrets(text, _rx.secret_word.finditer(text), out)
+        return
+    if "\u0130" not in text and not any(shape in v.low for shape in _SHAPES):
+        # no word with a letter beyond ASCII can be there: the ASCII words are looked for in the view alone,
+        # the text is neither lowered nor searched (İ, the one letter that lowers to two, is not in it)
+        _word_secrets(text, _matches_at(text, None, v.low, _rx.secret_word), out)
         return
     lowered = text.lower()
     if len(lowered) != len(text):   # a letter that lowers to two: offsets would not line up
@@ -68,14 +79,16 @@ def find_word_secrets(v: View, out: list[Cand]) -> None:
                 add(out, tail.start(2) if tail.group(1) is None else tail.start(1), tail.end(2), "phone")
 
 
-def _matches_at(text: str, lowered: str, low: bytes, rx: re.Pattern[str]) -> Iterator[re.Match[str]]:
+def _matches_at(text: str, lowered: str | None, low: bytes, rx: re.Pattern[str]) -> Iterator[re.Match[str]]:
     """What ``rx.finditer(text)`` finds, tried only where one of ``_STARTS`` occurs: the ASCII ones in
     ``low`` (the view's lower-case bytes), the others in ``lowered`` (``text`` lowered, of the same
-    length); left to right and never inside an earlier match."""
+    length; None: the ASCII ones only); left to right and never inside an earlier match."""
     found: set[int] = set()
     for word in _STARTS:
         ascii_word = word.isascii()
-        where: str | bytes = low if ascii_word else lowered
+        if not ascii_word and lowered is None:
+            continue
+        where: str | bytes = low if ascii_word or lowered is None else lowered
         needle: str | bytes = word.encode() if ascii_word else word
         i = where.find(needle)   # type: ignore[arg-type]
         while i >= 0:
