@@ -138,7 +138,9 @@ def _as_written(raw: str, token: re.Pattern[str]) -> tuple[Any, bool]:
     False in the second part only means the line is checked by dumping it.
     """
     if not raw or raw[0] in _NOT_PLAIN_START:
-        return ("" if raw == '""' else UNREAD), False
+        if len(raw) >= 2 and raw[0] == raw[-1] == '"' and '"' not in raw[1:-1] and "\\" not in raw:
+            return raw[1:-1], False   # quoted without an escape ("12"): kept only if dumping gives the line
+        return UNREAD, False
     tag, value = plain_scalar(raw)
     if token.fullmatch(raw) is None:
         return value, False
