@@ -7,7 +7,7 @@ from datetime import date, datetime
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gitmem.base import yamlio
@@ -460,3 +460,46 @@ def test_held_out_shapes_read_as_the_parser_reads_them(text: str) -> None:
 def test_any_mix_of_lines_reads_as_the_parser_reads_it(lines: list[str]) -> None:
     text = "".join(lines)
     assert _either(yamlio.load_plain, text) == _either(yamlio.plain.load_events, text)
+
+
+# --- the quick reading of gitmem's own lines, against ruamel -----------------------
+
+_CHARS = "aZ09_./+:-#, []{}'\"!&*?|>%@`~=\t\\é"
+_raw = st.one_of(st.text(alphabet="a0_.:-+# ,'", max_size=4), st.text(alphabet="a0 :#\\", max_size=4).map(lambda t: f'"{t}"'),
+                 st.text(alphabet=_CHARS, max_size=12),
+                 st.sampled_from(TRICKY + ["2026-11-29T12:00:00Z", "0.50"]))
+_short = st.text(alphabet="a0_.:-+# ,'", min_size=1, max_size=3)
+_line_value = st.one_of(_raw, st.lists(st.one_of(_short, _raw), max_size=4).map(lambda items: "[" + ", ".join(items) + "]"))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.tuples(st.one_of(keys, st.sampled_from(["true", "null", "on", "y", "~", "a b", "-k"])), _line_value),
+                min_size=1, max_size=6))
+@example([("k", "a:")])
+@example([("k", "[a:b]")])
+@example([("k", "a #b")])
+@example([("true", "x")])
+@example([("k", '"12"')])
+@example([("k", '["a b", "2"]')])
+def test_text_the_quick_reading_accepts_reads_as_ruamel_reads_it_and_is_dumped_back(lines: list[tuple[str, str]]) -> None:
+    text = "".join(f"{k}: {v}\n" for k, v in lines)
+    fast = yamlio.plain.read_canonical(text)
+    if fast is None:
+        return
+    assert fast == reference(text)
+    assert yamlio.dump_plain(fast) == text
+
+
+_word = st.from_regex(r"[a-z0-9][a-z0-9_.+-]{0,14}", fullmatch=True)   # "12" is written quoted
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.fixed_dictionaries({
+    "id": _word.map(lambda w: f"m-2026-11-29-{w}"), "type": st.sampled_from(["fact", "rule", "event"]),
+    "domain": st.sampled_from(["user", "project", "world"]), "tier": st.sampled_from(["short", "long", "archived"]),
+    "importance": st.integers(0, 100).map(lambda i: i / 100), "created": st.just("2026-11-29T12:00:00Z"),
+    "reinforced": st.integers(0, 10**6), "keywords": st.lists(_word, max_size=5), "source": st.sampled_from(["", "import"]),
+    "flag": st.booleans()}))
+def test_every_front_matter_gitmem_writes_of_plain_words_takes_the_quick_reading(data: dict[str, Any]) -> None:
+    text = yamlio.dump_plain(data)
+    assert yamlio.plain.read_canonical(text) == data == reference(text)

@@ -29,6 +29,7 @@ from gitmem.api.refusals import (REFUSED_FILE, Refused, Shown, clear_refusal, fi
                                  record_refusal, refusal_reason, refused, show, state_dir, transcript, value_at,
                                  value_hash, write_private)
 from gitmem.api.sessionfolders import folders_of
+from gitmem.base import state
 from gitmem.base.errors import UsageError
 
 if TYPE_CHECKING:
@@ -42,8 +43,8 @@ __all__ = ["REFUSED_FILE", "SHARED_FILE", "Allowed", "Refused", "Shown", "allow"
            "folders_of", "judge", "pii_allow", "pii_show", "record_refusal", "refusal_reason", "refused",
            "refused_sessions", "show", "value_hash"]
 
-ALLOWED_FILE = "pii-allowed.json"        # per clone, under the state folder
-SHARED_FILE = ".gitmem/pii-allowed.json"  # committed: settled for every clone
+ALLOWED_FILE = state.PII_ALLOWED_FILE   # per clone, under the state folder
+SHARED_FILE = state.SHARED_PII_ALLOWED  # committed: settled for every clone
 
 
 @dataclass(frozen=True)

@@ -210,6 +210,8 @@ def log_event(root: str | PathLike[str], event: str, at: str, **fields: Any) -> 
 
 SALT_FILE = "salt"
 NAMES_FILE = "names.json"
+PII_ALLOWED_FILE = "pii-allowed.json"            # findings a person allowed for this clone (``pii allow``)
+SHARED_PII_ALLOWED = ".gitmem/pii-allowed.json"  # committed: allowed for every clone (``pii allow --shared``)
 
 
 def salt(root: str | PathLike[str]) -> bytes:

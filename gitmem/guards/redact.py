@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from gitmem.base.config import Config
+    from gitmem.guards.cleanbodies import CleanBodies
 
 __all__ = ["Redacted", "allowlist", "finding_id", "for_log", "name_findings", "nameable", "placeholder_for",
            "redact_document", "redact_text", "replace", "strip", "yaml_end"]
@@ -169,9 +170,13 @@ def _strip_values(value: Any, cfg: Config, kinds: set[str], secrets: list[str], 
     return value
 
 
-def redact_document(path: str, text: str, cfg: Config) -> Redacted:
+def redact_document(path: str, text: str, cfg: Config, clean: CleanBodies | None = None) -> Redacted:
     """Redact a whole file; Markdown with front matter is handled part by part:
-    front matter value by value (the YAML writer quotes), the body as text."""
+    front matter value by value (the YAML writer quotes), the body as text.
+
+    ``clean``: bodies known to be scanned clean with these settings, skipped
+    (the front matter is scanned all the same); a body scanned clean is noted there.
+    """
     if not path.endswith(".md"):
         return redact_text(text, cfg)
     from gitmem.base.errors import DocumentError
@@ -183,7 +188,7 @@ def redact_document(path: str, text: str, cfg: Config) -> Redacted:
         return redact_text(text, cfg)
     if fm is None:
         return redact_text(text, cfg)
-    body_r = redact_text(body, cfg, line_offset=body_line)
+    body_r = _redact_body(body, cfg, body_line, clean)
     quick = _active(pii.scan(fm, allowlist(cfg)), cfg)
     if not quick:
         if body_r.secrets:
@@ -201,6 +206,20 @@ def redact_document(path: str, text: str, cfg: Config) -> Redacted:
         return Redacted(text, (), tuple(secrets))
     new_fm = documents.update_front_matter(fm, changes, path) if changes else fm
     return Redacted(documents.render_document(new_fm, body_r.text), tuple(sorted(kinds)), ())
+
+
+def _redact_body(body: str, cfg: Config, line: int, clean: CleanBodies | None) -> Redacted:
+    if clean is None:
+        return redact_text(body, cfg, line_offset=line)
+    from gitmem.guards.cleanbodies import body_id
+
+    key = body_id(body)
+    if clean.is_clean(key):
+        return Redacted(body, (), ())
+    found = redact_text(body, cfg, line_offset=line)
+    if not found.kinds and not found.secrets:
+        clean.note(key)
+    return found
 
 
 def placeholder_for(value: str, allowlist: pii.Allowlist | None = None) -> str:

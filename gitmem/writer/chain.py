@@ -23,6 +23,7 @@ from gitmem.writer.plan import Plan, message
 
 if TYPE_CHECKING:
     from gitmem.guards import pii
+    from gitmem.guards.cleanbodies import CleanBodies
 
 Stripped = tuple[tuple[str, tuple[str, ...]], ...]
 """(path, PII kinds replaced) for each file the PII guard changed."""
@@ -36,8 +37,11 @@ class Judged:
     stripped: Stripped = ()
 
 
-def judge(git: Git, cfg: Config, plan: Plan[Any], parent: str | None, checked_out: bool) -> Judged:
-    """Every guard's verdict on ``plan`` against ``parent``, in order; the first refusal ends it."""
+def judge(git: Git, cfg: Config, plan: Plan[Any], parent: str | None, checked_out: bool,
+          clean: CleanBodies | None = None) -> Judged:
+    """Every guard's verdict on ``plan`` against ``parent``, in order; the first refusal ends it.
+
+    ``clean``: document bodies known to be scanned clean, which the PII guard skips (a large write)."""
     try:
         check_paths(git, cfg, plan.changes, parent, checked_out, () if plan.auto else plan.outside)
     except GitmemError as exc:
@@ -46,7 +50,7 @@ def judge(git: Git, cfg: Config, plan: Plan[Any], parent: str | None, checked_ou
     if touched:   # the anchor constraints: the loop, its formula and its guards stay as a person set them
         return Judged(Refuse(SecurityError("a sedimentation write may not change the loop's anchors: "
                                            + ", ".join(touched), hint="a person edits these files by hand")))
-    verdict, stripped = pii_guard(cfg, plan)
+    verdict, stripped = pii_guard(cfg, plan, clean)
     for step in (amplitude_guard, layers_guard):
         if isinstance(verdict, Refuse):
             break
@@ -81,7 +85,7 @@ def check_paths(git: Git, cfg: Config, changes: Changes, parent: str | None, che
             guard.check_content(path, data, max_bytes + (FRONT_MATTER_MAX_BYTES if path.endswith(".md") else 0))
 
 
-def pii_guard(cfg: Config, plan: Plan[Any]) -> tuple[Verdict, Stripped]:
+def pii_guard(cfg: Config, plan: Plan[Any], clean: CleanBodies | None = None) -> tuple[Verdict, Stripped]:
     """Step 3: PII in text files replaced by placeholders; a secret anywhere refuses the whole write."""
     from gitmem.guards import redact
 
@@ -92,7 +96,7 @@ def pii_guard(cfg: Config, plan: Plan[Any]) -> tuple[Verdict, Stripped]:
         if data is None or not path.endswith(guard.TEXT_SUFFIXES):
             out[path] = data
             continue
-        result = redact.redact_document(path, data.decode("utf-8"), cfg)
+        result = redact.redact_document(path, data.decode("utf-8"), cfg, clean)
         found.extend((path, where) for where in result.secrets)
         if result.kinds:
             stripped.append((path, result.kinds))

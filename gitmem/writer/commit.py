@@ -26,7 +26,7 @@ from gitmem.base.model import iso
 from gitmem.guards import redact
 from gitmem.guards.lock import exclusive
 from gitmem.guards.verdict import Defer, Refuse
-from gitmem.writer import chain, placement, waiting, worktree
+from gitmem.writer import chain, placement, scanned, waiting, worktree
 from gitmem.writer.plan import Plan, Planner, Written
 
 if TYPE_CHECKING:
@@ -96,7 +96,9 @@ class Writer:
             if plan is None or not plan.changes:
                 return Written(None, branch, plan)
             plan = placement.placed(self.git, self.cfg, plan, parent)   # personal memories of a team repository
-            judged = chain.judge(self.git, self.cfg, plan, parent, checked_out)
+            record = scanned.record_path(self.git, self.cfg, parent) if scanned.worth(plan.changes) else None
+            clean = scanned.load(record) if record is not None else None
+            judged = chain.judge(self.git, self.cfg, plan, parent, checked_out, clean)
             verdict = judged.verdict
             if isinstance(verdict, Refuse):
                 self._refuse(verdict, plan, now)
@@ -117,6 +119,8 @@ class Writer:
                     commit = self.git.create_commit(branch, tree, parent, text, now, plan.merge_parents)
             except CasFailed:
                 continue
+            if record is not None and clean is not None:
+                scanned.save(record, clean)
             state.log_event(self.git.root, "write", iso(now), commit=commit, branch=redact.for_log(branch),
                             kind=plan.event, files=len(changes), **({"deferred": list(deferred)} if deferred else {}))
             return Written(commit, branch, plan, judged.stripped, deferred)

@@ -9,7 +9,7 @@ from typing import Any, Mapping
 
 from gitmem.base.yamlio.scalars import STR_TAG, TIMESTAMP_TAG, plain_scalar
 
-_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 @lru_cache(maxsize=1 << 16, typed=True)
 def scalar_line(key: str, value: str | int | float | bool | None) -> str:
     """The line (with its newline) ``dump_plain`` writes for ``key: value`` in any mapping.
@@ -79,7 +79,7 @@ def _events(value: Any, out: list[Any]) -> None:
 
 @lru_cache(maxsize=1024)
 def _key_event(key: str) -> Any:
-    if not _KEY.fullmatch(key):
+    if not KEY.fullmatch(key):
         raise ValueError(f"bad front matter key: {key!r}")
     return _str_event(key)
 

@@ -9,14 +9,15 @@ ruamel's full safe loader.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
 from gitmem.base.errors import YamlProblem
-from gitmem.base.yamlio.emit import dump_plain
+from gitmem.base.yamlio.emit import KEY, dump_plain, scalar_line
 from gitmem.base.yamlio.loaders import load_safe
-from gitmem.base.yamlio.scalars import (MAX_DEPTH, UNREAD, c_parser, normalize, plain_scalar, raise_problem,
-                                        refuse_at, too_deep)
+from gitmem.base.yamlio.scalars import (MAX_DEPTH, STR_TAG, TIMESTAMP_TAG, UNREAD, c_parser, normalize, plain_scalar,
+                                        raise_problem, refuse_at, too_deep)
 
 class _Unusual(Exception):
     """The event path does not build this text; the full loader does."""
@@ -123,43 +124,82 @@ def load_plain_shaped(text: str) -> tuple[Any, bool]:
 
 
 _NOT_PLAIN_START = frozenset("[]{}\"'!&*|>%@`#,?")
+# A string libyaml's emitter writes plain, as it stands, wherever it reads as a string: no indicator
+# anywhere (a ':' only inside, and only outside a flow), no space, nothing but ASCII letters, digits
+# and ``_./+-``; ``bench/bulk.py`` and the property tests in tests/test_yamlio.py keep it honest.
+_BLOCK_TOKEN = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_./+:-]*[A-Za-z0-9_./+-])?")
+_FLOW_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./+-]*")
+_MAX_QUICK_LINE = 4096   # far below the emitter's width: nothing is folded
 
 
-def _canonical_scalar(raw: str) -> Any:
+def _as_written(raw: str, token: re.Pattern[str]) -> tuple[Any, bool]:
+    """(the value of plain scalar ``raw``, whether ``dump_plain`` writes that value as ``raw`` itself).
+
+    False in the second part only means the line is checked by dumping it.
+    """
     if not raw or raw[0] in _NOT_PLAIN_START:
-        return "" if raw == '""' else UNREAD
-    return plain_scalar(raw)[1]
+        if len(raw) >= 2 and raw[0] == raw[-1] == '"' and '"' not in raw[1:-1] and "\\" not in raw:
+            return raw[1:-1], False   # quoted without an escape ("12"): kept only if dumping gives the line
+        return UNREAD, False
+    tag, value = plain_scalar(raw)
+    if token.fullmatch(raw) is None:
+        return value, False
+    return value, tag == STR_TAG or (tag == TIMESTAMP_TAG and value == raw)
+
+
+@lru_cache(maxsize=1024)
+def _plain_key(key: str) -> bool:
+    """``key`` is written plain, as it stands: an identifier the resolver reads as a string."""
+    return KEY.fullmatch(key) is not None and plain_scalar(key)[0] == STR_TAG
 
 
 def read_canonical(text: str) -> dict[str, Any] | None:
     """The mapping ``text`` holds when it is exactly ``dump_plain``'s output for it, else None.
 
     Each line is read as ``key: value``, a value being one plain scalar (read
-    by ruamel's resolver) or a flow list of them; the check that dumping the
-    result rebuilds ``text`` byte for byte is what makes the reading right.
+    by ruamel's resolver) or a flow list of them. ``dump_plain`` writes each
+    key on one line that depends only on that key and its value
+    (``scalar_line``), so the text is its output exactly when every line is:
+    a line of plain words is that by the emitter's own rules (``_as_written``),
+    any other line is dumped again and compared byte for byte.
     """
     if not text.endswith("\n") or "\r" in text:
         return None
     out: dict[str, Any] = {}
     for line in text[:-1].split("\n"):
         key, sep, raw = line.partition(": ")
-        if not sep or key in out:
+        if not sep or key in out or not _plain_key(key):
             return None
+        quick = len(line) < _MAX_QUICK_LINE
+        value: Any
         if raw[:1] == "[":
-            inner = raw[1:-1] if raw.endswith("]") else None
-            if inner is None:
+            if not raw.endswith("]"):
                 return None
-            value: Any = [_canonical_scalar(item) for item in inner.split(", ")] if inner else []
-            if UNREAD in value:
+            inner = raw[1:-1]
+            value = []
+            for item in inner.split(", ") if inner else ():
+                one, written = _as_written(item, _FLOW_TOKEN)
+                if one is UNREAD:
+                    return None
+                value.append(one)
+                quick = quick and written
+            if not quick and _dumped_line(key, value) != line:
                 return None
         else:
-            value = _canonical_scalar(raw)
+            value, written = _as_written(raw, _BLOCK_TOKEN)
             if value is UNREAD:
                 return None
+            if not (quick and written) and _dumped_line(key, value) != line:
+                return None
         out[key] = value
+    return out
+
+
+def _dumped_line(key: str, value: Any) -> str | None:
+    """The line ``dump_plain`` writes for ``key: value`` (without its newline)."""
     try:
-        return out if dump_plain(out) == text else None
-    except ValueError:
+        return (scalar_line(key, value) if not isinstance(value, list) else dump_plain({key: value}))[:-1]
+    except (ValueError, TypeError):
         return None
 
 
