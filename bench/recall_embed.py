@@ -111,14 +111,14 @@ def main() -> int:
         ix.upsert(to_rows(memories, flat, True))
         back = {m["id"]: slug(m["id"]) for m in memories}
         t0 = time.perf_counter()
-        rank = embedding.ranker(ix, memo, embedding.vectors_of(ix, memo, store))   # type: ignore[arg-type]
+        rank = embedding.ranker(ix, memo, embedding.vectors_of(ix, memo, store)[0])   # type: ignore[arg-type]
         print(f"{conv}: {len(memories)} memories, vectors in {time.perf_counter() - t0:.1f} s")
         sets.append((conv, ix, [(q["question"], {back[e] for e in q["evidence"] if e in back})
                                 for q in queries if q["conv"] == conv], rank))
     rows, agent = agent_rows()
     ix = Index(":memory:")
     ix.upsert(rows)
-    rank = embedding.ranker(ix, memo, embedding.vectors_of(ix, memo, store))   # type: ignore[arg-type]
+    rank = embedding.ranker(ix, memo, embedding.vectors_of(ix, memo, store)[0])   # type: ignore[arg-type]
     sets.append((f"agent-{args.agent_split}", ix, [(q["question"], set(q["answers"])) for q in agent
                                                     if q["split"] == args.agent_split], rank))
     grid = GRID if args.grid else [(fusion.WEIGHT, fusion.K, fusion.DEPTH)]
