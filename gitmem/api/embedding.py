@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from gitmem.store.vectors import Vectors
 
 __all__ = ["KEY", "RECALL_BUDGET", "configured", "dense", "meaning", "model", "near", "ranker", "setting",
-           "vectors_of"]
+           "text_cosine", "vectors_of"]
 
 KEY = "gitmem.embed-model"
 RECALL_BUDGET = 32   # missing texts one recall encodes (about 7 s at 4.6 texts/s on a loaded 2-core machine)
@@ -194,8 +194,11 @@ def meaning(root: Path) -> Meaning | None:
     """The model's cosine of two texts for drift, or None without a model. A text is encoded line by line
     (a CLAUDE.md layer is longer than the model reads at once) and stands for the mean of its lines."""
     encoder = configured(root, "drift")
-    if encoder is None:
-        return None
+    return None if encoder is None else text_cosine(encoder)
+
+
+def text_cosine(encoder: Model) -> Meaning:
+    """The cosine of two texts by ``encoder``, each the unit mean of its non-empty lines' vectors."""
     from gitmem.base.embed.vectors import centroid, cosine
 
     def of(text: str) -> Any:
