@@ -16,6 +16,12 @@ Prints the distillation time, encoding speed of both on LoCoMo conv-26 turns
 (conv-26, conv-30 only) and the coding-agent dev set with each model, through
 the same fusion as ``bench/recall_embed.py``. No torch: the distillation runs
 on the encoder's own numpy forward pass.
+
+One run (all-MiniLM-L6-v2, 2 cores at load ~29): distillation 1190 s; 32 turns
+encoded at 1.3 texts/s by the encoder, 240 by the static model (188x). R@10
+fused, lexical 0.817 / 0.829 / 0.910 (conv-26 / conv-30 / agent-dev): static
+0.832 / 0.810 / 0.940, encoder 0.838 / 0.867 / 0.970. The encoder stays what
+recall runs (the static model falls below lexical on conv-30).
 """
 
 from __future__ import annotations
