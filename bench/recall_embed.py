@@ -51,9 +51,9 @@ class Memo:
     def encode(self, texts: list[str]) -> Any:
         import numpy as np
 
-        for t in texts:
-            if t not in self.seen:
-                self.seen[t] = self.model.encode([t])[0]
+        missing = [t for t in dict.fromkeys(texts) if t not in self.seen]
+        for t, v in zip(missing, self.model.encode(missing) if missing else ()):   # one batched call
+            self.seen[t] = v
         return np.stack([self.seen[t] for t in texts])
 
 
@@ -65,6 +65,30 @@ def agent_rows() -> tuple[list[IndexRow], list[dict[str, Any]]]:
                      created=m["created"], last_accessed=m["created"], tags=(), source_id=None,
                      project=m.get("project") or None) for m in memories]
     return rows, queries
+
+
+def dev_sets(common: Any, model: Any, store: Vectors, agent_split: str = "dev",
+             timed: bool = False) -> list[tuple[str, Index, list[tuple[str, set[str]]], Any]]:
+    """(name, index, questions with their answers, the model's ranking) of conv-26, conv-30 and the agent set."""
+    sets = []
+    by_conv, queries = common.load_benchmark(["conv-26", "conv-30"])
+    for conv, memories in by_conv.items():
+        ix = Index(":memory:")
+        ix.upsert(to_rows(memories, flat, True))
+        back = {m["id"]: slug(m["id"]) for m in memories}
+        t0 = time.perf_counter()
+        rank = embedding.ranker(ix, model, embedding.vectors_of(ix, model, store)[0])
+        if timed:
+            print(f"{conv}: {len(memories)} memories, vectors in {time.perf_counter() - t0:.1f} s")
+        sets.append((conv, ix, [(q["question"], {back[e] for e in q["evidence"] if e in back})
+                                for q in queries if q["conv"] == conv], rank))
+    rows, agent = agent_rows()
+    ix = Index(":memory:")
+    ix.upsert(rows)
+    rank = embedding.ranker(ix, model, embedding.vectors_of(ix, model, store)[0])
+    sets.append((f"agent-{agent_split}", ix, [(q["question"], set(q["answers"])) for q in agent
+                                               if q["split"] == agent_split], rank))
+    return sets
 
 
 def scored(ranks: list[int | None]) -> tuple[float, float, float]:
@@ -104,23 +128,7 @@ def main() -> int:
     print(f"model {args.model} loaded in {time.perf_counter() - t0:.2f} s (key {model.key[:12]})")
     memo = Memo(model)
     store = Vectors(args.vectors, model.key)
-    sets = []
-    by_conv, queries = common.load_benchmark(["conv-26", "conv-30"])
-    for conv, memories in by_conv.items():
-        ix = Index(":memory:")
-        ix.upsert(to_rows(memories, flat, True))
-        back = {m["id"]: slug(m["id"]) for m in memories}
-        t0 = time.perf_counter()
-        rank = embedding.ranker(ix, memo, embedding.vectors_of(ix, memo, store))   # type: ignore[arg-type]
-        print(f"{conv}: {len(memories)} memories, vectors in {time.perf_counter() - t0:.1f} s")
-        sets.append((conv, ix, [(q["question"], {back[e] for e in q["evidence"] if e in back})
-                                for q in queries if q["conv"] == conv], rank))
-    rows, agent = agent_rows()
-    ix = Index(":memory:")
-    ix.upsert(rows)
-    rank = embedding.ranker(ix, memo, embedding.vectors_of(ix, memo, store))   # type: ignore[arg-type]
-    sets.append((f"agent-{args.agent_split}", ix, [(q["question"], set(q["answers"])) for q in agent
-                                                    if q["split"] == args.agent_split], rank))
+    sets = dev_sets(common, memo, store, args.agent_split, timed=True)
     grid = GRID if args.grid else [(fusion.WEIGHT, fusion.K, fusion.DEPTH)]
     print("R@5 / R@10 / MRR@10 (the recall engine, k 10)")
     run(sets, grid, common)

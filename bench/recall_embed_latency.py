@@ -54,7 +54,7 @@ def run_size(n: int, nq: int, encode: int, spec: str, folder: Path) -> None:
     store = Vectors(folder / f"vectors-{n}.sqlite", model.key)
     store.put((digest(r.content), blob(vectors[i % encode])) for i, r in enumerate(rows))
     t0 = time.perf_counter()
-    matrix = embedding.vectors_of(ix, model, store)
+    matrix = embedding.vectors_of(ix, model, store)[0]
     stack = time.perf_counter() - t0
     store.close()
     rank = embedding.ranker(ix, model, matrix)

@@ -6,7 +6,7 @@ model once, and a restated memory reinforces. Needs the ``embed`` extra and the 
 from __future__ import annotations
 
 import subprocess
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ skip_without_model()
 
 from gitmem.api import embedding  # noqa: E402
 from gitmem.api.recall import filters, recall_at, recall_many  # noqa: E402
-from gitmem.store.vectors import FILE  # noqa: E402
+from gitmem.store.vectors import FILE, Vectors  # noqa: E402
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 FACTS = ["We use PostgreSQL 16 for the main database",
@@ -78,6 +78,38 @@ def test_a_batch_loads_the_model_once_and_stacks_the_vectors_once(repo: Any, rep
     assert embedding.model(PACKAGE) is model and not store.exists()
     assert [r.content for r in answers["which package manager"]] == [FACTS[2]]
     assert [r.content for r in answers["database engine"]] == [FACTS[0]]
+
+
+def stored(repo_dir: Path) -> int:
+    store = Vectors(repo_dir / ".git" / "gitmem" / FILE, embedding.model(PACKAGE).key)
+    try:
+        return store.count()
+    finally:
+        store.close()
+
+
+def test_a_recall_encodes_a_bounded_share_newest_first_and_ranks_the_rest_lexically(
+        repo: Any, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    deploy = str(repo.remember(FACTS[3], now=NOW, dedupe=False).id)   # the oldest: encoded last
+    for minutes, fact in enumerate(FACTS[:3], 1):
+        repo.remember(fact, now=NOW + timedelta(minutes=minutes), dedupe=False)
+    use_model(repo_dir)
+    monkeypatch.setattr(embedding, "RECALL_BUDGET", 1)
+    question = "why did the release break"
+    assert deploy not in ids(repo_dir, question) and stored(repo_dir) == 1   # not encoded: only lexical finds it
+    assert ids(repo_dir, "migration locked users", k=1) == [deploy] and stored(repo_dir) == 2
+    assert deploy not in ids(repo_dir, question) and stored(repo_dir) == 3
+    assert ids(repo_dir, question, k=1) == [deploy] and stored(repo_dir) == 4   # its turn came
+    assert ids(repo_dir, question, k=1) == [deploy] and stored(repo_dir) == 4
+
+
+def test_a_batch_encodes_every_memory_before_its_first_question(
+        repo: Any, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    made = [remember(repo, fact) for fact in FACTS]
+    use_model(repo_dir)
+    monkeypatch.setattr(embedding, "RECALL_BUDGET", 1)
+    answers = dict(recall_many(repo_dir, ["why did the release break"], 1))
+    assert [r.id for r in answers["why did the release break"]] == [made[3]] and stored(repo_dir) == len(FACTS)
 
 
 RULE, RESTATED = "Code review is required before merging", "Every merge needs a code review first"

@@ -231,7 +231,8 @@ def test_reflection_prompt_keeps_each_memory_on_its_own_line(brk: str) -> None:
 def _plain_clusters(items: list[Item], threshold: float) -> list[list[int]]:
     """Average linkage the plain way: every pair, every round, the closest pair of clusters merged."""
     from gitmem.engines.encode import keywords
-    from gitmem.engines.reflect import _link, topic_words
+    from gitmem.engines.grouping import link as _link
+    from gitmem.engines.grouping import topic_words
     from gitmem.engines.similarity import contradiction
 
     words = [frozenset(keywords(item.text)) for item in items]

@@ -11,6 +11,13 @@ A model loads once per process (``model``): ``recall --batch``, the daemon and
 the MCP server keep it. The vectors of an index's memories are kept in the
 clone's vector store (``gitmem.store.vectors``) and stacked once per index
 state (``vectors_of``); a memory whose text has no vector yet is encoded then.
+
+Encoding never holds a recall for long: one recall encodes at most
+``RECALL_BUDGET`` missing texts (the newest memories first) and ranks the
+rest lexically only (they are absent from the dense list, so fusion gives
+them their lexical rank alone); the next recall goes on where it stopped, and
+the stacked matrix is kept once every memory has its vector. ``recall --batch``
+(``budget=None``) encodes all before its first question: a batch wants them all.
 """
 
 from __future__ import annotations
@@ -22,15 +29,21 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from collections.abc import Sequence
+
     from gitmem.base.embed.model import Model
     from gitmem.base.embed.vectors import Matrix
+    from gitmem.engines.drift import Meaning
+    from gitmem.engines.grouping import Near
     from gitmem.engines.recall import Dense
     from gitmem.store.index import Filters, Index
     from gitmem.store.vectors import Vectors
 
-__all__ = ["KEY", "dense", "model", "ranker", "setting", "vectors_of"]
+__all__ = ["KEY", "RECALL_BUDGET", "configured", "dense", "meaning", "model", "near", "ranker", "setting",
+           "text_cosine", "vectors_of"]
 
 KEY = "gitmem.embed-model"
+RECALL_BUDGET = 32   # missing texts one recall encodes (about 7 s at 4.6 texts/s on a loaded 2-core machine)
 _ENCODE_CHUNK = 256   # texts encoded, then stored, at a time: an interrupted first run keeps what it did
 _models: dict[str, Model] = {}
 _loading: dict[str, Any] = {}   # spec -> the lock its first load holds
@@ -107,22 +120,37 @@ def model(spec: str) -> Model:
     return found
 
 
-def vectors_of(index: Index, encoder: Model, store: Vectors) -> Matrix:
-    """The unit vectors of every memory of ``index`` (not its episodes), encoding the texts ``store`` lacks."""
-    from gitmem.base.embed.vectors import Matrix, blob, stack
+def _encode_into(store: Vectors, encoder: Model, have: dict[bytes, bytes], todo: list[tuple[bytes, str]]) -> None:
+    """Encode the (digest, text) pairs of ``todo`` into ``store`` and ``have``, a chunk at a time."""
+    from gitmem.base.embed.vectors import blob
+
+    for start in range(0, len(todo), _ENCODE_CHUNK):
+        part = todo[start:start + _ENCODE_CHUNK]
+        made = [(d, blob(v)) for (d, _), v in zip(part, encoder.encode([text for _, text in part]))]
+        store.put(made)
+        have.update(made)
+
+
+def vectors_of(index: Index, encoder: Model, store: Vectors, budget: int | None = None) -> tuple[Matrix, int]:
+    """The unit vectors of the memories of ``index`` (not its episodes) and how many still lack one:
+    the texts ``store`` lacks are encoded, at most ``budget`` of them (None: all), newest memories first;
+    a memory left without a vector is left out of the matrix."""
+    from gitmem.base.embed.vectors import Matrix, stack
     from gitmem.store.index import EPISODE
     from gitmem.store.vectors import digest
 
-    rows = [(r.id, r.content) for r in index.rows() if r.type != EPISODE]
-    digests = [digest(content) for _, content in rows]
+    rows = [(r.id, r.content, r.created) for r in index.rows() if r.type != EPISODE]
+    digests = [digest(content) for _, content, _ in rows]
     have = store.get(digests)
-    todo = list({d: content for d, (_, content) in zip(digests, rows) if d not in have}.items())
-    for start in range(0, len(todo), _ENCODE_CHUNK):
-        part = todo[start:start + _ENCODE_CHUNK]
-        made = [(d, blob(v)) for (d, _), v in zip(part, encoder.encode([content for _, content in part]))]
-        store.put(made)
-        have.update(made)
-    return Matrix([key for key, _ in rows], stack([have[d] for d in digests], encoder.dim))
+    missing: dict[bytes, tuple[str, str]] = {}
+    for d, (_, content, created) in zip(digests, rows):
+        if d not in have and (d not in missing or created > missing[d][1]):
+            missing[d] = (content, created)
+    todo = sorted(missing.items(), key=lambda item: item[1][1], reverse=True)[:budget]
+    _encode_into(store, encoder, have, [(d, content) for d, (content, _) in todo])
+    kept = [i for i, d in enumerate(digests) if d in have]
+    left = len(rows) - len(kept)
+    return Matrix([rows[i][0] for i in kept], stack([have[digests[i]] for i in kept], encoder.dim)), left
 
 
 def ranker(index: Index, encoder: Model, matrix: Matrix) -> Dense:
@@ -143,22 +171,73 @@ def ranker(index: Index, encoder: Model, matrix: Matrix) -> Dense:
     return rank
 
 
-def dense(root: Path, index: Index) -> Dense | None:
-    """The dense ranking over the open ``index`` of the clone at ``root``, or None when no model is configured
-    (or it cannot load: then a warning says why, and recall stays lexical)."""
+def configured(root: Path, use: str) -> Model | None:
+    """The model the clone at ``root`` names, loaded; None when it names none or it cannot load (then a
+    warning, once per process, says why and that ``use`` stays lexical)."""
     spec = setting(root)
     if spec is None:
         return None
     from gitmem.base.errors import ConfigError
 
     try:
-        encoder = model(spec)
+        return model(spec)
     except ConfigError as exc:
         if exc.message not in _warned:
             from gitmem.base.notice import warn
 
             _warned.add(exc.message)
-            warn(f"{exc.message}; recall stays lexical" + (f" ({exc.hint})" if exc.hint else ""))
+            warn(f"{exc.message}; {use} stays lexical" + (f" ({exc.hint})" if exc.hint else ""))
+        return None
+
+
+def meaning(root: Path) -> Meaning | None:
+    """The model's cosine of two texts for drift, or None without a model. A text is encoded line by line
+    (a CLAUDE.md layer is longer than the model reads at once) and stands for the mean of its lines."""
+    encoder = configured(root, "drift")
+    return None if encoder is None else text_cosine(encoder)
+
+
+def text_cosine(encoder: Model) -> Meaning:
+    """The cosine of two texts by ``encoder``, each the unit mean of its non-empty lines' vectors."""
+    from gitmem.base.embed.vectors import centroid, cosine
+
+    def of(text: str) -> Any:
+        return centroid(encoder.encode([line for line in text.splitlines() if line.strip()] or [text]))
+
+    return lambda a, b: cosine(of(a), of(b))
+
+
+def near(root: Path) -> Near | None:
+    """The model's close pairs of texts for reflect's grouping (``gitmem.engines.grouping.Near``), or None
+    without a model. The texts are memories: their vectors come from the clone's store, and those it
+    lacks are encoded and kept there (all of them: reflect is a job, not a question waiting)."""
+    encoder = configured(root, "reflect's grouping")
+    if encoder is None:
+        return None
+    from gitmem.base import state
+    from gitmem.base.embed.vectors import close_pairs, stack
+    from gitmem.engines.grouping import DENSE_FLOOR
+    from gitmem.store.vectors import FILE, Vectors, digest
+
+    def pairs(texts: Sequence[str]) -> dict[tuple[int, int], float]:
+        digests = [digest(t) for t in texts]
+        store = Vectors(state.shared_dir(root) / FILE, encoder.key)
+        try:
+            have = store.get(digests)
+            _encode_into(store, encoder, have, list({d: t for d, t in zip(digests, texts) if d not in have}.items()))
+        finally:
+            store.close()
+        return close_pairs(stack([have[d] for d in digests], encoder.dim), DENSE_FLOOR)
+
+    return pairs
+
+
+def dense(root: Path, index: Index, budget: int | None = RECALL_BUDGET) -> Dense | None:
+    """The dense ranking over the open ``index`` of the clone at ``root``, or None when no model is configured
+    (or it cannot load: then a warning says why, and recall stays lexical). At most ``budget`` memories
+    without a vector are encoded now (None: all); those still without one are ranked lexically only."""
+    encoder = configured(root, "recall")
+    if encoder is None:
         return None
     key = (index.path, index.get_meta("commit") or "", encoder.key)
     matrix = _matrices.get(key) if key[1] else None
@@ -168,10 +247,10 @@ def dense(root: Path, index: Index) -> Dense | None:
 
         store = Vectors(state.shared_dir(root) / FILE, encoder.key)
         try:
-            matrix = vectors_of(index, encoder, store)
+            matrix, left = vectors_of(index, encoder, store, budget)
         finally:
             store.close()
-        if key[1]:
+        if key[1] and not left:   # an incomplete matrix is stacked again by the next recall, which goes on
             _matrices.clear()   # one index state per process is enough: the daemon follows HEAD
             _matrices[key] = matrix
     return ranker(index, encoder, matrix)

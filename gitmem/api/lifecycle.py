@@ -105,6 +105,7 @@ def reflect(ctx: Context, now: datetime | None = None, auto: bool = False) -> Re
     allows commits nothing to the branch; its pattern documents go to a fold review
     (``gitmem/review/archive-fold-…``) listing each pattern and the memories it would take, superseding
     the open fold review, and the memories stay pending until it is decided."""
+    from gitmem.api import embedding
     from gitmem.base import people
     from gitmem.engines import decay, reflect
 
@@ -116,7 +117,7 @@ def reflect(ctx: Context, now: datetime | None = None, auto: bool = False) -> Re
         existing, live = store.all_patterns(ctx.git, parent), store.listing(ctx.git, parent).memories
         shared = [m for m in live if people.person_of(m.path) is None]   # a person's own: never into patterns
         run = reflect.plan_run(existing, shared, state, now, auto, ctx.cfg.memory.reflect_trigger,
-                               ctx.cfg.hebbian.initial_weight)
+                               ctx.cfg.hebbian.initial_weight, near=embedding.near(ctx.root))
         limit = decay.change_limit(len(live), ctx.cfg.memory)
         info.update(pending=run.pending, result=run.plan, limit=limit, base=parent, held=None)
         if run.plan is None:

@@ -99,7 +99,7 @@ def recall_many(root: Path, queries: Sequence[str], k: int, found_by: Filters | 
     k, now = check_k(k), now or clock.now()
     index = open_index(root, at)
     try:
-        kept, near = _kept(root, index, found_by, here), dense(root, index)
+        kept, near = _kept(root, index, found_by, here), dense(root, index, everything=True)
         for q in queries:
             found = engine.search(index, q, k, kept, now, expand, near)
             if at is None:
@@ -109,11 +109,13 @@ def recall_many(root: Path, queries: Sequence[str], k: int, found_by: Filters | 
         index.close()
 
 
-def dense(root: Path, index: Index) -> Dense | None:
-    """The embedding model's ranking over ``index`` when ``gitmem.embed-model`` names one, else None."""
+def dense(root: Path, index: Index, everything: bool = False) -> Dense | None:
+    """The embedding model's ranking over ``index`` when ``gitmem.embed-model`` names one, else None. The
+    memories without a vector are encoded first: all of them with ``everything`` (a batch), else one
+    recall's bounded share (``embedding.RECALL_BUDGET``)."""
     from gitmem.api import embedding
 
-    return embedding.dense(root, index)
+    return embedding.dense(root, index, None if everything else embedding.RECALL_BUDGET)
 
 
 def _kept(root: Path, index: Index, found_by: Filters | None, here: Path | None) -> Filters:

@@ -130,8 +130,10 @@ def drift(ctx: Context, now_text: str | None = None) -> Drift:
     if found is None:
         return drift.measure(now_text, None, None, "none", ctx.cfg.drift.min_cosine)
     commit = resolve_tag(ctx, found[0])
+    from gitmem.api import embedding
+
     return drift.measure(now_text, _text(ctx.git.read(CLAUDE_MD, commit)), commit, found[1],
-                         ctx.cfg.drift.min_cosine)
+                         ctx.cfg.drift.min_cosine, embedding.meaning(ctx.root))
 
 
 def pin_drift_baseline(ctx: Context, now: datetime | None = None) -> str | None:

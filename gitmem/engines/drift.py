@@ -7,6 +7,11 @@ call a one-word edit a total change. The cosine of the two vectors is the
 similarity; two empty texts are identical, an empty and a non-empty one share
 nothing.
 
+With the embedding model configured, the caller also gives the model's cosine
+of the two texts (``meaning``), and the similarity is the larger of the two: a
+rewording that keeps the meaning is no drift, while a change of words and
+meaning lowers both. Without it nothing changes.
+
 The baseline is a commit pinned in ``.gitmem/state.yaml`` (``drift_baseline``),
 else the newest snapshot tag, else there is none and nothing has drifted.
 """
@@ -16,7 +21,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 LAYERS = (1, 2)
 PIN_COMMAND = "gitmem check drift --pin"
@@ -81,9 +86,17 @@ def layer_text(claude_md: str | None) -> str:
     return "\n".join(found[n] for n in LAYERS if n in found)
 
 
-def similarity(now_md: str | None, base_md: str | None) -> float:
-    """The cosine between Layers 1+2 of two CLAUDE.md texts."""
-    return cosine(vector(layer_text(now_md)), vector(layer_text(base_md)))
+Meaning = Callable[[str, str], float]   # the model's cosine of two texts
+
+
+def similarity(now_md: str | None, base_md: str | None, meaning: Meaning | None = None) -> float:
+    """The cosine between Layers 1+2 of two CLAUDE.md texts: the terms' cosine, or the model's when
+    ``meaning`` is given and it is larger (two empty layers are the same, one empty shares nothing)."""
+    now, base = layer_text(now_md), layer_text(base_md)
+    lexical = cosine(vector(now), vector(base))
+    if meaning is None or lexical >= 1.0 or not now.strip() or not base.strip():
+        return lexical
+    return max(lexical, min(1.0, meaning(now, base)))
 
 
 def baseline(pinned: str | None, snapshot_tags: Sequence[str]) -> tuple[str, str] | None:
@@ -98,10 +111,10 @@ def baseline(pinned: str | None, snapshot_tags: Sequence[str]) -> tuple[str, str
 
 
 def measure(now_md: str | None, base_md: str | None, baseline: str | None, baseline_name: str,
-            min_cosine: float) -> Drift:
+            min_cosine: float, meaning: Meaning | None = None) -> Drift:
     """Compare the CLAUDE.md of now with the baseline's (None: no baseline, never a failure)."""
     if baseline is None:
         return Drift(1.0, min_cosine, None, "none")
-    return Drift(similarity(now_md, base_md), min_cosine, baseline, baseline_name)
+    return Drift(similarity(now_md, base_md, meaning), min_cosine, baseline, baseline_name)
 
 

@@ -18,8 +18,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
 from gitmem.engines.encode import keywords
-from gitmem.engines.features import describe, stem_word
-from gitmem.engines.similarity import contradiction, is_duplicate, similarity
+from gitmem.engines.grouping import GROUP_THRESHOLD, Near, clusters
+from gitmem.engines.grouping import link as _link
+from gitmem.engines.grouping import topic_words
+from gitmem.engines.similarity import contradiction, is_duplicate
 
 if TYPE_CHECKING:  # pragma: no cover
     from gitmem.base.model import Memory
@@ -28,9 +30,6 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["GROUP_THRESHOLD", "Item", "PatternDraft", "ReflectPlan", "STATE_FILE", "group", "plan_reflect",
            "ordered", "read_state", "state_file"]
 
-# Topic links, not duplicates: "GitHub push timed out" and "GitHub clone
-# timed out" link at ~0.45, unrelated memories stay under 0.2.
-GROUP_THRESHOLD = 0.25
 # A new memory confirms an existing pattern when it is at least this close to one of its lessons
 # (closer than the grouping threshold: verifying a pattern is a stronger claim than a shared topic).
 CONFIRM_THRESHOLD = 0.35
@@ -58,80 +57,6 @@ class PatternDraft:
     trigger: tuple[str, ...]
     lessons: tuple[str, ...]
     sources: tuple[str, ...]
-
-
-def _link(a: str, b: str, ka: frozenset[str], kb: frozenset[str]) -> float:
-    """Topic closeness: lexical similarity, or the share of keywords in common."""
-    shared = len(ka & kb) / min(len(ka), len(kb)) if ka and kb else 0.0
-    return max(similarity(a, b), 0.5 * shared)
-
-
-def topic_words(text: str) -> frozenset[str]:
-    """The content words of ``text`` a topic can rest on: no names, ids, numbers or dates.
-
-    Two greetings that share a user id, or two facts that share only "Alice",
-    have no topic in common.
-    """
-    features = describe(text)
-    names = {stem_word(form) for form in features.strong | features.weak}
-    return frozenset(t for t in features.tokens
-                     if t not in names and not t.startswith("@") and not any(c.isdigit() for c in t))
-
-
-def _clusters(items: Sequence[Item], threshold: float) -> list[list[int]]:
-    """Average-linkage clustering; ties go to the earliest clusters, so it is deterministic.
-
-    Two items link only when they share a topic word, and two clusters never
-    join when a member of one contradicts a member of the other. The pairs
-    sharing a topic come from an index of topic words, and the closest pair
-    of clusters from a heap (entries made stale by a merge are skipped when
-    they come up): grouping 2,000 memories takes seconds, not minutes.
-    """
-    import heapq
-
-    words = [frozenset(keywords(item.text)) for item in items]
-    topics = [topic_words(item.text) for item in items]
-    holders: dict[str, list[int]] = {}
-    for i, topic in enumerate(topics):
-        for word in topic:
-            holders.setdefault(word, []).append(i)
-    clusters: dict[int, list[int]] = {i: [i] for i in range(len(items))}
-    # Sum of pairwise links between two clusters, keyed by their first members, both ways.
-    links: dict[int, dict[int, float]] = {i: {} for i in range(len(items))}
-    apart: set[tuple[int, int]] = set()
-    for i in range(len(items)):
-        for j in sorted({j for word in topics[i] for j in holders[word] if j > i}):
-            value = _link(items[i].text, items[j].text, words[i], words[j])
-            if value > 0 and contradiction(items[i].text, items[j].text) is not None:
-                apart.add((i, j))
-            elif value > 0:
-                links[i][j] = links[j][i] = value
-    heap = [(-total, i, j) for i, near in links.items() for j, total in near.items() if i < j]
-    heapq.heapify(heap)
-    while heap:
-        neg, a, b = heapq.heappop(heap)
-        total = links.get(a, {}).get(b)
-        if total is None or total / (len(clusters[a]) * len(clusters[b])) != -neg:
-            continue   # stale: a merge changed this pair since
-        if -neg < threshold:
-            break   # the closest pair left is not close enough
-        if _kept_apart(clusters[a], clusters[b], apart):
-            del links[a][b], links[b][a]   # for good: a merge only adds members
-            continue
-        clusters[a].extend(clusters.pop(b))
-        for x, part in links.pop(b).items():
-            if x != a:
-                del links[x][b]
-                links[a][x] = links[x][a] = links[a].get(x, 0.0) + part
-        del links[a][b]
-        for x, total in links[a].items():
-            lo, hi = min(a, x), max(a, x)
-            heapq.heappush(heap, (-(total / (len(clusters[lo]) * len(clusters[hi]))), lo, hi))
-    return [clusters[k] for k in sorted(clusters)]
-
-
-def _kept_apart(left: list[int], right: list[int], apart: set[tuple[int, int]]) -> bool:
-    return any((min(i, j), max(i, j)) in apart for i in left for j in right)
 
 
 _REMEMBER_PREFIX = re.compile(
@@ -207,17 +132,22 @@ def ordered(items: Sequence[Item]) -> list[Item]:
     return unique
 
 
-def group(items: Sequence[Item], min_size: int = 2, threshold: float = GROUP_THRESHOLD) -> list[PatternDraft]:
+def _clusters(items: Sequence[Item], threshold: float, near: Near | None = None) -> list[list[int]]:
+    return clusters([item.text for item in items], threshold, near)
+
+
+def group(items: Sequence[Item], min_size: int = 2, threshold: float = GROUP_THRESHOLD,
+          near: Near | None = None) -> list[PatternDraft]:
     """Group similar memories into pattern drafts, oldest group first.
 
     Items are ordered by (created, id) first, so the result does not depend on
     the input order. An item joins at most one group; groups smaller than
-    ``min_size`` are dropped.
+    ``min_size`` are dropped. ``near`` (the embedding model's close pairs) links paraphrases too.
     """
     items = ordered(items)
     taken: set[str] = set()
     drafts = []
-    for cluster in _clusters(items, threshold):
+    for cluster in _clusters(items, threshold, near):
         if len(cluster) >= max(1, min_size):
             draft = _draft([items[i] for i in sorted(cluster)], taken)
             if any(topic_words(word) for word in draft.trigger):
@@ -361,13 +291,14 @@ WINDOW = 2000
 
 
 def plan_run(existing: Sequence[Pattern], live: Sequence[Memory], state: bytes | None, now: datetime,
-             auto: bool, trigger: int, initial_weight: float | None = None, window: int = WINDOW) -> Run:
+             auto: bool, trigger: int, initial_weight: float | None = None, window: int = WINDOW,
+             near: Near | None = None) -> Run:
     """Reflect over ``live`` memories no pattern holds yet: new and verified patterns, patterns.md, the state file.
 
     Only memories created since the last run are pending; a person's run
     (``auto`` False) with none pending looks at every fresh memory again; an
     automatic run waits for ``trigger`` pending memories. The newest ``window``
-    fresh memories are grouped.
+    fresh memories are grouped (with ``near``, the embedding model's close pairs, when one is configured).
     """
     from gitmem.engines import render
     from gitmem.store.documents import read_pattern
@@ -383,7 +314,7 @@ def plan_run(existing: Sequence[Pattern], live: Sequence[Memory], state: bytes |
         return Run(None, count)
     recent = sorted(fresh, key=lambda m: (m.created, m.id))[-window:]
     confirmed, rest = confirmations(existing, [Item(m.id, m.content, m.type, m.created) for m in recent])
-    drafts = [d for d in group(rest) if d.slug not in {c.slug for c in confirmed}]
+    drafts = [d for d in group(rest, near=near) if d.slug not in {c.slug for c in confirmed}]
     result = plan_reflect(existing, [*confirmed, *drafts], now, initial_weight)
     changes = dict(result.changes)
     if not changes:

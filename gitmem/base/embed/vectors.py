@@ -12,7 +12,7 @@ import numpy as np
 
 from gitmem.base.embed.bert import Array
 
-__all__ = ["Matrix", "blob", "cosine", "stack"]
+__all__ = ["Matrix", "blob", "centroid", "close_pairs", "cosine", "stack"]
 
 
 def blob(vector: Array) -> bytes:
@@ -32,6 +32,21 @@ def stack(blobs: Sequence[bytes], dim: int) -> Array:
 def cosine(a: Array, b: Array) -> float:
     """The cosine of two unit vectors."""
     return float(np.dot(a, b))
+
+
+def centroid(rows: Array) -> Array:
+    """The unit mean of unit rows (a text encoded in parts: the direction of the whole); zero for none."""
+    mean = rows.sum(axis=0, dtype=np.float32) if len(rows) else np.zeros(rows.shape[1:], dtype=np.float32)
+    norm = float(np.linalg.norm(mean))
+    out: Array = (mean / norm).astype(np.float32) if norm > 0 else mean
+    return out
+
+
+def close_pairs(rows: Array, floor: float) -> dict[tuple[int, int], float]:
+    """Every pair (i, j), i < j, of unit rows whose cosine is at least ``floor``, with that cosine."""
+    sims = rows @ rows.T
+    i, j = np.nonzero(np.triu(sims >= floor, k=1))
+    return {(int(a), int(b)): float(sims[a, b]) for a, b in zip(i, j)}
 
 
 class Matrix:
