@@ -23,6 +23,7 @@ from gitmem.base.files import write_atomic
 from gitmem.base.gitio import Git, staging
 from gitmem.base.gitio.command import blob_id, changed_in_worktree
 from gitmem.base.gitio.reflocks import git_commit_in
+from gitmem.writer import watchdog
 
 
 def journal_path(git: Git) -> Path:
@@ -60,7 +61,8 @@ def commit(git: Git, branch: str, tree: str, parent: str | None, text: str,
     previous = prepared.with_suffix(".prev")
     moved = installed = False
     try:
-        _journal(git, branch, parent, todo, held)   # before the first file: from here there is something to undo
+        watchdog.start(git.root)   # a kill from here on is settled the moment it happens
+        _journal(git, branch, parent, todo, held, late, before, prepared, written)   # before the first file
         git.worktree.write_files(early)       # untracked until the branch moves: no lock needed
         staging.take(git.git_dir, copy=False)   # empty: the next index is prepared
         try:
@@ -175,11 +177,15 @@ def pending(git: Git) -> bool:
 def recover(git: Git, branch: str) -> None:
     """Finish the work-tree and index update of a writer killed after its commit, or undo
     one killed before it (under the write lock: no write of ours is under way)."""
+    watchdog.start(git.root)   # the write that follows is watched from its start, by a watchdog ready by then
     try:
         journal = json.loads(journal_path(git).read_text())
     except (FileNotFoundError, ValueError):
         journal = None
     ours = git.worktree.index_lock_abandoned()
+    if isinstance(journal, dict) and journal.get("branch") == branch \
+            and watchdog.release(str(git.root), str(git.git_dir), str(git.common_dir), journal, ours):
+        journal, ours = None, False   # finished as the killed writer would have, index.lock untaken
     for pattern in ("index.*.next", "index.*.prev"):   # a killed writer's next index and the kept old one
         for left in (git.git_dir / "gitmem").glob(pattern):
             left.unlink(missing_ok=True)
@@ -233,13 +239,17 @@ def _undo_journal(git: Git, journal: dict[str, object], ours: bool) -> None:
 
 
 def _journal(git: Git, branch: str, parent: str | None, changes: Mapping[str, bytes | None],
-             held: Mapping[str, bytes | None]) -> None:
-    """What a write is about to do: its branch and parent, each path's new blob id (None: deleted), and
-    ``held``, the tracked files it rewrites under ``index.lock`` (none: a kill before its branch moved
-    left only untracked files, which a person's commit cannot pick up)."""
+             held: Mapping[str, bytes | None], late: Mapping[str, bytes | None], before: Mapping[str, str | None],
+             prepared: Path, commit: str) -> None:
+    """What a write is about to do: its branch, parent and commit, each path's new blob id (None:
+    deleted), ``held``, the tracked files it rewrites under ``index.lock`` (none: a kill before its
+    branch moved left only untracked files, which a person's commit cannot pick up), ``gone``, the blob
+    ids of the files it deletes once the branch has moved, and ``next``, its next index's file name
+    (``watchdog.release`` reads them all)."""
     new = {p: None if d is None else blob_id(d) for p, d in sorted(changes.items())}
     write_atomic(journal_path(git), json.dumps({"branch": branch, "parent": parent, "paths": sorted(changes),
-                                                "new": new, "held": sorted(held)}))
+                                                "new": new, "held": sorted(held), "commit": commit,
+                                                "gone": {p: before[p] for p in sorted(late)}, "next": prepared.name}))
 
 
 def _journal_done(git: Git) -> None:
