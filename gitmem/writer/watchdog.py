@@ -88,9 +88,12 @@ def settle(root: str) -> bool:
         return False
     git_dir, common_dir = dirs
     journal_file = state.journal_path(root)
-    if not os.path.lexists(staging.lock_path(Path(git_dir))) and not os.path.exists(journal_file) \
-            and not os.path.isdir(os.path.join(common_dir, "gitmem", "ref-writers")):
-        return False
+    try:
+        writers = any(n.endswith(".json") for n in os.listdir(os.path.join(common_dir, "gitmem", "ref-writers")))
+    except OSError:
+        writers = False
+    if not (writers or os.path.lexists(staging.lock_path(Path(git_dir))) or os.path.exists(journal_file)):
+        return False   # a normal exit: nothing left
     with exclusive(state.write_lock_path(root), timeout=SETTLE_WAIT):
         freed = bool(clear_dead_writers(common_dir))   # a ref lock of the writer would fail the person's commit
         try:

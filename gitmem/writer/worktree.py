@@ -1,13 +1,16 @@
 """The checked-out branch: its index and files follow a commit, and a killed writer is recovered.
 
-The next index is staged in a file of its own and renamed into place just
-before the branch moves; git's ``index.lock`` is held only from the files'
-writing until the branch has moved, and removed by the system call right
-after the rename that moves it (``gitio.refwrite``). A writer killed while it
-writes the files leaves the lock (a person's ``git commit`` refuses, never
-commits a deletion); one killed at any other moment leaves none. Its journal under .git/gitmem/ lets ``gitmem recover`` or the next
-writer finish (or undo) the work. A person's uncommitted edits in the changed
-paths refuse the write. Everything here runs under the write lock.
+The next index is staged in a file of its own. New files are written first
+(untracked until the branch moves); git's ``index.lock`` is then held only
+while changed tracked files are rewritten, the next index is renamed into
+place and the branch moves, and it is removed by the system call right after
+the rename that moves it (``gitio.refwrite``); deleted files go last (untracked
+by then). A person's ``git commit`` therefore never commits half a write, and
+a writer killed at any moment leaves a lock only inside that short window,
+which its watchdog (``writer.watchdog``) releases at once. Its journal under
+.git/gitmem/ lets the watchdog, ``gitmem recover`` or the next writer finish
+(or undo) the work. A person's uncommitted edits in the changed paths refuse
+the write. Everything here runs under the write lock.
 """
 
 from __future__ import annotations
