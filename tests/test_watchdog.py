@@ -113,3 +113,18 @@ def test_an_import_killed_while_it_writes_its_files_holds_no_index_lock(tmp_path
     poll(lambda: not journal.exists(), "the watchdog to settle the journal")
     assert git(root, "status", "--porcelain") == "", "the import's own files were left in the work tree"
     assert untracked or moved   # the stop came while the files were being written (or after)
+
+
+def test_a_write_splits_its_files_by_when_they_may_be_written() -> None:
+    from gitmem.writer.worktree import phases
+
+    todo: dict[str, bytes | None] = {"memory/a.md": b"new", "memory/b.md": b"changed", "memory/c.md": None}
+    before: dict[str, str | None] = {"memory/a.md": None, "memory/b.md": "b0", "memory/c.md": "c0"}
+    assert phases(todo, before) == ({"memory/a.md": b"new"}, {"memory/b.md": b"changed"}, {"memory/c.md": None})
+    # a file giving way to a folder of its name (and the reverse): the deletions and those new files go
+    # together under the lock, the deletions first; an unrelated new file still goes before
+    todo = {"x": None, "x/y.md": b"new", "z.md": b"new", "w/v.md": None, "w": b"file"}
+    before = {"x": "x0", "x/y.md": None, "z.md": None, "w/v.md": "v0", "w": None}
+    early, held, late = phases(todo, before)
+    assert early == {"z.md": b"new"} and late == {}
+    assert held == {"x": None, "x/y.md": b"new", "w/v.md": None, "w": b"file"}
