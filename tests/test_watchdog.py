@@ -128,3 +128,18 @@ def test_a_write_splits_its_files_by_when_they_may_be_written() -> None:
     early, held, late = phases(todo, before)
     assert early == {"z.md": b"new"} and late == {}
     assert held == {"x": None, "x/y.md": b"new", "w/v.md": None, "w": b"file"}
+
+
+def test_the_watchdog_leaves_what_another_process_left_alone(tmp_path: Path) -> None:
+    from gitmem.writer import watchdog
+
+    root = repo_at(tmp_path).root
+    journal = root / ".git" / "gitmem" / "worktree-journal.json"
+    other = subprocess.Popen([sys.executable, "-c", "pass"])
+    other.wait()
+    tip = git(root, "rev-parse", "HEAD").strip()
+    made = {"branch": "main", "parent": tip, "paths": [], "new": {}, "held": [], "commit": tip, "gone": {},
+            "next": "index.1.next", "pid": other.pid}
+    journal.write_text(json.dumps(made))
+    assert watchdog.settle(str(root), other.pid + 1) is False and journal.exists()   # not the watched writer's
+    assert watchdog.settle(str(root), other.pid) is True and not journal.exists()

@@ -36,7 +36,8 @@ SETTLE_WAIT = 30.0   # seconds the watchdog waits for gitmem's write lock before
 _pipe: tuple[int, int] | None = None   # (pid of the process that started the watchdog, the pipe's write end)
 _roots: set[str] = set()
 
-SCRIPT = "import sys; sys.path.insert(0, sys.argv[1]); from gitmem.writer.watchdog import watch; watch()"
+SCRIPT = ("import sys; sys.path.insert(0, sys.argv[1]); from gitmem.writer.watchdog import watch; "
+          "watch(int(sys.argv[2]))")
 
 
 def start(root: str | os.PathLike[str]) -> None:
@@ -50,8 +51,8 @@ def start(root: str | os.PathLike[str]) -> None:
 
         r, w = os.pipe()
         try:
-            spawn_detached([sys.executable, "-c", SCRIPT, os.path.dirname(os.path.dirname(os.path.dirname(__file__)))],
-                           os.devnull, stdin=r)
+            spawn_detached([sys.executable, "-c", SCRIPT, os.path.dirname(os.path.dirname(os.path.dirname(__file__))),
+                            str(os.getpid())], os.devnull, stdin=r)
         except OSError:
             os.close(w)
             return
@@ -68,41 +69,53 @@ def start(root: str | os.PathLike[str]) -> None:
     _roots.add(top)
 
 
-def watch() -> None:
-    """The watchdog's process: read work trees until end-of-file (the writer has exited), then settle each."""
+def watch(writer: int) -> None:
+    """The watchdog's process: read work trees until end-of-file (process ``writer`` has exited), then
+    settle each."""
     data = b""
     while chunk := os.read(0, 65536):
         data += chunk
     for root in dict.fromkeys(os.fsdecode(r) for r in data.split(b"\0") if r):
         try:
-            settle(root)
+            settle(root, writer)
         except Exception:   # a watchdog never fails loudly: what it leaves, recover finishes
             pass
 
 
-def settle(root: str) -> bool:
-    """Release what a killed writer left in the work tree at ``root`` (its index.lock, its journal's
-    files); True when there was something. Nothing happens unless a lock or a journal is there."""
+def settle(root: str, writer: int) -> bool:
+    """Release what the killed process ``writer`` left in the work tree at ``root`` (its index.lock,
+    its ref locks, its journal's files); True when there was something. Only what names ``writer``
+    (its journal, or a lock record) makes it look further: another process's state is not its own."""
     dirs = read_git_dirs(root)
     if dirs is None:
         return False
     git_dir, common_dir = dirs
     journal_file = state.journal_path(root)
+    folder = os.path.join(common_dir, "gitmem", "ref-writers")
     try:
-        writers = any(n.endswith(".json") for n in os.listdir(os.path.join(common_dir, "gitmem", "ref-writers")))
+        records = [os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".json")]
     except OSError:
-        writers = False
-    if not (writers or os.path.lexists(staging.lock_path(Path(git_dir))) or os.path.exists(journal_file)):
-        return False   # a normal exit: nothing left
+        records = []
+    if not any(_names(path, writer) for path in (journal_file, str(staging.record_path(Path(git_dir))), *records)):
+        return False   # a normal exit, or another process's write: nothing of this writer's left
     with exclusive(state.write_lock_path(root), timeout=SETTLE_WAIT):
         freed = bool(clear_dead_writers(common_dir))   # a ref lock of the writer would fail the person's commit
-        try:
-            with open(journal_file, encoding="utf-8") as fh:
-                journal = json.load(fh)
-        except (OSError, ValueError):
+        if not _names(journal_file, writer):
             return freed
+        with open(journal_file, encoding="utf-8") as fh:
+            journal = json.load(fh)
         ours = lock_owner(staging.record_path(Path(git_dir)), staging.lock_path(Path(git_dir))) == "dead"
         return release(root, git_dir, common_dir, journal, ours) or freed
+
+
+def _names(path: str, pid: int) -> bool:
+    """True when the JSON record (or journal) at ``path`` names process ``pid``."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            found = json.load(fh)
+    except (OSError, ValueError):
+        return False
+    return isinstance(found, dict) and found.get("pid") == pid
 
 
 def release(root: str, git_dir: str, common_dir: str, journal: object, ours: bool) -> bool:

@@ -16,6 +16,7 @@ the write. Everything here runs under the write lock.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -248,10 +249,10 @@ def _journal(git: Git, branch: str, parent: str | None, changes: Mapping[str, by
     deleted), ``held``, the tracked files it rewrites under ``index.lock`` (none: a kill before its
     branch moved left only untracked files, which a person's commit cannot pick up), ``gone``, the blob
     ids of the files it deletes once the branch has moved, and ``next``, its next index's file name
-    (``watchdog.release`` reads them all)."""
+    (``watchdog.release`` reads them all), and ``pid``, the writing process's."""
     new = {p: None if d is None else blob_id(d) for p, d in sorted(changes.items())}
     write_atomic(journal_path(git), json.dumps({"branch": branch, "parent": parent, "paths": sorted(changes),
-                                                "new": new, "held": sorted(held), "commit": commit,
+                                                "new": new, "held": sorted(held), "commit": commit, "pid": os.getpid(),
                                                 "gone": {p: before[p] for p in sorted(late)}, "next": prepared.name}))
 
 
