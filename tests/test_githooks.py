@@ -677,9 +677,12 @@ def test_the_hook_refuses_while_a_killed_write_is_pending_and_names_the_recovery
     tip = _sp.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
     (root / "notes.md").write_text("a person's note\n")
     _sp.run(["git", "add", "notes.md"], cwd=root, check=True)
-    for branch, refused in (("main", True), ("elsewhere", False)):
-        # killed before its branch moved: the branch is still at the journal's parent
-        journal.write_text(_json.dumps({"branch": branch, "parent": tip, "paths": ["memory/user/x.md"]}))
+    for branch, held, refused in (("main", None, True), ("main", ["bank/MEMORY.md"], True), ("elsewhere", None, False),
+                                  ("main", [], False)):
+        # killed before its branch moved: the branch is still at the journal's parent; one that had written
+        # only new files (no tracked file "held" under index.lock) left only untracked files
+        journal.write_text(_json.dumps({"branch": branch, "parent": tip, "paths": ["memory/user/x.md"],
+                                        **({} if held is None else {"held": held})}))
         done = _sp.run([sys.executable, "-m", "gitmem", "hook", "all", "notes.md"], cwd=root,
                        capture_output=True, text=True)
         assert (done.returncode == 1) is refused, done.stdout + done.stderr
@@ -689,8 +692,9 @@ def test_the_hook_refuses_while_a_killed_write_is_pending_and_names_the_recovery
 
 
 def test_the_journal_of_a_write_killed_after_its_branch_moved_does_not_stop_a_persons_commit(tmp_path: Path) -> None:
-    """The index and the files follow a write before its branch moves: once it has moved, the journal is
-    all that is left, and the hook removes it instead of refusing the person's commit."""
+    """The index and the changed tracked files follow a write before its branch moves: once it has moved,
+    what is left (deletions of files the index no longer tracks) cannot reach a person's commit, which
+    goes on; the journal stays until `gitmem recover` (or the next write) finishes it."""
     import json as _json
     import subprocess as _sp
 
@@ -707,7 +711,8 @@ def test_the_journal_of_a_write_killed_after_its_branch_moved_does_not_stop_a_pe
     _sp.run(["git", "add", "notes.md"], cwd=root, check=True)
     done = _sp.run(["git", "commit", "-q", "-m", "a person's note"], cwd=root, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert not journal.exists()
+    assert journal.exists()
+    assert MemoryRepo.open(root).recover() is True and not journal.exists()
     assert _sp.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True).stdout == ""
 
 

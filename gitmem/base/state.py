@@ -110,17 +110,19 @@ def pending_write(root: str | PathLike[str]) -> bool:
     """True while the journal of a killed write names the branch checked out at ``root`` and that
     branch has not moved: the work tree may hold files the index lacks.
 
-    A write brings the index and the files along before its branch moves, so a journal whose branch
-    has moved past its parent is all that is left of a write killed after its commit: it is removed
-    here (the hooks ask holding gitmem's write lock, so no write is under way), and the commit goes on.
-    Otherwise only read: during `git commit -a` git points the hooks at a temporary index
-    (GIT_INDEX_FILE) that gitmem's writer ignores.
+    A write brings the index and its changed tracked files along before its branch moves, so a journal
+    whose branch has moved past its parent is all that is left of a write killed after its commit, with
+    at most some deletions not yet made (files the index no longer tracks): the commit goes on, and the
+    journal stays for `gitmem recover` or the next write to finish them. Only read: during `git commit
+    -a` git points the hooks at a temporary index (GIT_INDEX_FILE) that gitmem's writer ignores.
+    A write killed before its branch moved that had only written new files (its journal's ``held``
+    lists no tracked file) left nothing a commit could pick up but untracked files: not pending either.
     """
     path = journal_path(root)
     try:
         with open(path, encoding="utf-8") as fh:
             journal = json.load(fh)
-        branch, parent = journal.get("branch"), journal.get("parent")
+        branch, parent, held = journal.get("branch"), journal.get("parent"), journal.get("held", True)
     except FileNotFoundError:
         return False
     except (OSError, ValueError, AttributeError):
@@ -135,13 +137,7 @@ def pending_write(root: str | PathLike[str]) -> bool:
     from gitmem.base.gitio.heads import head_commit
 
     tip = head_commit(gdir)
-    if tip is None or tip == parent:
-        return True
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
-    return False
+    return (tip is None or tip == parent) and bool(held)
 
 
 def events_path(root: str | PathLike[str]) -> Path:

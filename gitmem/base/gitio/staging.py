@@ -3,9 +3,11 @@
 gitmem takes ``index.lock`` exactly as git does (created exclusively, so a
 person's ``git commit`` or ``git add`` meanwhile refuses instead of racing),
 writes the new index into it and renames it over ``index``. The write path
-holds it from before the branch moves until the work tree has followed: a
-writer killed in between leaves a lock, and a person's commit then refuses;
-it can never commit an index that lacks what the branch already holds.
+holds it while changed tracked files are rewritten, the next index goes in
+and the branch moves (``gitmem.writer.worktree``): a person's commit meanwhile
+refuses, and can never commit an index that lacks what the branch already
+holds. A writer killed holding it has it released by its watchdog
+(``gitmem.writer.watchdog``), or else by ``gitmem recover``.
 
 Beside the lock, gitmem keeps a record of its own (pid, host, process start,
 when it took the lock) in ``<git dir>/gitmem/index-writer.json``. A lock whose

@@ -103,15 +103,15 @@ def run_tool(command: str, stdin: bytes, timeout: float, limit: int, env: Mappin
     return ToolRun(bytes(out))
 
 
-def spawn_detached(argv: list[str], log_path: str, env: dict[str, str] | None = None) -> int:
-    """Start ``argv`` in a new session, detached from this process (stdin closed, stdout and stderr
-    appended to ``log_path``); returns its pid at once, without waiting. It outlives the caller: when
-    the caller (a hook) exits, init adopts it."""
+def spawn_detached(argv: list[str], log_path: str, env: dict[str, str] | None = None, stdin: int | None = None) -> int:
+    """Start ``argv`` in a new session, detached from this process (stdin closed, or the file descriptor
+    ``stdin``; stdout and stderr appended to ``log_path``); returns its pid at once, without waiting. It
+    outlives the caller: when the caller (a hook) exits, init adopts it."""
     import subprocess
 
     with open(log_path, "ab") as log:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
-                                close_fds=True, env=env)
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL if stdin is None else stdin, stdout=log, stderr=log,
+                                start_new_session=True, close_fds=True, env=env)
     return proc.pid
 
 
