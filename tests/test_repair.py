@@ -134,3 +134,53 @@ def test_a_document_that_is_not_utf8_is_left_for_a_person(repo: MemoryRepo) -> N
 ])
 def test_the_sides_of_a_marked_text(text: str, expected: tuple[str | None, str, str]) -> None:
     assert sides(text) == expected
+
+
+# --- the merge driver's command (git runs ``gitmem merge-driver %O %A %B %P``) ----------------------------
+
+def driver_files(tmp_path: Path, base: str, ours: str, theirs: str) -> list[str]:
+    names = []
+    for name, text in (("base", base), ("ours", ours), ("theirs", theirs)):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        names.append(str(tmp_path / name))
+    return names
+
+
+def test_the_driver_writes_the_field_merge_over_ours(repo: MemoryRepo, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    path, text = remembered(repo)
+    files = driver_files(tmp_path, text, text.replace("reinforced: 0", "reinforced: 1"),
+                         text.replace("reinforced: 0", "reinforced: 2"))
+    monkeypatch.chdir(repo.root)                                       # git runs the driver in the clone
+    code, out, err = run_cli(["merge-driver", *files, path], capsys)
+    assert (code, out, err) == (0, "", "")
+    merged = Path(files[1]).read_text(encoding="utf-8")
+    assert "reinforced: 3" in merged and merged.replace("reinforced: 3", "reinforced: 0") == text
+
+
+def test_the_driver_exits_1_with_markers_when_both_sides_changed_the_text(repo: MemoryRepo, tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str],
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    path, text = remembered(repo)
+    body = "The staging database is rebuilt every night"
+    files = driver_files(tmp_path, text, text.replace(body, body + " at two"), text.replace(body, body + " at four"))
+    monkeypatch.chdir(repo.root)
+    code, out, err = run_cli(["merge-driver", *files, path], capsys)
+    assert code == 1 and out == "" and f"gitmem merge: {path}: the text changed differently" in err
+    merged = Path(files[1]).read_text(encoding="utf-8")
+    assert "<<<<<<<" in merged and "at two" in merged and "at four" in merged
+
+
+def test_the_driver_merges_a_side_that_does_not_parse_as_text_and_says_so(repo: MemoryRepo, tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str],
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    path, text = remembered(repo)
+    broken = "---\nid: [unclosed\n---\nbody\n"
+    files = driver_files(tmp_path, text, broken, text)
+    monkeypatch.chdir(repo.root)
+    code, _, err = run_cli(["merge-driver", *files, path], capsys)
+    assert code == 0 and "merged as text" in err and Path(files[1]).read_text(encoding="utf-8") == broken
+    files = driver_files(tmp_path, text, broken, text.replace("reinforced: 0", "reinforced: 5"))
+    code, _, err = run_cli(["merge-driver", *files, path], capsys)
+    assert code == 1 and "merged as text" in err and "<<<<<<<" in Path(files[1]).read_text(encoding="utf-8")
