@@ -113,6 +113,25 @@ def test_analyze_finds_co_activated_patterns(repo: MemoryRepo) -> None:
     assert found.merge_candidates == found.pairs
 
 
+@pytest.mark.parametrize("threshold, merged", [(0.0, 1), (0.8, 1), (0.81, 0), (1.0, 0)])
+def test_the_merge_threshold_is_inclusive_from_0_to_1(repo: MemoryRepo, threshold: float, merged: int) -> None:
+    repo.pattern_add("Retry with backoff", ["backoff"], now=T)
+    repo.pattern_add("Backoff needs jitter", ["jitter"], now=T)
+    add_sessions(repo.root, ["backoff with jitter"] * 4 + ["backoff alone"])
+    assert len(repo.analyze(merge_threshold=threshold).merge_candidates) == merged
+
+
+@pytest.mark.parametrize("value", ["5", "-0.1", "1.01", "nan", "inf"])
+def test_a_threshold_that_is_no_jaccard_similarity_is_a_usage_error(repo: MemoryRepo, value: str,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(UsageError, match="no Jaccard similarity: give a number from 0 to 1"):
+        repo.analyze(merge_threshold=float(value))
+    with pytest.raises(UsageError, match="the cluster threshold"):
+        repo.analyze(cluster_threshold=float(value))
+    code, out, err = run_cli(["--repo", str(repo.root), "analyze", "--merge-threshold", value], capsys)
+    assert (code, out) == (2, "") and "gitmem: error: the merge threshold" in err and "hint: gitmem analyze" in err
+
+
 def test_atrophy_opens_one_branch_after_four_weeks_and_never_twice(repo: MemoryRepo) -> None:
     repo.pattern_add("An old habit", ["fortran"], weight=0.12, now=T)
     add_sessions(repo.root, ["nothing relevant"] * 2)

@@ -52,6 +52,7 @@ def test_version_usage_and_unknown_command(capsys: pytest.CaptureFixture[str]) -
     ["serve", "--port", "9000"],                      # options that apply to --http only
     ["serve", "--http", "--port", "0"],
     ["hook", "session-start", "--chek"],              # an agent hook's own parser
+    ["merge-driver", "no", "such", "files", "x.md"],  # the files git names are not there
 ])
 def test_a_usage_error_exits_2_in_every_path(argv: list[str], repo_dir: Path, capsys: pytest.CaptureFixture[str],
                                              monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -97,19 +96,3 @@ def test_check_range_passes_exactly_the_numbers_in_range(value: float) -> None:
     else:
         assert inside
 
-
-def test_check_disk_zero_disables_the_check(tmp_path: Path) -> None:
-    guard.check_disk(tmp_path, 0)
-    guard.check_disk(tmp_path, -5)
-
-
-def test_check_disk_passes_with_room(tmp_path: Path) -> None:
-    guard.check_disk(tmp_path, 1)
-
-
-def test_check_disk_refuses_when_short_naming_the_setting(tmp_path: Path) -> None:
-    free = shutil.disk_usage(tmp_path).free // (1024 * 1024)
-    with pytest.raises(ValidationError) as info:
-        guard.check_disk(tmp_path, free + 1_000_000)
-    assert f"under sediment.min_free_mb ({free + 1_000_000})" in info.value.message
-    assert info.value.hint is not None and "min_free_mb" in info.value.hint

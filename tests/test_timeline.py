@@ -106,9 +106,9 @@ def test_cli_snapshot_and_rollback(repo_dir: Path, capsys: pytest.CaptureFixture
     run_cli(["remember", "a fact to roll back", *base], capsys)
     monkeypatch.setenv("CLAUDECODE", "1")
     code, _, err = run_cli(["rollback", "gitmem/snapshot/2026-11", *base], capsys)
-    assert code == 1 and "error:" in err and "--i-am-the-reviewer" in err
+    assert code == 2 and "error:" in err and "--i-am-the-reviewer" in err   # a usage error, as review accept's
     code, _, err = run_cli(["rollback", "gitmem/snapshot/2026-11", "--i-am-the-reviewer", *base], capsys)
-    assert code == 1 and "does not apply under an agent" in err      # never a person's word under an agent
+    assert code == 2 and "does not apply under an agent" in err      # never a person's word under an agent
     monkeypatch.delenv("CLAUDECODE")
     code, out, _ = run_cli(["rollback", "gitmem/snapshot/2026-11", "--i-am-the-reviewer", *base], capsys)
     assert code == 0 and "rolled back to gitmem/snapshot/2026-11" in out

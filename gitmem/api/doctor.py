@@ -318,10 +318,17 @@ def _repair_committed(ctx: Context, paths: Sequence[str]) -> Repaired:
         if not path.startswith(DOC_DIRS):
             raise UsageError(f"{path} is not a memory document", hint="repair merges memory/, archive/, patterns/ "
                              "and episodes/ documents; edit other files by hand")
+        if not (ctx.root / path).is_file():
+            raise UsageError(f"{path}: no such document in the work tree",
+                             hint="`gitmem repair` with no path finds the documents that hold conflict markers")
         text = _marked_text(ctx, path)
         if text is None:
             left.append(path)
             continue
+        if not merge.has_markers(text):
+            if "\n" + merge.MARKERS[0] in "\n" + text:   # markers cut short: their sides cannot be told apart
+                left.append(path)
+            continue   # no markers: nothing to repair, neither merged nor left for a person
         base, ours, theirs = sides(text)
         try:
             result = merge.merge_file(path, base, ours, theirs, merge_text, ctx.cfg.hebbian)

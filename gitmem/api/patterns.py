@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from gitmem.api.context import Context
 from gitmem.base import clock
-from gitmem.base.errors import ConflictError, UsageError
+from gitmem.base.errors import ArgumentError, ConflictError, UsageError
 from gitmem.guards import redact
 from gitmem.store import enginestate, formats, store
 
@@ -259,8 +259,14 @@ def apply_weights(ctx: Context, now: datetime | None = None) -> WeightsReport:
 
 def analyze(ctx: Context, cluster_threshold: float | None = None, merge_threshold: float | None = None) -> Analysis:
     """Co-activation of patterns: Jaccard over the sessions that activate them, clusters, merge candidates."""
+    import math
+
     from gitmem.engines import analyze, hebbian
 
+    for name, value in (("cluster threshold", cluster_threshold), ("merge threshold", merge_threshold)):
+        if value is not None and not (math.isfinite(value) and 0.0 <= value <= 1.0):
+            raise ArgumentError(f"the {name} {value} is no Jaccard similarity: give a number from 0 to 1",
+                                hint="gitmem analyze --merge-threshold 0.8")
     head = ctx.head
     sessions = hebbian.signals_of(store.episodes(ctx.git, head))
     return analyze.analyze(store.all_patterns(ctx.git, head), sessions,

@@ -41,7 +41,7 @@ def _purge_remote(args: Any) -> int:
     """``purge --remote REMOTE``: list what would be force-updated, ask (or ``--yes``), force-update."""
     import sys
 
-    from gitmem.base.errors import UsageError
+    from gitmem.base.errors import ArgumentError
 
     repo = repo_of(args)
     found = repo.purge_remote(args.remote, False, now_of(args))
@@ -58,9 +58,9 @@ def _purge_remote(args: Any) -> int:
             out(f"  {fix.shown()}")
     if not args.yes:
         if not sys.stdin.isatty():
-            raise UsageError(f"purge --remote force-updates {args.remote} and asks first; there is no terminal "
-                             "to ask on and nothing was pushed",
-                             hint=f"run it on a terminal, or add --yes: gitmem purge --remote {args.remote} --yes")
+            raise ArgumentError(f"purge --remote force-updates {args.remote} and asks first; there is no terminal "
+                                "to ask on and nothing was pushed",
+                                hint=f"run it on a terminal, or add --yes: gitmem purge --remote {args.remote} --yes")
         answer = input(f"force-update these refs on {args.remote}? [y/N] ").strip().lower()
         if answer not in ("y", "yes"):
             out("nothing was pushed")

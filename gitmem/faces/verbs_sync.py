@@ -49,12 +49,12 @@ def cmd_merge_driver(args: Any) -> int:
     from pathlib import Path
 
     from gitmem.api import syncing
-    from gitmem.base.errors import UsageError
+    from gitmem.base.errors import ArgumentError
 
     files = [Path(args.base), Path(args.ours), Path(args.theirs)]
     if not args.path or not all(f.is_file() for f in files[1:]) or files[0].is_dir():
-        raise UsageError("merge-driver takes the files git names: BASE OURS THEIRS PATH (%O %A %B %P)",
-                         hint="git runs it; register it with `gitmem install merge-driver`")
+        raise ArgumentError("merge-driver takes the files git names: BASE OURS THEIRS PATH (%O %A %B %P)",
+                            hint="git runs it; register it with `gitmem install merge-driver`")
     done = syncing.merge_driver(Path.cwd(), files[0], files[1], files[2], args.path)
     for line in done.conflicts:
         err(f"gitmem merge: {line}")

@@ -54,13 +54,3 @@ def free_mb(root: Path) -> int:
     """Free space on the disk of ``root``, in MiB."""
     return shutil.disk_usage(root).free // (1024 * 1024)
 
-
-def check_disk(root: Path, min_free_mb: int) -> None:
-    """Refuse when the disk is nearly full. The writer does not call it (under ``min_free_mb`` only
-    sedimentation degrades, to recording only; other writes go on); a caller that must stop does."""
-    if min_free_mb <= 0:
-        return
-    free = free_mb(root)
-    if free < min_free_mb:
-        raise ValidationError(f"only {free} MB free on disk, under sediment.min_free_mb ({min_free_mb})",
-                              hint="free some disk space, or lower sediment.min_free_mb")

@@ -20,7 +20,7 @@ Kept light: the pre-commit hook imports it (``agent_of``) on every commit.
 
 from __future__ import annotations
 
-from gitmem.base.errors import UsageError
+from gitmem.base.errors import ArgumentError
 
 TYPE_CHECKING = False   # typing itself costs an import on every commit
 if TYPE_CHECKING:
@@ -54,9 +54,9 @@ def require_person(action: str, interactive: bool, i_am_the_reviewer: bool, envi
     found = agent_of(environ)
     if found is not None:
         variable, agent = found
-        raise UsageError(f"{action} is a person's decision and this runs under {agent} ({variable} is set)",
-                         hint=f"run it yourself in your own terminal, outside the agent ({OVERRIDE} does not "
-                              "apply under an agent)")
+        raise ArgumentError(f"{action} is a person's decision and this runs under {agent} ({variable} is set)",
+                            hint=f"run it yourself in your own terminal, outside the agent ({OVERRIDE} does not "
+                                 "apply under an agent)")
     if not interactive and not i_am_the_reviewer:
-        raise UsageError(f"{action} is a person's decision and no terminal is attached",
-                         hint=f"run it in a terminal, or add {OVERRIDE} when a person runs it from a script")
+        raise ArgumentError(f"{action} is a person's decision and no terminal is attached",
+                            hint=f"run it in a terminal, or add {OVERRIDE} when a person runs it from a script")
