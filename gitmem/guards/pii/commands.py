@@ -40,6 +40,10 @@ _rx = Patterns(
 )
 
 
+# (literal, pattern, matched on the text as written rather than lowered) of the tools with a password flag
+_TOOLS = ((b"ldap", "ldap", False), (b"sqlcmd", "sqlcmd", True), (b"sql", "osql", True), (b"bcp", "bcp", True),
+          (b"net use", "net_use", False), (b"<<<", "here_string", False), (b"smbclient", "smbclient", False))
+
 # What reads a password piped to it: echo pw | <one of these>.
 _STDIN_READERS = (b"sudo", b"chpasswd", b"--stdin", b"-stdin", b"--with-token")
 
@@ -54,10 +58,9 @@ def find_commands(v: View, out: list[Cand]) -> None:
     if b"htpasswd" in low:
         for m in rx.htpasswd.finditer(low):
             _htpasswd(v, out, m.start(1), m.end(1))
-    for needle, pattern in ((b"ldap", rx.ldap), (b"sqlcmd", rx.sqlcmd), (b"sql", rx.osql), (b"bcp", rx.bcp),
-                            (b"net use", rx.net_use), (b"<<<", rx.here_string), (b"smbclient", rx.smbclient)):
-        if needle in low:
-            for m in pattern.finditer(v.ab if pattern in (rx.sqlcmd, rx.osql, rx.bcp) else low):
+    for needle, name, cased in _TOOLS:
+        if needle in low:   # a pattern is compiled (and looked up) only for a text that holds its literal
+            for m in getattr(rx, name).finditer(v.ab if cased else low):
                 _value(v, out, m.end())
     if b"|" in low and (b"echo" in low or b"printf" in low) and any(n in low for n in _STDIN_READERS):
         for m in [*rx.echo_pipe.finditer(low), *(rx.printf_pipe.finditer(low) if b"printf" in low else ())]:

@@ -45,6 +45,7 @@ _STARTS = ("密码", "密碼", "口令", "パスワード", "暗証番号", "비
            "contrase", "senha", "wachtwoord", "haslo", "hasło", "parola", "losenord", "lösenord", "salasana",
            "adgangskode", "sifre", "şifre", "jelsz", "heslo")
 _PHONE_STARTS = ("手机", "手機", "电话", "電話", "联系", "携帯", "телефон", "тел.")
+_LATIN_ASCII = tuple(w.encode() for w in _LATIN if w.isascii())   # encoded once: every scan of ASCII text asks
 
 
 def find_word_secrets(v: View, out: list[Cand]) -> None:
@@ -52,7 +53,7 @@ def find_word_secrets(v: View, out: list[Cand]) -> None:
     text = v.text
     if text.isascii():
         low = v.low
-        if not any(w.encode() in low for w in _LATIN if w.isascii()):
+        if not any(w in low for w in _LATIN_ASCII):
             return
         _word_secrets(text, _rx.secret_word.finditer(text), out)
         return
