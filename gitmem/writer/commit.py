@@ -12,6 +12,7 @@ queued, or nothing. Another program's ``index.lock`` and a person's running
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from datetime import datetime
@@ -117,7 +118,7 @@ class Writer:
                     commit = self.git.create_commit(branch, tree, parent, text, now, plan.merge_parents)
             except CasFailed:
                 continue
-            state.log_event(self.git.root, "write", iso(now), commit=commit, branch=redact.for_log(branch),
+            state.log_event(self.git.root, "write", iso(now), commit=commit, branch=_branch_for_log(branch),
                             kind=plan.event, files=len(changes), **({"deferred": list(deferred)} if deferred else {}))
             return Written(commit, branch, plan, judged.stripped, deferred)
         raise ConflictError(f"branch {branch!r} kept moving; gave up after {MAX_ATTEMPTS} attempts",
@@ -144,6 +145,13 @@ class Writer:
             self._names = pii.Names(state.salt(self.root), state.known_names(self.root))
             self._names_stamp = stamp
         return self._names
+
+
+@functools.lru_cache(maxsize=64)
+def _branch_for_log(branch: str) -> str:
+    """``branch`` as the event log records it: scanned once per name, not on every write (the
+    scanner without an allowlist is a function of the text alone)."""
+    return redact.for_log(branch)
 
 
 def refuse_while_merging(git: Git) -> None:

@@ -183,23 +183,6 @@ class Git:
         """The content of the blob ``oid``."""
         return bytes(self.repo[oid].read_raw())
 
-    def is_symlink(self, path: str, rev: str | None) -> bool:
-        """True when ``path`` or one of its parent folders is a symlink in the tree at ``rev``."""
-        from pygit2.enums import FileMode
-
-        if rev is None:
-            return False
-        tree = self._commit(rev).tree
-        parts = path.split("/")
-        for i in range(1, len(parts) + 1):
-            try:
-                entry = tree["/".join(parts[:i])]
-            except KeyError:
-                return False
-            if entry.filemode == FileMode.LINK:
-                return True
-        return False
-
     def diff(self, old: str | None, new: str) -> list[PathChange]:
         """Files added, modified or deleted between two commits (old None: the empty tree)."""
         from pygit2.enums import DeltaStatus
