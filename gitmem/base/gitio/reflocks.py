@@ -35,9 +35,16 @@ def lock_path(common_dir: Path, ref: str) -> Path:
     return common_dir / (ref + ".lock")
 
 
+RECORDS = os.path.join("gitmem", "ref-writers")   # under the common git dir
+
+
 def record_path(common_dir: Path, ref: str) -> Path:
     """Where gitmem says who is writing ``ref``."""
-    return common_dir / "gitmem" / "ref-writers" / (ref.replace("/", "%") + ".json")
+    return common_dir / RECORDS / _record_name(ref)
+
+
+def _record_name(ref: str) -> str:
+    return ref.replace("/", "%") + ".json"
 
 
 RECORD_BYTES = 512   # a record's fixed size: JSON padded with spaces (a host name has at most 255 bytes)
@@ -45,14 +52,15 @@ _BLANK = b"{}".ljust(RECORD_BYTES)
 _me: tuple[int, bytes] | None = None   # this process's record (pid, bytes): the same on every commit
 
 
-def record_writer(common_dir: Path, ref: str) -> Path:
+def record_writer(common_dir: str | os.PathLike[str], ref: str) -> str:
     """Record this process as the writer of ``ref``; returns the record's path (the caller blanks it
-    with :func:`release_record` when the ref has moved or the write failed)."""
-    path = record_path(common_dir, ref)
+    with :func:`release_record` when the ref has moved or the write failed). Paths as strings: this
+    runs on every commit."""
+    path = os.path.join(common_dir, RECORDS, _record_name(ref))   # record_path, without pathlib
     try:
         write_record(path)
     except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         write_record(path)
     return path
 

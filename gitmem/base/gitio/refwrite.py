@@ -46,7 +46,7 @@ def commit_files(common_dir: Path, git_dir: Path, branch: str, oid: str, parent:
 
     ref = f"refs/heads/{branch}"
     common = str(common_dir)
-    if lock_path(common_dir, ref).exists():   # judged by its writer's record, before ours replaces it
+    if os.path.exists(os.path.join(common, ref + ".lock")):   # judged by its writer's record, before ours replaces it
         clear_stale(common_dir, ref)   # a dead writer's lock goes; a live one's is waited for
     record = record_writer(common_dir, ref)   # before the ref is locked: a kill leaves it
     log = None
