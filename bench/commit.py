@@ -104,15 +104,20 @@ def interleaved(fns: dict[str, object], runs: int, base: str) -> dict[str, float
     and cache noise, and whatever runs first or last, hit every side alike.
     """
     times: dict[str, list[float]] = {k: [] for k in fns}
+    cpu: dict[str, list[float]] = {k: [] for k in fns}
     names = list(fns)
     for i in range(runs):
         for name in names if i % 2 == 0 else names[::-1]:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             fns[name](i)  # type: ignore[operator]
             times[name].append((time.perf_counter() - t0) * 1000)
+            cpu[name].append((time.process_time() - c0) * 1000)
     out = {k: statistics.median(v) for k, v in times.items()}
     for k, v in times.items():
         out[f"{k}/{base}"] = statistics.median(a / b for a, b in zip(v, times[base]))
+        # this process's CPU time (a git subprocess's is not counted): on a loaded machine the wall
+        # clock also counts the waits for a core, the CPU time does not
+        out[f"{k}/{base} cpu"] = statistics.median(a / max(b, 1e-6) for a, b in zip(cpu[k], cpu[base]))
     return out
 
 
@@ -216,13 +221,16 @@ def main() -> None:
     print("branch: gitmem's write path to a branch that is not checked out, vs the raw pygit2 commit;")
     print("checked-out: the same with work tree and index kept in step, vs `git add` + `git commit`.")
     print(f"{'memories':>9} {'raw ms':>8} {'branch ms':>10} {'ratio':>6} {'git CLI ms':>11} {'checked-out ms':>15} {'ratio':>6} {'remember ms':>12}")
+    cpu_rows = []
     for n in (int(s) for s in args.sizes.split(",")):
         r = measure(n, args.runs, where)
         rows[n] = r
+        cpu_rows.append(f"{n:>9} branch write / raw commit, CPU time of this process: {r['write_branch/raw cpu']:.2f}")
         print(f"{n:>9} {r['raw']:>8.2f} {r['write_branch']:>10.2f} {r['write_branch/raw']:>6.2f} "
               f"{r['git_cli']:>11.2f} {r['write_checked_out']:>15.2f} {r['write_checked_out/git_cli']:>6.2f} "
               f"{r['remember']:>12.2f}"
               f"   (built in {r['build_s']:.1f} s)")
+    print("\n".join(cpu_rows))
     if 10000 in rows and 100000 in rows:
         for key in ("write_branch", "write_checked_out", "remember"):
             print(f"100k / 10k for {key}: {rows[100000][key] / rows[10000][key]:.2f}")
