@@ -1,12 +1,22 @@
 """Cost of one-memory writes through gitmem's write path, next to a raw pygit2
 commit of the same change, in repositories of 1k, 10k and 100k memories.
 
-    python bench/commit.py [--sizes 1000,10000,100000] [--runs 30]
+    python bench/commit.py [--sizes 1000,10000,100000] [--runs 30] [--dir FOLDER]
 
-Each run changes one existing memory. Prints medians (ms), and for the branch write the median of
-each run's ratio to the raw commit beside it; the sides are interleaved and their order alternates
-run by run. Also times
-`gitmem --help` as a whole process next to `python -c pass`.
+Each run changes one existing memory file (a different one each run) and commits it. Three pairs, each
+measured on its own so that no third side's cache or disk traffic falls between the two of a pair:
+
+- branch: gitmem's whole write path (write lock, guards, commit, ref) to a branch that is not checked
+  out, against the raw pygit2 commit of the same change (TreeBuilder along the path, ``create_commit``,
+  the ref update);
+- checked-out: the same with the work tree and the git index kept in step, against `git add` +
+  `git commit`;
+- remember: a new memory through the use case, after the checked-out pair.
+
+Within a pair the two sides alternate their order run by run, and the ratio column is the median of
+each run's ratio. The repositories are built on disk (``--dir``; a tmpfs hides the cost of the file
+system calls, so one is refused unless ``--tmpfs`` says it is meant). Also times `gitmem --help` as a
+whole process next to `python -c pass`.
 """
 
 from __future__ import annotations
@@ -87,22 +97,27 @@ def raw_commit(repo: pygit2.Repository, branch: str, path: str, data: bytes) -> 
     repo.create_commit(ref, sig, sig, "raw", oid, [parent])
 
 
-def interleaved(fns: dict[str, object], runs: int, base: str = "raw") -> dict[str, float]:
+def interleaved(fns: dict[str, object], runs: int, base: str) -> dict[str, float]:
     """Median ms of each function, and the median of each run's ratio to ``base`` (key ``NAME/base``).
 
     The calls are interleaved and their order alternates run by run (forwards, then backwards), so disk
     and cache noise, and whatever runs first or last, hit every side alike.
     """
     times: dict[str, list[float]] = {k: [] for k in fns}
+    cpu: dict[str, list[float]] = {k: [] for k in fns}
     names = list(fns)
     for i in range(runs):
         for name in names if i % 2 == 0 else names[::-1]:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             fns[name](i)  # type: ignore[operator]
             times[name].append((time.perf_counter() - t0) * 1000)
+            cpu[name].append((time.process_time() - c0) * 1000)
     out = {k: statistics.median(v) for k, v in times.items()}
     for k, v in times.items():
         out[f"{k}/{base}"] = statistics.median(a / b for a, b in zip(v, times[base]))
+        # this process's CPU time (a git subprocess's is not counted): on a loaded machine the wall
+        # clock also counts the waits for a core, the CPU time does not
+        out[f"{k}/{base} cpu"] = statistics.median(a / max(b, 1e-6) for a, b in zip(cpu[k], cpu[base]))
     return out
 
 
@@ -150,12 +165,28 @@ def measure(n: int, runs: int, where: str | None) -> dict[str, float]:
             subprocess.run(["git", "add", p], cwd=root, check=True)
             subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "x"], cwd=root, check=True)
 
-        gitmem_side(999_999)
-        baseline(999_999)
-        out = interleaved({"raw": baseline, "write_branch": gitmem_side, "write_checked_out": gitmem_main,
-                           "git_cli": git_cli, "remember": remember}, runs)
+        for warm in (gitmem_side, baseline, gitmem_main, git_cli, remember):
+            warm(999_999)
+        out = interleaved({"raw": baseline, "write_branch": gitmem_side}, runs, "raw")
+        out.update(interleaved({"git_cli": git_cli, "write_checked_out": gitmem_main}, runs, "git_cli"))
+        out.update(interleaved({"remember": remember}, runs, "remember"))
         out["build_s"] = built
         return out
+
+
+def fs_type(folder: str) -> str | None:
+    """The file system type of the mount holding ``folder`` (Linux /proc/mounts; None elsewhere)."""
+    real, best, kind = os.path.realpath(folder), "", None
+    try:
+        with open("/proc/mounts", encoding="utf-8") as fh:
+            for line in fh:
+                fields = line.split()
+                if len(fields) > 2 and (real == fields[1] or real.startswith(fields[1].rstrip("/") + "/")) \
+                        and len(fields[1]) >= len(best):
+                    best, kind = fields[1], fields[2]
+    except OSError:
+        return None
+    return kind
 
 
 def process_ms(cmd: list[str], runs: int = 15) -> float:
@@ -174,20 +205,32 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--runs", type=int, default=30)
-    ap.add_argument("--dir", help="where the repositories are built (default: the system's temporary folder; "
-                                  "give a folder on disk where that one is a tmpfs)")
+    ap.add_argument("--dir", help="where the repositories are built, on disk (default: the system's temporary "
+                                  "folder, or /var/tmp when that one is a tmpfs)")
+    ap.add_argument("--tmpfs", action="store_true", help="allow a folder on a tmpfs (the figures then leave out "
+                                                         "the disk's cost)")
     args = ap.parse_args()
+    where = args.dir or tempfile.gettempdir()
+    if args.dir is None and fs_type(where) == "tmpfs" and os.path.isdir("/var/tmp"):
+        where = "/var/tmp"
+    if fs_type(where) == "tmpfs" and not args.tmpfs:
+        sys.exit(f"{where} is on a tmpfs, which hides what the file system calls cost: give --dir a folder "
+                 "on disk (or --tmpfs to measure there anyway)")
+    print(f"repositories built under {where} ({fs_type(where) or 'file system unknown'})")
     rows = {}
     print("branch: gitmem's write path to a branch that is not checked out, vs the raw pygit2 commit;")
     print("checked-out: the same with work tree and index kept in step, vs `git add` + `git commit`.")
     print(f"{'memories':>9} {'raw ms':>8} {'branch ms':>10} {'ratio':>6} {'git CLI ms':>11} {'checked-out ms':>15} {'ratio':>6} {'remember ms':>12}")
+    cpu_rows = []
     for n in (int(s) for s in args.sizes.split(",")):
-        r = measure(n, args.runs, args.dir)
+        r = measure(n, args.runs, where)
         rows[n] = r
+        cpu_rows.append(f"{n:>9} branch write / raw commit, CPU time of this process: {r['write_branch/raw cpu']:.2f}")
         print(f"{n:>9} {r['raw']:>8.2f} {r['write_branch']:>10.2f} {r['write_branch/raw']:>6.2f} "
-              f"{r['git_cli']:>11.2f} {r['write_checked_out']:>15.2f} {r['write_checked_out'] / r['git_cli']:>6.2f} "
+              f"{r['git_cli']:>11.2f} {r['write_checked_out']:>15.2f} {r['write_checked_out/git_cli']:>6.2f} "
               f"{r['remember']:>12.2f}"
               f"   (built in {r['build_s']:.1f} s)")
+    print("\n".join(cpu_rows))
     if 10000 in rows and 100000 in rows:
         for key in ("write_branch", "write_checked_out", "remember"):
             print(f"100k / 10k for {key}: {rows[100000][key] / rows[10000][key]:.2f}")

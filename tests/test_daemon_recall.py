@@ -357,3 +357,11 @@ def test_load_core_and_the_session_start_hook_are_answered_by_the_daemon(root: P
         if not _gone(pid):
             os.kill(pid, signal.SIGKILL)
     assert "Traceback" not in daemon.log_path(root).read_text()
+
+
+def test_the_socket_name_holds_a_short_root_and_bounds_a_long_one() -> None:
+    short = "/srv/mem"
+    assert daemon_recall.address(short).endswith(":" + short)
+    tail = "/x" * 30
+    one, two = daemon_recall.address("/a" + tail * 3), daemon_recall.address("/b" + tail * 3)
+    assert one != two and len(one) == len(two) < 80

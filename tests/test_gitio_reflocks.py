@@ -34,7 +34,14 @@ def test_a_lock_left_by_a_killed_gitmem_writer_is_cleared(repo: MemoryRepo, repo
     record.parent.mkdir(parents=True, exist_ok=True)
     record.write_text(json.dumps({"pid": dead_pid(), "host": socket.gethostname(), "start": "1"}))
     r = repo.remember("the cache is warmed before the tests", now=T)
-    assert r.commit is not None and not lock.exists() and not record.exists()
+    assert r.commit is not None and not lock.exists() and names_no_writer(record)
+
+
+def names_no_writer(record: Path) -> bool:
+    """True when ``record`` is gone or blank: it no longer says that a gitmem writer holds the ref."""
+    if not record.exists():
+        return True
+    return bool(json.loads(record.read_text(encoding="utf-8")) == {})
 
 
 def _dead_writers_lock(repo: MemoryRepo, ref: str = "refs/heads/main") -> tuple[Path, Path]:
@@ -81,7 +88,7 @@ def test_a_persons_commit_after_a_killed_writer_is_not_failed_by_its_ref_lock(tm
     done = subprocess.run(["git", "commit", "-qm", "a person's note"], cwd=root, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "left by a gitmem writer that was killed" in done.stderr
-    assert not lock.exists() and not record.exists()
+    assert not lock.exists() and names_no_writer(record)
     live = reflocks.lock_path(repo.git.common_dir, "refs/heads/main")
     live.write_text("")                            # a lock gitmem has no record of stays, and git says so
     (root / "notes.txt").write_text("changed\n")
@@ -115,9 +122,36 @@ def test_a_lock_whose_recorded_writer_lives_is_kept(repo: MemoryRepo) -> None:
     assert lock.exists()
 
 
-def test_the_record_is_removed_after_a_commit(repo: MemoryRepo) -> None:
+def test_the_record_names_no_writer_after_a_commit(repo: MemoryRepo) -> None:
+    record = reflocks.record_path(repo.git.common_dir, "refs/heads/main")
     repo.remember("release notes go in the changelog", now=T)
-    assert not reflocks.record_path(repo.git.common_dir, "refs/heads/main").exists()
+    assert record.exists() and names_no_writer(record)
+    blank = record.stat().st_ino
+    lock = reflocks.lock_path(repo.git.common_dir, "refs/heads/main")
+    lock.write_text("")                # a person's git locks the branch just after our commit
+    assert reflocks.lock_owner(record, lock) is None
+    assert reflocks.clear_dead_writers(repo.git.common_dir) == [] and lock.exists()
+    lock.unlink()
+    repo.remember("the next commit rewrites the same record in place", now=T)
+    assert record.stat().st_ino == blank and names_no_writer(record)
+
+
+def test_a_record_is_rewritten_whole_over_an_older_one(tmp_path: Path) -> None:
+    """A record written by an earlier version (shorter, or longer and torn) is read as this process's
+    once rewritten, and as no writer once released."""
+    record = tmp_path / "refs%heads%main.json"
+    record.write_text(json.dumps({"pid": 1, "host": "h", "start": "1"}))
+    reflocks.write_record(record)
+    mine = json.loads(record.read_text(encoding="utf-8"))
+    assert mine["pid"] == os.getpid() and mine["host"] == socket.gethostname()
+    assert record.stat().st_size == reflocks.RECORD_BYTES
+    lock = tmp_path / "main.lock"
+    lock.write_text("")
+    assert reflocks.lock_owner(record, lock) == "self"
+    reflocks.release_record(record)
+    assert reflocks.lock_owner(record, lock) is None and names_no_writer(record)
+    reflocks.release_record(tmp_path / "none.json")   # nothing to release: no file made
+    assert not (tmp_path / "none.json").exists()
 
 
 @pytest.mark.parametrize("pid, start, expected", [

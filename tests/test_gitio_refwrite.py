@@ -97,20 +97,31 @@ def test_a_ref_locked_by_a_live_git_is_a_lost_race_and_its_lock_is_kept(g: Git) 
 
 def test_log_all_ref_updates_decides_as_git_does(tmp_path: Path) -> None:
     cdir = str(tmp_path)
-    assert refwrite.wants_log(None, cdir, "refs/heads/main", bare=False)
-    assert not refwrite.wants_log(None, cdir, "refs/heads/main", bare=True)
-    assert not refwrite.wants_log("false", cdir, "refs/heads/main", bare=False)
-    assert not refwrite.wants_log("true", cdir, "refs/gitmem/x", bare=False)
-    assert refwrite.wants_log("always", cdir, "refs/gitmem/x", bare=True)
+    assert refwrite.wants_log(lambda: None, cdir, "refs/heads/main", bare=False)
+    assert not refwrite.wants_log(lambda: None, cdir, "refs/heads/main", bare=True)
+    assert not refwrite.wants_log(lambda: "false", cdir, "refs/heads/main", bare=False)
+    assert not refwrite.wants_log(lambda: "true", cdir, "refs/gitmem/x", bare=False)
+    assert refwrite.wants_log(lambda: "always", cdir, "refs/gitmem/x", bare=True)
     (tmp_path / "logs" / "refs" / "gitmem").mkdir(parents=True)
     (tmp_path / "logs" / "refs" / "gitmem" / "x").write_text("")
-    assert refwrite.wants_log("false", cdir, "refs/gitmem/x", bare=False)
+
+    def unread() -> str | None:
+        raise AssertionError("a ref that has a reflog gets its line whatever the setting: not read")
+
+    assert refwrite.wants_log(unread, cdir, "refs/gitmem/x", bare=False)
 
 
-def test_refs_in_a_reftable_are_left_to_libgit2(tmp_path: Path) -> None:
-    (tmp_path / "config").write_text("[extensions]\n\trefStorage = reftable\n")
-    assert not refwrite.supported(str(tmp_path))
-    (tmp_path / "config").write_text("[extensions]\n\trefstorage = files\n")
-    assert refwrite.supported(str(tmp_path))
-    (tmp_path / "config").write_text("[core]\n\tbare = false\n")
-    assert refwrite.supported(str(tmp_path))
+def test_a_reflog_is_started_only_as_the_setting_says(g: Git) -> None:
+    """The setting is read from the repository's configuration, once the branch has no reflog."""
+    git(g.root, "config", "core.logAllRefUpdates", "false")
+    commit(g, {"a.md": b"a\n"}, "a\n")
+    assert not (g.common_dir / "logs" / "refs" / "heads" / "main").exists()
+    git(g.root, "config", "core.logAllRefUpdates", "true")
+    commit(g, {"b.md": b"b\n"}, "b\n")
+    assert len(git(g.root, "reflog", "main").splitlines()) == 1
+
+
+def test_refs_in_a_reftable_are_left_to_libgit2() -> None:
+    assert not refwrite.supported("reftable")
+    assert refwrite.supported("files") and refwrite.supported(" Files\n")
+    assert refwrite.supported(None)

@@ -221,6 +221,10 @@ def test_symlink_committed_in_the_tree_is_refused_on_another_branch(repo: Memory
         repo.writer.write(lambda p: Plan({"memory/etc/passwd.md": b"x\n"}, "t", "t"), T, branch="other")
     with pytest.raises(SecurityError):
         write(repo, {"memory/etc/passwd.md": b"x\n"})
+    with pytest.raises(SecurityError):   # deeper, and beside a file the same write may make
+        repo.writer.write(lambda p: Plan({"memory/ok.md": b"x\n", "memory/etc/ssh/id.md": b"x\n"}, "t", "t"), T,
+                          branch="other")
+    assert git(repo_dir, "rev-parse", "other") == git(repo_dir, "rev-parse", "main")
 
 
 def test_detached_head_refuses_writes_but_reads_work(repo: MemoryRepo, repo_dir: Path) -> None:

@@ -152,7 +152,7 @@ def _made(path: Path) -> Path:
 
 # --- JSON-lines logs ---------------------------------------------------------------
 
-def append(path: Path, record: dict[str, Any]) -> None:
+def append(path: str | PathLike[str], record: dict[str, Any]) -> None:
     """Append one JSON line; a single write() call so concurrent appenders do not interleave."""
     line = (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode()
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -199,7 +199,12 @@ def read(path: Path) -> Iterator[dict[str, Any]]:
 
 def log_event(root: str | PathLike[str], event: str, at: str, **fields: Any) -> None:
     """Record an event (``secret.rejected``, ``write``, …) in the clone's events.jsonl."""
-    append(events_path(root), {"event": event, "at": at, **fields})
+    log_event_to(events_path(root), event, at, **fields)
+
+
+def log_event_to(log: str | PathLike[str], event: str, at: str, **fields: Any) -> None:
+    """:func:`log_event` into the event log at ``log`` (a writer that knows it already: no lookup per event)."""
+    append(log, {"event": event, "at": at, **fields})
 
 
 # --- user names, kept as salted hashes only -------------------------------------------

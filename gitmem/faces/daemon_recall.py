@@ -42,10 +42,11 @@ def available() -> bool:
 
 def address(root: str) -> str:
     """The daemon's socket name for the work tree at ``root`` (a resolved path)."""
-    import zlib
+    if len(root) <= 60:
+        return f"\0gitmem-{os.getuid()}:{root}"
+    import zlib   # only for a long path: a recall process that asks pays nothing for it otherwise
 
-    key = root if len(root) <= 60 else f"{root[-40:]}#{zlib.crc32(root.encode()):08x}{len(root)}"
-    return f"\0gitmem-{os.getuid()}:{key}"
+    return f"\0gitmem-{os.getuid()}:{root[-40:]}#{zlib.crc32(root.encode()):08x}{len(root)}"
 
 
 def _peer_uid(sock: _socket.socket) -> int:

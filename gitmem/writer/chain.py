@@ -43,7 +43,7 @@ def judge(git: Git, cfg: Config, plan: Plan[Any], parent: str | None, checked_ou
 
     ``clean``: document bodies known to be scanned clean, which the PII guard skips (a large write)."""
     try:
-        check_paths(git, cfg, plan.changes, parent, checked_out, () if plan.auto else plan.outside)
+        check_paths(git, cfg, plan.changes, checked_out, () if plan.auto else plan.outside)
     except GitmemError as exc:
         return Judged(Refuse(exc))
     touched = anchor.problems(plan.changes, plan.event, plan.trailers)
@@ -57,17 +57,18 @@ def judge(git: Git, cfg: Config, plan: Plan[Any], parent: str | None, checked_ou
         verdict = then(verdict, step(git, cfg, plan, verdict.changes, parent))
     if isinstance(verdict, Defer):   # the queue files a deferral adds pass the sandbox like the rest
         try:
-            check_paths(git, cfg, {p: d for p, d in verdict.changes.items() if p not in plan.changes},
-                        parent, checked_out)
+            check_paths(git, cfg, {p: d for p, d in verdict.changes.items() if p not in plan.changes}, checked_out)
         except GitmemError as exc:
             return Judged(Refuse(exc))
     return Judged(verdict, stripped)
 
 
-def check_paths(git: Git, cfg: Config, changes: Changes, parent: str | None, checked_out: bool,
+def check_paths(git: Git, cfg: Config, changes: Changes, checked_out: bool,
                 outside: tuple[str, ...] = ()) -> None:
     """Steps 1 and 2: every path inside the sandbox (or one of the top-level files ``outside`` names),
-    no symlink on its way, content within the limits."""
+    no symlink on its way in the work tree, content within the limits. A symlink on its way in the
+    commit's tree is refused where the tree is written (``gitio.trees.build``, ``gitio.packing``),
+    which walks those folders anyway."""
     allowed = cfg.paths.allowed_dirs + tuple(p for p in outside if "/" not in p)
     narrowed = config_mod.env_allowed_dirs()
     max_bytes = cfg.sediment.max_content_bytes
@@ -78,9 +79,6 @@ def check_paths(git: Git, cfg: Config, changes: Changes, parent: str | None, che
         fresh = folder not in seen_dirs   # a folder's symlinks are checked once per write
         seen_dirs.add(folder)
         sandbox.check_path(path, allowed, narrowed, Path(root) if root is not None else None, check_folders=fresh)
-        # in the tree only folders matter: a blob written over a symlink entry replaces it
-        if fresh and folder and git.is_symlink(folder, parent):
-            raise SecurityError(f"refusing to write through a symlink in the repository: {path!r}")
         if data is not None:   # a document carries its front matter on top of the text the cap measures
             guard.check_content(path, data, max_bytes + (FRONT_MATTER_MAX_BYTES if path.endswith(".md") else 0))
 

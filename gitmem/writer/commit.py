@@ -12,6 +12,7 @@ queued, or nothing. Another program's ``index.lock`` and a person's running
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from datetime import datetime
@@ -45,6 +46,11 @@ class Writer:
         self.root = self.git.root
         self.cfg = cfg
         self.state = state.shared_dir(self.git.root)
+        # the files every write touches, named once (the lock's folder is made again on each write)
+        self._lock = str(self.state / state.WRITE_LOCK)
+        self._events = str(self.state / state.EVENTS_LOG)
+        self._names_file = str(self.state / state.NAMES_FILE)
+        self._merge_head = str(self.git.git_dir / "MERGE_HEAD")
         self._names: pii.Names | None = None   # user names known to this clone, and their file's stamp
         self._names_stamp: tuple[int, int] | None = None
 
@@ -63,7 +69,7 @@ class Writer:
         deadline = time.monotonic() + waiting.INDEX_WAIT
         while True:
             try:
-                with exclusive(self.state / state.WRITE_LOCK):
+                with exclusive(self._lock):
                     return self._write(planner, now, branch, checked_out)
             except IndexLocked as busy:
                 # A person's `git commit` holds the index (its hooks may be waiting for
@@ -78,7 +84,7 @@ class Writer:
         """Finish or undo a write a killed writer left half done; True when there was one."""
         from gitmem.base.gitio.reflocks import clear_dead_writers
 
-        with exclusive(self.state / state.WRITE_LOCK):
+        with exclusive(self._lock):
             pending = worktree.pending(self.git)
             pending = bool(clear_dead_writers(self.git.common_dir)) or pending
             branch = self.git.head_branch()
@@ -87,7 +93,7 @@ class Writer:
             return pending
 
     def _write(self, planner: Planner[T], now: datetime, branch: str, checked_out: bool) -> Written[T]:
-        refuse_while_merging(self.git)
+        refuse_while_merging(self._merge_head)
         if checked_out:
             worktree.recover(self.git, branch)
         for _ in range(MAX_ATTEMPTS):
@@ -121,8 +127,8 @@ class Writer:
                 continue
             if record is not None and clean is not None:
                 scanned.save(record, clean)
-            state.log_event(self.git.root, "write", iso(now), commit=commit, branch=redact.for_log(branch),
-                            kind=plan.event, files=len(changes), **({"deferred": list(deferred)} if deferred else {}))
+            state.log_event_to(self._events, "write", iso(now), commit=commit, branch=_branch_for_log(branch),
+                               kind=plan.event, files=len(changes), **({"deferred": list(deferred)} if deferred else {}))
             return Written(commit, branch, plan, judged.stripped, deferred)
         raise ConflictError(f"branch {branch!r} kept moving; gave up after {MAX_ATTEMPTS} attempts",
                             hint="another program is committing to it in a loop; try again when it stops")
@@ -138,7 +144,7 @@ class Writer:
         """The user names this clone has learned (salted hashes); read again only when their file
         changed (a harvest in this or another process learned some), which costs one stat."""
         try:
-            info = os.stat(self.state / state.NAMES_FILE)
+            info = os.stat(self._names_file)
             stamp: tuple[int, int] | None = (info.st_mtime_ns, info.st_size)
         except FileNotFoundError:
             stamp = None
@@ -150,9 +156,17 @@ class Writer:
         return self._names
 
 
-def refuse_while_merging(git: Git) -> None:
-    """Nothing is committed while a merge waits for a person: the commit would carry half of it."""
-    if (git.git_dir / "MERGE_HEAD").exists():
+@functools.lru_cache(maxsize=64)
+def _branch_for_log(branch: str) -> str:
+    """``branch`` as the event log records it: scanned once per name, not on every write (the
+    scanner without an allowlist is a function of the text alone)."""
+    return redact.for_log(branch)
+
+
+def refuse_while_merging(merge_head: str) -> None:
+    """Nothing is committed while a merge waits for a person (``merge_head``, the clone's MERGE_HEAD, is
+    there): the commit would carry half of it."""
+    if os.path.exists(merge_head):
         raise ConflictError("a merge is in progress in this clone and not resolved yet; gitmem commits nothing "
                             "until it is", hint="run `gitmem repair` to merge the memory documents, then "
                             "`git commit` (or `git merge --abort`), then `gitmem sync`")

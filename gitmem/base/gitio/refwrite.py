@@ -30,14 +30,40 @@ class RefMoved(Exception):
     """The ref no longer points at the expected commit, or someone else holds its lock."""
 
 
-def supported(common_dir: str) -> bool:
-    """True when refs live in files (``extensions.refStorage`` unset or ``files``): this module applies."""
+def supported(ref_storage: str | None) -> bool:
+    """True when refs live in files (``extensions.refStorage``, given, is unset or ``files``): this module applies."""
+    return ref_storage is None or ref_storage.strip().lower() == "files"
+
+
+def commit_files(common_dir: Path, git_dir: Path, branch: str, oid: str, parent: str | None,
+                 sig: pygit2.Signature, message: str, tip: Callable[[], str | None],
+                 log_setting: Callable[[], str | None], bare: bool, release: tuple[str, ...]) -> str:
+    """``Git.create_commit`` where refs are files: move ``branch`` from ``parent`` to the commit
+    ``oid`` (``tip``: where the branch points now; ``log_setting``: ``core.logAllRefUpdates``, read
+    only when the branch has no reflog yet). CasFailed when the branch moved or its lock is held."""
+    from gitmem.base.errors import CasFailed
+    from gitmem.base.gitio.reflocks import clear_stale, lock_path, record_writer, release_record
+
+    ref = f"refs/heads/{branch}"
+    common = str(common_dir)
+    if os.path.exists(os.path.join(common, ref + ".lock")):   # judged by its writer's record, before ours replaces it
+        clear_stale(common_dir, ref)   # a dead writer's lock goes; a live one's is waited for
+    record = record_writer(common_dir, ref)   # before the ref is locked: a kill leaves it
+    log = None
+    if wants_log(log_setting, common, ref, bare):
+        log = f"{sig.name} <{sig.email}> {sig.time} +0000\t{reflog_message(message, parent)}"
     try:
-        with open(os.path.join(common_dir, "config"), encoding="utf-8", errors="replace") as fh:
-            text = fh.read().lower()
-    except OSError:
-        return False
-    return "refstorage" not in text or "refstorage = files" in text
+        move(common, str(git_dir), ref, oid, parent, log, release)
+    except RefMoved:
+        release_record(record)
+        if lock_path(common_dir, ref).exists() and tip() == parent:
+            clear_stale(common_dir, ref)
+        raise CasFailed(branch) from None
+    except BaseException:
+        release_record(record)
+        raise
+    release_record(record)
+    return oid
 
 
 def current(common_dir: str, ref: str) -> str | None:
@@ -67,9 +93,8 @@ def move(common_dir: str, git_dir: str, ref: str, new: str, old: str | None, log
     when the tip differs or the ref is locked by someone else."""
     path = os.path.join(common_dir, ref)
     lock = path + ".lock"
-    os.makedirs(os.path.dirname(path), exist_ok=True)
     try:
-        fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        fd = _create(lock)
     except FileExistsError:
         raise RefMoved(ref) from None
     try:
@@ -83,9 +108,15 @@ def move(common_dir: str, git_dir: str, ref: str, new: str, old: str | None, log
             zero = "0" * len(new)
             entry = f"{old or zero} {new} {log_line}\n".encode("utf-8")
             for log in _reflogs(common_dir, git_dir, ref):
-                os.makedirs(os.path.dirname(log), exist_ok=True)
-                with open(log, "ab") as fh:
-                    fh.write(entry)
+                try:
+                    logged = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+                except FileNotFoundError:
+                    os.makedirs(os.path.dirname(log), exist_ok=True)
+                    logged = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+                try:
+                    os.write(logged, entry)
+                finally:
+                    os.close(logged)
         # the ref's old file stays linked until the release is done: a rename that frees the file it
         # replaces returns only after the freeing (milliseconds on ext4, with the new ref already
         # visible), and a kill then would leave the release undone
@@ -107,16 +138,26 @@ def _keep(common_dir: str, ref: str, path: str) -> str | None:
     """A second link to the loose file of ``ref`` (None when it has none), which ``move`` removes last
     (one name per ref: only the holder of the ref's lock makes it)."""
     kept = os.path.join(common_dir, "gitmem", "ref-writers", ref.replace("/", "%") + ".old")
-    os.makedirs(os.path.dirname(kept), exist_ok=True)
-    try:
-        os.unlink(kept)   # a killed writer's
-    except FileNotFoundError:
-        pass
     try:
         os.link(path, kept)
+    except FileExistsError:   # a killed writer's
+        os.unlink(kept)
+        os.link(path, kept)
     except (FileNotFoundError, NotADirectoryError):
-        return None
+        if not os.path.isfile(path):
+            return None   # a new ref, or one in packed-refs only
+        os.makedirs(os.path.dirname(kept), exist_ok=True)
+        os.link(path, kept)
     return kept
+
+
+def _create(lock: str) -> int:
+    """Create ``lock`` exclusively, and the folders on its way when missing (FileExistsError: it is held)."""
+    try:
+        return os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except FileNotFoundError:
+        os.makedirs(os.path.dirname(lock), exist_ok=True)
+        return os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
 
 
 def _reflogs(common_dir: str, git_dir: str, ref: str) -> list[str]:
@@ -132,12 +173,13 @@ def _reflogs(common_dir: str, git_dir: str, ref: str) -> list[str]:
     return logs
 
 
-def wants_log(setting: str | None, common_dir: str, ref: str, bare: bool) -> bool:
-    """Whether git writes a reflog line for ``ref`` under ``core.logAllRefUpdates`` = ``setting``."""
-    value = (setting or "").strip().lower()
-    if value == "always":
-        return True
+def wants_log(setting: Callable[[], str | None], common_dir: str, ref: str, bare: bool) -> bool:
+    """Whether git writes a reflog line for ``ref`` under ``core.logAllRefUpdates`` = ``setting()``
+    (asked only when the ref has no reflog yet: one it has always gets the line)."""
     if os.path.exists(os.path.join(common_dir, "logs", ref)):
+        return True
+    value = (setting() or "").strip().lower()
+    if value == "always":
         return True
     if value in ("", "unset"):
         enabled = not bare
@@ -153,10 +195,14 @@ def commit_libgit2(repo: pygit2.Repository, common_dir: Path, tip: Callable[[], 
     import pygit2
 
     from gitmem.base.errors import CasFailed
-    from gitmem.base.gitio.reflocks import clear_stale, lock_path, record_writer
+    from gitmem.base.gitio.reflocks import clear_stale, lock_path, record_writer, release_record
 
     ref = f"refs/heads/{branch}"
     parent = str(parents[0]) if parents else None
+    if tip() != parent:   # libgit2 moves the ref without comparing: compared here, under the write lock
+        raise CasFailed(branch)
+    if lock_path(common_dir, ref).exists():
+        clear_stale(common_dir, ref)   # a dead writer's lock goes; a live one's is waited for
     record = record_writer(common_dir, ref)   # before libgit2 locks the ref: a kill leaves it
     try:
         oid = repo.create_commit(ref, sig, sig, message, pygit2.Oid(hex=tree), parents)
@@ -164,7 +210,7 @@ def commit_libgit2(repo: pygit2.Repository, common_dir: Path, tip: Callable[[], 
         # Lost the race: another writer moved the branch (or holds its lock: libgit2
         # raises OSError then) between our check and libgit2's. Told apart by the
         # refs and the lock file, not by libgit2's wording.
-        record.unlink(missing_ok=True)
+        release_record(record)
         if tip() != parent:
             raise CasFailed(branch) from None
         if lock_path(common_dir, ref).exists():
@@ -173,7 +219,7 @@ def commit_libgit2(repo: pygit2.Repository, common_dir: Path, tip: Callable[[], 
         raise
     for done in release:
         remove(done)
-    record.unlink(missing_ok=True)
+    release_record(record)
     return str(oid)
 
 

@@ -183,23 +183,6 @@ class Git:
         """The content of the blob ``oid``."""
         return bytes(self.repo[oid].read_raw())
 
-    def is_symlink(self, path: str, rev: str | None) -> bool:
-        """True when ``path`` or one of its parent folders is a symlink in the tree at ``rev``."""
-        from pygit2.enums import FileMode
-
-        if rev is None:
-            return False
-        tree = self._commit(rev).tree
-        parts = path.split("/")
-        for i in range(1, len(parts) + 1):
-            try:
-                entry = tree["/".join(parts[:i])]
-            except KeyError:
-                return False
-            if entry.filemode == FileMode.LINK:
-                return True
-        return False
-
     def diff(self, old: str | None, new: str) -> list[PathChange]:
         """Files added, modified or deleted between two commits (old None: the empty tree)."""
         from pygit2.enums import DeltaStatus
@@ -280,14 +263,14 @@ class Git:
         base = self._commit(base_rev).tree if base_rev else None
         return str(build(self.repo, base, {tuple(p.split("/")): d for p, d in changes.items()}))
 
-    def signature(self, when: datetime) -> pygit2.Signature:
-        """The configured identity (or gitmem's own) at ``when`` (a naive time is UTC)."""
+    def signature(self, when: datetime, config: pygit2.Config | None = None) -> pygit2.Signature:
+        """The configured identity (or gitmem's own) at ``when`` (a naive time is UTC); ``config``:
+        the repository's configuration when the caller has read it already."""
         import pygit2
 
-        cfg = self.repo.config
-        try:
-            name, email = str(cfg["user.name"]), str(cfg["user.email"])
-        except (KeyError, pygit2.GitError):
+        cfg = config if config is not None else self.repo.config
+        name, email = _setting(cfg, "user.name"), _setting(cfg, "user.email")
+        if name is None or email is None:
             name, email = DEFAULT_NAME, DEFAULT_EMAIL
         from datetime import timezone
 
@@ -303,39 +286,19 @@ class Git:
         branch has moved (the write path's ``index.lock`` and its record), by the very next system calls."""
         import pygit2
 
-        sig = self.signature(when)
-        ref = f"refs/heads/{branch}"
-        current = self.tip(branch)
-        if current != parent:
-            raise CasFailed(branch)
-        # socket and json: only a commit pays for them
         from gitmem.base.gitio import refwrite
-        from gitmem.base.gitio.reflocks import clear_stale, lock_path, record_writer
 
-        if lock_path(self.common_dir, ref).exists():
-            clear_stale(self.common_dir, ref)   # a dead writer's lock goes; a live one's is waited for
+        config = self.repo.config   # read once for the identity, the ref backend and the reflog
+        sig = self.signature(when, config)
         parents = [pygit2.Oid(hex=p) for p in ([parent] if parent else []) + list(merged)]
-        common = str(self.common_dir)
-        if not refwrite.supported(common):
+        if not refwrite.supported(_setting(config, "extensions.refStorage")):
             return refwrite.commit_libgit2(self.repo, self.common_dir, lambda: self.tip(branch), branch, sig, message,
                                            tree, parents, release)
+        # refs in files: the tip is compared under the ref's lock, so it is not read here first
         oid = written or str(self.repo.create_commit(None, sig, sig, message, pygit2.Oid(hex=tree), parents))
-        record = record_writer(self.common_dir, ref)   # before the ref is locked: a kill leaves it
-        log = None
-        if refwrite.wants_log(self._config("core.logAllRefUpdates"), common, ref, self.repo.is_bare):
-            log = f"{sig.name} <{sig.email}> {sig.time} +0000\t{refwrite.reflog_message(message, parent)}"
-        try:
-            refwrite.move(common, str(self.git_dir), ref, oid, parent, log, release)
-        except refwrite.RefMoved:
-            record.unlink(missing_ok=True)
-            if lock_path(self.common_dir, ref).exists() and self.tip(branch) == parent:
-                clear_stale(self.common_dir, ref)
-            raise CasFailed(branch) from None
-        except BaseException:
-            record.unlink(missing_ok=True)
-            raise
-        record.unlink(missing_ok=True)
-        return oid
+        return refwrite.commit_files(self.common_dir, self.git_dir, branch, oid, parent, sig, message,
+                                     lambda: self.tip(branch), lambda: _setting(config, "core.logAllRefUpdates"),
+                                     self.repo.is_bare, release)
 
     def write_commit(self, tree: str, parent: str | None, message: str, when: datetime,
                      merged: Sequence[str] = ()) -> str:
@@ -345,14 +308,6 @@ class Git:
         sig = self.signature(when)
         return str(self.repo.create_commit(None, sig, sig, message, pygit2.Oid(hex=tree),
                                            [pygit2.Oid(hex=p) for p in ([parent] if parent else []) + list(merged)]))
-
-    def _config(self, key: str) -> str | None:
-        import pygit2
-
-        try:
-            return str(self.repo.config[key])
-        except (KeyError, pygit2.GitError):
-            return None
 
     def set_ref(self, name: str, target: str, old: str | None) -> None:
         """Point ``name`` at ``target`` if it still points at ``old`` (None: must not exist)."""
@@ -404,6 +359,16 @@ class Git:
         from gitmem.base.gitio.trees import blob_entries
 
         return blob_entries(self.repo[rev].peel(pygit2.Tree), paths)
+
+
+def _setting(config: pygit2.Config, key: str) -> str | None:
+    """The value of ``key`` in git's configuration, or None when it is not set."""
+    import pygit2
+
+    try:
+        return str(config[key])
+    except (KeyError, pygit2.GitError):
+        return None
 
 
 def _touches(c: pygit2.Commit, path: str) -> bool:

@@ -24,6 +24,13 @@ def build(repo: pygit2.Repository, base: pygit2.Tree | None, changes: dict[tuple
     dropped, as git has no empty trees. Writing a file over a folder, a folder
     over a file, or anything under a symlink is refused.
     """
+    return _build(repo, base, changes)[0]
+
+
+def _build(repo: pygit2.Repository, base: pygit2.Tree | None,
+           changes: dict[tuple[str, ...], bytes | None]) -> tuple[pygit2.Oid, int]:
+    """:func:`build`, and how many entries the tree written has (0: a folder to drop; the builder
+    counts them, so the tree just written is not read back)."""
     import pygit2
     from pygit2.enums import FileMode
 
@@ -49,14 +56,13 @@ def build(repo: pygit2.Repository, base: pygit2.Tree | None, changes: dict[tuple
         if entry is not None and entry.filemode != FileMode.TREE:
             raise ConflictError(f"cannot create folder {name!r}: a file of that name exists")
         subtree = repo[entry.id] if entry is not None else None
-        oid = build(repo, subtree if isinstance(subtree, pygit2.Tree) else None, sub)
-        built = repo[oid]
-        if isinstance(built, pygit2.Tree) and len(built) == 0:
+        oid, count = _build(repo, subtree if isinstance(subtree, pygit2.Tree) else None, sub)
+        if count == 0:
             if entry is not None:
                 tb.remove(name)
         else:
             tb.insert(name, oid, FileMode.TREE)
-    return tb.write()
+    return tb.write(), len(tb)
 
 
 def read_many(tree: pygit2.Tree | None, paths: Iterable[str]) -> dict[str, bytes | None]:

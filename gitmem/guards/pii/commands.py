@@ -42,6 +42,11 @@ _rx = Patterns(
 
 # How far before its <<< a here-string match starts: "login" and up to 200 bytes.
 _HERE_REACH = 210
+# (literal, pattern, matched on the text as written rather than lowered) of the tools with a password flag;
+# [io]sql is one pattern, tried once for both literals
+_TOOLS = ((b"ldap", "ldap", False), (b"sqlcmd", "sqlcmd", True), (b"isql", "osql", True), (b"osql", "osql", True),
+          (b"bcp", "bcp", True), (b"net use", "net_use", False), (b"smbclient", "smbclient", False))
+
 # What reads a password piped to it: echo pw | <one of these>.
 _STDIN_READERS = (b"sudo", b"chpasswd", b"--stdin", b"-stdin", b"--with-token")
 
@@ -56,10 +61,10 @@ def find_commands(v: View, out: list[Cand]) -> None:
     if b"htpasswd" in low:
         for m in rx.htpasswd.finditer(low):
             _htpasswd(v, out, m.start(1), m.end(1))
-    for needle, pattern in ((b"ldap", rx.ldap), (b"sqlcmd", rx.sqlcmd), (b"isql", rx.osql), (b"osql", rx.osql),
-                            (b"bcp", rx.bcp), (b"net use", rx.net_use), (b"smbclient", rx.smbclient)):
-        if needle in low and not (needle == b"osql" and b"isql" in low):   # [io]sql: one pass for both
-            for m in pattern.finditer(v.ab if pattern in (rx.sqlcmd, rx.osql, rx.bcp) else low):
+    for needle, name, cased in _TOOLS:
+        # a pattern is compiled (and looked up) only for a text that holds its literal
+        if needle in low and not (needle == b"osql" and b"isql" in low):
+            for m in getattr(rx, name).finditer(v.ab if cased else low):
                 _value(v, out, m.end())
     if b"<<<" in low:   # the pattern has no literal start: it is tried on the lines of each <<< only
         for m in near(rx.here_string, low, b"<<<", _HERE_REACH):

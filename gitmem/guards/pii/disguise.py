@@ -223,15 +223,18 @@ def _stem_hits(ab: bytes) -> list[int]:
     """Where a stem may start: one literal search per stem is several times
     faster than one alternation, which ``re`` tries at every position."""
     hits: list[int] = []
-    for name in ("gh", "github", "hf", "npm", "glpat", "dckr", "sk", "rk", "xox"):
-        if name.encode() in ab:
+    for name, literal in _STEM_LITERALS:
+        if literal in ab:
             hits += [m.start() for m in getattr(_STEM_STARTS, name).finditer(ab)]
-    for name in ("AKIA", "ASIA", "AIza"):
-        i = ab.find(name.encode())
+    for literal in (b"AKIA", b"ASIA", b"AIza"):
+        i = ab.find(literal)
         while i >= 0:
             hits.append(i)
-            i = ab.find(name.encode(), i + 1)
+            i = ab.find(literal, i + 1)
     return sorted(hits)
+
+
+_STEM_LITERALS = tuple((name, name.encode()) for name in ("gh", "github", "hf", "npm", "glpat", "dckr", "sk", "rk", "xox"))
 
 
 def _wordlike(piece: bytes) -> bool:
