@@ -132,7 +132,9 @@ def test_allow_records_a_salted_hash_and_the_next_harvest_accepts(repo: MemoryRe
     assert repo.refused_sessions() == []
     grep = subprocess.run(["git", "grep", "-F", FIXTURE_PW, accepted.commit or ""], cwd=repo_dir, capture_output=True)
     assert grep.returncode == 1        # in no file of the commit
-    assert any(m.content == REDIS for m in repo.list().memories)
+    # the decision is harvested: on main, or in the harvest inbox when the scorer is unsure of it
+    inbox = [i.text for r in repo.reviews() if r.kind == "harvest" for i in repo.review_show(r.name).items]
+    assert REDIS in [m.content for m in repo.list().memories] + inbox
 
 
 def test_an_allowed_value_is_masked_in_what_the_session_becomes(repo: MemoryRepo, repo_dir: Path,
