@@ -150,7 +150,9 @@ def release(root: str, git_dir: str, common_dir: str, journal: object, ours: boo
         if ours:
             staging.drop(gdir)
         _remove_if(root, gdir, gone)
-    elif tip == parent and not held:
+    elif not held and (tip == parent or (not ours and _never_moved_to(common_dir, branch, commit))):
+        # not moved; or a person committed since, which the dead writer's lock would have stopped had
+        # it still been held: the write's new files are still its own, untracked
         swapped = not following.exists()
         if ours:
             if swapped:
@@ -164,6 +166,16 @@ def release(root: str, git_dir: str, common_dir: str, journal: object, ours: boo
     for left in (following, kept, Path(state.journal_path(root))):
         left.unlink(missing_ok=True)
     return True
+
+
+def _never_moved_to(common_dir: str, branch: str, commit: str) -> bool:
+    """True when the reflog of ``branch`` shows it never pointed at ``commit`` (False when there is no
+    reflog to tell)."""
+    try:
+        with open(os.path.join(common_dir, "logs", "refs", "heads", branch), encoding="utf-8", errors="replace") as fh:
+            return not any(line.split(" ", 2)[1:2] == [commit] for line in fh)
+    except OSError:
+        return False
 
 
 def _remove_if(root: str, git_dir: Path, blobs: dict[str, object]) -> None:
