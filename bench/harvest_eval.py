@@ -125,6 +125,17 @@ def line_hash(key: str) -> str:
     return f"{line}:{digest}"
 
 
+def read_labels(path: Path) -> dict[str, dict[str, dict[str, Any]]]:
+    """The labels of ``path`` by session and line hash; where both labellers labelled a candidate, the
+    first labeller's label."""
+    labels: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for lab in read_jsonl(path):
+        key = line_hash(lab["key"])
+        if key not in labels[lab["session"]] or lab.get("labeller") == "a":
+            labels[lab["session"]][key] = lab
+    return labels
+
+
 def candidate_totals(dumps: Path) -> dict[str, dict[str, int]]:
     """Per session and speaker, how many candidates it had before sampling (the dumps' ``index.jsonl``)."""
     index = dumps / "index.jsonl"
@@ -155,11 +166,7 @@ def find_transcript(folder: Path, meta: dict[str, Any]) -> Path | None:
 
 def corpus(dumps: Path, sessions: Path, labels_path: Path, manifest_path: Path, split: str, result: Result) -> None:
     manifest = [m for m in read_jsonl(manifest_path) if m.get("split") == split and not m.get("parent")]
-    labels: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
-    for lab in read_jsonl(labels_path):
-        key = line_hash(lab["key"])
-        if key not in labels[lab["session"]] or lab.get("labeller") == "a":
-            labels[lab["session"]][key] = lab
+    labels = read_labels(labels_path)
     totals = candidate_totals(dumps)
     for meta in manifest:
         sid = meta["id"]

@@ -38,7 +38,7 @@ from gitmem.base.config import Config  # noqa: E402
 from gitmem.engines import similarity  # noqa: E402
 from gitmem.engines.harvest import candidates, featurize, planning, scorer  # noqa: E402
 from harvest_eval import (candidate_totals, carries, find_transcript, folded, harvest_one, line_hash,  # noqa: E402
-                          read_jsonl, weights_of)
+                          read_jsonl, read_labels, weights_of)
 
 STAGES = ("labelled", "candidate", "scored inbox", "scored keep", "rule", "signal", "picked", "on main")
 
@@ -89,11 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         scorer.load = lambda: model   # find_signals and the harvest read the model through it
     only = {r for r in args.repos.split(",") if r}
     skip = {r for r in args.exclude.split(",") if r}
-    labels: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
-    for lab in read_jsonl(args.labels):
-        key = line_hash(lab["key"])
-        if key not in labels[lab["session"]] or lab.get("labeller") == "a":
-            labels[lab["session"]][key] = lab
+    labels = read_labels(args.labels)
     totals = candidate_totals(args.corpus)
     cfg = Config()
     m = scorer.load()

@@ -47,7 +47,7 @@ import harvest_train as ht  # noqa: E402
 from gitmem.base.config import Config  # noqa: E402
 from gitmem.engines.harvest import featurize, planning, scorer, signals  # noqa: E402
 from gitmem.engines.harvest.signals import Signal  # noqa: E402
-from harvest_eval import candidate_totals, find_transcript, line_hash, read_jsonl, weights_of  # noqa: E402
+from harvest_eval import candidate_totals, find_transcript, line_hash, read_jsonl, read_labels, weights_of  # noqa: E402
 from harvest_funnel import signal_carries  # noqa: E402
 
 
@@ -175,11 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     ex = ht.corpus_examples(args.corpus, args.labels, args.manifest, "train")
     sessions = {e.session for e in ex}
     read = read_sessions(args.sessions, args.manifest, sessions, args.cache)
-    labels: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
-    for lab in read_jsonl(args.labels):
-        key = line_hash(lab["key"])
-        if key not in labels[lab["session"]] or lab.get("labeller") == "a":
-            labels[lab["session"]][key] = lab
+    labels = read_labels(args.labels)
     totals = candidate_totals(args.corpus)
     groups = np.array([e.group for e in ex])
     by: dict[str, dict[str, dict[str, float]]] = {mode: defaultdict(lambda: defaultdict(float)) for mode in args.rules}
