@@ -165,7 +165,7 @@ def test_the_clock_option_out_of_range_is_a_clear_error(fuzz_repo: Path, option:
 
     with _captured() as (out, err):
         code = main(["--repo", str(fuzz_repo), option, value, "list"])
-    assert code == 1 and err.getvalue().startswith("gitmem: error: ")
+    assert code == 2 and err.getvalue().startswith("gitmem: error: ")
 
 
 json_scalar = st.one_of(st.sampled_from(["Infinity", "-Infinity", "NaN", "1e400", "1" + "0" * 5000, "-0", "1e-400",

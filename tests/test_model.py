@@ -171,9 +171,11 @@ def test_memory_from_a_top_level_path_defaults_to_user() -> None:
 
 
 @pytest.mark.parametrize("raw, expected", [
-    ("0.3", 0.3), ("high", 0.5), (None, 0.5), (7, 1.0), (-2, 0.0), ([1], 0.5), (True, 1.0),
+    ("0.3", 0.3), ("high", 0.5), (None, 0.5), (7, 0.5), (-2, 0.5), (-0.5, 0.5), ("1.5", 0.5), ("nan", 0.5),
+    ([1], 0.5), (True, 1.0), (0, 0.0), (1, 1.0),
 ])
-def test_memory_from_importance_is_clamped_or_falls_back(raw: Any, expected: float) -> None:
+def test_memory_from_importance_out_of_range_falls_back_to_the_default(raw: Any, expected: float) -> None:
+    """An out-of-range or non-numeric importance reads as the default 0.5, never as 0 (which decay would archive)."""
     assert model.memory_from({"importance": raw}, "x", "memory/user/m.md").importance == expected
 
 

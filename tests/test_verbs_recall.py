@@ -228,7 +228,8 @@ def test_decay_json_and_commit(filled: Path, capsys: pytest.CaptureFixture[str])
 
 def test_decay_bad_clock(filled: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(["--repo", str(filled), "--now", "garbage", "decay"], capsys)
-    assert code == 1 and out == "" and "not an ISO 8601 time: 'garbage'" in one_error(err, hint=True)
+    assert code == 2 and out == "" and "--now: not an ISO 8601 time: 'garbage'" in one_error(err, hint=True)
+    assert "the accepted format is an ISO 8601 time" in err and "hint: use e.g. 2026-11-29T13:40:00Z" in err
 
 
 # --------------------------------------------------------------------------- link / graph
@@ -306,7 +307,8 @@ def test_consolidate_empty_window_and_bad_since(filled: Path, capsys: pytest.Cap
     code, out, _ = run_cli([*base(filled, "2027-06-01T00:00:00Z"), "consolidate", "--since", "1d"], capsys)
     assert (code, out) == (0, "Memory review since 2027-05-31T00:00:00Z\n  no memory changed\n")
     code, out, err = run_cli([*base(filled), "consolidate", "--since", "bogus"], capsys)
-    assert code == 1 and out == "" and "--since 'bogus'" in one_error(err, hint=False)
+    assert code == 2 and out == "" and "--since 'bogus'" in one_error(err, hint=True)
+    assert "a number and h, d or w (12h, 7d, 2w), or an ISO date such as 2026-01-01" in err
 
 
 # --------------------------------------------------------------------------- reflect

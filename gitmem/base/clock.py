@@ -6,7 +6,7 @@ import os
 from datetime import datetime, timezone
 from functools import lru_cache
 
-from gitmem.base.errors import UsageError
+from gitmem.base.errors import ArgumentError, UsageError
 
 
 def parse_time(text: str) -> datetime:
@@ -53,11 +53,15 @@ def now(explicit: str | None = None) -> datetime:
     text = explicit or os.environ.get("GITMEM_NOW")
     if not text:
         return datetime.now(timezone.utc).replace(microsecond=0)
-    value = parse_time(text)
+    where = "--now" if explicit else "GITMEM_NOW"
+    try:
+        value = parse_time(text)
+    except UsageError as exc:
+        raise ArgumentError(f"{where}: {exc.message}; the accepted format is an ISO 8601 time",
+                            hint=exc.hint) from None
     if not in_range(value):
-        where = "--now" if explicit else "GITMEM_NOW"
-        raise UsageError(f"{where} {text!r} is out of range: the clock must lie between 1970 and 9000",
-                         hint="use e.g. 2026-11-29T13:40:00Z")
+        raise ArgumentError(f"{where} {text!r} is out of range: the clock must lie between 1970 and 9000",
+                            hint="use e.g. 2026-11-29T13:40:00Z")
     return value
 
 

@@ -275,6 +275,15 @@ def _num(value: Any, default: float) -> float:
         return default
 
 
+def as_importance(value: Any, default: float = 0.5) -> float:
+    """A stored importance; ``default`` when it is not a number in [0, 1] (a hand edit or a hostile value).
+
+    Never clamped to 0: a mistyped ``-0.5`` must not make the next decay archive the memory.
+    """
+    number = _num(value, default)
+    return number if 0.0 <= number <= 1.0 else default
+
+
 def as_type(value: str, default: MemoryType = "fact") -> MemoryType:
     """``value`` as a memory type; ``default`` when it is not one (a hand edit)."""
     return cast("MemoryType", value) if value in TYPES else default
@@ -309,7 +318,7 @@ def memory_from(data: dict[str, Any], body: str, path: str) -> Memory:
     return Memory(
         id=mid, content=body.strip("\n"), type=as_type(str(data.get("type") or "fact")), domain=domain,
         tier=as_tier(str(data.get("tier") or ("archive" if path.startswith(ARCHIVE_DIR + "/") else "short"))),
-        band=as_band(str(data.get("band") or "active")), importance=min(1.0, max(0.0, _num(data.get("importance"), 0.5))),
+        band=as_band(str(data.get("band") or "active")), importance=as_importance(data.get("importance")),
         created=str(data.get("created") or ""), last_accessed=str(data.get("last_accessed") or data.get("created") or ""),
         reinforced=reinforced, keywords=_str_tuple(data.get("keywords")), tags=_str_tuple(data.get("tags")),
         links=_links(data.get("links")), source=str(data.get("source") or ""),

@@ -99,19 +99,21 @@ class Review:
 def parse_since(text: str, now: datetime) -> datetime:
     """'7d', '12h', '2w' or an ISO date."""
     from gitmem.base.clock import parse_time
-    from gitmem.base.errors import UsageError
+    from gitmem.base.errors import ArgumentError, UsageError
 
     units = {"h": 1 / 24, "d": 1, "w": 7}
     if text and text[-1] in units and text[:-1].isdigit():
         try:
             return now - timedelta(days=int(text[:-1]) * units[text[-1]])
         except (OverflowError, ValueError):
-            raise UsageError(f"--since {text!r} reaches before the year 1",
+            raise ArgumentError(f"--since {text!r} reaches before the year 1",
                              hint="give a shorter duration, or an ISO date such as 2026-01-01") from None
     try:
         return parse_time(text)
     except UsageError:
-        raise UsageError(f"--since {text!r} is neither a duration (7d, 12h, 2w) nor an ISO date") from None
+        raise ArgumentError(f"--since {text!r} is neither a duration (7d, 12h, 2w) nor an ISO date",
+                            hint="the accepted formats: a number and h, d or w (12h, 7d, 2w), "
+                                 "or an ISO date such as 2026-01-01") from None
 
 
 _MEMORY_EVENTS = ("memory.create", "memory.reinforce", "memory.import", "memory.session_end", "harvest.session")
