@@ -72,6 +72,7 @@ def start(root: str | os.PathLike[str]) -> None:
 def watch(writer: int) -> None:
     """The watchdog's process: read work trees until end-of-file (process ``writer`` has exited), then
     settle each."""
+    prime()   # while the writer works: a kill is then settled by system calls alone
     data = b""
     while chunk := os.read(0, 65536):
         data += chunk
@@ -80,6 +81,16 @@ def watch(writer: int) -> None:
             settle(root, writer)
         except Exception:   # a watchdog never fails loudly: what it leaves, recover finishes
             pass
+
+
+def prime() -> None:
+    """Load now what settling loads on first use (the host's name for the lock records, SHA-1 for
+    the files): a watchdog woken by a kill, on a busy machine, spent some 25 ms importing them before
+    it dropped the lock, and a person's `git add` right after the kill met it."""
+    import socket
+
+    socket.gethostname()
+    blob_id(b"")
 
 
 def settle(root: str, writer: int) -> bool:
