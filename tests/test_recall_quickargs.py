@@ -114,3 +114,19 @@ def test_recall_help_is_argparse_help(capsys: pytest.CaptureFixture[str]) -> Non
     code, out, err = run_cli(["recall", "--help"], capsys)
     assert code == 0 and err == "" and out.startswith("usage: gitmem recall [-h] [-k K]")
     assert "--all-projects" in out and "--repo DIR" in out
+
+
+def test_a_plain_recall_process_loads_neither_argparse_nor_pathlib(repo_dir: Path) -> None:
+    """argparse (with gettext) and pathlib (with urllib) are milliseconds of a recall process's start."""
+    from gitmem.api import MemoryRepo
+
+    MemoryRepo.open(repo_dir).remember("the staging database listens on port 5432")
+    probe = ("import sys\nfrom gitmem.faces.cli import main\n"
+             "code = main({!r})\n"
+             "print('LOADED', code, *sorted(m for m in ('argparse', 'gettext', 'pathlib', 'urllib') if m in sys.modules))")
+    run_python(probe.format(["recall", "staging"]), repo_dir)   # brings the index up to date (that loads pathlib)
+    for argv in (["recall", "staging"], ["recall", "staging", "--json", "-k", "3", "--all"]):
+        done = run_python(probe.format(argv), repo_dir)
+        assert done.stdout.splitlines()[-1] == "LOADED 0", done.stderr
+    done = run_python(probe.format(["recall", "staging", "--exp"]), repo_dir)   # left to argparse
+    assert done.stdout.splitlines()[-1].startswith("LOADED 2 argparse"), done.stderr

@@ -78,6 +78,25 @@ def shared_dir(root: str | PathLike[str]) -> Path:
     return _made(git_dirs(root)[1] / STATE_DIR)
 
 
+def git_dir_names(root: str | PathLike[str]) -> tuple[str, str]:
+    """``git_dirs`` as strings, without loading pathlib (the recall process)."""
+    return _git_dirs(root)
+
+
+def shared_dir_name(root: str | PathLike[str]) -> str:
+    """``shared_dir`` as a string, without loading pathlib (the recall process); created on demand."""
+    path = os.path.join(_git_dirs(root)[1], STATE_DIR)
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def index_file(root: str | PathLike[str]) -> str:
+    """``index_path`` as a string, without loading pathlib (the recall process); its folder is created on demand."""
+    path = os.path.join(_git_dirs(root)[0], STATE_DIR)
+    os.makedirs(path, exist_ok=True)
+    return os.path.join(path, INDEX_FILE)
+
+
 def worktree_dir(root: str | PathLike[str]) -> Path:
     """``<git dir>/gitmem/``, private to the work tree at ``root``; created on demand."""
     return _made(git_dirs(root)[0] / STATE_DIR)

@@ -56,10 +56,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return answered
         module = __import__(hot, fromlist=["_"])   # registers its verbs
         quick = getattr(module, "QUICK", {}).get(word)
-        args = None if quick is None else quickargs.parse(word, quick, args_list)
-        if args is not None:   # plain arguments, read without argparse (argparse reads anything else)
+        plain = None if quick is None else quickargs.parse(word, quick, args_list)
+        if plain is not None:   # plain arguments, read without argparse (argparse reads anything else)
             show_warnings()
-            return guarded(lambda: COMMANDS[word][0](args))
+            return guarded(lambda: COMMANDS[word][0](plain))
     else:
         load_verbs()
     parser = build_parser(verb_of(args_list), overview=args_list in ([], ["-h"], ["--help"]))

@@ -67,11 +67,9 @@ def _project(args: Any) -> str | None:
     return os.path.join(cwd(), given)
 
 
-def _here(args: Any) -> Any:
+def _here(args: Any) -> str | None:
     """The folder whose project scopes a recall or load-core: the working one, unless a flag says otherwise."""
-    from pathlib import Path
-
-    return None if args.project or args.all_projects else Path(cwd())
+    return None if args.project or args.all_projects else cwd()
 
 
 def _filters(args: Any) -> Any:
@@ -88,8 +86,10 @@ def cmd_recall(args: Any) -> int:
     from gitmem.api import recall
     from gitmem.base.errors import ArgumentError
 
+    from gitmem.api.clone import root_path
+
     recall.check_k(args.k)
-    root = root_of(args)
+    root = root_path(getattr(args, "repo", None))   # a string: a recall process loads no pathlib
     if args.batch:
         queries = [line.strip() for line in stdin() if line.strip()]
         for q, found in recall.recall_many(root, queries, args.k, _filters(args), args.at, args.expand, now_of(args),

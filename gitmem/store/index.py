@@ -18,7 +18,6 @@ from collections import namedtuple
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from pathlib import Path
 
 from gitmem.base.errors import IndexCorrupt
 from gitmem.base import text
@@ -31,6 +30,7 @@ __all__ = ["EPISODE", "ROWS_VERSION", "SCHEMA_VERSION", "Filters", "Hit", "Index
 
 TYPE_CHECKING = False  # typing costs ~5 ms of a whole-process recall: annotations only
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any, TypeVar
 
     _T = TypeVar("_T")
