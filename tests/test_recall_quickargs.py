@@ -117,16 +117,34 @@ def test_recall_help_is_argparse_help(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_a_plain_recall_process_loads_neither_argparse_nor_pathlib(repo_dir: Path) -> None:
-    """argparse (with gettext) and pathlib (with urllib) are milliseconds of a recall process's start."""
+    """argparse (with gettext), json and pathlib (with urllib) are milliseconds of a recall process's start."""
     from gitmem.api import MemoryRepo
 
     MemoryRepo.open(repo_dir).remember("the staging database listens on port 5432")
     probe = ("import sys\nfrom gitmem.faces.cli import main\n"
              "code = main({!r})\n"
-             "print('LOADED', code, *sorted(m for m in ('argparse', 'gettext', 'pathlib', 'urllib') if m in sys.modules))")
+             "print('LOADED', code, *sorted(m for m in ('argparse', 'gettext', 'json', 'pathlib', 'urllib') if m in sys.modules))")
     run_python(probe.format(["recall", "staging"]), repo_dir)   # brings the index up to date (that loads pathlib)
-    for argv in (["recall", "staging"], ["recall", "staging", "--json", "-k", "3", "--all"]):
+    for argv, loaded in ((["recall", "staging"], "LOADED 0"), (["recall", "staging", "--json", "-k", "3", "--all"],
+                                                              "LOADED 0 json")):
         done = run_python(probe.format(argv), repo_dir)
-        assert done.stdout.splitlines()[-1] == "LOADED 0", done.stderr
+        assert done.stdout.splitlines()[-1] == loaded, done.stderr
+    assert '"id": "m-' in (repo_dir / ".git" / "gitmem" / "access.jsonl").read_text()   # written without json
     done = run_python(probe.format(["recall", "staging", "--exp"]), repo_dir)   # left to argparse
     assert done.stdout.splitlines()[-1].startswith("LOADED 2 argparse"), done.stderr
+
+
+@pytest.mark.parametrize("record", [
+    {"id": "m-2026-01-01-0000000007", "at": "2026-11-28T12:00:00Z"}, {"é": "ünïcødé ✓", "b": ""},
+    {"q": 'a "quoted" word'}, {"back": "a\\b"}, {"nl": "a\nb"}, {"tab": "a\tb"}, {"del": "a\x7fb"},
+    {"sep": "a\u2028b"}, {"n": 3}, {"none": None}, {"list": ["a"]}, {}, {"z": "1", "a": "2", "m": "3"},
+])
+def test_the_access_log_line_is_the_json_line(record: dict[str, object], tmp_path: Path) -> None:
+    """state.append writes plain string records without json: the very line json.dumps gives."""
+    import json
+
+    from gitmem.base import state
+
+    state.append(tmp_path / "log.jsonl", record)
+    assert (tmp_path / "log.jsonl").read_text(encoding="utf-8") == json.dumps(record, ensure_ascii=False,
+                                                                               sort_keys=True) + "\n"

@@ -81,8 +81,6 @@ def _filters(args: Any) -> Any:
 
 @command("recall", "find memories by relevance, importance and recency", _recall_args)
 def cmd_recall(args: Any) -> int:
-    import json
-
     from gitmem.api import recall
     from gitmem.base.errors import ArgumentError
 
@@ -91,6 +89,8 @@ def cmd_recall(args: Any) -> int:
     recall.check_k(args.k)
     root = root_path(getattr(args, "repo", None))   # a string: a recall process loads no pathlib
     if args.batch:
+        import json
+
         queries = [line.strip() for line in stdin() if line.strip()]
         for q, found in recall.recall_many(root, queries, args.k, _filters(args), args.at, args.expand, now_of(args),
                                            _here(args)):
