@@ -148,3 +148,17 @@ def test_the_access_log_line_is_the_json_line(record: dict[str, object], tmp_pat
     state.append(tmp_path / "log.jsonl", record)
     assert (tmp_path / "log.jsonl").read_text(encoding="utf-8") == json.dumps(record, ensure_ascii=False,
                                                                                sort_keys=True) + "\n"
+
+
+@pytest.mark.parametrize("argv, plain", [
+    (["status"], True), (["status", "--json"], True), (["--repo", "R", "status", "--json", "--now", "2026-01-01"], True),
+    (["status", "--js"], False), (["status", "-h"], False), (["status", "x"], False), (["status", "--json", "--json"], False),
+])
+def test_status_reads_its_plain_arguments_as_argparse(argv: list[str], plain: bool) -> None:
+    from gitmem.faces import quickargs, verbs_review
+    from gitmem.faces.parser import build_parser
+
+    quick = quickargs.parse("status", verbs_review.QUICK["status"], argv)
+    assert (quick is not None) == plain
+    if quick is not None:
+        assert vars(quick) == vars(build_parser("status").parse_args(argv))
