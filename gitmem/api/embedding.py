@@ -51,14 +51,14 @@ _matrices: dict[tuple[str, str, str], Matrix] = {}
 _warned: set[str] = set()
 
 
-def _config_files(root: Path) -> list[str] | None:
+def _config_files(root: Path | str) -> list[str] | None:
     """The git config files that apply to the clone at ``root``, or None when the environment adds settings."""
     from gitmem.base import state
 
     env = os.environ
     if any(name in env for name in ("GIT_CONFIG", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS")):
         return None
-    git_dir, common = state.git_dirs(root)
+    git_dir, common = state.git_dir_names(root)   # strings: no pathlib in a recall process
     files = [os.path.join(common, "config"), os.path.join(git_dir, "config.worktree")]
     if "GIT_CONFIG_GLOBAL" in env:
         files.append(env["GIT_CONFIG_GLOBAL"])
@@ -71,7 +71,7 @@ def _config_files(root: Path) -> list[str] | None:
     return files
 
 
-def _may_be_set(root: Path) -> bool:
+def _may_be_set(root: Path | str) -> bool:
     """Whether any git config could name the model (cheap: no git process, no pygit2): some config file
     mentions the key or includes another file, or the environment adds settings."""
     files = _config_files(root)
@@ -88,7 +88,7 @@ def _may_be_set(root: Path) -> bool:
     return False
 
 
-def setting(root: Path) -> str | None:
+def setting(root: Path | str) -> str | None:
     """The model ``gitmem.embed-model`` names for the clone at ``root`` (its config, then the user's), or None."""
     if not _may_be_set(root):
         return None
@@ -171,7 +171,7 @@ def ranker(index: Index, encoder: Model, matrix: Matrix) -> Dense:
     return rank
 
 
-def configured(root: Path, use: str) -> Model | None:
+def configured(root: Path | str, use: str) -> Model | None:
     """The model the clone at ``root`` names, loaded; None when it names none or it cannot load (then a
     warning, once per process, says why and that ``use`` stays lexical)."""
     spec = setting(root)
@@ -232,7 +232,7 @@ def near(root: Path) -> Near | None:
     return pairs
 
 
-def dense(root: Path, index: Index, budget: int | None = RECALL_BUDGET) -> Dense | None:
+def dense(root: Path | str, index: Index, budget: int | None = RECALL_BUDGET) -> Dense | None:
     """The dense ranking over the open ``index`` of the clone at ``root``, or None when no model is configured
     (or it cannot load: then a warning says why, and recall stays lexical). At most ``budget`` memories
     without a vector are encoded now (None: all); those still without one are ranked lexically only."""

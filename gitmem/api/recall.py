@@ -67,8 +67,8 @@ def check_k(k: int) -> int:
 ACCESS_LOG = "access.jsonl"   # the clone's recall hits, under its state folder; decay folds them
 
 
-def recall_at(root: Path, query: str, k: int = 10, found_by: Filters | None = None, at: str | None = None,
-              expand: bool = False, now: datetime | None = None, here: Path | None = None,
+def recall_at(root: Path | str, query: str, k: int = 10, found_by: Filters | None = None, at: str | None = None,
+              expand: bool = False, now: datetime | None = None, here: Path | str | None = None,
               log: bool = True) -> builtins.list[Recalled]:
     """Memories of the repository at ``root`` ranked by relevance, importance and recency; hits go to the
     access log (not with ``log`` False, nor when recalling the past with ``at``). ``here`` (a directory)
@@ -88,9 +88,9 @@ def recall_at(root: Path, query: str, k: int = 10, found_by: Filters | None = No
     return found
 
 
-def recall_many(root: Path, queries: Sequence[str], k: int, found_by: Filters | None = None, at: str | None = None,
-                expand: bool = False, now: datetime | None = None,
-                here: Path | None = None) -> Iterable[tuple[str, builtins.list[Recalled]]]:
+def recall_many(root: Path | str, queries: Sequence[str], k: int, found_by: Filters | None = None,
+                at: str | None = None, expand: bool = False, now: datetime | None = None,
+                here: Path | str | None = None) -> Iterable[tuple[str, builtins.list[Recalled]]]:
     """Many queries over one open index (``recall --batch``), each with its results; hits go to the access log."""
     from gitmem.base import clock
     from gitmem.engines import recall as engine
@@ -109,7 +109,7 @@ def recall_many(root: Path, queries: Sequence[str], k: int, found_by: Filters | 
         index.close()
 
 
-def dense(root: Path, index: Index, everything: bool = False) -> Dense | None:
+def dense(root: Path | str, index: Index, everything: bool = False) -> Dense | None:
     """The embedding model's ranking over ``index`` when ``gitmem.embed-model`` names one, else None. The
     memories without a vector are encoded first: all of them with ``everything`` (a batch), else one
     recall's bounded share (``embedding.RECALL_BUDGET``)."""
@@ -118,7 +118,7 @@ def dense(root: Path, index: Index, everything: bool = False) -> Dense | None:
     return embedding.dense(root, index, None if everything else embedding.RECALL_BUDGET)
 
 
-def _kept(root: Path, index: Index, found_by: Filters | None, here: Path | None) -> Filters:
+def _kept(root: Path | str, index: Index, found_by: Filters | None, here: Path | str | None) -> Filters:
     """``found_by`` with the config's never_forget unless the caller set one, scoped to the project of ``here``
     when it names none."""
     from gitmem.store.current import never_forget, project_here, viewer
@@ -134,14 +134,16 @@ def _kept(root: Path, index: Index, found_by: Filters | None, here: Path | None)
     return found_by
 
 
-def log_access(root: Path, ids: Iterable[str | None], now: datetime) -> None:
+def log_access(root: Path | str, ids: Iterable[str | None], now: datetime) -> None:
     """Record recall hits; the next decay folds them into last_accessed (no commit now)."""
+    import os
+
     from gitmem.base import state
 
     hits = [i for i in ids if i is not None]
     if not hits:
         return
-    path = state.shared_dir(root) / ACCESS_LOG
+    path = os.path.join(state.shared_dir_name(root), ACCESS_LOG)   # no pathlib in a recall process
     stamp = now.replace(microsecond=0).isoformat().replace("+00:00", "Z")
     for memory_id in hits:
         state.append(path, {"id": memory_id, "at": stamp})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 
+from gitmem.faces import quickargs
 from gitmem.faces.console import COMMANDS, guarded, show_warnings
 from gitmem.faces.parser import FORWARDED, HOT_VERBS, build_parser, first_word, verb_of
 
@@ -53,7 +54,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             answered = daemon_recall.ask(args_list)   # a running daemon answers without this process loading recall
             if answered is not None:
                 return answered
-        __import__(hot)   # registers its verbs
+        module = __import__(hot, fromlist=["_"])   # registers its verbs
+        quick = getattr(module, "QUICK", {}).get(word)
+        plain = None if quick is None else quickargs.parse(word, quick, args_list)
+        if plain is not None:   # plain arguments, read without argparse (argparse reads anything else)
+            show_warnings()
+            return guarded(lambda: COMMANDS[word][0](plain))
     else:
         load_verbs()
     parser = build_parser(verb_of(args_list), overview=args_list in ([], ["-h"], ["--help"]))

@@ -9,6 +9,7 @@ if TYPE_CHECKING:
 
 from gitmem.faces.console import command, cwd, emit_json, err, json_flag, now_of, out, progress_bar, repo_of, root_of, stdin
 from gitmem.faces.console import choices
+from gitmem.faces import quickargs
 
 # --- recall ------------------------------------------------------------------------
 
@@ -20,7 +21,7 @@ def _recall_args(p: Any) -> None:
     p.add_argument("--type", choices=choices("result_type"),
                    help="'episode' searches harvested sessions (by default up to 3 come after the memories)")
     p.add_argument("--domain", choices=choices("domain"))
-    p.add_argument("--tier", choices=[t for t in choices("tier") if t != "working"], help="'archive' searches archived memories")
+    p.add_argument("--tier", choices=_tiers(), help="'archive' searches archived memories")
     p.add_argument("--band", choices=choices("band"), help="background and fading memories only come back when asked for")
     p.add_argument("--all", dest="everything", action="store_true", help="include archived and background memories")
     p.add_argument("--at", metavar="REF", help="recall memory as it was at a tag or commit")
@@ -28,6 +29,25 @@ def _recall_args(p: Any) -> None:
     p.add_argument("--batch", action="store_true", help="read queries from stdin, one per line; print one JSON line per query")
     _project_args(p)
     json_flag(p)
+
+
+def _tiers() -> list[str]:
+    return [t for t in choices("tier") if t != "working"]
+
+
+RECALL_QUICK = quickargs.Spec(
+    flags={"--all": "everything", "--expand": "expand", "--batch": "batch", "--all-projects": "all_projects",
+           "--json": "json"},
+    values={"-k": ("k", int, None), "--type": ("type", None, lambda: choices("result_type")),
+            "--domain": ("domain", None, lambda: choices("domain")), "--tier": ("tier", None, _tiers),
+            "--band": ("band", None, lambda: choices("band")), "--at": ("at", None, None),
+            "--project": ("project", None, None)},
+    positional="query", exclusive=[("project", "all_projects")],
+    defaults={"query": None, "k": 10, "type": None, "domain": None, "tier": None, "band": None, "everything": False,
+              "at": None, "expand": False, "batch": False, "project": None, "all_projects": False, "json": False})
+"""``recall``'s arguments as ``quickargs`` reads them in a recall process: what ``_recall_args`` declares."""
+QUICK = {"recall": RECALL_QUICK}
+"""The verbs whose plain arguments ``cli.main`` reads without argparse."""
 
 
 def _project_args(p: Any) -> None:
@@ -47,11 +67,9 @@ def _project(args: Any) -> str | None:
     return os.path.join(cwd(), given)
 
 
-def _here(args: Any) -> Any:
+def _here(args: Any) -> str | None:
     """The folder whose project scopes a recall or load-core: the working one, unless a flag says otherwise."""
-    from pathlib import Path
-
-    return None if args.project or args.all_projects else Path(cwd())
+    return None if args.project or args.all_projects else cwd()
 
 
 def _filters(args: Any) -> Any:
@@ -63,14 +81,16 @@ def _filters(args: Any) -> Any:
 
 @command("recall", "find memories by relevance, importance and recency", _recall_args)
 def cmd_recall(args: Any) -> int:
-    import json
-
     from gitmem.api import recall
     from gitmem.base.errors import ArgumentError
 
+    from gitmem.api.clone import root_path
+
     recall.check_k(args.k)
-    root = root_of(args)
+    root = root_path(getattr(args, "repo", None))   # a string: a recall process loads no pathlib
     if args.batch:
+        import json
+
         queries = [line.strip() for line in stdin() if line.strip()]
         for q, found in recall.recall_many(root, queries, args.k, _filters(args), args.at, args.expand, now_of(args),
                                            _here(args)):

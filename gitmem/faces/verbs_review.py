@@ -6,6 +6,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+from gitmem.faces import quickargs
 from gitmem.faces.console import command, emit_json, err, json_flag, now_of, out, repo_of, root_of
 
 
@@ -262,6 +263,11 @@ def cmd_status(args: Any) -> int:
         return 0
     _print_status(data)
     return 0
+
+
+QUICK = {"status": quickargs.Spec(flags={"--json": "json"}, values={}, positional=None, exclusive=(),
+                                  defaults={"json": False})}
+"""``status``'s arguments as ``quickargs`` reads them in a status process (``cli.main``), without argparse."""
 
 
 def _print_status(st: dict[str, Any]) -> None:

@@ -7,13 +7,17 @@ ref files), no pygit2 is imported; only a stale index pays for syncing.
 
 from __future__ import annotations
 
+import os
 import sqlite3
-from pathlib import Path
 
 from gitmem.base import state
 from gitmem.base.errors import IndexCorrupt
 from gitmem.base.gitio import head_commit
 from gitmem.store.index import ROWS_VERSION, Index
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["CONFIG_FILE", "never_forget", "open_index", "project_here", "viewer"]
 
@@ -23,13 +27,14 @@ _KEEP, _KEEP_STAMP = "never_forget", "never_forget.config"
 _VIEWER, _VIEWER_STAMP = "viewer", "viewer.stamp"
 
 
-def open_index(root: Path, at: str | None = None) -> Index:
-    """The index for HEAD (synced if stale) or for ``at`` (a tag or commit)."""
-    gdir = state.git_dirs(root)[0]
+def open_index(root: Path | str, at: str | None = None) -> Index:
+    """The index for HEAD (synced if stale) or for ``at`` (a tag or commit). A fresh index is
+    opened without pathlib (a recall process); syncing one loads the rest."""
+    gdir = state.git_dir_names(root)[0]
     if at is None:
         head = head_commit(gdir)
-        path = state.index_path(root)
-        if head is not None and path.exists():
+        path = state.index_file(root)
+        if head is not None and os.path.exists(path):
             try:
                 index = Index(path)
                 if index.get_meta("commit") == head and index.get_meta("schema") == ROWS_VERSION:
@@ -37,10 +42,12 @@ def open_index(root: Path, at: str | None = None) -> Index:
                 index.close()
             except IndexCorrupt:
                 pass
+    from pathlib import Path
+
     from gitmem.base.gitio import Git
     from gitmem.store import refresh
 
-    git = Git(root)
+    git = Git(Path(root))
     if at is not None:
         return refresh.open_at(git, at)
     branch = git.head_branch()
@@ -49,7 +56,7 @@ def open_index(root: Path, at: str | None = None) -> Index:
     return refresh.open_synced(git, git.commit("HEAD").id)   # detached: what is checked out
 
 
-def never_forget(root: Path, index: Index) -> float:
+def never_forget(root: Path | str, index: Index) -> float:
     """The ``never_forget`` importance of the config, kept in ``index`` while gitmem.yaml is unchanged.
 
     Recall runs as a whole process per query: a stat of gitmem.yaml and a meta
@@ -57,7 +64,7 @@ def never_forget(root: Path, index: Index) -> float:
     value of the config it last saw.
     """
     try:
-        st = (root / CONFIG_FILE).stat()
+        st = os.stat(os.path.join(root, CONFIG_FILE))
         stamp = f"{st.st_mtime_ns}:{st.st_size}"
     except OSError:
         stamp = "-"
@@ -66,9 +73,11 @@ def never_forget(root: Path, index: Index) -> float:
             return float(index.get_meta(_KEEP) or "")
         except ValueError:
             pass
+    from pathlib import Path
+
     from gitmem.base import config
 
-    value = config.load(root).memory.never_forget
+    value = config.load(Path(root)).memory.never_forget
     try:
         with index.transaction():
             index.set_meta(_KEEP, repr(value))
@@ -78,23 +87,26 @@ def never_forget(root: Path, index: Index) -> float:
     return value
 
 
-def viewer(root: Path, index: Index) -> str | None:
+def viewer(root: Path | str, index: Index) -> str | None:
     """Whose personal memories a recall in this clone may show (``base.people.whoami``; None: the
     repository is not shared), kept in ``index`` while gitmem.yaml, the git config and the salt are unchanged."""
-    gdir, common = state.git_dirs(root)
+    gdir, common = state.git_dir_names(root)
     parts = []
-    for path in (root / CONFIG_FILE, root / ".gitmem" / "salt", gdir / "config", common / "config"):
+    for path in (os.path.join(root, CONFIG_FILE), os.path.join(root, ".gitmem", "salt"), os.path.join(gdir, "config"),
+                 os.path.join(common, "config")):
         try:
-            st = path.stat()
+            st = os.stat(path)
             parts.append(f"{st.st_mtime_ns}:{st.st_size}")
         except OSError:
             parts.append("-")
     stamp = "/".join(parts)
     if index.get_meta(_VIEWER_STAMP) == stamp:
         return index.get_meta(_VIEWER) or None
+    from pathlib import Path
+
     from gitmem.base import config, people
 
-    value = people.whoami(root, config.load(root).sharing)
+    value = people.whoami(Path(root), config.load(Path(root)).sharing)
     try:
         with index.transaction():
             index.set_meta(_VIEWER, value or "")

@@ -14,7 +14,6 @@ import re
 import sqlite3
 from collections import namedtuple
 from datetime import datetime, timezone
-from pathlib import Path
 
 from gitmem.base import text
 from gitmem.store import ranking, vocabulary
@@ -171,7 +170,10 @@ def create(path: str) -> None:
         except FileExistsError:
             pass
     finally:
-        Path(tmp).unlink(missing_ok=True)   # its -wal and -shm go with the last connection's close
+        try:
+            os.unlink(tmp)   # its -wal and -shm go with the last connection's close
+        except FileNotFoundError:
+            pass
 
 
 def _sequence(source: str) -> tuple[str, int] | None:
