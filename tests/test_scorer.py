@@ -250,12 +250,13 @@ def test_a_french_preference_is_kept_as_a_preference(harvested: dict[str, Any]) 
     assert "preference" in mem.tags and mem.type == "preference"
 
 
-def test_a_decision_the_score_does_not_confirm_waits_in_the_inbox_as_a_decision(harvested: dict[str, Any]) -> None:
+def test_an_explicit_decision_the_score_does_not_confirm_lands_on_main(harvested: dict[str, Any]) -> None:
     from gitmem.engines.harvest.episodes import extract
 
+    # "we'll use PostgreSQL" is a decision said outright: it stands on main, not in the inbox
     [sig] = [s for s in extract(read(harvested["source"])).signals if "PostgreSQL" in s.text]
-    assert sig.kind == "decision" and sig.durable and sig.inbox
-    assert not any("PostgreSQL" in text for text in harvested["memories"])
+    assert sig.kind == "decision" and sig.durable and not sig.inbox
+    assert any("PostgreSQL" in text for text in harvested["memories"])
 
 
 def test_the_assistants_cause_and_fix_after_a_failing_test_is_kept_as_a_lesson(harvested: dict[str, Any]) -> None:

@@ -278,11 +278,26 @@ def outright(rule: Signal) -> bool:
     return rule.durable and (request or durability.says_it_lasts(rule.text))
 
 
+# An explicit decision ("we decided to use X", "we'll use X"; a remember request is told by outright): in the inbox mode such a
+# rule signal lands on main; only the rule signals without such a marker wait in the inbox.
+_DECIDED = re.compile(r"\b(?:we|i)(?:'ve| have)? (?:decided|agreed|settled on|chose|chosen)\b|\bwe(?:'ll| will| are going to|'re going to) (?:use|go with|keep|stick with)\b", re.I)
+
+
+# a failure with its stated cause and fix ("the cause was ...; the fix is ...") is a lesson told outright
+_FIXED = re.compile(r"\b(?:the fix (?:is|was)|fixed (?:it|by)|the cause (?:is|was))\b", re.I)
+
+
+def _explicit(rule: Signal) -> bool:
+    """Whether a durable rule signal is an explicit remember request or an explicit decision."""
+    return ((rule.kind == "decision" and _DECIDED.search(rule.text) is not None)
+            or (rule.kind == "error" and _FIXED.search(rule.text) is not None))
+
+
 def _judged(rule: Signal, on_line: Sequence[tuple[str, float]], m: Model, unsure_to_inbox: bool = False) -> Signal:
     """A durable rule signal as the score of its candidate (else the best of its line) confirms it;
     ``unsure_to_inbox``: one the score does not bring to the keep threshold waits in the inbox instead."""
-    if not rule.durable or outright(rule):
-        return rule   # it says it lasts: the rule's own judgement
+    if not rule.durable or outright(rule) or (unsure_to_inbox and _explicit(rule)):
+        return rule   # it says it lasts, or (inbox mode) the person asked or decided outright: the rule's judgement
     if not on_line:   # no candidate holds it (a very short turn)
         return replace(rule, inbox=True) if unsure_to_inbox else rule
     folded = _folded(rule.text)
