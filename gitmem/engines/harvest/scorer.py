@@ -288,7 +288,7 @@ _FIXED = re.compile(r"\b(?:the fix (?:is|was)|fixed (?:it|by)|the cause (?:is|wa
 
 
 def _explicit(rule: Signal) -> bool:
-    """Whether a durable rule signal is an explicit remember request or an explicit decision."""
+    """Whether a durable rule signal is an explicit decision or a failure told with its cause or fix."""
     return ((rule.kind == "decision" and _DECIDED.search(rule.text) is not None)
             or (rule.kind == "error" and _FIXED.search(rule.text) is not None))
 
