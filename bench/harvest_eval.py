@@ -296,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--manifest", type=Path, default=CORPUS / "manifest.jsonl")
     parser.add_argument("--split", default="holdout", choices=("holdout", "fresh", "train"))
     parser.add_argument("--bench", nargs="?", const=ROOT.parent / "shared" / "bench" / "sessions", type=Path)
-    parser.add_argument("--rules", choices=("scored", "kept", "transient"), default=scorer.RULE_SIGNALS,
+    parser.add_argument("--rules", choices=("scored", "inbox", "kept", "transient"), default=scorer.RULE_SIGNALS,
                         help="what the rule signals become beside the scorer's (to compare; the default is shipped)")
     args = parser.parse_args(argv)
     scorer.RULE_SIGNALS = args.rules

@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--exclude", default="", help="leave these repositories out (comma-separated)")
     parser.add_argument("--weights", type=Path, help="score with this weights file instead of the shipped one "
                         "(one trained without the repositories measured: an out-of-fold funnel)")
-    parser.add_argument("--rules", choices=("scored", "kept", "transient"), default=scorer.RULE_SIGNALS,
+    parser.add_argument("--rules", choices=("scored", "inbox", "kept", "transient"), default=scorer.RULE_SIGNALS,
                         help="what the rule signals become beside the scorer's (to compare; the default is shipped)")
     parser.add_argument("--no-harvest", action="store_true", help="skip the real harvest (the last stage)")
     args = parser.parse_args(argv)

@@ -65,3 +65,13 @@ def test_floor_ranks_explicit_rules_above_plain_statements() -> None:
     assert durability.floor("follow agents.md first", "correction", repeated=True) == 0.85
     assert durability.floor("I prefer tabs.", "preference") == 0.75
     assert durability.floor("Our API runs on port 8080.", "fact") == 0.0
+
+
+@pytest.mark.parametrize(("sentence", "lasts"), [
+    ("Always answer in French.", True), ("Never push to main without a review.", True),
+    ("From now on use pnpm here.", True), ("以后都用中文回答。", True), ("You should always run the tests first.", True),
+    ("I've never really had a reason to stop.", False), ("I always wanted to learn Rust.", False),
+    ("Sometimes I remember to relax.", False), ("好的，记住了。", False),
+])
+def test_says_it_lasts_is_a_rule_for_the_agent_not_a_story(sentence: str, lasts: bool) -> None:
+    assert durability.says_it_lasts(sentence) == lasts

@@ -57,7 +57,8 @@ def test_session_becomes_one_commit_with_episode_and_memories(repo: MemoryRepo, 
     src = claude_session(tmp_path / "s1.jsonl", "sess-0001", TURNS)
     before = commits(repo_dir)
     [r] = repo.harvest([src], now=T)
-    assert r.status == "harvested" and r.created >= 2 and r.episode is not None
+    # the remember request stands on main; the one-off correction waits in the harvest inbox
+    assert r.status == "harvested" and r.created >= 1 and r.created + r.inbox >= 2 and r.episode is not None
     assert commits(repo_dir) == before + 1
     episode = (repo_dir / r.episode).read_text()
     assert r.episode.startswith("episodes/2026/11/") and "pytest tests/test_upload.py" in episode
@@ -75,7 +76,7 @@ def test_harvest_is_idempotent_and_incremental(repo: MemoryRepo, repo_dir: Path,
     assert repo.harvest([src], now=T)[0].status == "unchanged"
     assert repo.harvest([src], now=T, rescan=True)[0].status == "unchanged"
     assert commits(repo_dir) == before
-    claude_session(src, "sess-0002", TURNS + [("user", "We decided to use Redis for the upload queue.")])
+    claude_session(src, "sess-0002", TURNS + [("user", "We decided to always use Redis for the upload queue.")])
     [r] = repo.harvest([src], now=T)
     assert r.status == "updated" and r.created == 1
     assert commits(repo_dir) == before + 1
@@ -177,7 +178,7 @@ def test_draft_of_a_new_session_plans_the_episode_and_fills_the_batch(repo: Memo
     assert d.status == "harvested" and d.episode == f"episodes/2026/11/{key}.md"
     assert list(d.changes) == [d.episode]
     assert b"lines_harvested: 5" in d.changes[d.episode]  # type: ignore[operator]
-    assert d.created == len(batch.planned) >= 2 and d.reinforced == 0
+    assert d.created == len(batch.planned) >= 1 and d.created + len(d.inbox) >= 2 and d.reinforced == 0
     assert d.subject.startswith(f"gitmem: harvest session {key} (")
     assert d.trailers == (("Gitmem-Source", f"claude-code:{name_key('sess-plan.jsonl', 'f')}"),)
     assert all(p.memory.source.startswith(f"session:{key}#L") for p in batch.planned.values())
@@ -193,12 +194,12 @@ def test_draft_against_a_covering_episode_is_unchanged(repo: MemoryRepo, tmp_pat
 
 
 def test_draft_of_a_grown_session_takes_only_the_new_signals(repo: MemoryRepo, tmp_path: Path) -> None:
-    session = session_of(tmp_path, TURNS + [("user", "We decided to use Redis for the upload queue.")])
+    session = session_of(tmp_path, TURNS + [("user", "We decided to always use Redis for the upload queue.")])
     stored = planning.StoredEpisode("episodes/2026/10/sess-plan.md", 5)
     batch = empty_batch(repo)
     d = planning.draft(session, stored, batch, 20, False, T)
     assert d.status == "updated" and d.episode == stored.path   # the episode keeps its place
-    assert [p.memory.content for p in batch.planned.values()] == ["We decided to use Redis for the upload queue."]
+    assert [p.memory.content for p in batch.planned.values()] == ["We decided to always use Redis for the upload queue."]
     assert [p.memory.type for p in batch.planned.values()] == ["decision"]
 
 
@@ -305,8 +306,8 @@ def test_a_damaged_cursor_file_counts_as_empty(tmp_path: Path, content: str) -> 
 # --------------------------------------------------------------------------- the use case, end to end
 
 def test_harvest_reinforces_a_memory_that_exists(repo: MemoryRepo, tmp_path: Path) -> None:
-    repo.remember("We decided to use Redis for the upload queue.", now=T)
-    src = claude_session(tmp_path / "r.jsonl", "sess-r", [("user", "We decided to use Redis for the upload queue.")])
+    repo.remember("We decided to always use Redis for the upload queue.", now=T)
+    src = claude_session(tmp_path / "r.jsonl", "sess-r", [("user", "We decided to always use Redis for the upload queue.")])
     [r] = repo.harvest([src], now=T)
     assert (r.status, r.created, r.reinforced) == ("harvested", 0, 1)
     [mem] = [m for m in repo.list().memories if "Redis" in m.content]

@@ -242,7 +242,7 @@ def harvested(tmp_path: Path) -> dict[str, Any]:
     [r] = MemoryRepo.open(root).harvest([src], now=T)
     assert r.status == "harvested", r.reason
     mems = MemoryRepo.open(root).list().memories
-    return {"memories": {m.content: m for m in mems}, "signals": scorer.find_signals(read(src))}
+    return {"memories": {m.content: m for m in mems}, "signals": scorer.find_signals(read(src)), "source": src}
 
 
 def test_a_french_preference_is_kept_as_a_preference(harvested: dict[str, Any]) -> None:
@@ -250,9 +250,13 @@ def test_a_french_preference_is_kept_as_a_preference(harvested: dict[str, Any]) 
     assert "preference" in mem.tags and mem.type == "preference"
 
 
-def test_a_decision_is_kept_as_a_decision(harvested: dict[str, Any]) -> None:
-    [mem] = [m for text, m in harvested["memories"].items() if "PostgreSQL" in text]
-    assert "decision" in mem.tags
+def test_an_explicit_decision_the_score_does_not_confirm_lands_on_main(harvested: dict[str, Any]) -> None:
+    from gitmem.engines.harvest.episodes import extract
+
+    # "we'll use PostgreSQL" is a decision said outright: it stands on main, not in the inbox
+    [sig] = [s for s in extract(read(harvested["source"])).signals if "PostgreSQL" in s.text]
+    assert sig.kind == "decision" and sig.durable and not sig.inbox
+    assert any("PostgreSQL" in text for text in harvested["memories"])
 
 
 def test_the_assistants_cause_and_fix_after_a_failing_test_is_kept_as_a_lesson(harvested: dict[str, Any]) -> None:
@@ -368,3 +372,37 @@ def test_a_request_to_remember_in_a_language_the_rules_do_not_read_is_not_droppe
                                   "现在让我查看一下日志。", "Сейчас проверю конфигурацию."])
 def test_the_assistants_progress_talk_in_any_language_is_dropped(text: str) -> None:
     assert scorer.decide(scorer.score(cand(text, "assistant"))) == "drop"
+
+
+def test_in_inbox_mode_a_rule_the_score_does_not_confirm_waits_in_the_inbox() -> None:
+    from gitmem.engines.harvest.signals import find_signals
+
+    t = events_transcript(("user", "I prefer tabs over spaces in this codebase."))
+    rules = find_signals(t.events)
+    [sure] = scorer.find_signals(t, rules, model_with(5.0), "inbox")
+    [unsure] = scorer.find_signals(t, rules, model_with(-5.0), "inbox")
+    assert (sure.durable, sure.inbox) == (True, False)
+    assert (unsure.durable, unsure.inbox) == (True, True) and unsure.text == sure.text   # never dropped
+    outright = events_transcript(("user", "From now on always answer in French."))
+    [stands] = scorer.find_signals(outright, find_signals(outright.events), model_with(-5.0), "inbox")
+    assert stands.durable and not stands.inbox
+
+
+@pytest.mark.parametrize(("text", "stands"), [
+    ("Remember that the staging box is the one in Frankfurt.", True),
+    ("请记住：测试服务器在上海机房。", True),
+    ("Sometimes I remember to relax my mind and ride those thoughts.", False),
+    ("I need to give them something they can remember in five minutes.", False),
+    ("好的，记住了，小明。", False),
+])
+def test_only_a_request_to_remember_leading_its_sentence_stands_without_the_score(text: str, stands: bool) -> None:
+    from gitmem.engines.harvest.signals import find_signals
+
+    t = events_transcript(("user", text))
+    found = [s for s in scorer.find_signals(t, find_signals(t.events), model_with(-5.0), "inbox") if s.durable]
+    assert [s.inbox for s in found if s.kind == "remember"] in ([not stands], [])
+    assert any(not s.inbox for s in found) == stands
+
+
+def test_the_shipped_rule_signals_go_to_the_inbox_unless_confirmed() -> None:
+    assert scorer.RULE_SIGNALS == "inbox"

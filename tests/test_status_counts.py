@@ -41,7 +41,10 @@ def test_status_counts_memories_by_tier_and_band_episodes_patterns_and_reviews(
     code, out, _ = run_cli(["--repo", str(repo_dir), "--now", NOW, "status"], capsys)
     first = out.splitlines()[0]
     assert first.startswith(f"memories: {len(listed)} live (tier: {len(listed)} short; band: ")
-    assert first.endswith(", 0 archived") and "episodes: 1" in out and "open reviews: 0" in out
+    # the harvest may leave its unsure candidates in one open review (the harvest inbox): status counts it
+    reviews = subprocess.run(["git", "-C", str(repo_dir), "for-each-ref", "--format=%(refname)", "refs/heads/gitmem/review/"],
+                             capture_output=True, text=True, check=True).stdout.split()
+    assert first.endswith(", 0 archived") and "episodes: 1" in out and f"open reviews: {len(reviews)}" in out
 
 
 def test_log_defaults_to_the_commit_history_with_events(repo: MemoryRepo, repo_dir: Path,

@@ -394,7 +394,8 @@ def test_harvest_a_session_then_nothing_new(repo_dir: Path, tmp_path: Path, caps
     lines = out.splitlines()
     assert code == 0 and lines[0].startswith(f"harvested: {src}: ") and " -> episodes/" in lines[0]
     assert lines[-1] == "harvest: 1 harvested"
-    episode = lines[0].split(" -> ")[1]
+    # the line may go on with "; N to keep or drop: gitmem review show ..." (unsure candidates in the inbox)
+    episode = lines[0].split(" -> ")[1].split(";")[0]
     assert (repo_dir / episode).is_file()
     code, out, _ = run_cli([*base(repo_dir), "harvest", str(src)], capsys)
     assert (code, out) == (0, "harvest: 1 unchanged\n")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-__all__ = ["Verdict", "floor", "is_scoped_now", "is_transient", "judge", "pattern_sources", "strong_marker", "task_local"]
+__all__ = ["Verdict", "floor", "is_scoped_now", "is_transient", "judge", "pattern_sources", "says_it_lasts", "strong_marker", "task_local"]
 
 Verdict = Literal["durable", "transient"]
 
@@ -63,6 +63,21 @@ def pattern_sources() -> tuple[str, ...]:
 def strong_marker(sentence: str) -> bool:
     """Whether ``sentence`` says outright that it is a lasting rule ("always", "from now on", 以后 …)."""
     return _DURABLE.search(sentence) is not None
+
+
+# What ``says_it_lasts`` leaves out before reading ``_DURABLE``: the words of memory (a request to remember is
+# told by its place, ``scorer.outright``; "I remember when..." is none), and "always"/"never" said of oneself
+# ("I've never really had a reason", "I always wanted"): a story, not a rule for the agent.
+_NOT_A_RULE = re.compile(
+    r"\b(?:remember|remeber|remmeber|rember|rememeber)\b|记住|記住"
+    r"|\b(?:i|we)(?:'ve|'d|'m| have| had| am| was| were)?(?: \w+)? (?:always|never)\b", _I)
+
+
+def says_it_lasts(sentence: str) -> bool:
+    """Whether ``sentence`` says outright that it is a lasting rule for the agent ("always answer in French",
+    "from now on", 以后): ``strong_marker`` without the words of memory and without "always"/"never" said of
+    oneself. Such a rule signal stands without the scorer's confirmation."""
+    return strong_marker(_NOT_A_RULE.sub(" ", sentence))
 
 
 def task_local(sentence: str) -> bool:

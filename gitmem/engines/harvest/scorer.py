@@ -52,10 +52,11 @@ SIGNAL_KIND: dict[KeptKind, SignalKind] = {"preference": "preference", "decision
                                            "lesson": "error", "remember": "remember"}
 MAX_TEXT = 300
 # What the rule signals of ``signals.find_signals`` become beside the scorer's: "scored" (confirmed by the
-# score of their candidate), "kept" as the rules judged them, or "transient" (in the episode only, never a
-# memory). Chosen by measure on the training repositories (bench/harvest_train.py prints all three).
-RuleMode = Literal["kept", "scored", "transient"]
-RULE_SIGNALS: RuleMode = "kept"
+# score of their candidate), "inbox" (on main when they say outright that they last or their candidate
+# scores at the keep threshold, else in the harvest inbox for a person to settle), "kept" as the rules
+# judged them, or "transient" (in the episode only, never a memory). Chosen by measure on the training repositories (bench/harvest_train.py prints all three).
+RuleMode = Literal["kept", "scored", "inbox", "transient"]
+RULE_SIGNALS: RuleMode = "inbox"
 
 
 class WeightsMismatch(RuntimeError):
@@ -213,7 +214,9 @@ def find_signals(t: Transcript, rules: Sequence[Signal] = (), model: Model | Non
 
     ``rule_signals`` (``RULE_SIGNALS`` unless given) says what a durable rule signal becomes: ``scored``, a
     memory when it says outright that it lasts or the candidate holding it scores at least the rules'
-    threshold, an inbox item above the inbox threshold, else transient; ``kept``, as the rules judged it; ``transient``, never a memory. A durable rule
+    threshold, an inbox item above the inbox threshold, else transient; ``inbox``, a memory when it says
+    outright that it lasts or its candidate scores at the keep threshold, else an inbox item (the rules found
+    it, a person settles it); ``kept``, as the rules judged it; ``transient``, never a memory. A durable rule
     signal inside a candidate stands for it: the rule cut the statement finer and named its kind. A
     statement scoped to now ("for now", 先不用) is never kept. Dropped candidates leave nothing.
     """
@@ -225,8 +228,9 @@ def find_signals(t: Transcript, rules: Sequence[Signal] = (), model: Model | Non
     scored = [(c, vector, m.probability(vector)) for c in candidates.extract(t) for vector in [featurize.features(c)]]
     if mode == "transient":
         rules = [replace(r, durable=False, floor=0.0) for r in rules]
-    elif mode == "scored":
-        rules = [_judged(r, [(c.text, p) for c, _, p in scored if c.line == r.line], m) for r in rules]
+    elif mode in ("scored", "inbox"):
+        rules = [_judged(r, [(c.text, p) for c, _, p in scored if c.line == r.line], m, mode == "inbox")
+                 for r in rules]
     durable: dict[int, list[str]] = {}
     for r in rules:
         if r.durable:
@@ -262,19 +266,44 @@ def lesson(c: Scorable) -> bool:
 
 
 def outright(rule: Signal) -> bool:
-    """Whether a rule signal says outright that it lasts ("always", "from now on", 以后, "remember this"):
-    such a rule stands without the score (measured on the corpus' training repositories)."""
+    """Whether a rule signal says outright that it lasts ("always", "from now on", 以后, "remember: ..." leading
+    its sentence): such a rule stands without the score (measured on the corpus' training repositories)."""
     from gitmem.engines.harvest import durability
 
-    return rule.durable and (rule.kind == "remember" or durability.strong_marker(rule.text))
+    from gitmem.engines.harvest.signals import classify
+
+    # a request to remember leads its sentence, and the signal's text is what follows it ("Remember: X" is
+    # "X"); "I remember when...", "记住了" (an acknowledgement) still hold the word and are no request
+    request = rule.kind == "remember" and classify(rule.text) != "remember"
+    return rule.durable and (request or durability.says_it_lasts(rule.text))
 
 
-def _judged(rule: Signal, on_line: Sequence[tuple[str, float]], m: Model) -> Signal:
-    """A durable rule signal as the score of its candidate (else the best of its line) confirms it."""
-    if not rule.durable or not on_line or outright(rule):
-        return rule   # no candidate holds it (a very short turn), or it says it lasts: the rule's own judgement
+# An explicit decision ("we decided to use X", "we'll use X"; a remember request is told by outright): in the inbox mode such a
+# rule signal lands on main; only the rule signals without such a marker wait in the inbox.
+_DECIDED = re.compile(r"\b(?:we|i)(?:'ve| have)? (?:decided|agreed|settled on|chose|chosen)\b|\bwe(?:'ll| will| are going to|'re going to) (?:use|go with|keep|stick with)\b", re.I)
+
+
+# a failure with its stated cause and fix ("the cause was ...; the fix is ...") is a lesson told outright
+_FIXED = re.compile(r"\b(?:the fix (?:is|was)|fixed (?:it|by)|the cause (?:is|was))\b", re.I)
+
+
+def _explicit(rule: Signal) -> bool:
+    """Whether a durable rule signal is an explicit decision or a failure told with its cause or fix."""
+    return ((rule.kind == "decision" and _DECIDED.search(rule.text) is not None)
+            or (rule.kind == "error" and _FIXED.search(rule.text) is not None))
+
+
+def _judged(rule: Signal, on_line: Sequence[tuple[str, float]], m: Model, unsure_to_inbox: bool = False) -> Signal:
+    """A durable rule signal as the score of its candidate (else the best of its line) confirms it;
+    ``unsure_to_inbox``: one the score does not bring to the keep threshold waits in the inbox instead."""
+    if not rule.durable or outright(rule) or (unsure_to_inbox and _explicit(rule)):
+        return rule   # it says it lasts, or (inbox mode) the person asked or decided outright: the rule's judgement
+    if not on_line:   # no candidate holds it (a very short turn)
+        return replace(rule, inbox=True) if unsure_to_inbox else rule
     folded = _folded(rule.text)
     p = max((p for text, p in on_line if folded in _folded(text)), default=max(p for _, p in on_line))
+    if unsure_to_inbox:
+        return rule if p >= m.keep_at else replace(rule, inbox=True)
     if p >= m.rules_at:
         return rule
     if p >= m.inbox_at:
