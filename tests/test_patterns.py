@@ -65,7 +65,7 @@ def test_consolidate_cli_lists_commits(repo_dir: Path, capsys: pytest.CaptureFix
     assert code == 0 and "memories created: 1" in out and "gitmem: remember" in out
     assert "2 commits (created 1, repository created 1" in out
     code, _, err = run_cli([*base, "consolidate", "--since", "yesterday-ish"], capsys)
-    assert code == 1 and "--since" in err
+    assert code == 2 and "--since" in err   # a usage error
 
 
 def test_reflect_with_nothing_to_fold_makes_no_commit(repo: MemoryRepo, repo_dir: Path) -> None:
